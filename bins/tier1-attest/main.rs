@@ -1,0 +1,6 @@
+//! `tier1-attest`: not implemented yet.
+
+fn main() -> std::process::ExitCode {
+    eprintln!("tier1-attest: not implemented yet");
+    std::process::ExitCode::from(10)
+}

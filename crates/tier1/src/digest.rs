@@ -1,0 +1,209 @@
+//! `Digest` (`sha256:<64 lower hex>`), bare-hex normalisation and streaming hashing with a size cap.
+
+use sha2::{Digest as _, Sha256};
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// A SHA-256 digest in the canonical `sha256:<64 lower hex>` form.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct Digest(String);
+
+/// Why a digest string was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid SHA-256 digest {found:?}: expected `sha256:` followed by 64 hex characters")]
+pub struct DigestParseError {
+    /// The refused input.
+    pub found: String,
+}
+
+impl Digest {
+    /// Parse the strict form `sha256:<64 hex>` (upper-case hex is lowered).
+    pub fn parse(s: &str) -> Result<Self, DigestParseError> {
+        let err = || DigestParseError {
+            found: s.to_string(),
+        };
+        let hex = s.strip_prefix("sha256:").ok_or_else(err)?;
+        Self::from_hex(hex).map_err(|_| err())
+    }
+
+    /// Parse either the strict form or bare 64-hex (the form `actions/upload-artifact` outputs).
+    pub fn parse_lenient(s: &str) -> Result<Self, DigestParseError> {
+        let t = s.trim();
+        if t.starts_with("sha256:") {
+            Self::parse(t)
+        } else {
+            Self::from_hex(t)
+        }
+    }
+
+    /// Build from 64 hex characters.
+    pub fn from_hex(hex: &str) -> Result<Self, DigestParseError> {
+        if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(Digest(format!("sha256:{}", hex.to_ascii_lowercase())))
+        } else {
+            Err(DigestParseError {
+                found: hex.to_string(),
+            })
+        }
+    }
+
+    /// Build from raw 32 bytes of a SHA-256 output.
+    pub fn from_bytes(bytes: &[u8; 32]) -> Self {
+        Digest(format!("sha256:{}", hex::encode(bytes)))
+    }
+
+    /// Digest of an in-memory byte string.
+    pub fn of_bytes(data: &[u8]) -> Self {
+        Self::from_bytes(&Sha256::digest(data).into())
+    }
+
+    /// Digest of a file, streamed.
+    pub fn of_file(path: &Path) -> io::Result<Self> {
+        let mut f = std::fs::File::open(path)?;
+        let mut h = Hasher::new();
+        io::copy(&mut f, &mut h)?;
+        Ok(h.finish())
+    }
+
+    /// The canonical `sha256:<hex>` text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The 64 lower-hex characters without the prefix.
+    pub fn hex(&self) -> &str {
+        &self.0["sha256:".len()..]
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for Digest {
+    type Error = DigestParseError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Digest::parse(&s)
+    }
+}
+
+impl From<Digest> for String {
+    fn from(d: Digest) -> String {
+        d.0
+    }
+}
+
+/// An incremental SHA-256 that is also an `io::Write` sink, counting bytes.
+#[derive(Default, Clone)]
+pub struct Hasher {
+    inner: Sha256,
+    len: u64,
+}
+
+impl fmt::Debug for Hasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hasher").field("len", &self.len).finish()
+    }
+}
+
+impl Hasher {
+    /// A fresh hasher.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Feed bytes.
+    pub fn update(&mut self, data: &[u8]) {
+        self.inner.update(data);
+        self.len += data.len() as u64;
+    }
+    /// Bytes fed so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    /// True when nothing was fed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The final digest.
+    pub fn finish(self) -> Digest {
+        Digest::from_bytes(&self.inner.finalize().into())
+    }
+}
+
+impl Write for Hasher {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Copy `src` into `dst` while hashing, refusing to pass more than `cap` bytes.
+/// Returns the digest and the byte count. On exceeding the cap the error kind is
+/// `FileTooLarge` and its message names the cap.
+pub fn copy_hashed<R: Read + ?Sized, W: Write + ?Sized>(
+    src: &mut R,
+    dst: &mut W,
+    cap: u64,
+) -> io::Result<(Digest, u64)> {
+    let mut h = Hasher::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if h.len() + n as u64 > cap {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("stream exceeds the cap of {cap} bytes"),
+            ));
+        }
+        h.update(&buf[..n]);
+        dst.write_all(&buf[..n])?;
+    }
+    let len = h.len();
+    Ok((h.finish(), len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_vector_and_forms() {
+        let d = Digest::of_bytes(b"abc");
+        assert_eq!(
+            d.hex(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(Digest::parse_lenient(&d.hex().to_uppercase()).unwrap(), d);
+        assert_eq!(Digest::parse(d.as_str()).unwrap(), d);
+        assert!(
+            Digest::parse(d.hex()).is_err(),
+            "bare hex is not strict form"
+        );
+        assert!(Digest::parse("sha256:abc").is_err());
+        assert!(Digest::parse_lenient("sha1:00").is_err());
+    }
+
+    #[test]
+    fn copy_hashed_caps() {
+        let data = vec![7u8; 1000];
+        let mut out = Vec::new();
+        let (d, n) = copy_hashed(&mut &data[..], &mut out, 1000).unwrap();
+        assert_eq!((d, n), (Digest::of_bytes(&data), 1000));
+        let err = copy_hashed(&mut &data[..], &mut Vec::new(), 999).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::FileTooLarge);
+    }
+}

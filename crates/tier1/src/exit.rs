@@ -1,0 +1,118 @@
+//! Exit codes: the one table every binary maps its outcome to (documented in docs/exit-codes.md).
+
+use std::fmt;
+
+/// A process exit code of a tier1 binary. The numbers are API: scripts and workflows branch on them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Exit {
+    /// The operation completed and, where it judges something, the verdict is "pass".
+    Ok,
+    /// The operation completed but the release gate (or another verdict) says "fail".
+    Gate,
+    /// The command line is malformed (clap's own code).
+    Usage,
+    /// An input file, field or request fails validation; nothing was written.
+    Invalid,
+    /// Integrity failure: digest mismatch, unsafe archive, broken hash chain, provenance mismatch.
+    /// Fail closed: no fallback and no bootstrap.
+    Integrity,
+    /// No usable prior history or evidence exists and bootstrap was not allowed.
+    Unavailable,
+    /// The anchor's evidence is 60 days old or more and renewal was not allowed.
+    RenewalRequired,
+    /// The runner or GPU attestation failed (labels, runner version, GPU name, MIG, count).
+    Attestation,
+    /// The destination already holds data (non-empty directory, existing run id).
+    Conflict,
+    /// A remote API (GitHub) failed after the allowed retries.
+    Remote,
+    /// Local I/O or another environment failure.
+    Io,
+}
+
+impl Exit {
+    /// Every exit code, in numeric order (used by the docs test).
+    pub const ALL: [Exit; 11] = [
+        Exit::Ok,
+        Exit::Gate,
+        Exit::Usage,
+        Exit::Invalid,
+        Exit::Integrity,
+        Exit::Unavailable,
+        Exit::RenewalRequired,
+        Exit::Attestation,
+        Exit::Conflict,
+        Exit::Remote,
+        Exit::Io,
+    ];
+
+    /// The numeric process exit status.
+    pub const fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Gate => 1,
+            Exit::Usage => 2,
+            Exit::Invalid => 3,
+            Exit::Integrity => 4,
+            Exit::Unavailable => 5,
+            Exit::RenewalRequired => 6,
+            Exit::Attestation => 7,
+            Exit::Conflict => 8,
+            Exit::Remote => 9,
+            Exit::Io => 10,
+        }
+    }
+
+    /// A short stable name, as printed in JSON status output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Exit::Ok => "ok",
+            Exit::Gate => "gate_failed",
+            Exit::Usage => "usage",
+            Exit::Invalid => "invalid_input",
+            Exit::Integrity => "integrity",
+            Exit::Unavailable => "unavailable",
+            Exit::RenewalRequired => "renewal_required",
+            Exit::Attestation => "attestation_failed",
+            Exit::Conflict => "conflict",
+            Exit::Remote => "remote_api",
+            Exit::Io => "io",
+        }
+    }
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.code(), self.name())
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(e: Exit) -> Self {
+        std::process::ExitCode::from(e.code())
+    }
+}
+
+/// Implemented by every module error: which exit code the failure maps to.
+pub trait Classify {
+    /// The exit code a binary returns when this error ends it.
+    fn exit(&self) -> Exit;
+}
+
+impl Classify for std::io::Error {
+    fn exit(&self) -> Exit {
+        Exit::Io
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_ordered() {
+        for (i, e) in Exit::ALL.iter().enumerate() {
+            assert_eq!(usize::from(e.code()), i, "{e}");
+        }
+    }
+}

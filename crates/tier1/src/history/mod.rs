@@ -1,0 +1,5 @@
+//! The history package: model types, validation, the hash chain, trend snapshots and rendering.
+
+pub mod model;
+
+pub use model::*;

@@ -1,0 +1,631 @@
+//! The history package's file types, field for field as the reference contract names them
+//! (`index.json`, `<run_id>/summary.json`, `regression_summary.json`, `trend_snapshot.json`,
+//! `regression_rechecks.json`), plus tier1's additive, versioned extensions. Unknown fields of a
+//! stored file are kept (`extra`) so a round trip never drops data another writer added.
+//! Metric floats are written through `json::ser_finite*`: a NaN or infinity can never reach a file.
+
+use crate::json::{ser_finite, ser_finite_opt};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Current `schema_version` of tier1-written indexes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// File names inside a history root.
+pub const INDEX_FILE: &str = "index.json";
+/// Per-run file names.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// Per-run regression summary (JSON).
+pub const REGRESSION_JSON_FILE: &str = "regression_summary.json";
+/// Per-run regression summary (Markdown).
+pub const REGRESSION_MD_FILE: &str = "regression_summary.md";
+/// Per-run trend snapshot.
+pub const TREND_FILE: &str = "trend_snapshot.json";
+/// Per-run recheck records.
+pub const RECHECKS_FILE: &str = "regression_rechecks.json";
+
+/// `index.json` at the history root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Index {
+    /// tier1 extension: format version of this index (absent in reference-written files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_version: Option<u32>,
+    /// Suite identity.
+    pub suite_name: String,
+    /// Suite contract version.
+    pub suite_version: u32,
+    /// Always `"."`: stored paths are relative to the root.
+    #[serde(default = "dot")]
+    pub history_root: String,
+    /// tier1 extension: why the current hash chain was started (bootstrap reset record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_reset: Option<ChainReset>,
+    /// Runs in publication order (append-only; sort by time only for display).
+    pub runs: Vec<IndexRow>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn dot() -> String {
+    ".".into()
+}
+
+/// Why and when a hash chain was (re)started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChainReset {
+    /// RFC 3339 time of the reset.
+    pub at: String,
+    /// The public reason (the bootstrap acceptance note).
+    pub reason: String,
+    /// Who asked for it.
+    pub actor: String,
+    /// Run id that started the new chain.
+    pub first_run_id: String,
+}
+
+/// How an eligible anchor was accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Acceptance {
+    /// Protected promotion (`tier1-promote`).
+    AcceptHistoryAnchor,
+    /// Reference value: regressions accepted explicitly.
+    AcceptRegressions,
+    /// The first anchor of a normal publication (no actor fields).
+    Clean,
+    /// Reference value: expectations updated explicitly.
+    UpdateExpectations,
+}
+
+impl Acceptance {
+    /// Explicit acceptances need actor, note and workflow-run fields.
+    pub fn is_explicit(self) -> bool {
+        !matches!(self, Acceptance::Clean)
+    }
+}
+
+/// One run of `index.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexRow {
+    /// Safe run id (`^[A-Za-z0-9][A-Za-z0-9_.-]*$`).
+    pub run_id: String,
+    /// RFC 3339 UTC time the run was generated.
+    pub generated_at: String,
+    /// `<run_id>/summary.json`.
+    pub summary_path: String,
+    /// `<run_id>/regression_summary.md`.
+    pub regression_summary_path: String,
+    /// `<run_id>/regression_summary.json`.
+    pub regression_json_path: String,
+    /// `<run_id>/trend_snapshot.json`.
+    pub trend_snapshot_path: String,
+    /// Aggregates copied from the summary.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub avg_speedup: Option<f64>,
+    /// Median of per-target speedups.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub median_speedup: Option<f64>,
+    /// Geometric mean of positive speedups.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub geomean_speedup: Option<f64>,
+    /// Same as geomean.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub representative_speedup: Option<f64>,
+    /// Best per-target speedup.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub max_speedup: Option<f64>,
+    /// Counts.
+    #[serde(default)]
+    pub succeeded: u32,
+    /// Targets whose status starts with `failed`.
+    #[serde(default)]
+    pub failed: u32,
+    /// Targets whose status starts with `skipped`.
+    #[serde(default)]
+    pub skipped: u32,
+    /// Targets with no result.
+    #[serde(default)]
+    pub missing: u32,
+    /// Passed the release gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_accepted: Option<bool>,
+    /// May serve as the comparison anchor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_eligible: Option<bool>,
+    /// How it was accepted as an anchor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_acceptance: Option<Acceptance>,
+    /// Requester of an explicit acceptance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_acceptance_actor: Option<String>,
+    /// `requester` (written by promotion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_acceptance_actor_role: Option<String>,
+    /// Public note of an explicit acceptance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_acceptance_note: Option<String>,
+    /// HTTPS Actions run URL (or the documented local form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_acceptance_workflow_run: Option<String>,
+    /// tier1 extension: reviewers who approved the protected environment.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub baseline_acceptance_reviewers: Vec<String>,
+    /// `sha256:<hex>` of the evidence artifact (written by promotion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_evidence_digest: Option<String>,
+    /// tier1 extension: hash chain link (SHA-256 hex of previous link + canonical row).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_sha256: Option<String>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl IndexRow {
+    /// `baseline_eligible == Some(true)`.
+    pub fn is_eligible(&self) -> bool {
+        self.baseline_eligible == Some(true)
+    }
+    /// `run_accepted == Some(true)`.
+    pub fn is_accepted(&self) -> bool {
+        self.run_accepted == Some(true)
+    }
+}
+
+/// `<run_id>/summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Suite identity.
+    pub suite_name: String,
+    /// Suite contract version.
+    pub suite_version: u32,
+    /// Suite description.
+    #[serde(default)]
+    pub description: String,
+    /// The run id.
+    pub run_id: String,
+    /// RFC 3339 UTC (the result JSON's timestamp).
+    pub generated_at: String,
+    /// `<run_id>/results/benchmark_test_results.json`, relative to the evidence root.
+    #[serde(default)]
+    pub source_result_json: Option<String>,
+    /// `<run_id>/manifest.json`, relative to the evidence root.
+    #[serde(default)]
+    pub source_manifest_json: Option<String>,
+    /// `<run_id>/report.md`, relative to the evidence root.
+    #[serde(default)]
+    pub source_markdown_report: Option<String>,
+    /// 40 lower-hex commit of the checkout.
+    #[serde(default)]
+    pub source_git_commit: Option<String>,
+    /// Whether the tree was dirty.
+    #[serde(default)]
+    pub source_git_dirty: Option<bool>,
+    /// Commit recorded in the manifest.
+    #[serde(default)]
+    pub source_manifest_git_commit: Option<String>,
+    /// `tier1-evidence-<suffix>` (null when run outside CI and not bound).
+    #[serde(default)]
+    pub evidence_artifact_name: Option<String>,
+    /// tier1 extension: the measurement environment (comparisons across keys are refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Environment>,
+    /// tier1 extension: profile the run used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Per-target rows, in suite order.
+    pub targets: Vec<TargetSummary>,
+    /// Counts and aggregates.
+    pub summary: Aggregates,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Where a run was measured. Two runs are comparable only when their `key()` is equal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Environment {
+    /// `cpu` or `cuda`.
+    pub backend: String,
+    /// Device names (GPU names, or the CPU model).
+    #[serde(default)]
+    pub device_names: Vec<String>,
+    /// GPU UUIDs (empty on CPU).
+    #[serde(default)]
+    pub device_uuids: Vec<String>,
+    /// NVIDIA driver version.
+    #[serde(default)]
+    pub driver_version: Option<String>,
+    /// CUDA driver API version.
+    #[serde(default)]
+    pub cuda_version: Option<String>,
+    /// Runner name (self-hosted runner) or host name.
+    #[serde(default)]
+    pub runner: Option<String>,
+    /// The profile the shapes came from.
+    #[serde(default)]
+    pub profile: Option<String>,
+}
+
+impl Environment {
+    /// The comparability key: backend, device models, profile (UUIDs and runner may change).
+    pub fn key(&self) -> String {
+        let mut names = self.device_names.clone();
+        names.sort();
+        format!(
+            "{}|{}|{}",
+            self.backend,
+            names.join(","),
+            self.profile.as_deref().unwrap_or("")
+        )
+    }
+}
+
+/// One target row of a summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetSummary {
+    /// Target key.
+    pub key: String,
+    /// Reference target string.
+    pub target: String,
+    /// Category.
+    #[serde(default)]
+    pub category: String,
+    /// Rationale.
+    #[serde(default)]
+    pub rationale: String,
+    /// `succeeded`, `failed_*`, `skipped_*` or `missing`.
+    pub status: String,
+    /// Median baseline time (ms).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub baseline_time_ms: Option<f64>,
+    /// Best verified speedup.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub best_speedup: Option<f64>,
+    /// `baseline_time_ms / best_speedup`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub best_optimized_time_ms: Option<f64>,
+    /// Name of the best optimized variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_optimization: Option<String>,
+    /// `performance`/`speed` or `memory`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimization_goal: Option<String>,
+    /// Baseline peak memory (MB).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub baseline_memory_mb: Option<f64>,
+    /// Best memory savings (percent, may be negative).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub best_memory_savings_pct: Option<f64>,
+    /// Best optimized peak memory (MB).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub best_optimized_memory_mb: Option<f64>,
+    /// Baseline p75 (ms) or null.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub baseline_p75_ms: Option<f64>,
+    /// Repo-relative file of the baseline implementation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_file: Option<String>,
+    /// Evidence references (`<run_id>/...`), keyed by kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub artifacts: BTreeMap<String, String>,
+    /// tier1 extension: verification tolerance applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification_tolerance: Option<crate::suite::Tolerance>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The `summary` block of a summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Aggregates {
+    /// Number of targets.
+    pub target_count: u32,
+    /// `status == succeeded`.
+    pub succeeded: u32,
+    /// Status starts with `failed`.
+    pub failed: u32,
+    /// Status starts with `skipped`.
+    pub skipped: u32,
+    /// Status `missing`.
+    pub missing: u32,
+    /// Arithmetic mean of succeeded speedups.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub avg_speedup: Option<f64>,
+    /// Median.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub median_speedup: Option<f64>,
+    /// Geometric mean of positive speedups.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub geomean_speedup: Option<f64>,
+    /// Same as geomean.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub representative_speedup: Option<f64>,
+    /// Max.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub max_speedup: Option<f64>,
+}
+
+/// A change row of a regression summary; the `reason` tag selects the shape (reference §2.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum ChangeRow {
+    /// Status moved to or from `succeeded`.
+    Status {
+        /// Target string.
+        target: String,
+        /// Previous status.
+        before: String,
+        /// Current status.
+        after: String,
+    },
+    /// Relative speedup change.
+    Speedup {
+        /// Target string.
+        target: String,
+        /// Previous speedup.
+        #[serde(serialize_with = "ser_finite")]
+        before: f64,
+        /// Current speedup.
+        #[serde(serialize_with = "ser_finite")]
+        after: f64,
+        /// `(after - before) / before * 100`.
+        #[serde(serialize_with = "ser_finite")]
+        delta_pct: f64,
+        /// Previous optimized time.
+        #[serde(serialize_with = "ser_finite_opt")]
+        optimized_time_before_ms: Option<f64>,
+        /// Current optimized time.
+        #[serde(serialize_with = "ser_finite_opt")]
+        optimized_time_after_ms: Option<f64>,
+        /// Difference, null unless both times are > 0.
+        #[serde(serialize_with = "ser_finite_opt")]
+        optimized_time_delta_ms: Option<f64>,
+    },
+    /// Optimized latency change (catches common-mode slowdowns).
+    OptimizedLatency {
+        /// Target string.
+        target: String,
+        /// Previous optimized ms.
+        #[serde(serialize_with = "ser_finite")]
+        before: f64,
+        /// Current optimized ms.
+        #[serde(serialize_with = "ser_finite")]
+        after: f64,
+        /// Relative change in percent.
+        #[serde(serialize_with = "ser_finite")]
+        delta_pct: f64,
+        /// Absolute change in ms.
+        #[serde(serialize_with = "ser_finite")]
+        optimized_time_delta_ms: f64,
+    },
+    /// Memory savings change in percentage points.
+    MemorySavings {
+        /// Target string.
+        target: String,
+        /// Previous savings %.
+        #[serde(serialize_with = "ser_finite")]
+        before: f64,
+        /// Current savings %.
+        #[serde(serialize_with = "ser_finite")]
+        after: f64,
+        /// `after - before`.
+        #[serde(serialize_with = "ser_finite")]
+        delta_points: f64,
+    },
+    /// Optimized memory change.
+    OptimizedMemory {
+        /// Target string.
+        target: String,
+        /// Previous MB.
+        #[serde(serialize_with = "ser_finite")]
+        before: f64,
+        /// Current MB.
+        #[serde(serialize_with = "ser_finite")]
+        after: f64,
+        /// Relative change in percent.
+        #[serde(serialize_with = "ser_finite")]
+        delta_pct: f64,
+        /// Absolute change in MB.
+        #[serde(serialize_with = "ser_finite")]
+        optimized_memory_delta_mb: f64,
+    },
+}
+
+impl ChangeRow {
+    /// The target string of any row.
+    pub fn target(&self) -> &str {
+        match self {
+            ChangeRow::Status { target, .. }
+            | ChangeRow::Speedup { target, .. }
+            | ChangeRow::OptimizedLatency { target, .. }
+            | ChangeRow::MemorySavings { target, .. }
+            | ChangeRow::OptimizedMemory { target, .. } => target,
+        }
+    }
+    /// The `reason` tag.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ChangeRow::Status { .. } => "status",
+            ChangeRow::Speedup { .. } => "speedup",
+            ChangeRow::OptimizedLatency { .. } => "optimized_latency",
+            ChangeRow::MemorySavings { .. } => "memory_savings",
+            ChangeRow::OptimizedMemory { .. } => "optimized_memory",
+        }
+    }
+}
+
+/// A regression cleared by its recheck (never eligible, never promotable).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuppressedRegression {
+    /// The original regression row.
+    #[serde(flatten)]
+    pub row: ChangeRow,
+    /// Always `recheck_not_regressed`.
+    pub suppression_reason: String,
+    /// `<run_id>__recheck__<key>`.
+    pub recheck_run_id: String,
+    /// Speedup measured by the recheck.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub recheck_speedup: Option<f64>,
+    /// Optimized time measured by the recheck.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub recheck_optimized_time_ms: Option<f64>,
+}
+
+/// One recheck record (also the elements of `regression_rechecks.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecheckRecord {
+    /// Target string.
+    pub target: String,
+    /// `<run_id>__recheck__<key>`.
+    pub recheck_run_id: String,
+    /// Evidence-relative result JSON of the recheck.
+    pub recheck_output_json: String,
+    /// The recheck's target row.
+    #[serde(default)]
+    pub recheck_summary: Option<TargetSummary>,
+    /// Regression rows the recheck still shows against the same anchor.
+    #[serde(default)]
+    pub recheck_regressions: Vec<ChangeRow>,
+    /// Whether the recheck's metrics were finite and positive.
+    pub recheck_metrics_valid: bool,
+    /// True when the regression stands.
+    pub confirmed_regression: bool,
+}
+
+/// `<run_id>/regression_summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegressionSummary {
+    /// Anchor run id, null when there was none.
+    pub baseline_run_id: Option<String>,
+    /// This run.
+    pub current_run_id: Option<String>,
+    /// Confirmed regressions.
+    #[serde(default)]
+    pub regressions: Vec<ChangeRow>,
+    /// Improvements.
+    #[serde(default)]
+    pub improvements: Vec<ChangeRow>,
+    /// Every decline, with no threshold (holds anchor advancement).
+    #[serde(default)]
+    pub anchor_declines: Vec<ChangeRow>,
+    /// Targets new in this run (full target rows).
+    #[serde(default)]
+    pub new_targets: Vec<TargetSummary>,
+    /// Targets of the anchor missing from this run (blocking).
+    #[serde(default)]
+    pub missing_targets: Vec<TargetSummary>,
+    /// History warnings.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Regressions cleared by recheck.
+    #[serde(default)]
+    pub suppressed_regressions: Vec<SuppressedRegression>,
+    /// Recheck records.
+    #[serde(default)]
+    pub rechecks: Vec<RecheckRecord>,
+    /// `<run_id>/regression_rechecks.json` when a previous summary existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression_rechecks_path: Option<String>,
+    /// Fields this version does not know, kept verbatim.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One row of a trend snapshot's `history` / `evidence_history`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendRow {
+    /// Run id.
+    pub run_id: String,
+    /// RFC 3339 time.
+    pub generated_at: String,
+    /// Aggregates.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub avg_speedup: Option<f64>,
+    /// Median.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub median_speedup: Option<f64>,
+    /// Geomean.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub geomean_speedup: Option<f64>,
+    /// Representative (falls back to geomean).
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub representative_speedup: Option<f64>,
+    /// Max.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub max_speedup: Option<f64>,
+    /// Counts.
+    pub succeeded: u32,
+    /// Failed.
+    pub failed: u32,
+    /// Skipped.
+    pub skipped: u32,
+    /// Missing.
+    pub missing: u32,
+}
+
+/// `<run_id>/trend_snapshot.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrendSnapshot {
+    /// Suite identity.
+    pub suite_name: String,
+    /// Accepted or eligible runs.
+    pub run_count: u32,
+    /// All runs.
+    pub evidence_run_count: u32,
+    /// Accepted or eligible runs, by time.
+    pub history: Vec<TrendRow>,
+    /// All runs, by time.
+    pub evidence_history: Vec<TrendRow>,
+    /// Mean of avg over history.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub avg_speedup: Option<f64>,
+    /// Mean of median over history.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub avg_median_speedup: Option<f64>,
+    /// Mean of geomean over history.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub avg_geomean_speedup: Option<f64>,
+    /// Mean of representative over history.
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub representative_speedup: Option<f64>,
+    /// Max of max over history (rejected evidence never counts).
+    #[serde(serialize_with = "ser_finite_opt")]
+    pub best_speedup_seen: Option<f64>,
+    /// Newest accepted or eligible run.
+    pub latest_run_id: Option<String>,
+    /// Newest run of any kind.
+    pub latest_evidence_run_id: Option<String>,
+}

@@ -1,0 +1,13 @@
+//! tier1: the core library of a canonical, tamper-evident tier-1 GPU benchmark release gate.
+//! Binaries under `bins/` are thin: parse arguments, call one function here, map to an exit code.
+
+pub mod cli;
+pub mod digest;
+pub mod exit;
+pub mod fsx;
+pub mod history;
+pub mod json;
+pub mod store;
+pub mod suite;
+
+pub use exit::{Classify, Exit};

@@ -1,0 +1,199 @@
+//! The `ArtifactStore` trait: what restore, publish and promote need from "GitHub Actions artifacts",
+//! with two backends, `local` (a directory that models runs and artifacts) and `github` (REST).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+
+/// A workflow run as the artifact store sees it (the provenance facts restore checks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkflowRun {
+    /// Run id (> 0).
+    pub id: u64,
+    /// Numeric workflow id, when the backend knows it.
+    #[serde(default)]
+    pub workflow_id: Option<u64>,
+    /// Workflow file path, `.github/workflows/tier1-nightly.yml` (any `@ref` suffix stripped).
+    pub path: String,
+    /// Branch the run ran on.
+    pub head_branch: String,
+    /// 40-hex commit.
+    pub head_sha: String,
+    /// Triggering event (`schedule`, `workflow_dispatch`, `pull_request`, ...).
+    pub event: String,
+    /// `completed`, `in_progress`, ...
+    pub status: String,
+    /// `success`, `failure`, ... (None while running).
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    /// `owner/name` of the base repository.
+    pub repository: String,
+    /// `owner/name` of the head repository (differs for forks).
+    pub head_repository: String,
+    /// Attempt number (1-based).
+    #[serde(default = "one")]
+    pub run_attempt: u32,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// An artifact's metadata (never its bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArtifactMeta {
+    /// Artifact id (> 0).
+    pub id: u64,
+    /// Name (`tier1-history-<suffix>`, `tier1-evidence-<suffix>`, ...).
+    pub name: String,
+    /// Size of the downloadable bytes.
+    pub size_in_bytes: u64,
+    /// `sha256:<hex>` as reported by the store; None when absent.
+    #[serde(default)]
+    pub digest: Option<String>,
+    /// Whether it expired.
+    #[serde(default)]
+    pub expired: bool,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Expiry time.
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
+    /// The run that uploaded it.
+    pub workflow_run_id: u64,
+    /// That run's branch, as the artifact record states it.
+    #[serde(default)]
+    pub workflow_run_head_branch: Option<String>,
+    /// That run's commit, as the artifact record states it.
+    #[serde(default)]
+    pub workflow_run_head_sha: Option<String>,
+}
+
+/// A list that may have been cut short by a cap or an incomplete listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing<T> {
+    /// What was found.
+    pub items: Vec<T>,
+    /// True when more may exist than were listed (a cap hit, or pagination stopped early).
+    pub truncated: bool,
+}
+
+/// A store operation that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The thing asked for does not exist.
+    #[error("{what} not found")]
+    NotFound {
+        /// What was looked up.
+        what: String,
+    },
+    /// The artifact expired (HTTP 410, or the local record says so).
+    #[error("artifact {name} (id {id}) has expired")]
+    Expired {
+        /// Artifact id.
+        id: u64,
+        /// Artifact name.
+        name: String,
+    },
+    /// The bytes served disagree with the metadata (size cap, length, digest).
+    #[error("artifact {name} (id {id}): {message}")]
+    Integrity {
+        /// Artifact id.
+        id: u64,
+        /// Artifact name.
+        name: String,
+        /// What disagreed, with expected and found values.
+        message: String,
+    },
+    /// A remote call failed (after retries, where the call is idempotent).
+    #[error("{endpoint}: HTTP {status}: {message}")]
+    Remote {
+        /// Method and path.
+        endpoint: String,
+        /// HTTP status, 0 for transport errors.
+        status: u16,
+        /// GitHub's message or the transport error.
+        message: String,
+    },
+    /// The store's own files are malformed.
+    #[error("store {path}: {message}")]
+    Corrupt {
+        /// File in the store.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Local I/O.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The request itself is invalid (bad name, bad id).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl crate::exit::Classify for StoreError {
+    fn exit(&self) -> crate::exit::Exit {
+        use crate::exit::Exit;
+        match self {
+            StoreError::NotFound { .. } | StoreError::Expired { .. } => Exit::Unavailable,
+            StoreError::Integrity { .. } => Exit::Integrity,
+            StoreError::Remote { .. } => Exit::Remote,
+            StoreError::Corrupt { .. } => Exit::Integrity,
+            StoreError::Io { .. } => Exit::Io,
+            StoreError::Invalid(_) => Exit::Invalid,
+        }
+    }
+}
+
+/// Facts of a finished download.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downloaded {
+    /// SHA-256 of the bytes written to the sink.
+    pub digest: crate::digest::Digest,
+    /// Number of bytes written.
+    pub bytes: u64,
+}
+
+/// Read access to runs and artifacts: everything restore and the publication jobs need.
+/// Implementations are synchronous; the GitHub backend drives its own runtime.
+pub trait ArtifactStore {
+    /// `owner/name` this store serves.
+    fn repository(&self) -> &str;
+
+    /// "Now" for age checks (the local store allows a fixed clock for tests).
+    fn now(&self) -> DateTime<Utc>;
+
+    /// Completed runs of `workflow` (file name, e.g. `tier1-nightly.yml`) on `branch`, newest first,
+    /// failed ones included, at most `cap`; `truncated` when more may exist.
+    fn list_completed_runs(
+        &self,
+        workflow: &str,
+        branch: &str,
+        cap: usize,
+    ) -> Result<Listing<WorkflowRun>, StoreError>;
+
+    /// One run by id.
+    fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError>;
+
+    /// Artifacts uploaded by a run (expired ones included, flagged).
+    fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError>;
+
+    /// Artifacts of the repository with exactly this name, newest first.
+    fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError>;
+
+    /// Stream an artifact's bytes into `sink`, hashing as they pass, refusing more than `cap` bytes.
+    /// The caller compares the returned digest with the metadata's.
+    fn download(
+        &self,
+        artifact: &ArtifactMeta,
+        sink: &mut dyn Write,
+        cap: u64,
+    ) -> Result<Downloaded, StoreError>;
+}

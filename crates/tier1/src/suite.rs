@@ -1,0 +1,520 @@
+//! The suite config (`configs/benchmark_suites/tier1.yaml`): targets, goals, profiles and regression
+//! thresholds, parsed strictly (unknown fields, duplicate keys or targets and bad goals are errors
+//! that name the line).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The canonical suite shipped with tier1, embedded so a newcomer's first run needs no file.
+pub const EMBEDDED_TIER1_YAML: &str = include_str!("../../../configs/benchmark_suites/tier1.yaml");
+/// Where the canonical suite lives in a checkout.
+pub const DEFAULT_SUITE_PATH: &str = "configs/benchmark_suites/tier1.yaml";
+
+/// A parsed, validated suite definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    /// Suite identity (`tier1`).
+    pub suite_name: String,
+    /// Suite contract version; a change means old anchors are not comparable.
+    pub version: u32,
+    /// Human description.
+    #[serde(default)]
+    pub description: String,
+    /// Where the history package lives, relative to the repository root.
+    #[serde(default = "default_history_root")]
+    pub history_root: String,
+    /// Profile used when none is asked for and a GPU is usable.
+    #[serde(default = "default_profile")]
+    pub default_profile: String,
+    /// Reference field kept for compatibility (`both`, `json`, `markdown`).
+    #[serde(default = "default_output_format")]
+    pub default_output_format: String,
+    /// Regression thresholds (extension; defaults are the reference's).
+    #[serde(default)]
+    pub thresholds: Thresholds,
+    /// Named run profiles (extension).
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+    /// The targets, in canonical order.
+    pub targets: Vec<Target>,
+}
+
+fn default_history_root() -> String {
+    "artifacts/history/tier1".into()
+}
+fn default_profile() -> String {
+    "minimal".into()
+}
+fn default_output_format() -> String {
+    "both".into()
+}
+
+/// Regression thresholds of `compare` and the harness speed gate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Thresholds {
+    /// Relative speedup drop (percent) that is a regression.
+    pub speedup_regression_pct: f64,
+    /// Relative optimized-latency growth (percent) that is a regression.
+    pub optimized_latency_regression_pct: f64,
+    /// Absolute optimized-time change (ms) below which speed changes are noise.
+    pub min_optimized_time_delta_ms: f64,
+    /// Memory-savings drop in percentage points that is a regression.
+    pub memory_savings_regression_points: f64,
+    /// Relative optimized-memory growth (percent) that is a regression.
+    pub optimized_memory_regression_pct: f64,
+    /// Minimum best speedup for a speed-goal target to succeed (harness gate).
+    pub min_speedup: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            speedup_regression_pct: 5.0,
+            optimized_latency_regression_pct: 5.0,
+            min_optimized_time_delta_ms: 0.05,
+            memory_savings_regression_points: 5.0,
+            optimized_memory_regression_pct: 5.0,
+            min_speedup: 1.05,
+        }
+    }
+}
+
+/// Which backend a profile is meant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// The Rust CPU implementations.
+    Cpu,
+    /// NVRTC kernels through cudarc.
+    Cuda,
+}
+
+/// A run profile: shapes are per target (`Target::shapes[profile]`), timing knobs here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// What the profile is for.
+    #[serde(default)]
+    pub description: String,
+    /// The backend this profile runs on; `cuda` profiles refuse the CPU backend.
+    pub backend: BackendKind,
+    /// Warm-up iterations per variant (at least 5).
+    #[serde(default = "default_warmup")]
+    pub warmup: u32,
+    /// Timed iterations per variant.
+    #[serde(default = "default_iterations")]
+    pub iterations: u32,
+    /// Per-target wall-clock limit in seconds.
+    #[serde(default = "default_timeout")]
+    pub timeout_s: u64,
+}
+
+fn default_warmup() -> u32 {
+    5
+}
+fn default_iterations() -> u32 {
+    10
+}
+fn default_timeout() -> u64 {
+    600
+}
+
+/// What a target optimizes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Goal {
+    /// Lower time: speedup and optimized latency are checked.
+    Speed,
+    /// Lower memory: savings points and optimized memory are checked.
+    Memory,
+}
+
+impl Goal {
+    /// Normalise a stored goal string (`performance` and empty mean speed).
+    pub fn from_stored(s: Option<&str>) -> Goal {
+        match s.map(str::trim) {
+            Some("memory") => Goal::Memory,
+            _ => Goal::Speed,
+        }
+    }
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Goal::Speed => "speed",
+            Goal::Memory => "memory",
+        }
+    }
+}
+
+/// How a target is executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// Implemented inside tier1 (CPU twin, and CUDA kernels where built).
+    #[default]
+    Builtin,
+    /// An external command that prints the documented result JSON.
+    Command,
+}
+
+/// Verification tolerance: `|opt - base| <= atol + rtol * |base|` elementwise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+}
+
+/// One suite target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// Stable short key (`block_scaling`).
+    pub key: String,
+    /// Reference target string `chapter:example` (`labs/block_scaling:block_scaling`).
+    pub target: String,
+    /// Category (`gemm`, `attention`, ...).
+    pub category: String,
+    /// Why it is in the suite.
+    #[serde(default)]
+    pub rationale: String,
+    /// Speed or memory.
+    #[serde(default = "default_goal")]
+    pub optimization_goal: Goal,
+    /// Verification tolerance.
+    pub tolerance: Tolerance,
+    /// Built-in or external command.
+    #[serde(default)]
+    pub kind: TargetKind,
+    /// For `kind: command`: argv of the command (no shell).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    /// Shapes per profile name: parameter name to integer value.
+    #[serde(default)]
+    pub shapes: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+fn default_goal() -> Goal {
+    Goal::Speed
+}
+
+/// A suite file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The YAML is malformed or has unknown fields or bad values.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// The parser message, with line and column.
+        message: String,
+    },
+    /// The YAML parses but violates a suite rule.
+    #[error("{path}: line {line}: {message}")]
+    Rule {
+        /// The file.
+        path: String,
+        /// 1-based line of the offending item (0 when unknown).
+        line: usize,
+        /// What is wrong, with expected and found values.
+        message: String,
+    },
+}
+
+impl crate::exit::Classify for SuiteError {
+    fn exit(&self) -> crate::exit::Exit {
+        match self {
+            SuiteError::Io { .. } => crate::exit::Exit::Io,
+            _ => crate::exit::Exit::Invalid,
+        }
+    }
+}
+
+impl Suite {
+    /// The embedded canonical suite.
+    pub fn embedded() -> Suite {
+        Suite::parse(EMBEDDED_TIER1_YAML, "<embedded tier1.yaml>").expect("embedded suite is valid")
+    }
+
+    /// Load and validate a suite file.
+    pub fn load(path: &Path) -> Result<Suite, SuiteError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Suite::parse(&text, &path.display().to_string())
+    }
+
+    /// Parse and validate YAML text; `origin` names the source in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Suite, SuiteError> {
+        let suite: Suite = serde_saphyr::from_str(text).map_err(|e| SuiteError::Parse {
+            path: origin.to_string(),
+            message: e.to_string(),
+        })?;
+        suite.validate(text, origin)?;
+        Ok(suite)
+    }
+
+    fn validate(&self, text: &str, origin: &str) -> Result<(), SuiteError> {
+        let rule = |needle: &str, nth: usize, message: String| SuiteError::Rule {
+            path: origin.to_string(),
+            line: find_line(text, needle, nth),
+            message,
+        };
+        if self.suite_name.trim().is_empty() {
+            return Err(rule(
+                "suite_name",
+                0,
+                "suite_name: expected a non-empty name, found \"\"".into(),
+            ));
+        }
+        if self.targets.is_empty() {
+            return Err(rule(
+                "targets",
+                0,
+                "targets: expected at least one target, found none".into(),
+            ));
+        }
+        let mut keys = BTreeMap::new();
+        let mut names = BTreeMap::new();
+        for t in &self.targets {
+            if !crate::fsx::is_safe_run_id(&t.key) {
+                return Err(rule(
+                    &t.key,
+                    0,
+                    format!(
+                        "target key {:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                        t.key
+                    ),
+                ));
+            }
+            if t.target.trim().is_empty() {
+                return Err(rule(
+                    &t.key,
+                    0,
+                    format!("target {:?}: expected a non-empty `target`", t.key),
+                ));
+            }
+            let seen = keys.entry(t.key.as_str()).or_insert(0usize);
+            *seen += 1;
+            if *seen > 1 {
+                return Err(rule(
+                    &format!("key: {}", t.key),
+                    1,
+                    format!("duplicate target key {:?}", t.key),
+                ));
+            }
+            let seen = names.entry(t.target.as_str()).or_insert(0usize);
+            *seen += 1;
+            if *seen > 1 {
+                return Err(rule(
+                    &t.target,
+                    1,
+                    format!("duplicate target {:?}", t.target),
+                ));
+            }
+            if !(t.tolerance.rtol.is_finite() && t.tolerance.atol.is_finite())
+                || t.tolerance.rtol < 0.0
+                || t.tolerance.atol < 0.0
+            {
+                return Err(rule(
+                    &t.key,
+                    0,
+                    format!("target {:?}: tolerance must be finite and >= 0", t.key),
+                ));
+            }
+            match (t.kind, t.command.is_empty()) {
+                (TargetKind::Command, true) => {
+                    return Err(rule(
+                        &t.key,
+                        0,
+                        format!("target {:?}: kind command needs a `command` argv", t.key),
+                    ));
+                }
+                (TargetKind::Builtin, false) => {
+                    return Err(rule(
+                        &t.key,
+                        0,
+                        format!(
+                            "target {:?}: `command` is only allowed with kind: command",
+                            t.key
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+            for p in t.shapes.keys() {
+                if !self.profiles.contains_key(p) {
+                    return Err(rule(
+                        &t.key,
+                        0,
+                        format!("target {:?}: shapes for unknown profile {p:?}", t.key),
+                    ));
+                }
+            }
+        }
+        for (name, p) in &self.profiles {
+            if p.warmup < 5 {
+                return Err(rule(
+                    name,
+                    0,
+                    format!(
+                        "profile {name:?}: warmup must be at least 5, found {}",
+                        p.warmup
+                    ),
+                ));
+            }
+            if p.iterations == 0 {
+                return Err(rule(
+                    name,
+                    0,
+                    format!("profile {name:?}: iterations must be at least 1"),
+                ));
+            }
+        }
+        if !self.profiles.is_empty() && !self.profiles.contains_key(&self.default_profile) {
+            return Err(rule(
+                "default_profile",
+                0,
+                format!(
+                    "default_profile {:?} is not among the profiles {:?}",
+                    self.default_profile,
+                    self.profiles.keys().collect::<Vec<_>>()
+                ),
+            ));
+        }
+        let t = self.thresholds;
+        for (name, v) in [
+            ("speedup_regression_pct", t.speedup_regression_pct),
+            (
+                "optimized_latency_regression_pct",
+                t.optimized_latency_regression_pct,
+            ),
+            ("min_optimized_time_delta_ms", t.min_optimized_time_delta_ms),
+            (
+                "memory_savings_regression_points",
+                t.memory_savings_regression_points,
+            ),
+            (
+                "optimized_memory_regression_pct",
+                t.optimized_memory_regression_pct,
+            ),
+            ("min_speedup", t.min_speedup),
+        ] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(rule(
+                    name,
+                    0,
+                    format!("thresholds.{name}: expected a finite number >= 0, found {v}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The target with `key`.
+    pub fn target(&self, key: &str) -> Option<&Target> {
+        self.targets.iter().find(|t| t.key == key)
+    }
+
+    /// The named profile.
+    pub fn profile(&self, name: &str) -> Option<&Profile> {
+        self.profiles.get(name)
+    }
+
+    /// SHA-256 of the canonical JSON of this suite (recorded in manifests).
+    pub fn config_digest(&self) -> crate::digest::Digest {
+        let v = serde_json::to_value(self).expect("suite serializes");
+        crate::digest::Digest::of_bytes(crate::json::canonical(&v).as_bytes())
+    }
+}
+
+/// 1-based line of the `nth` (0-based) line containing `needle`; 0 when absent.
+fn find_line(text: &str, needle: &str, nth: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .nth(nth)
+        .map(|(i, _)| i + 1)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_suite_has_the_six_targets() {
+        let s = Suite::embedded();
+        let keys: Vec<_> = s.targets.iter().map(|t| t.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "block_scaling",
+                "flashattention4_alibi",
+                "persistent_decode",
+                "kv_standard",
+                "gradient_fusion",
+                "llama_3_1_8b"
+            ]
+        );
+        assert_eq!(
+            s.target("kv_standard").unwrap().optimization_goal,
+            Goal::Memory
+        );
+        assert!(s.profile("minimal").is_some() && s.profile("cpu").is_some());
+        assert_eq!(s.thresholds, Thresholds::default());
+    }
+
+    fn with(replace: &str, by: &str) -> Result<Suite, SuiteError> {
+        assert!(
+            EMBEDDED_TIER1_YAML.contains(replace),
+            "fixture text {replace:?} missing"
+        );
+        Suite::parse(&EMBEDDED_TIER1_YAML.replacen(replace, by, 1), "t.yaml")
+    }
+
+    #[test]
+    fn unknown_field_is_an_error_with_a_line() {
+        let e = with("suite_name: tier1", "suite_name: tier1\nsuite_nmae: x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("suite_nmae") && e.contains("line"), "{e}");
+    }
+
+    #[test]
+    fn duplicate_target_and_bad_goal_are_errors() {
+        let e = with("key: kv_standard", "key: block_scaling")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("duplicate target key \"block_scaling\"") && e.contains("line"),
+            "{e}"
+        );
+        let e = with("optimization_goal: memory", "optimization_goal: throughput")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("throughput"), "{e}");
+    }
+
+    #[test]
+    fn duplicate_mapping_key_is_an_error() {
+        let e = with("version: 1", "version: 1\nversion: 2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.to_lowercase().contains("duplicate"), "{e}");
+    }
+}
