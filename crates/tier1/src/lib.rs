@@ -7,6 +7,7 @@ pub mod exit;
 pub mod fsx;
 pub mod history;
 pub mod json;
+pub mod regress;
 pub mod store;
 pub mod suite;
 

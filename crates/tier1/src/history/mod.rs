@@ -1,5 +1,6 @@
 //! The history package: model types, validation, the hash chain, trend snapshots and rendering.
 
 pub mod model;
+pub mod validate;
 
 pub use model::*;
