@@ -25,5 +25,5 @@ pub fn compare(
         rechecks: vec![],
         regression_rechecks_path: None,
         extra: Default::default(),
-    }
+    })
 }
