@@ -5,11 +5,14 @@ pub mod aggregate;
 pub mod archive;
 pub mod cli;
 pub mod digest;
+pub mod evidence;
 pub mod exit;
 pub mod fsx;
+pub mod gha;
 pub mod history;
 pub mod json;
 pub mod regress;
+pub mod run;
 pub mod store;
 pub mod suite;
 
