@@ -6,6 +6,7 @@ pub mod cli;
 pub mod digest;
 pub mod exit;
 pub mod fsx;
+pub mod gate;
 pub mod history;
 pub mod json;
 pub mod regress;
