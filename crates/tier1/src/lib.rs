@@ -9,6 +9,7 @@ pub mod fsx;
 pub mod gate;
 pub mod history;
 pub mod json;
+pub mod recheck;
 pub mod regress;
 pub mod store;
 pub mod suite;
