@@ -11,6 +11,7 @@ pub mod history;
 pub mod json;
 pub mod recheck;
 pub mod regress;
+pub mod regress_md;
 pub mod store;
 pub mod suite;
 
