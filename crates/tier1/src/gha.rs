@@ -46,12 +46,19 @@ pub fn mask(secret: &str) {
 }
 
 fn env_file(var: &str) -> Option<PathBuf> {
-    std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 fn append(var: &str, text: &str) -> std::io::Result<bool> {
-    let Some(path) = env_file(var) else { return Ok(false) };
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let Some(path) = env_file(var) else {
+        return Ok(false);
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
     f.write_all(text.as_bytes())?;
     Ok(true)
 }
@@ -68,7 +75,13 @@ pub fn step_summary(markdown: &str) -> std::io::Result<bool> {
 /// Write `name=value` to `$GITHUB_OUTPUT` when set (multi-line values use a heredoc delimiter).
 pub fn set_output(name: &str, value: &str) -> std::io::Result<bool> {
     let line = if value.contains('\n') {
-        let delim = format!("tier1_eof_{}", crate::digest::Digest::of_bytes(value.as_bytes()).hex().get(..16).unwrap_or("x"));
+        let delim = format!(
+            "tier1_eof_{}",
+            crate::digest::Digest::of_bytes(value.as_bytes())
+                .hex()
+                .get(..16)
+                .unwrap_or("x")
+        );
         format!("{name}<<{delim}\n{value}\n{delim}\n")
     } else {
         format!("{name}={value}\n")
@@ -78,7 +91,9 @@ pub fn set_output(name: &str, value: &str) -> std::io::Result<bool> {
 
 /// Escape a workflow-command message (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 #[cfg(test)]

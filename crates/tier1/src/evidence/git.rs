@@ -27,13 +27,18 @@ pub fn detect(dir: &Path, ignore_prefixes: &[&str]) -> GitInfo {
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
     };
-    let commit = run(&["rev-parse", "HEAD"]).map(|s| s.trim().to_ascii_lowercase()).filter(|s| is_commit_hex(s));
-    let dirty = commit.as_ref().and_then(|_| run(&["status", "--porcelain", "--untracked-files=normal"])).map(|out| {
-        out.lines().any(|l| {
-            let path = l.get(3..).unwrap_or("").trim_matches('"');
-            !ignore_prefixes.iter().any(|p| path.starts_with(p))
-        })
-    });
+    let commit = run(&["rev-parse", "HEAD"])
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| is_commit_hex(s));
+    let dirty = commit
+        .as_ref()
+        .and_then(|_| run(&["status", "--porcelain", "--untracked-files=normal"]))
+        .map(|out| {
+            out.lines().any(|l| {
+                let path = l.get(3..).unwrap_or("").trim_matches('"');
+                !ignore_prefixes.iter().any(|p| path.starts_with(p))
+            })
+        });
     GitInfo { commit, dirty }
 }
 
@@ -54,6 +59,12 @@ mod tests {
     fn outside_git_is_unknown() {
         let t = tempfile::tempdir().unwrap();
         let g = detect(t.path(), &[]);
-        assert_eq!(g, GitInfo { commit: None, dirty: None });
+        assert_eq!(
+            g,
+            GitInfo {
+                commit: None,
+                dirty: None
+            }
+        );
     }
 }

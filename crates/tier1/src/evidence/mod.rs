@@ -37,7 +37,8 @@ pub fn results_rel(run_id: &str) -> String {
 pub fn run_dirs(evidence_root: &Path, run_id: &str) -> Result<Vec<String>, EvidenceError> {
     let prefix = format!("{run_id}{RECHECK_INFIX}");
     let mut dirs = Vec::new();
-    let entries = std::fs::read_dir(evidence_root).map_err(|e| EvidenceError::io(evidence_root, e))?;
+    let entries =
+        std::fs::read_dir(evidence_root).map_err(|e| EvidenceError::io(evidence_root, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| EvidenceError::io(evidence_root, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -87,10 +88,16 @@ pub enum EvidenceError {
 
 impl EvidenceError {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
-        EvidenceError::Io { path: path.display().to_string(), source }
+        EvidenceError::Io {
+            path: path.display().to_string(),
+            source,
+        }
     }
     pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
-        EvidenceError::Invalid { path: path.into(), message: message.into() }
+        EvidenceError::Invalid {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 

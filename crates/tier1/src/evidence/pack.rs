@@ -25,16 +25,28 @@ pub struct Packed {
 /// Pack the evidence of `run_id` under `evidence_root` into `out` (written atomically).
 pub fn pack(evidence_root: &Path, run_id: &str, out: &Path) -> Result<Packed, EvidenceError> {
     let dirs = run_dirs(evidence_root, run_id)?;
-    let stage = tempfile::Builder::new().prefix(".tier1-pack-").tempdir().map_err(|e| EvidenceError::io(Path::new("<tmp>"), e))?;
+    let stage = tempfile::Builder::new()
+        .prefix(".tier1-pack-")
+        .tempdir()
+        .map_err(|e| EvidenceError::io(Path::new("<tmp>"), e))?;
     for d in &dirs {
-        crate::fsx::copy_tree(&evidence_root.join(d), &stage.path().join(d)).map_err(|e| EvidenceError::io(&evidence_root.join(d), e))?;
+        crate::fsx::copy_tree(&evidence_root.join(d), &stage.path().join(d))
+            .map_err(|e| EvidenceError::io(&evidence_root.join(d), e))?;
     }
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| EvidenceError::io(parent, e))?;
     }
     let digest = crate::archive::write_deterministic_zip(stage.path(), out)?;
-    let bytes = std::fs::metadata(out).map_err(|e| EvidenceError::io(out, e))?.len();
-    Ok(Packed { run_id: run_id.to_string(), path: out.display().to_string(), digest, bytes, dirs })
+    let bytes = std::fs::metadata(out)
+        .map_err(|e| EvidenceError::io(out, e))?
+        .len();
+    Ok(Packed {
+        run_id: run_id.to_string(),
+        path: out.display().to_string(),
+        digest,
+        bytes,
+        dirs,
+    })
 }
 
 #[cfg(test)]
@@ -45,7 +57,12 @@ mod tests {
     fn packing_twice_gives_identical_bytes_and_includes_rechecks() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().join("runs");
-        for (d, f) in [("r1", "manifest.json"), ("r1/results", "x.json"), ("r1__recheck__a", "manifest.json"), ("r2", "manifest.json")] {
+        for (d, f) in [
+            ("r1", "manifest.json"),
+            ("r1/results", "x.json"),
+            ("r1__recheck__a", "manifest.json"),
+            ("r2", "manifest.json"),
+        ] {
             std::fs::create_dir_all(root.join(d)).unwrap();
             std::fs::write(root.join(d).join(f), format!("{{\"d\":\"{d}\"}}")).unwrap();
         }
@@ -53,9 +70,17 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(1100));
         let b = pack(&root, "r1", &t.path().join("b.zip")).unwrap();
         assert_eq!(a.digest, b.digest);
-        assert_eq!(std::fs::read(t.path().join("a.zip")).unwrap(), std::fs::read(t.path().join("b.zip")).unwrap());
+        assert_eq!(
+            std::fs::read(t.path().join("a.zip")).unwrap(),
+            std::fs::read(t.path().join("b.zip")).unwrap()
+        );
         assert_eq!(a.dirs, ["r1", "r1__recheck__a"]);
-        let e = pack(&root, "nope", &t.path().join("c.zip")).unwrap_err().to_string();
-        assert!(e.contains("evidence directory of run \"nope\" does not exist"), "{e}");
+        let e = pack(&root, "nope", &t.path().join("c.zip"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("evidence directory of run \"nope\" does not exist"),
+            "{e}"
+        );
     }
 }

@@ -61,14 +61,19 @@ pub struct CandidateRun<'a> {
 /// Append `run` to the history at `root` (created when absent).
 pub fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, HistoryError> {
     let id = &run.summary.run_id;
-    let io = |what: &str, e: &dyn std::fmt::Display| HistoryError::structural(what, format!("cannot write: {e}"));
+    let io = |what: &str, e: &dyn std::fmt::Display| {
+        HistoryError::structural(what, format!("cannot write: {e}"))
+    };
     std::fs::create_dir_all(root).map_err(|e| io(&root.display().to_string(), &e))?;
     let mut doc = match IndexDoc::load(root)? {
         Some(doc) => doc,
         None => IndexDoc::new_chained(&run.summary.suite_name, run.summary.suite_version),
     };
     if doc.row(id).is_some() {
-        return Err(HistoryError::structural(INDEX_FILE, format!("run {id:?} already exists in the index")));
+        return Err(HistoryError::structural(
+            INDEX_FILE,
+            format!("run {id:?} already exists in the index"),
+        ));
     }
     let row = index_row(run.summary, run.run_accepted, run.baseline_eligible);
     doc.push_row(&row)?;
@@ -78,14 +83,24 @@ pub fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, HistoryEr
     let run_dir = root.join(id);
     let stage = crate::fsx::StagedDir::new(&run_dir).map_err(|e| io(id, &e))?;
     let put = |file: &str, bytes: Vec<u8>| -> Result<(), HistoryError> {
-        crate::fsx::write_atomic(&stage.path().join(file), &bytes).map_err(|e| io(&run_path(id, file), &e))
+        crate::fsx::write_atomic(&stage.path().join(file), &bytes)
+            .map_err(|e| io(&run_path(id, file), &e))
     };
     put(SUMMARY_FILE, pretty(run.summary, id, SUMMARY_FILE)?)?;
-    put(REGRESSION_JSON_FILE, pretty(run.regression, id, REGRESSION_JSON_FILE)?)?;
-    put(REGRESSION_MD_FILE, crate::regress_md::render(run.regression).into_bytes())?;
+    put(
+        REGRESSION_JSON_FILE,
+        pretty(run.regression, id, REGRESSION_JSON_FILE)?,
+    )?;
+    put(
+        REGRESSION_MD_FILE,
+        crate::regress_md::render(run.regression).into_bytes(),
+    )?;
     put(TREND_FILE, pretty(&trend, id, TREND_FILE)?)?;
     if run.regression.regression_rechecks_path.is_some() {
-        put(RECHECKS_FILE, pretty(&run.regression.rechecks, id, RECHECKS_FILE)?)?;
+        put(
+            RECHECKS_FILE,
+            pretty(&run.regression.rechecks, id, RECHECKS_FILE)?,
+        )?;
     }
     stage.commit().map_err(|e| io(id, &e))?;
     let bytes = doc.to_bytes()?;

@@ -10,7 +10,9 @@ use crate::bench::backend::Backend;
 use crate::bench::harness::{self, HarnessError, HarnessOptions, Hook};
 use crate::bench::result::{self, ResultError, ResultsFile};
 use crate::evidence::git::GitInfo;
-use crate::evidence::manifest::{MANIFEST_SCHEMA_VERSION, Manifest, ManifestFiles, SuiteRecord, Toolchain};
+use crate::evidence::manifest::{
+    MANIFEST_SCHEMA_VERSION, Manifest, ManifestFiles, SuiteRecord, Toolchain,
+};
 use crate::evidence::{self, EvidenceError};
 use crate::exit::{Classify, Exit};
 use crate::gate::{self, Verdict};
@@ -53,7 +55,10 @@ pub struct RunRequest<'a> {
 
 impl std::fmt::Debug for RunRequest<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunRequest").field("run_id", &self.run_id).field("profile", &self.profile).finish_non_exhaustive()
+        f.debug_struct("RunRequest")
+            .field("run_id", &self.run_id)
+            .field("profile", &self.profile)
+            .finish_non_exhaustive()
     }
 }
 
@@ -129,6 +134,12 @@ pub enum RunError {
     /// Writing the candidate history failed.
     #[error(transparent)]
     History(#[from] HistoryError),
+    /// The suite config is invalid.
+    #[error(transparent)]
+    Suite(#[from] crate::suite::SuiteError),
+    /// An input file (attestation JSON) is unreadable or malformed.
+    #[error(transparent)]
+    Input(#[from] crate::json::JsonError),
 }
 
 impl Classify for RunError {
@@ -141,8 +152,48 @@ impl Classify for RunError {
             RunError::Regress(e) => e.exit(),
             RunError::Evidence(e) => e.exit(),
             RunError::History(e) => e.exit(),
+            RunError::Suite(e) => e.exit(),
+            RunError::Input(e) => e.exit(),
         }
     }
+}
+
+/// Read attestation JSON files into one object keyed by file stem (`attest`, `preflight`, ...).
+pub fn read_attestations(files: &[PathBuf]) -> Result<Option<Value>, RunError> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let mut map = serde_json::Map::new();
+    for f in files {
+        let v: Value = crate::json::read(f)?;
+        let stem = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "attestation".into());
+        map.insert(stem, v);
+    }
+    Ok(Some(Value::Object(map)))
+}
+
+/// The checkout's identity; the job's own output directories (when inside the checkout) do not
+/// make it dirty.
+pub fn detect_git(repo_root: &Path, outputs: &[&Path]) -> GitInfo {
+    let prefixes: Vec<String> = outputs
+        .iter()
+        .filter(|p| p.is_relative())
+        .map(|p| p.to_string_lossy().trim_start_matches("./").to_string())
+        .collect();
+    let refs: Vec<&str> = prefixes.iter().map(String::as_str).collect();
+    let mut git = crate::evidence::git::detect(repo_root, &refs);
+    if let Some(sha) = crate::evidence::git::expected_commit(&git) {
+        git.commit = Some(sha);
+    }
+    git
+}
+
+/// [`default_run_id`] at the current time.
+pub fn default_run_id_now(commit: Option<&str>) -> String {
+    default_run_id(chrono::Utc::now(), commit)
 }
 
 /// `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>` (sha8 `00000000` outside a git checkout).
@@ -158,20 +209,35 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
     let results = execute(req, &req.run_id, &[], None);
     crate::gha::endgroup();
     let results = results?;
-    let summary = build_summary(req.suite, &results, &req.git, req.evidence_artifact_name.as_deref())?;
+    let summary = build_summary(
+        req.suite,
+        &results,
+        &req.git,
+        req.evidence_artifact_name.as_deref(),
+    )?;
     let first = regress::compare(&summary, anchor.as_ref(), &req.suite.thresholds)?;
     let mut evidence_dirs = vec![req.run_id.clone()];
     let comparison = match &anchor {
         Some(anchor) => {
             let checked = run_rechecks(req, &first)?;
-            evidence_dirs.extend(checked.iter().map(|r| recheck::recheck_run_id(&req.run_id, &r.key)));
+            evidence_dirs.extend(
+                checked
+                    .iter()
+                    .map(|r| recheck::recheck_run_id(&req.run_id, &r.key)),
+            );
             recheck::apply(first, anchor, &checked, &req.suite.thresholds)
         }
         None => first,
     };
     let acceptance = gate::run_acceptance(&summary, &comparison, false, false);
-    let eligibility = gate::baseline_eligibility(&comparison, acceptance.passed(), !req.anchor_candidate);
-    report::write(&req.evidence_root.join(&req.run_id), &summary, &comparison, &results)?;
+    let eligibility =
+        gate::baseline_eligibility(&comparison, acceptance.passed(), !req.anchor_candidate);
+    report::write(
+        &req.evidence_root.join(&req.run_id),
+        &summary,
+        &comparison,
+        &results,
+    )?;
     let row = candidate::append(
         &req.history_root,
         &candidate::CandidateRun {
@@ -184,7 +250,9 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
     let execution_failed = results
         .targets
         .iter()
-        .filter(|t| t.status == result::status::FAILED_ERROR || t.status == result::status::FAILED_TIMEOUT)
+        .filter(|t| {
+            t.status == result::status::FAILED_ERROR || t.status == result::status::FAILED_TIMEOUT
+        })
         .count() as u32;
     let verdict = gate::verdict(&gate::RunOutcome {
         summary: Some(&summary),
@@ -204,7 +272,11 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
         anchor_declines: comparison.anchor_declines.len(),
         suppressed_regressions: comparison.suppressed_regressions.len(),
         missing_targets: comparison.missing_targets.len(),
-        rechecks: comparison.rechecks.iter().map(|r| r.recheck_run_id.clone()).collect(),
+        rechecks: comparison
+            .rechecks
+            .iter()
+            .map(|r| r.recheck_run_id.clone())
+            .collect(),
         run_accepted: acceptance.passed(),
         run_accepted_reasons: acceptance.reasons,
         baseline_eligible: eligibility.passed(),
@@ -220,7 +292,9 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
 /// Refuse invalid history and existing run ids or directories; return the anchor's summary.
 fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
     if !crate::fsx::is_safe_run_id(&req.run_id) {
-        return Err(RunError::Harness(HarnessError::BadRunId(req.run_id.clone())));
+        return Err(RunError::Harness(HarnessError::BadRunId(
+            req.run_id.clone(),
+        )));
     }
     let history = if req.history_root.join(INDEX_FILE).is_file() {
         Some(validate_history_root(&req.history_root).map_err(RunError::InvalidHistory)?)
@@ -228,10 +302,17 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
         None
     };
     let exists = |p: &Path| p.exists().then(|| p.display().to_string());
-    if let Some(p) = exists(&req.history_root.join(&req.run_id)).or_else(|| exists(&req.evidence_root.join(&req.run_id))) {
-        return Err(RunError::Exists(format!("{p}: run {:?} already exists; refusing to overwrite", req.run_id)));
+    if let Some(p) = exists(&req.history_root.join(&req.run_id))
+        .or_else(|| exists(&req.evidence_root.join(&req.run_id)))
+    {
+        return Err(RunError::Exists(format!(
+            "{p}: run {:?} already exists; refusing to overwrite",
+            req.run_id
+        )));
     }
-    let Some(history) = history else { return Ok(None) };
+    let Some(history) = history else {
+        return Ok(None);
+    };
     if history.index.runs.iter().any(|r| r.run_id == req.run_id) {
         return Err(RunError::Exists(format!(
             "{}: run {:?} is already in the index",
@@ -239,14 +320,24 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
             req.run_id
         )));
     }
-    let Some(anchor) = history.latest_anchor else { return Ok(None) };
-    let doc = IndexDoc::load(&req.history_root)?.ok_or_else(|| HistoryError::structural(INDEX_FILE, "disappeared"))?;
-    let row = doc.row(&anchor.run_id).ok_or_else(|| HistoryError::structural(INDEX_FILE, format!("anchor {} has no row", anchor.run_id)))?;
+    let Some(anchor) = history.latest_anchor else {
+        return Ok(None);
+    };
+    let doc = IndexDoc::load(&req.history_root)?
+        .ok_or_else(|| HistoryError::structural(INDEX_FILE, "disappeared"))?;
+    let row = doc.row(&anchor.run_id).ok_or_else(|| {
+        HistoryError::structural(INDEX_FILE, format!("anchor {} has no row", anchor.run_id))
+    })?;
     Ok(Some(load_run(&req.history_root, row)?.summary))
 }
 
 /// Run the harness (optionally a subset), write results and manifest under `<evidence>/<run_id>/`.
-fn execute(req: &RunRequest<'_>, run_id: &str, only: &[String], recheck_of: Option<&str>) -> Result<ResultsFile, RunError> {
+fn execute(
+    req: &RunRequest<'_>,
+    run_id: &str,
+    only: &[String],
+    recheck_of: Option<&str>,
+) -> Result<ResultsFile, RunError> {
     let mut opts = HarnessOptions::new(&req.profile, run_id);
     opts.only = only.to_vec();
     opts.hook = req.hook.clone();
@@ -268,31 +359,47 @@ fn execute(req: &RunRequest<'_>, run_id: &str, only: &[String], recheck_of: Opti
         toolchain: Toolchain::current(),
         environment: results.environment.clone(),
         attestation: req.attestation.clone(),
-        files: ManifestFiles { results_json: evidence::results_rel(run_id), report_md: evidence::report_rel(run_id) },
+        files: ManifestFiles {
+            results_json: evidence::results_rel(run_id),
+            report_md: evidence::report_rel(run_id),
+        },
     };
     let path = dir.join(evidence::MANIFEST_FILE);
-    crate::json::write(&path, &manifest).map_err(|e| EvidenceError::invalid(path.display().to_string(), e.to_string()))?;
+    crate::json::write(&path, &manifest)
+        .map_err(|e| EvidenceError::invalid(path.display().to_string(), e.to_string()))?;
     Ok(results)
 }
 
 /// Re-execute each target with a speed or latency regression once, as `<run_id>__recheck__<key>`.
-fn run_rechecks(req: &RunRequest<'_>, first: &RegressionSummary) -> Result<Vec<RecheckResult>, RunError> {
+fn run_rechecks(
+    req: &RunRequest<'_>,
+    first: &RegressionSummary,
+) -> Result<Vec<RecheckResult>, RunError> {
     let mut out = Vec::new();
     for target in recheck::targets_to_recheck(first) {
-        let Some(t) = req.suite.targets.iter().find(|t| t.target == target) else { continue };
+        let Some(t) = req.suite.targets.iter().find(|t| t.target == target) else {
+            continue;
+        };
         let id = recheck::recheck_run_id(&req.run_id, &t.key);
         crate::gha::group(&format!("Recheck {}", t.key));
         tracing::info!(target = %t.key, recheck = %id, "rechecking a speed regression once");
         let r = execute(req, &id, std::slice::from_ref(&t.key), Some(&req.run_id));
         crate::gha::endgroup();
         let row = match r {
-            Ok(results) => result::summarize(&results, req.suite)?.into_iter().find(|s| s.target == target),
+            Ok(results) => result::summarize(&results, req.suite)?
+                .into_iter()
+                .find(|s| s.target == target),
             Err(e) => {
                 tracing::warn!(target = %t.key, error = %e, "recheck failed to run; the regression stands");
                 None
             }
         };
-        out.push(RecheckResult { target, key: t.key.clone(), recheck_output_json: evidence::results_rel(&id), row });
+        out.push(RecheckResult {
+            target,
+            key: t.key.clone(),
+            recheck_output_json: evidence::results_rel(&id),
+            row,
+        });
     }
     Ok(out)
 }
@@ -326,4 +433,50 @@ pub fn build_summary(
         targets,
         extra: Default::default(),
     })
+}
+
+/// The suite a binary should use: `path` when given, else the checkout's
+/// `configs/benchmark_suites/tier1.yaml` when present, else the embedded canonical suite.
+pub fn load_suite(path: Option<&Path>) -> Result<Suite, crate::suite::SuiteError> {
+    match path {
+        Some(p) => Suite::load(p),
+        None if Path::new(crate::suite::DEFAULT_SUITE_PATH).is_file() => {
+            Suite::load(Path::new(crate::suite::DEFAULT_SUITE_PATH))
+        }
+        None => Ok(Suite::embedded()),
+    }
+}
+
+/// The backend for a profile: the profile says which backend it is for; `cpu` is always built.
+/// A `cuda` profile on a machine without a usable GPU is refused by the harness, never silently
+/// measured on the CPU.
+pub fn backend_for(suite: &Suite, profile: &str) -> Result<Arc<dyn Backend>, HarnessError> {
+    let kind = suite.profile(profile).map(|p| p.backend);
+    match kind {
+        Some(crate::suite::BackendKind::Cuda) => {
+            crate::bench::cuda_backend().map_err(|e| HarnessError::BackendMismatch {
+                profile: profile.to_string(),
+                expected: "cuda".into(),
+                found: format!("cpu (no usable CUDA device: {e})"),
+            })
+        }
+        _ => Ok(Arc::new(crate::bench::CpuBackend)),
+    }
+}
+
+/// The profile to use when none is given: the suite's default when a CUDA device is usable, else
+/// the first profile for the CPU backend (`cpu` in the canonical suite).
+pub fn default_profile(suite: &Suite) -> String {
+    if crate::bench::cuda_backend().is_ok() {
+        return suite.default_profile.clone();
+    }
+    if suite.profile("cpu").is_some() {
+        return "cpu".into();
+    }
+    suite
+        .profiles
+        .iter()
+        .find(|(_, p)| p.backend == crate::suite::BackendKind::Cpu)
+        .map(|(n, _)| n.clone())
+        .unwrap_or_else(|| suite.default_profile.clone())
 }
