@@ -8,6 +8,8 @@ pub mod exit;
 pub mod fsx;
 pub mod history;
 pub mod json;
+pub mod promote;
+pub mod publish;
 pub mod regress;
 pub mod store;
 pub mod suite;

@@ -3,10 +3,11 @@
 //! Each check returns the first problem as a message naming the field and the found value.
 
 use super::model::{Acceptance, IndexRow, RegressionSummary, Summary};
+use crate::aggregate;
 use crate::suite::Goal;
 
 fn positive(x: Option<f64>) -> bool {
-    matches!(x, Some(v) if v.is_finite() && v > 0.0)
+    aggregate::positive(x).is_some()
 }
 
 /// Complete, finite metrics on every target of a fully succeeded run (`_summary_has_baseline_metrics`).
@@ -41,7 +42,7 @@ pub fn baseline_metrics(s: &Summary) -> Result<(), String> {
                 t.key, t.baseline_time_ms
             ));
         }
-        match Goal::from_stored(t.optimization_goal.as_deref()) {
+        match aggregate::goal(t) {
             Goal::Speed => {
                 if !positive(t.best_speedup) || !positive(t.best_optimized_time_ms) {
                     return Err(format!(
@@ -51,7 +52,7 @@ pub fn baseline_metrics(s: &Summary) -> Result<(), String> {
                 }
             }
             Goal::Memory => {
-                let pct_ok = matches!(t.best_memory_savings_pct, Some(v) if v.is_finite());
+                let pct_ok = aggregate::finite(t.best_memory_savings_pct).is_some();
                 if !pct_ok || !positive(t.best_optimized_memory_mb) {
                     return Err(format!(
                         "target {:?}: memory goal needs finite best_memory_savings_pct and best_optimized_memory_mb > 0, found {:?} and {:?}",
