@@ -94,12 +94,30 @@ pub fn acceptance_fields(row: &IndexRow) -> Vec<&'static str> {
     let mut v = Vec::new();
     let present = [
         ("baseline_acceptance", row.baseline_acceptance.is_some()),
-        ("baseline_acceptance_actor", row.baseline_acceptance_actor.is_some()),
-        ("baseline_acceptance_actor_role", row.baseline_acceptance_actor_role.is_some()),
-        ("baseline_acceptance_note", row.baseline_acceptance_note.is_some()),
-        ("baseline_acceptance_workflow_run", row.baseline_acceptance_workflow_run.is_some()),
-        ("baseline_acceptance_reviewers", !row.baseline_acceptance_reviewers.is_empty()),
-        ("baseline_evidence_digest", row.baseline_evidence_digest.is_some()),
+        (
+            "baseline_acceptance_actor",
+            row.baseline_acceptance_actor.is_some(),
+        ),
+        (
+            "baseline_acceptance_actor_role",
+            row.baseline_acceptance_actor_role.is_some(),
+        ),
+        (
+            "baseline_acceptance_note",
+            row.baseline_acceptance_note.is_some(),
+        ),
+        (
+            "baseline_acceptance_workflow_run",
+            row.baseline_acceptance_workflow_run.is_some(),
+        ),
+        (
+            "baseline_acceptance_reviewers",
+            !row.baseline_acceptance_reviewers.is_empty(),
+        ),
+        (
+            "baseline_evidence_digest",
+            row.baseline_evidence_digest.is_some(),
+        ),
     ];
     for (name, here) in present {
         if here {
@@ -124,7 +142,12 @@ pub fn check_paths_bound(row: &IndexRow) -> Result<(), String> {
 }
 
 /// Check a history's and a summary's suite identity against the suite config.
-pub fn check_suite_identity(what: &str, name: &str, version: u32, suite: &Suite) -> Result<(), String> {
+pub fn check_suite_identity(
+    what: &str,
+    name: &str,
+    version: u32,
+    suite: &Suite,
+) -> Result<(), String> {
     if name != suite.suite_name || version != suite.version {
         return Err(format!(
             "{what}: suite identity expected {}/v{}, found {name}/v{version}",
@@ -141,7 +164,10 @@ fn output_must_be_empty(out: &Path) -> Result<(), PublishError> {
             "output history root {} exists and is not empty",
             out.display()
         ))),
-        Err(source) => Err(PublishError::Io { path: out.display().to_string(), source }),
+        Err(source) => Err(PublishError::Io {
+            path: out.display().to_string(),
+            source,
+        }),
     }
 }
 
@@ -149,11 +175,17 @@ fn output_must_be_empty(out: &Path) -> Result<(), PublishError> {
 pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishError> {
     let invalid = |m: String| Err(PublishError::Invalid(m));
     if !crate::fsx::is_safe_run_id(&req.run_id) {
-        return invalid(format!("--run-id {:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$", req.run_id));
+        return invalid(format!(
+            "--run-id {:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+            req.run_id
+        ));
     }
     output_must_be_empty(&req.output_root)?;
-    let cand = validate_history_root(&req.candidate_root)
-        .map_err(|source| PublishError::History { which: "candidate", source })?;
+    let cand =
+        validate_history_root(&req.candidate_root).map_err(|source| PublishError::History {
+            which: "candidate",
+            source,
+        })?;
     let Some(row) = cand.index.runs.last() else {
         return invalid("candidate history has no runs".into());
     };
@@ -171,23 +203,43 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             acceptance_fields(row)
         ));
     }
-    check_suite_identity("candidate index", &cand.index.suite_name, cand.index.suite_version, suite)
-        .map_err(PublishError::Invalid)?;
+    check_suite_identity(
+        "candidate index",
+        &cand.index.suite_name,
+        cand.index.suite_version,
+        suite,
+    )
+    .map_err(PublishError::Invalid)?;
     check_paths_bound(row).map_err(PublishError::Invalid)?;
-    let files = package::load_run(&req.candidate_root, row)
-        .map_err(|source| PublishError::History { which: "candidate", source })?;
+    let files =
+        package::load_run(&req.candidate_root, row).map_err(|source| PublishError::History {
+            which: "candidate",
+            source,
+        })?;
     check_summary_identity(&files.summary, suite).map_err(PublishError::Invalid)?;
 
-    if !req.canonical_root.join(crate::history::INDEX_FILE).is_file() {
+    if !req
+        .canonical_root
+        .join(crate::history::INDEX_FILE)
+        .is_file()
+    {
         return invalid(format!(
             "canonical history {} has no index.json: normal publication needs an eligible anchor (bootstrap goes through tier1-promote)",
             req.canonical_root.display()
         ));
     }
-    let live = validate_history_root(&req.canonical_root)
-        .map_err(|source| PublishError::History { which: "canonical", source })?;
-    check_suite_identity("canonical index", &live.index.suite_name, live.index.suite_version, suite)
-        .map_err(PublishError::Invalid)?;
+    let live =
+        validate_history_root(&req.canonical_root).map_err(|source| PublishError::History {
+            which: "canonical",
+            source,
+        })?;
+    check_suite_identity(
+        "canonical index",
+        &live.index.suite_name,
+        live.index.suite_version,
+        suite,
+    )
+    .map_err(PublishError::Invalid)?;
     if live.doc.row(&req.run_id).is_some() {
         return Err(PublishError::Conflict(format!(
             "run {:?} is already in canonical history",
@@ -206,8 +258,15 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
     }
     let mut doc = live.doc.clone();
     let chain_adopted = live.chain == ChainState::Unchained;
-    doc.adopt_chain().map_err(|source| PublishError::History { which: "canonical", source })?;
-    doc.push_row(&new_row).map_err(|source| PublishError::History { which: "canonical", source })?;
+    doc.adopt_chain().map_err(|source| PublishError::History {
+        which: "canonical",
+        source,
+    })?;
+    doc.push_row(&new_row)
+        .map_err(|source| PublishError::History {
+            which: "canonical",
+            source,
+        })?;
     let snapshot = trend::build(&doc.index);
     let mut trends = vec![(req.run_id.clone(), snapshot.clone())];
     if let Some(latest) = trend::sorted_by_time(&doc.index.runs).last()
@@ -242,5 +301,10 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
 
 /// The summary's suite identity against the config.
 pub fn check_summary_identity(s: &Summary, suite: &Suite) -> Result<(), String> {
-    check_suite_identity(&format!("{}/summary.json", s.run_id), &s.suite_name, s.suite_version, suite)
+    check_suite_identity(
+        &format!("{}/summary.json", s.run_id),
+        &s.suite_name,
+        s.suite_version,
+        suite,
+    )
 }
