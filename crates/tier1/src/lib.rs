@@ -13,6 +13,8 @@ pub mod gate;
 pub mod gha;
 pub mod history;
 pub mod json;
+pub mod promote;
+pub mod publish;
 pub mod recheck;
 pub mod regress;
 pub mod regress_md;
