@@ -10,6 +10,7 @@ pub mod fsx;
 pub mod history;
 pub mod json;
 pub mod regress;
+pub mod restore;
 pub mod store;
 pub mod suite;
 
