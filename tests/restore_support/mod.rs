@@ -35,7 +35,7 @@ pub struct AnchorSpec {
     pub promoted_digest: Option<String>,
 }
 
-fn run_id(i: usize) -> String {
+pub fn run_id(i: usize) -> String {
     format!("2026{:04}_031500_tier1_nightly_{i:05}", i % 10_000)
 }
 
