@@ -18,6 +18,7 @@ pub mod publish;
 pub mod recheck;
 pub mod regress;
 pub mod regress_md;
+pub mod restore;
 pub mod run;
 pub mod store;
 pub mod suite;
