@@ -13,6 +13,7 @@ pub mod gate;
 pub mod gha;
 pub mod history;
 pub mod json;
+pub mod nightly;
 pub mod promote;
 pub mod publish;
 pub mod recheck;
