@@ -102,6 +102,11 @@ mod tests {
         std::hint::black_box(&v);
         drop(v);
         assert!(is_installed());
-        assert!(peak_bytes() - start >= 32 << 20, "{} {}", peak_bytes(), start);
+        assert!(
+            peak_bytes() - start >= 32 << 20,
+            "{} {}",
+            peak_bytes(),
+            start
+        );
     }
 }

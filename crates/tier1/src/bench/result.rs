@@ -481,7 +481,9 @@ pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
             if !is_artifact_key(k) || crate::fsx::safe_relative_parts(p).is_none() {
                 return Err(invalid(
                     format!("{what}.artifacts.{k}"),
-                    format!("expected a key ending in _rep/_trace/_json and a safe relative path, found {p:?}"),
+                    format!(
+                        "expected a key ending in _rep/_trace/_json and a safe relative path, found {p:?}"
+                    ),
                 ));
             }
         }
