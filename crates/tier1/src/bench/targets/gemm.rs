@@ -32,7 +32,11 @@ pub fn sgemm(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], beta: f32, c: &
     }
 }
 
-/// [`sgemm`] with the rows of `a` and `c` split across `threads` scoped threads.
+/// Below this many multiply-adds a GEMM runs on one thread (spawning costs more than it saves).
+pub const PARALLEL_MIN_MACS: usize = 1 << 20;
+
+/// [`sgemm`] with the rows of `a` and `c` split across `threads` scoped threads (one thread for
+/// products smaller than [`PARALLEL_MIN_MACS`]).
 #[allow(clippy::too_many_arguments)]
 pub fn sgemm_par(
     m: usize,
@@ -45,6 +49,11 @@ pub fn sgemm_par(
     threads: usize,
 ) {
     let c = &mut c[..m * n];
+    let threads = if m * k * n < PARALLEL_MIN_MACS {
+        1
+    } else {
+        threads
+    };
     super::par_rows(c, n, threads, |rows, chunk| {
         sgemm(
             rows.len(),

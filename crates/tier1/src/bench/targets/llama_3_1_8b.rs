@@ -334,7 +334,12 @@ fn optimized_seq(inp: &Inputs, x0: &[f32], out: &mut [f32], threads: usize) {
         to_heads(&q, t, p.heads, d, &mut qh);
         to_heads(&k, t, p.kv_heads, d, &mut kh);
         to_heads(&v, t, p.kv_heads, d, &mut vh);
-        par_rows(&mut oh, t * d, threads, |heads, chunk| {
+        let attn_threads = if p.heads * t * t * d < super::gemm::PARALLEL_MIN_MACS {
+            1
+        } else {
+            threads
+        };
+        par_rows(&mut oh, t * d, attn_threads, |heads, chunk| {
             for (li, hh) in heads.enumerate() {
                 let kv = (hh / group) * t * d..(hh / group + 1) * t * d;
                 attend_causal(
