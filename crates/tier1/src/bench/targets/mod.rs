@@ -6,13 +6,92 @@ use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload}
 use crate::bench::result::{InputSignature, TensorSpec};
 use std::sync::Arc;
 
+pub mod block_scaling;
+pub mod flashattention4_alibi;
+pub mod gemm;
+pub mod gradient_fusion;
+pub mod kv_standard;
+pub mod llama_3_1_8b;
+pub mod persistent_decode;
+
+/// Keys of the built-in targets, in suite order.
+pub const BUILTIN_KEYS: [&str; 6] = [
+    "block_scaling",
+    "flashattention4_alibi",
+    "persistent_decode",
+    "kv_standard",
+    "gradient_fusion",
+    "llama_3_1_8b",
+];
+
 /// The CPU workload of built-in target `key`.
 pub fn cpu_workload(key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-    let _ = (shapes, seed);
-    Err(BackendError::Unsupported {
-        backend: "cpu".into(),
-        key: key.into(),
-    })
+    match key {
+        "block_scaling" => block_scaling::workload(shapes, seed),
+        "flashattention4_alibi" => flashattention4_alibi::workload(shapes, seed),
+        "persistent_decode" => persistent_decode::workload(shapes, seed),
+        "kv_standard" => kv_standard::workload(shapes, seed),
+        "gradient_fusion" => gradient_fusion::workload(shapes, seed),
+        "llama_3_1_8b" => llama_3_1_8b::workload(shapes, seed),
+        _ => Err(BackendError::Unsupported {
+            backend: "cpu".into(),
+            key: key.into(),
+        }),
+    }
+}
+
+/// Dot product with eight independent accumulators (vectorizes; the order differs from a plain
+/// sequential sum, which is what verification tolerances are for).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; 8];
+    let ca = a.chunks_exact(8);
+    let cb = b.chunks_exact(8);
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for l in 0..8 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Sequential dot product (the baselines' naive form).
+pub fn dot_naive(a: &[f32], b: &[f32]) -> f32 {
+    let mut s = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        s += x * y;
+    }
+    s
+}
+
+/// Run `f(rows, chunk)` over `out` split into row ranges of `row_len` elements, on up to
+/// `threads` scoped threads (the last range runs on the calling thread).
+pub fn par_rows(
+    out: &mut [f32],
+    row_len: usize,
+    threads: usize,
+    f: impl Fn(std::ops::Range<usize>, &mut [f32]) + Sync,
+) {
+    let rows = out.len() / row_len.max(1);
+    let mut ranges = split_ranges(rows, threads);
+    let last = ranges.pop().unwrap_or(0..0);
+    std::thread::scope(|s| {
+        let mut rest = out;
+        let f = &f;
+        for r in ranges {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(r.len() * row_len);
+            rest = tail;
+            s.spawn(move || f(r, head));
+        }
+        f(last, rest);
+    });
 }
 
 /// A tensor spec (`name`, `dtype`, shape).
@@ -71,9 +150,9 @@ pub fn fn_variant<I: Send + Sync + 'static>(
     }
 }
 
-/// Split `0..n` into at most `parts` contiguous ranges of near-equal length.
+/// Split `0..n` into `parts` contiguous ranges of near-equal length (some empty when `n < parts`).
 pub fn split_ranges(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
-    let parts = parts.clamp(1, n.max(1));
+    let parts = parts.max(1);
     let base = n / parts;
     let extra = n % parts;
     let mut out = Vec::with_capacity(parts);
