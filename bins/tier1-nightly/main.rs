@@ -68,7 +68,9 @@ fn main() -> ExitCode {
         p.is_file().then_some(p)
     });
     let req = NightlyRequest {
-        profile: a.profile.unwrap_or_else(|| tier1::run::default_profile(&suite)),
+        profile: a
+            .profile
+            .unwrap_or_else(|| tier1::run::default_profile(&suite)),
         suite,
         suite_path,
         store_dir: a.store,

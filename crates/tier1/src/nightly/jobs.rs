@@ -46,7 +46,9 @@ pub enum JobError {
         found: String,
     },
     /// The publication job found no canonical history to merge into.
-    #[error("publish: no canonical history exists yet; establish the first anchor with --bootstrap --accept --note")]
+    #[error(
+        "publish: no canonical history exists yet; establish the first anchor with --bootstrap --accept --note"
+    )]
     NoCanonicalHistory,
     /// Local I/O of the job's work directory.
     #[error("{path}: {source}")]
@@ -79,14 +81,24 @@ impl Classify for JobError {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
-    move |source| JobError::Io { path: path.display().to_string(), source }
+    move |source| JobError::Io {
+        path: path.display().to_string(),
+        source,
+    }
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Option<Value> {
     serde_json::to_value(v).ok()
 }
 
-fn restore_into(req: &NightlyRequest, store: &LocalStore, wf: &WorkflowRun, dest: &Path, renewal: bool, bootstrap: bool) -> Result<RestoreOutcome, JobError> {
+fn restore_into(
+    req: &NightlyRequest,
+    store: &LocalStore,
+    wf: &WorkflowRun,
+    dest: &Path,
+    renewal: bool,
+    bootstrap: bool,
+) -> Result<RestoreOutcome, JobError> {
     let opts = RestoreOptions {
         repository: store.repository().to_string(),
         workflow: WORKFLOW_FILE.into(),
@@ -159,8 +171,15 @@ pub(super) fn chain(
             found: uploaded.digest.unwrap_or_else(|| "none".into()),
         });
     }
-    out.evidence = Some(serde_json::json!({"name": evidence_name, "id": uploaded.id, "digest": packed.digest, "bytes": packed.bytes}));
-    store.upload_dir_zipped(wf.id, &format!("tier1-candidate-history-{suffix}"), &history_dir, RETENTION_DAYS)?;
+    out.evidence = Some(
+        serde_json::json!({"name": evidence_name, "id": uploaded.id, "digest": packed.digest, "bytes": packed.bytes}),
+    );
+    store.upload_dir_zipped(
+        wf.id,
+        &format!("tier1-candidate-history-{suffix}"),
+        &history_dir,
+        RETENTION_DAYS,
+    )?;
 
     // Publication job (normal) or protected promotion (accept), each restoring live history again.
     let live = work.join("live");
@@ -202,7 +221,12 @@ pub(super) fn chain(
             return Err(JobError::NoCanonicalHistory);
         }
         let merged = publish::merge(
-            &MergeRequest { candidate_root: history_dir.clone(), canonical_root: live.clone(), output_root: published.clone(), run_id: run_id.clone() },
+            &MergeRequest {
+                candidate_root: history_dir.clone(),
+                canonical_root: live.clone(),
+                output_root: published.clone(),
+                run_id: run_id.clone(),
+            },
             &req.suite,
         )?;
         out.publication = json(&merged);
@@ -221,12 +245,20 @@ pub(super) fn chain(
 
 /// Download the uploaded evidence (the packed zip) and extract it safely, as the promotion job
 /// does with the artifact it downloads.
-fn download_evidence(store: &LocalStore, meta: &ArtifactMeta, work: &Path, dest: &Path) -> Result<(), JobError> {
+fn download_evidence(
+    store: &LocalStore,
+    meta: &ArtifactMeta,
+    work: &Path,
+    dest: &Path,
+) -> Result<(), JobError> {
     let zip = work.join("evidence-download.zip");
     let mut f = std::fs::File::create(&zip).map_err(io(&zip))?;
     store.download(meta, &mut f, archive::MAX_ARCHIVE_BYTES)?;
     drop(f);
-    let policy = ExtractPolicy { strip_prefixes: vec![], ..ExtractPolicy::history() };
+    let policy = ExtractPolicy {
+        strip_prefixes: vec![],
+        ..ExtractPolicy::history()
+    };
     archive::extract_safe(&zip, dest, &policy)?;
     Ok(())
 }

@@ -109,16 +109,26 @@ impl Classify for NightlyError {
 }
 
 /// The workflow's "Validate canonical request" step.
-pub fn validate_request(accept: bool, bootstrap: bool, note: Option<&str>) -> Result<(), NightlyError> {
+pub fn validate_request(
+    accept: bool,
+    bootstrap: bool,
+    note: Option<&str>,
+) -> Result<(), NightlyError> {
     let note_blank = note.is_none_or(|n| n.trim().is_empty());
     if accept && note_blank {
-        return Err(NightlyError::Request("A public acceptance note is required (--note) with --accept".into()));
+        return Err(NightlyError::Request(
+            "A public acceptance note is required (--note) with --accept".into(),
+        ));
     }
     if !accept && !note_blank {
-        return Err(NightlyError::Request("--note requires --accept (acceptance_note requires accept_history_anchor)".into()));
+        return Err(NightlyError::Request(
+            "--note requires --accept (acceptance_note requires accept_history_anchor)".into(),
+        ));
     }
     if bootstrap && !accept {
-        return Err(NightlyError::Request("--bootstrap requires protected anchor acceptance (--accept with --note)".into()));
+        return Err(NightlyError::Request(
+            "--bootstrap requires protected anchor acceptance (--accept with --note)".into(),
+        ));
     }
     Ok(())
 }
@@ -138,32 +148,49 @@ pub fn local_repository(store_dir: &Path) -> String {
 pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     let mut req = req.clone();
     validate_request(req.accept, req.bootstrap, req.note.as_deref())?;
-    let git = crate::run::detect_git(&req.repo_root, &[]);
+    // The job's own outputs (the store, the history copy) do not make the checkout dirty.
+    let outputs: Vec<&Path> = std::iter::once(req.store_dir.as_path())
+        .chain(req.history_out.as_deref())
+        .collect();
+    let git = crate::run::detect_git(&req.repo_root, &outputs);
     let Some(commit) = git.commit.clone() else {
         return Err(NightlyError::Checkout(format!(
             "{}: not a git checkout: canonical history binds every run to a clean commit",
             req.repo_root.display()
         )));
     };
-    std::fs::create_dir_all(&req.store_dir).map_err(|e| StoreError::Io { path: req.store_dir.display().to_string(), source: e })?;
+    std::fs::create_dir_all(&req.store_dir).map_err(|e| StoreError::Io {
+        path: req.store_dir.display().to_string(),
+        source: e,
+    })?;
     let mut store = LocalStore::create(&req.store_dir, &local_repository(&req.store_dir))?;
     if let Some(now) = req.now {
         store = store.with_now(now);
     }
     let fresh = store.load()?.runs.is_empty();
     if fresh && req.auto_bootstrap && !req.accept {
-        tracing::warn!("the local store is new: establishing the first anchor (bootstrap with an automatic note)");
+        tracing::warn!(
+            "the local store is new: establishing the first anchor (bootstrap with an automatic note)"
+        );
         req.bootstrap = true;
         req.accept = true;
-        req.note = Some("Local store initialised by tier1-nightly: first anchor of this machine".into());
+        req.note =
+            Some("Local store initialised by tier1-nightly: first anchor of this machine".into());
     }
     let mut new_run = NewRun::new(WORKFLOW_FILE, &req.branch, &commit);
-    new_run.event = if req.accept { "workflow_dispatch".into() } else { "schedule".into() };
+    new_run.event = if req.accept {
+        "workflow_dispatch".into()
+    } else {
+        "schedule".into()
+    };
     let wf = store.create_run(&new_run)?;
     let work = tempfile::Builder::new()
         .prefix(&format!(".work-{}-", wf.id))
         .tempdir_in(&req.store_dir)
-        .map_err(|e| StoreError::Io { path: req.store_dir.display().to_string(), source: e })?;
+        .map_err(|e| StoreError::Io {
+            path: req.store_dir.display().to_string(),
+            source: e,
+        })?;
     let mut outcome = NightlyOutcome {
         workflow_run_id: wf.id,
         conclusion: "failure".into(),
@@ -187,7 +214,11 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
             outcome.exit = e.exit();
         }
     }
-    outcome.conclusion = if outcome.exit == Exit::Ok { "success".into() } else { "failure".into() };
+    outcome.conclusion = if outcome.exit == Exit::Ok {
+        "success".into()
+    } else {
+        "failure".into()
+    };
     store.complete_run(wf.id, &outcome.conclusion)?;
     if req.keep_work {
         let kept = work.keep();
@@ -205,9 +236,13 @@ mod tests {
         assert!(validate_request(false, false, None).is_ok());
         assert!(validate_request(true, false, Some("why")).is_ok());
         assert!(validate_request(true, true, Some("why")).is_ok());
-        let e = validate_request(true, false, Some("  ")).unwrap_err().to_string();
+        let e = validate_request(true, false, Some("  "))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("acceptance note is required"), "{e}");
-        let e = validate_request(false, false, Some("why")).unwrap_err().to_string();
+        let e = validate_request(false, false, Some("why"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--note requires --accept"), "{e}");
         let e = validate_request(false, true, None).unwrap_err().to_string();
         assert!(e.contains("--bootstrap requires"), "{e}");
