@@ -130,9 +130,7 @@ fn refuses_a_job_missing_any_required_label() {
         assert_eq!(out.status.code(), Some(ATTESTATION), "{label}");
         let err = stderr(&out);
         assert!(
-            err.contains(&format!(
-                "labels: expected self-hosted,linux,x64,gpu,b200,node24-actions, found "
-            )),
+            err.contains("labels: expected self-hosted,linux,x64,gpu,b200,node24-actions, found "),
             "{err}"
         );
         assert!(

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod digest;
 pub mod exit;
 pub mod fsx;
+pub mod gpu;
 pub mod history;
 pub mod json;
 pub mod regress;
