@@ -441,10 +441,14 @@ fn candidate_upload_follows_evidence_upload_and_requires_its_success() {
         "${{ steps.upload_evidence.outputs.artifact-digest }}"
     );
     let verify_run = verify["run"].as_str().unwrap();
-    assert!(
-        verify_run.contains("tier1-evidence\" verify")
-            && verify_run.contains("--expected-digest \"$TIER1_EXPECTED_DIGEST\"")
-    );
+    for part in [
+        "tier1-evidence\" verify",
+        "--expected-digest \"$TIER1_EXPECTED_DIGEST\"",
+        "--file \"$RUNNER_TEMP/$TIER1_EVIDENCE_ARTIFACT_NAME\"",
+        "--artifact-id \"$TIER1_EVIDENCE_ARTIFACT_ID\"",
+    ] {
+        assert!(verify_run.contains(part), "verify lacks {part}");
+    }
     assert_eq!(
         candidate["if"],
         "steps.upload_evidence.outcome == 'success' && steps.verify_evidence.outcome == 'success'"
