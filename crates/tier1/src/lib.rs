@@ -11,6 +11,7 @@ pub mod exit;
 pub mod fsx;
 pub mod gate;
 pub mod gha;
+pub mod gpu;
 pub mod history;
 pub mod json;
 pub mod nightly;
@@ -21,6 +22,7 @@ pub mod regress;
 pub mod regress_md;
 pub mod restore;
 pub mod run;
+pub mod runner;
 pub mod store;
 pub mod suite;
 
