@@ -3,8 +3,10 @@
 
 pub mod cli;
 pub mod digest;
+pub mod evidence;
 pub mod exit;
 pub mod fsx;
+pub mod github;
 pub mod history;
 pub mod json;
 pub mod regress;

@@ -1,6 +1,8 @@
 //! The `ArtifactStore` trait: what restore, publish and promote need from "GitHub Actions artifacts",
 //! with two backends, `local` (a directory that models runs and artifacts) and `github` (REST).
 
+pub mod github;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -187,6 +189,27 @@ pub trait ArtifactStore {
 
     /// Artifacts of the repository with exactly this name, newest first.
     fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError>;
+
+    /// The artifact named `name` uploaded by run `run_id`; where a re-run uploaded the name twice,
+    /// the one with the highest id. `NotFound` when the run has none.
+    fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
+        let listing = self.list_run_artifacts(run_id)?;
+        let found = listing
+            .items
+            .into_iter()
+            .filter(|a| a.name == name)
+            .max_by_key(|a| a.id);
+        match found {
+            Some(a) => Ok(a),
+            None if listing.truncated => Err(StoreError::Corrupt {
+                path: format!("artifacts of run {run_id}"),
+                message: format!("listing is incomplete and does not contain {name:?}"),
+            }),
+            None => Err(StoreError::NotFound {
+                what: format!("artifact {name:?} of run {run_id}"),
+            }),
+        }
+    }
 
     /// Stream an artifact's bytes into `sink`, hashing as they pass, refusing more than `cap` bytes.
     /// The caller compares the returned digest with the metadata's.
