@@ -1,6 +1,8 @@
 //! tier1: the core library of a canonical, tamper-evident tier-1 GPU benchmark release gate.
 //! Binaries under `bins/` are thin: parse arguments, call one function here, map to an exit code.
 
+pub mod aggregate;
+pub mod archive;
 pub mod cli;
 pub mod digest;
 pub mod evidence;
@@ -10,6 +12,7 @@ pub mod github;
 pub mod history;
 pub mod json;
 pub mod regress;
+pub mod restore;
 pub mod store;
 pub mod suite;
 

@@ -220,3 +220,40 @@ pub trait ArtifactStore {
         cap: u64,
     ) -> Result<Downloaded, StoreError>;
 }
+
+pub mod local;
+
+/// What opening a store needs besides its spec.
+#[derive(Debug, Clone, Default)]
+pub struct StoreConfig {
+    /// `owner/name` the caller works for.
+    pub repository: String,
+    /// REST base URL (`GITHUB_API_URL`), for the github store.
+    pub api_url: Option<String>,
+    /// Fixed clock (`--now`); None: the system clock.
+    pub now: Option<DateTime<Utc>>,
+}
+
+/// Open a store from its spec: `local:DIR` (an existing local store) or `github`.
+pub fn open_store(spec: &str, cfg: &StoreConfig) -> Result<Box<dyn ArtifactStore>, StoreError> {
+    if let Some(dir) = spec.strip_prefix("local:") {
+        if dir.is_empty() {
+            return Err(StoreError::Invalid(
+                "store spec `local:` needs a directory: expected `local:DIR`".into(),
+            ));
+        }
+        let mut s = local::LocalStore::open(std::path::Path::new(dir))?;
+        if let Some(now) = cfg.now {
+            s = s.with_now(now);
+        }
+        return Ok(Box::new(s));
+    }
+    if spec == "github" {
+        return Err(StoreError::Invalid(
+            "the github store is not built in yet".into(),
+        ));
+    }
+    Err(StoreError::Invalid(format!(
+        "unknown store {spec:?}: expected `local:DIR` or `github`"
+    )))
+}
