@@ -42,6 +42,7 @@ pub struct Approval {
 pub struct GithubStore {
     client: GithubClient,
     workflow_ids: Mutex<HashMap<String, u64>>,
+    now: Option<DateTime<Utc>>,
 }
 
 impl GithubStore {
@@ -50,7 +51,14 @@ impl GithubStore {
         Ok(GithubStore {
             client: GithubClient::new(cfg)?,
             workflow_ids: Mutex::new(HashMap::new()),
+            now: None,
         })
+    }
+
+    /// Fix the clock used for age checks (`--now`); the default is the system clock.
+    pub fn with_now(mut self, now: DateTime<Utc>) -> Self {
+        self.now = Some(now);
+        self
     }
 
     /// A store configured from `GITHUB_API_URL` and `GITHUB_REPOSITORY` (unless given) and
@@ -177,7 +185,7 @@ impl ArtifactStore for GithubStore {
     }
 
     fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+        self.now.unwrap_or_else(Utc::now)
     }
 
     fn list_completed_runs(

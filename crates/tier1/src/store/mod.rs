@@ -249,9 +249,12 @@ pub fn open_store(spec: &str, cfg: &StoreConfig) -> Result<Box<dyn ArtifactStore
         return Ok(Box::new(s));
     }
     if spec == "github" {
-        return Err(StoreError::Invalid(
-            "the github store is not built in yet".into(),
-        ));
+        let repository = (!cfg.repository.is_empty()).then_some(cfg.repository.as_str());
+        let mut s = github::GithubStore::from_env(cfg.api_url.as_deref(), repository)?;
+        if let Some(now) = cfg.now {
+            s = s.with_now(now);
+        }
+        return Ok(Box::new(s));
     }
     Err(StoreError::Invalid(format!(
         "unknown store {spec:?}: expected `local:DIR` or `github`"
