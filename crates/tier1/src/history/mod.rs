@@ -1,7 +1,6 @@
 //! The history package: model types, validation, the hash chain, trend snapshots and rendering.
 
 pub mod chain;
-pub mod eligibility;
 pub mod model;
 pub mod package;
 pub mod render;

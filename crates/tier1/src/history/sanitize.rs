@@ -7,6 +7,7 @@ use super::model::{INDEX_FILE, IndexRow, REGRESSION_MD_FILE};
 use super::package::{self, IndexDoc, RunFiles};
 use super::render;
 use super::validate::{HistoryError, is_evidence_artifact_name};
+use crate::aggregate;
 use crate::fsx;
 use crate::suite::Goal;
 use serde_json::Value;
@@ -112,12 +113,9 @@ pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(),
             .into_iter()
             .filter_map(|(k, v)| portable(&v, id).map(|v| (k, v)))
             .collect();
-        if Goal::from_stored(t.optimization_goal.as_deref()) == Goal::Memory
-            && t.best_optimized_memory_mb.is_none()
-            && let (Some(base), Some(pct)) = (t.baseline_memory_mb, t.best_memory_savings_pct)
-            && base > 0.0
-        {
-            t.best_optimized_memory_mb = Some(base * (1.0 - pct / 100.0));
+        if aggregate::goal(t) == Goal::Memory && t.best_optimized_memory_mb.is_none() {
+            t.best_optimized_memory_mb =
+                aggregate::best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct);
         }
     }
     let r = &mut f.regression;

@@ -40,7 +40,7 @@ fn row(r: &IndexRow) -> TrendRow {
 
 fn mean(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = xs.flatten().filter(|x| x.is_finite()).collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    crate::aggregate::mean(&v)
 }
 
 /// Build the snapshot of an index.

@@ -2,13 +2,13 @@
 //! (reference §2.2, §5.5 step 4), plus the hash chain; and restore's in-place sanitizing.
 
 use super::chain::ChainState;
-use super::eligibility;
 use super::model::{INDEX_FILE, Index, IndexRow, RegressionSummary, Summary};
 use super::package::{self, IndexDoc, RunFiles};
 use super::sanitize;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::fsx;
+use crate::gate;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -356,12 +356,12 @@ pub fn check_summary(row: &IndexRow, s: &Summary) -> Result<(), HistoryError> {
             a.target_count
         ));
     }
-    let count = |f: &dyn Fn(&str) -> bool| s.targets.iter().filter(|t| f(&t.status)).count() as u32;
+    let derived = crate::aggregate::compute(&s.targets);
     let expected = [
-        ("succeeded", a.succeeded, count(&|st| st == "succeeded")),
-        ("failed", a.failed, count(&|st| st.starts_with("failed"))),
-        ("skipped", a.skipped, count(&|st| st.starts_with("skipped"))),
-        ("missing", a.missing, count(&|st| st == "missing")),
+        ("succeeded", a.succeeded, derived.succeeded),
+        ("failed", a.failed, derived.failed),
+        ("skipped", a.skipped, derived.skipped),
+        ("missing", a.missing, derived.missing),
     ];
     for (name, found, want) in expected {
         if found != want {
@@ -386,27 +386,35 @@ fn check_regression(row: &IndexRow, r: &RegressionSummary) -> Result<(), History
 }
 
 fn check_acceptance(row: &IndexRow, f: &RunFiles) -> Result<(), HistoryError> {
-    if row.is_accepted()
-        && let Err(why) = eligibility::accepted(&f.summary, &f.regression, row.baseline_acceptance)
-    {
-        return Err(HistoryError::structural(
+    let explicit = row.baseline_acceptance.is_some_and(|a| a.is_explicit());
+    let warnings = !f.regression.warnings.is_empty();
+    let fail = |what: &str, reasons: Vec<String>| {
+        Err(HistoryError::structural(
             INDEX_FILE,
             format!(
-                "run {:?}: stored run_accepted: true contradicts its files: {why}",
-                row.run_id
+                "run {:?}: stored {what}: true contradicts its files: {}",
+                row.run_id,
+                reasons.join("; ")
             ),
-        ));
+        ))
+    };
+    if row.is_accepted() {
+        let c = gate::run_acceptance(&f.summary, &f.regression, warnings, explicit);
+        if !c.passed() {
+            return fail("run_accepted", c.reasons);
+        }
     }
-    if row.is_eligible()
-        && let Some(why) = eligibility::anchor_problem(row, &f.summary, &f.regression)
-    {
-        return Err(HistoryError::structural(
-            INDEX_FILE,
-            format!(
-                "run {:?}: stored baseline_eligible: true but {why}",
-                row.run_id
-            ),
-        ));
+    if row.is_eligible() {
+        let c = gate::eligible_anchor_rules(
+            &f.summary,
+            &f.regression,
+            row.is_accepted(),
+            explicit,
+            warnings,
+        );
+        if !c.passed() {
+            return fail("baseline_eligible", c.reasons);
+        }
     }
     Ok(())
 }
