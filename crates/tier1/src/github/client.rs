@@ -156,12 +156,12 @@ impl GithubClient {
         let policy = &self.cfg.retry;
         let mut attempt = 1u32;
         loop {
-            let response = self
-                .block_on(req().send())
-                .map_err(|e| GithubError::Transport {
+            let response = self.block_on(async { req().send().await }).map_err(|e| {
+                GithubError::Transport {
                     endpoint: endpoint.clone(),
                     message: transport_message(&e),
-                })?;
+                }
+            })?;
             let facts = facts_of(&response);
             match policy.decide(attempt, &facts, chrono::Utc::now().timestamp()) {
                 Decision::Stop => return Ok(Final { response, endpoint }),
@@ -246,14 +246,15 @@ impl GithubClient {
         Ok(self.decode(fin)?.0)
     }
 
-    /// Walk a list endpoint through `Link rel="next"` to the last page (at most `max_pages`).
-    /// `split` takes one page body apart into `(total_count, items)`. A `Link` loop is an error; a
-    /// cap or a short last page yields `complete: false`.
+    /// Walk a list endpoint through `Link rel="next"` to the last page (at most `max_pages`, and
+    /// no further once more than `max_items` items are collected). `split` takes one page body
+    /// apart into `(total_count, items)`. A `Link` loop is an error; a cap or a short last page
+    /// yields `complete: false`.
     pub fn get_paginated<P: DeserializeOwned, T>(
         &self,
         route: &str,
         query: &[(&str, String)],
-        max_pages: usize,
+        (max_pages, max_items): (usize, usize),
         split: impl Fn(P) -> (u64, Vec<T>),
     ) -> Result<Paged<T>, GithubError> {
         let first = self.url(route, query)?;
@@ -266,7 +267,11 @@ impl GithubClient {
             let (page, link): (P, _) = self.decode(fin)?;
             let (total_count, page_items) = split(page);
             items.extend(page_items);
-            match walk.step(link.as_deref()) {
+            let step = match walk.step(link.as_deref()) {
+                Step::Next(_) if items.len() > max_items => Step::Capped,
+                other => other,
+            };
+            match step {
                 Step::Next(u) => {
                     next = url::Url::parse(&u).map_err(|e| GithubError::Incomplete {
                         endpoint: endpoint.clone(),

@@ -134,7 +134,7 @@ impl GithubStore {
         let paged = self.client.get_paginated(
             &self.route(&format!("/actions/runs/{run_id}/attempts/{attempt}/jobs")),
             &[("per_page", PER_PAGE.to_string())],
-            MAX_ARTIFACT_PAGES,
+            (MAX_ARTIFACT_PAGES, usize::MAX),
             |p: ApiJobsPage| (p.total_count, p.jobs),
         )?;
         if !paged.complete {
@@ -153,7 +153,7 @@ impl GithubStore {
         let paged = self.client.get_paginated(
             route,
             query,
-            MAX_ARTIFACT_PAGES,
+            (MAX_ARTIFACT_PAGES, usize::MAX),
             |p: ApiArtifactsPage| (p.total_count, p.artifacts),
         )?;
         let items = paged
@@ -195,7 +195,6 @@ impl ArtifactStore for GithubStore {
         cap: usize,
     ) -> Result<Listing<WorkflowRun>, StoreError> {
         let workflow_id = self.workflow_id(workflow)?;
-        let max_pages = (cap / PER_PAGE as usize + 1).min(MAX_RUN_PAGES);
         let paged = self.client.get_paginated(
             &self.route(&format!("/actions/workflows/{workflow_id}/runs")),
             &[
@@ -204,7 +203,7 @@ impl ArtifactStore for GithubStore {
                 ("exclude_pull_requests", "true".to_string()),
                 ("per_page", PER_PAGE.to_string()),
             ],
-            max_pages,
+            (MAX_RUN_PAGES, cap),
             |p: ApiRunsPage| (p.total_count, p.workflow_runs),
         )?;
         let mut by_id = BTreeMap::new();
