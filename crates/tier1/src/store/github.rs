@@ -150,12 +150,15 @@ impl GithubStore {
         route: &str,
         query: &[(&str, String)],
     ) -> Result<Listing<ArtifactMeta>, StoreError> {
-        let paged = self.client.get_paginated(
-            route,
-            query,
-            (MAX_ARTIFACT_PAGES, usize::MAX),
-            |p: ApiArtifactsPage| (p.total_count, p.artifacts),
-        )?;
+        let paged = self
+            .client
+            .get_paginated(
+                route,
+                query,
+                (MAX_ARTIFACT_PAGES, usize::MAX),
+                |p: ApiArtifactsPage| (p.total_count, p.artifacts),
+            )
+            .map_err(|e| not_found_as(e, route.to_string()))?;
         let items = paged
             .items
             .into_iter()
