@@ -515,7 +515,7 @@ fn artifacts(
     keep: impl Fn(&StoredArtifact) -> bool,
 ) -> Vec<Value> {
     let mut out: Vec<&StoredArtifact> = state.artifacts.iter().filter(|a| keep(a)).collect();
-    out.sort_by(|a, b| b.id.cmp(&a.id));
+    out.sort_by_key(|a| std::cmp::Reverse(a.id));
     out.into_iter()
         .map(|a| {
             let run = state.runs.iter().find(|r| r.id == a.workflow_run_id);

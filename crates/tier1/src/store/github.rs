@@ -424,7 +424,7 @@ pub fn latest_per_name(items: Vec<ArtifactMeta>) -> Vec<ArtifactMeta> {
         }
     }
     let mut out: Vec<ArtifactMeta> = best.into_values().collect();
-    out.sort_by(|a, b| b.id.cmp(&a.id));
+    out.sort_by_key(|a| std::cmp::Reverse(a.id));
     out
 }
 
