@@ -11,6 +11,7 @@ pub mod exit;
 pub mod fsx;
 pub mod gate;
 pub mod gha;
+pub mod github;
 pub mod gpu;
 pub mod history;
 pub mod json;
