@@ -123,6 +123,7 @@ __device__ void t1_softmax_row(float* row, int n) {
 #define T1_FLASH_BQ 64
 #define T1_FLASH_BK 32
 #define T1_FLASH_DPT 64
+#define T1_FLASH_CHUNK 8
 template <int SPLIT, typename Bias>
 __device__ void t1_flash_causal(const float* __restrict__ q, const float* __restrict__ k,
                                 const float* __restrict__ v, float* __restrict__ o, int q_stride,
@@ -151,32 +152,36 @@ __device__ void t1_flash_causal(const float* __restrict__ q, const float* __rest
             vs[r][c] = ok ? v[(long long)j * kv_stride + c] : 0.0f;
         }
         __syncthreads();
-        float s[T1_FLASH_BK];
-        float tile_max = T1_NEG_INF;
+#pragma unroll 1
+        for (int r0 = 0; r0 < T1_FLASH_BK; r0 += T1_FLASH_CHUNK) {
+            // Online-softmax update per chunk of keys (bounded unrolling keeps NVRTC fast).
+            float s[T1_FLASH_CHUNK];
+            float chunk_max = T1_NEG_INF;
 #pragma unroll
-        for (int r = 0; r < T1_FLASH_BK; ++r) {
-            float dot = 0.0f;
+            for (int r = 0; r < T1_FLASH_CHUNK; ++r) {
+                float dot = 0.0f;
 #pragma unroll
-            for (int c = 0; c < T1_FLASH_DPT; ++c) dot = fmaf(qr[c], ks[r][c0 + c], dot);
+                for (int c = 0; c < T1_FLASH_DPT; ++c) dot = fmaf(qr[c], ks[r0 + r][c0 + c], dot);
 #pragma unroll
-            for (int w = 1; w < SPLIT; w <<= 1) dot += __shfl_xor_sync(0xffffffffu, dot, w);
-            const int j = j0 + r;
-            s[r] = (j <= i) ? dot + bias(i, j) : T1_NEG_INF;
-            tile_max = fmaxf(tile_max, s[r]);
+                for (int w = 1; w < SPLIT; w <<= 1) dot += __shfl_xor_sync(0xffffffffu, dot, w);
+                const int j = j0 + r0 + r;
+                s[r] = (j <= i) ? dot + bias(i, j) : T1_NEG_INF;
+                chunk_max = fmaxf(chunk_max, s[r]);
+            }
+            const float m_new = fmaxf(m, chunk_max);
+            const float corr = (m == T1_NEG_INF) ? 0.0f : __expf(m - m_new);
+            l *= corr;
+#pragma unroll
+            for (int c = 0; c < T1_FLASH_DPT; ++c) acc[c] *= corr;
+#pragma unroll
+            for (int r = 0; r < T1_FLASH_CHUNK; ++r) {
+                const float p = (s[r] == T1_NEG_INF) ? 0.0f : __expf(s[r] - m_new);
+                l += p;
+#pragma unroll
+                for (int c = 0; c < T1_FLASH_DPT; ++c) acc[c] = fmaf(p, vs[r0 + r][c0 + c], acc[c]);
+            }
+            m = m_new;
         }
-        const float m_new = fmaxf(m, tile_max);
-        const float corr = (m == T1_NEG_INF) ? 0.0f : __expf(m - m_new);
-        l *= corr;
-#pragma unroll
-        for (int c = 0; c < T1_FLASH_DPT; ++c) acc[c] *= corr;
-#pragma unroll
-        for (int r = 0; r < T1_FLASH_BK; ++r) {
-            const float p = (s[r] == T1_NEG_INF) ? 0.0f : __expf(s[r] - m_new);
-            l += p;
-#pragma unroll
-            for (int c = 0; c < T1_FLASH_DPT; ++c) acc[c] = fmaf(p, vs[r][c0 + c], acc[c]);
-        }
-        m = m_new;
     }
     if (active) {
         const float inv = 1.0f / l; // key j = i is always visible, so l > 0

@@ -1,6 +1,7 @@
 //! tier1: the core library of a canonical, tamper-evident tier-1 GPU benchmark release gate.
 //! Binaries under `bins/` are thin: parse arguments, call one function here, map to an exit code.
 
+pub mod bench;
 pub mod cli;
 pub mod digest;
 pub mod exit;
