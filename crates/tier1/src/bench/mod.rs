@@ -4,6 +4,7 @@
 pub mod alloc;
 pub mod backend;
 pub mod command;
+pub mod cuda;
 pub mod harness;
 pub mod result;
 pub mod rng;
