@@ -2,7 +2,9 @@
 //! (status, speedup, optimized latency with the absolute floor, memory savings points, optimized
 //! memory, new and missing targets, anchor declines), refusing runs from different environments.
 
-use crate::aggregate::{SUCCEEDED, optimized_memory_mb, optimized_time_ms, pair_goal, positive};
+use crate::aggregate::{
+    SUCCEEDED, finite, optimized_memory_mb, optimized_time_ms, pair_goal, positive,
+};
 use crate::exit::{Classify, Exit};
 use crate::history::model::{ChangeRow, RECHECKS_FILE, RegressionSummary, Summary, TargetSummary};
 use crate::suite::{Goal, Thresholds};
@@ -157,9 +159,10 @@ fn speed_checks(
     let (prev_ms, cur_ms) = (optimized_time_ms(prev), optimized_time_ms(cur));
     let both_ms = prev_ms.zip(cur_ms);
     let (mut speed_regressed, mut speed_improved) = (false, false);
-    if let (Some(before), Some(after)) = (positive(prev.best_speedup), positive(cur.best_speedup)) {
-        let delta_pct = (after - before) / before * 100.0;
-        let time_delta = both_ms.map(|(p, c)| c - p);
+    if let (Some(before), Some(after)) = (positive(prev.best_speedup), positive(cur.best_speedup))
+        && let Some(delta_pct) = relative_pct(before, after)
+    {
+        let time_delta = both_ms.and_then(|(p, c)| finite(Some(c - p)));
         let significant = time_delta.is_none_or(|d| d.abs() >= floor - EPS);
         let row = ChangeRow::Speedup {
             target: cur.target.clone(),
@@ -181,9 +184,10 @@ fn speed_checks(
             ch.declines.push(row);
         }
     }
-    if let Some((before, after)) = both_ms {
+    if let Some((before, after)) = both_ms
+        && let Some(delta_pct) = relative_pct(before, after)
+    {
         let delta_ms = after - before;
-        let delta_pct = delta_ms / before * 100.0;
         let significant = delta_ms.abs() >= floor - EPS;
         let threshold = th.optimized_latency_regression_pct;
         let row = ChangeRow::OptimizedLatency {
@@ -213,12 +217,11 @@ fn memory_checks(
     ch: &mut TargetChanges,
 ) {
     let mut memory_regressed = false;
-    let finite = crate::aggregate::finite;
     if let (Some(before), Some(after)) = (
         finite(prev.best_memory_savings_pct),
         finite(cur.best_memory_savings_pct),
-    ) {
-        let delta_points = after - before;
+    ) && let Some(delta_points) = finite(Some(after - before))
+    {
         let row = ChangeRow::MemorySavings {
             target: cur.target.clone(),
             before,
@@ -240,9 +243,10 @@ fn memory_checks(
         positive(optimized_memory_mb(prev)),
         positive(optimized_memory_mb(cur)),
     );
-    if let (Some(before), Some(after)) = (prev_mb, cur_mb) {
+    if let (Some(before), Some(after)) = (prev_mb, cur_mb)
+        && let Some(delta_pct) = relative_pct(before, after)
+    {
         let delta_mb = after - before;
-        let delta_pct = delta_mb / before * 100.0;
         let threshold = th.optimized_memory_regression_pct;
         let row = ChangeRow::OptimizedMemory {
             target: cur.target.clone(),
@@ -262,6 +266,12 @@ fn memory_checks(
             ch.declines.push(row);
         }
     }
+}
+
+/// `(after - before) / before * 100` when it is a finite number (never NaN or infinity, which no
+/// history file may hold); `None` makes the caller skip the check.
+fn relative_pct(before: f64, after: f64) -> Option<f64> {
+    finite(Some((after - before) / before * 100.0))
 }
 
 #[cfg(test)]
