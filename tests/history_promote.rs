@@ -139,7 +139,8 @@ fn accepts_a_confirmed_regression_through_the_protected_path() {
 #[test]
 fn refuses_bad_request_fields_in_order() {
     let w = World::new();
-    let cases: Vec<(fn(&mut PromoteRequest), &str)> = vec![
+    type Edit = fn(&mut PromoteRequest);
+    let cases: Vec<(Edit, &str)> = vec![
         (|r| r.run_id = "../c".into(), "--run-id"),
         (|r| r.note = "  ".into(), "--note must be a non-blank"),
         (

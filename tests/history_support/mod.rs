@@ -128,7 +128,7 @@ pub fn candidate(live: Option<&Path>, out: &Path, spec: &RunSpec) -> IndexRow {
     package::write_json(out, &format!("{id}/{REGRESSION_JSON_FILE}"), &reg).unwrap();
     std::fs::write(
         dir.join(REGRESSION_MD_FILE),
-        tier1::history::render::regression_markdown(&reg),
+        tier1::regress_md::render(&reg),
     )
     .unwrap();
     std::fs::write(dir.join(TREND_FILE), "{}\n").unwrap();
