@@ -85,7 +85,7 @@ fn a_stale_producer_is_merged_as_ineligible_evidence() {
     let w = World::new();
     let (live, live2) = (w.p("live"), w.p("live2"));
     candidate(Some(&live), &w.p("cand-c"), &RunSpec::new("c", 2));
-    evidence(&w.p("ev-c"), "c");
+    evidence(&w.p("ev-c"), &RunSpec::new("c", 2));
     tier1::promote::promote(&promote_request(
         &w.p("cand-c"),
         &w.p("ev-c"),

@@ -318,7 +318,15 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     )?;
     check_same_comparison(&files.regression, &recomputed)?;
     // 14. Evidence package.
-    check_evidence(r, &checked, &files)?;
+    evidence::check(
+        &r.evidence_root,
+        &r.history_root,
+        &r.run_id,
+        &checked.commit,
+        &files,
+        &suite,
+    )
+    .map_err(PromoteError::Invalid)?;
 
     let entry = ratified_row(r, row, &checked);
     let (mut doc, base) = match (&live, bootstrap_reset) {
@@ -508,9 +516,4 @@ fn ratified_row(r: &PromoteRequest, row: &IndexRow, c: &Checked) -> IndexRow {
     e.baseline_acceptance_reviewers = r.reviewers.iter().map(|s| s.trim().to_string()).collect();
     e.baseline_evidence_digest = Some(c.digest.as_str().to_string());
     e
-}
-
-fn check_evidence(r: &PromoteRequest, c: &Checked, f: &RunFiles) -> Result<(), PromoteError> {
-    evidence::check(&r.evidence_root, &r.history_root, &r.run_id, &c.commit, f)
-        .map_err(PromoteError::Invalid)
 }
