@@ -237,3 +237,23 @@ fn refuses_a_different_suite_and_a_missing_canonical_index() {
         &out,
     );
 }
+
+#[test]
+fn refuses_paths_not_bound_to_the_run() {
+    let w = World::new();
+    let (live, cand, out) = (w.p("live"), w.p("cand"), w.p("out"));
+    candidate(Some(&live), &cand, &RunSpec::new("r1", 1));
+    let idx = cand.join("index.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&idx).unwrap()).unwrap();
+    v["runs"][1]["regression_summary_path"] = "anchor/regression_summary.md".into();
+    tier1::history::chain::seal_all(v["runs"].as_array_mut().unwrap());
+    std::fs::write(&idx, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    assert_refused(
+        EXE,
+        &args(&cand, &live, &out, "r1"),
+        3,
+        "`regression_summary_path` must be bound to \"r1/\"",
+        &[&live, &cand],
+        &out,
+    );
+}
