@@ -249,7 +249,7 @@ pub fn empty_result(t: &Target, shapes: &Shapes) -> TargetResult {
 
 enum Msg {
     Prepared(crate::bench::result::Work, String),
-    Variant(VariantResult),
+    Variant(Box<VariantResult>),
     Failed(String),
     Done,
 }
@@ -299,7 +299,7 @@ fn run_builtin(
                 r.work = work;
                 r.baseline_file = Some(file);
             }
-            Ok(Msg::Variant(v)) => r.variants.push(v),
+            Ok(Msg::Variant(v)) => r.variants.push(*v),
             Ok(Msg::Done) => break,
             Ok(Msg::Failed(message)) => {
                 r.failure = Some(TargetFailure {
@@ -383,7 +383,7 @@ fn measure(
         let stats = Stats::of(&samples).ok_or_else(|| {
             BackendError::Device(format!("variant {}: non-finite timing sample", v.name))
         })?;
-        let _ = tx.send(Msg::Variant(VariantResult {
+        let _ = tx.send(Msg::Variant(Box::new(VariantResult {
             name: v.name.clone(),
             role: if i == 0 {
                 Role::Baseline
@@ -395,7 +395,7 @@ fn measure(
             stats,
             memory_peak_bytes: peak,
             verification,
-        }));
+        })));
     }
     Ok(())
 }

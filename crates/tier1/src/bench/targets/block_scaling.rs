@@ -37,7 +37,7 @@ impl Params {
             n: param(key, shapes, "n", 1)?,
             k: param(key, shapes, "k", BLOCK as u64)?,
         };
-        if p.k % BLOCK != 0 {
+        if !p.k.is_multiple_of(BLOCK) {
             return Err(BackendError::Shape {
                 key: key.into(),
                 param: "k".into(),
@@ -93,7 +93,11 @@ pub fn dequant(codes: &[u8], scales: &[u8], k: usize, row: usize, k0: usize, out
     for (j, o) in out.iter_mut().enumerate() {
         let idx = base + k0 + j;
         let byte = codes[idx / 2];
-        let code = if idx % 2 == 0 { byte & 0xF } else { byte >> 4 };
+        let code = if idx.is_multiple_of(2) {
+            byte & 0xF
+        } else {
+            byte >> 4
+        };
         *o = E2M1[code as usize] * e8m0(scales[idx / BLOCK]);
     }
 }

@@ -144,8 +144,8 @@ pub fn attend_causal(
 ) {
     let scale = 1.0 / (d as f32).sqrt();
     let mut sc = vec![0.0f32; BR * BC];
-    let mut m = vec![0.0f32; BR];
-    let mut l = vec![0.0f32; BR];
+    let mut m = [0.0f32; BR];
+    let mut l = [0.0f32; BR];
     for i0 in (0..s).step_by(BR) {
         let br = BR.min(s - i0);
         m[..br].fill(f32::NEG_INFINITY);

@@ -54,7 +54,7 @@ impl Params {
             param: param.into(),
             message,
         };
-        if p.hidden % p.heads != 0 || (p.hidden / p.heads) % 2 != 0 {
+        if !p.hidden.is_multiple_of(p.heads) || !(p.hidden / p.heads).is_multiple_of(2) {
             return Err(bad(
                 "heads",
                 format!(
@@ -63,7 +63,7 @@ impl Params {
                 ),
             ));
         }
-        if p.heads % p.kv_heads != 0 {
+        if !p.heads.is_multiple_of(p.kv_heads) {
             return Err(bad(
                 "kv_heads",
                 format!(

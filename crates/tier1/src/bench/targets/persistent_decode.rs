@@ -87,8 +87,8 @@ pub fn reference(inp: &Inputs) -> Vec<f64> {
         let s: f64 = (o..o + d)
             .map(|i| f64::from(inp.q[i]) * f64::from(inp.k[i]))
             .sum();
-        for i in o..o + d {
-            out[i] = f64::from(inp.v[i]) * s;
+        for (dst, v) in out[o..o + d].iter_mut().zip(&inp.v[o..o + d]) {
+            *dst = f64::from(*v) * s;
         }
     }
     out
