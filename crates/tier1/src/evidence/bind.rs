@@ -84,13 +84,13 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
             ),
         ));
     }
-    if let Some(c) = &summary.source_git_commit {
-        if c.to_ascii_lowercase() != commit {
-            return Err(EvidenceError::invalid(
-                &sp,
-                format!("source_git_commit: expected {commit}, found {c}"),
-            ));
-        }
+    if let Some(c) = &summary.source_git_commit
+        && c.to_ascii_lowercase() != commit
+    {
+        return Err(EvidenceError::invalid(
+            &sp,
+            format!("source_git_commit: expected {commit}, found {c}"),
+        ));
     }
     if summary.source_git_dirty == Some(true) {
         return Err(EvidenceError::invalid(
@@ -98,16 +98,14 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
             "source_git_dirty: expected false, found true",
         ));
     }
-    if let (Some(want), found) = (
-        req.evidence_artifact_name,
-        summary.evidence_artifact_name.as_deref(),
-    ) {
-        if found != Some(want) {
-            return Err(EvidenceError::invalid(
-                &sp,
-                format!("evidence_artifact_name: expected {want:?}, found {found:?}"),
-            ));
-        }
+    let found = summary.evidence_artifact_name.as_deref();
+    if let Some(want) = req.evidence_artifact_name
+        && found != Some(want)
+    {
+        return Err(EvidenceError::invalid(
+            &sp,
+            format!("evidence_artifact_name: expected {want:?}, found {found:?}"),
+        ));
     }
     let manifest_ref = summary
         .source_manifest_json
