@@ -82,5 +82,5 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
         evidence_artifact_name: args.evidence_artifact_name,
         hook: None,
     };
-    Ok(run::run(&req)?)
+    run::run(&req)
 }
