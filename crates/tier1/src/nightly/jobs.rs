@@ -132,7 +132,7 @@ pub(super) fn chain(
 
     // Run the suite (continue-on-error on the acceptance path, as the workflow does).
     let commit = git.commit.clone().unwrap_or_default();
-    let run_id = run::default_run_id_now(Some(&commit));
+    let run_id = fresh_run_id(&history_dir, &commit);
     out.run_id = Some(run_id.clone());
     let backend = run::backend_for(&req.suite, &req.profile).map_err(run::RunError::from)?;
     let run_req = RunRequest {
@@ -261,6 +261,21 @@ fn download_evidence(
     };
     archive::extract_safe(&zip, dest, &policy)?;
     Ok(())
+}
+
+/// The reference run id `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`; it has one-second resolution, so
+/// when the restored history already holds this second's id (back-to-back local runs), wait for the
+/// next second rather than change the format.
+fn fresh_run_id(history_dir: &Path, commit: &str) -> String {
+    let mut id = run::default_run_id_now(Some(commit));
+    for _ in 0..3 {
+        if !history_dir.join(&id).exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        id = run::default_run_id_now(Some(commit));
+    }
+    id
 }
 
 fn requester_from_env() -> String {

@@ -1,0 +1,250 @@
+//! The local main job end to end, through the real `tier1-nightly` binary on a fresh store:
+//! bootstrap anchor -> normal run accepted but not eligible -> regression refused by the gate ->
+//! promotion with a note ratifies a new anchor -> at 60 days restore needs renewal -> at 90 days it
+//! fails closed. The suite is two deterministic command targets, so every outcome is exact.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Repo {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(root)
+        .status()
+        .expect("git runs")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn repo() -> Repo {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("checkout");
+    std::fs::create_dir_all(&root).unwrap();
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nightly");
+    for f in ["fixed_target.py", "suite.yaml"] {
+        std::fs::copy(fx.join(f), root.join(f)).unwrap();
+    }
+    std::fs::write(root.join(".gitignore"), ".tier1/\n").unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "fixture"]);
+    Repo { _tmp: tmp, root }
+}
+
+struct Out {
+    code: i32,
+    json: Value,
+    stderr: String,
+}
+
+fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+        .current_dir(&r.root)
+        .args([
+            "--store",
+            ".tier1/store",
+            "--suite-config",
+            "suite.yaml",
+            "--profile",
+            "smoke",
+        ])
+        .args(["--history-out", ".tier1/history"])
+        .args(extra)
+        .env("TIER1_FAKE_SPEEDUP", speedup.to_string())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_SHA")
+        .output()
+        .expect("tier1-nightly runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn index(r: &Repo) -> Value {
+    serde_json::from_slice(&std::fs::read(r.root.join(".tier1/history/index.json")).unwrap())
+        .unwrap()
+}
+
+fn history_artifacts(r: &Repo) -> usize {
+    let s: Value =
+        serde_json::from_slice(&std::fs::read(r.root.join(".tier1/store/store.json")).unwrap())
+            .unwrap();
+    s["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["name"].as_str().unwrap().starts_with("tier1-history-"))
+        .count()
+}
+
+#[test]
+fn the_canonical_history_lifecycle_through_the_local_main_job() {
+    let r = repo();
+
+    // 1. A fresh store bootstraps the first anchor through promotion.
+    let o = nightly(&r, 2.0, &[]);
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.json["bootstrap"], true);
+    assert_eq!(o.json["restore"]["status"], "bootstrap");
+    let first = o.json["run_id"].as_str().unwrap().to_string();
+    let idx = index(&r);
+    assert_eq!(
+        idx["runs"][0]["baseline_acceptance"],
+        "accept_history_anchor"
+    );
+    assert_eq!(idx["runs"][0]["baseline_eligible"], true);
+    assert!(
+        idx["chain_reset"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("first anchor")
+    );
+
+    // 2. A normal run is compared with the anchor, accepted, and not eligible.
+    let o = nightly(&r, 2.0, &[]);
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.json["restore"]["status"], "restored");
+    assert_eq!(o.json["run"]["baseline_run_id"], first.as_str());
+    assert_eq!(o.json["run"]["run_accepted"], true);
+    assert_eq!(o.json["run"]["baseline_eligible"], false);
+    assert_eq!(o.json["run"]["summary"]["succeeded"], 2);
+    assert_eq!(index(&r)["runs"].as_array().unwrap().len(), 2);
+
+    // 3. A 25 % speedup drop is a regression, confirmed by its recheck: the gate fails (exit 1),
+    //    and the run is still published as ineligible evidence.
+    let o = nightly(&r, 1.5, &[]);
+    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.json["conclusion"], "failure");
+    assert_eq!(o.json["run"]["regressions"], 2);
+    assert_eq!(o.json["run"]["rechecks"].as_array().unwrap().len(), 2);
+    assert_eq!(o.json["run"]["baseline_run_id"], first.as_str());
+    let runs = index(&r)["runs"].as_array().unwrap().clone();
+    assert_eq!(runs.len(), 3);
+    assert_eq!(runs[2]["run_accepted"], false);
+    assert_eq!(runs[2]["baseline_eligible"], false);
+
+    // 4. The regression is ratified as the new anchor only through promotion with a public note.
+    let o = nightly(
+        &r,
+        1.5,
+        &[
+            "--accept",
+            "--note",
+            "New kernel trades speed for accuracy",
+            "--requester",
+            "alice",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.json["publication"]["accepted_regression_count"], 2);
+    let runs = index(&r)["runs"].as_array().unwrap().clone();
+    let anchor = &runs[3];
+    assert_eq!(anchor["baseline_acceptance"], "accept_history_anchor");
+    assert_eq!(anchor["baseline_acceptance_actor"], "alice");
+    assert_eq!(
+        anchor["baseline_acceptance_note"],
+        "New kernel trades speed for accuracy"
+    );
+    assert!(
+        anchor["baseline_acceptance_workflow_run"]
+            .as_str()
+            .unwrap()
+            .starts_with("local://")
+    );
+    assert!(
+        anchor["baseline_evidence_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+
+    // 5. At 61 days the anchor's evidence needs renewal: restore refuses, nothing is published.
+    let published = history_artifacts(&r);
+    let later = (chrono::Utc::now() + chrono::Duration::days(61)).to_rfc3339();
+    let o = nightly(&r, 1.5, &["--now", &later]);
+    assert_eq!(o.code, 6, "{}\n{}", o.json, o.stderr);
+    assert!(
+        o.json["failure"]
+            .as_str()
+            .unwrap()
+            .contains("at least 60 days old"),
+        "{}",
+        o.json
+    );
+    assert_eq!(history_artifacts(&r), published);
+
+    // 6. At 91 days the evidence has expired: restore fails closed.
+    let expired = (chrono::Utc::now() + chrono::Duration::days(91)).to_rfc3339();
+    let o = nightly(&r, 1.5, &["--now", &expired]);
+    assert_eq!(o.code, 5, "{}\n{}", o.json, o.stderr);
+    assert_eq!(history_artifacts(&r), published);
+    assert_eq!(
+        index(&r)["runs"].as_array().unwrap().len(),
+        4,
+        "the history copy is untouched"
+    );
+
+    // No written file carries an absolute path of this machine.
+    let tmp_prefix = r.root.parent().unwrap().to_string_lossy().into_owned();
+    for f in walk(&r.root.join(".tier1/history")) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(
+            !text.contains(&tmp_prefix),
+            "{} contains {tmp_prefix}",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn acceptance_requests_are_validated_before_anything_runs() {
+    let r = repo();
+    let o = nightly(&r, 2.0, &["--accept"]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("A public acceptance note is required"),
+        "{}",
+        o.stderr
+    );
+    let o = nightly(&r, 2.0, &["--note", "why"]);
+    assert_eq!(o.code, 3);
+    assert!(
+        o.stderr.contains("--note requires --accept"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        !r.root.join(".tier1/store").exists(),
+        "no store was created"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p))
+        } else {
+            out.push(p)
+        }
+    }
+    out
+}
