@@ -56,7 +56,7 @@ fn run(args: Args) -> Result<Exit, GpuError> {
         Err(_) => return result.map(|_| Exit::Ok),
     };
     cli::print_json(fingerprint);
-    if let Err(e) = cli::append_step_summary(&preflight::markdown(fingerprint)) {
+    if let Err(e) = tier1::gha::step_summary(&preflight::markdown(fingerprint)) {
         tracing::warn!("could not append to GITHUB_STEP_SUMMARY: {e}");
     }
     if let (Ok(fp), Some(path)) = (&result, &args.output) {

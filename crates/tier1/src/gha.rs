@@ -38,10 +38,12 @@ pub fn warning(message: &str) {
     }
 }
 
-/// Ask the runner to mask a secret in all later log output.
+/// Ask the runner to mask a secret in all later log output (on stderr, which the runner scans like
+/// stdout, so stdout stays machine output). A multi-line value is not printed: the command would
+/// leak its second line.
 pub fn mask(secret: &str) {
-    if in_actions() && !secret.is_empty() {
-        eprintln!("::add-mask::{}", escape_data(secret));
+    if in_actions() && !secret.is_empty() && !secret.contains(['\r', '\n']) {
+        eprintln!("::add-mask::{secret}");
     }
 }
 
@@ -72,6 +74,26 @@ pub fn step_summary(markdown: &str) -> std::io::Result<bool> {
     append("GITHUB_STEP_SUMMARY", &text)
 }
 
+/// Append single-line `name=value` pairs to a step-outputs file in one write; a name or value with a
+/// newline is refused before anything is written.
+pub fn append_outputs(path: &std::path::Path, pairs: &[(&str, String)]) -> std::io::Result<()> {
+    let mut text = String::new();
+    for (name, value) in pairs {
+        if name.is_empty() || name.contains(['=', '\r', '\n']) || value.contains(['\r', '\n']) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("step output {name:?} must be a single-line name=value pair"),
+            ));
+        }
+        text.push_str(&format!("{name}={value}\n"));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    f.write_all(text.as_bytes())
+}
+
 /// Write `name=value` to `$GITHUB_OUTPUT` when set (multi-line values use a heredoc delimiter).
 pub fn set_output(name: &str, value: &str) -> std::io::Result<bool> {
     let line = if value.contains('\n') {
@@ -99,6 +121,17 @@ pub fn escape_data(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outputs_append_and_refuse_newlines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out");
+        std::fs::write(&p, "a=1\n").unwrap();
+        append_outputs(&p, &[("b", "2".into()), ("c", "x y".into())]).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "a=1\nb=2\nc=x y\n");
+        assert!(append_outputs(&p, &[("d", "x\ny".into())]).is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "a=1\nb=2\nc=x y\n");
+    }
 
     #[test]
     fn escapes_workflow_command_data() {

@@ -5,7 +5,7 @@
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
-use crate::github::workflow_commands::append_outputs;
+use crate::gha::append_outputs;
 use crate::store::{ArtifactMeta, ArtifactStore, StoreError};
 use std::path::PathBuf;
 

@@ -6,7 +6,6 @@ pub mod download;
 pub mod pagination;
 pub mod retry;
 pub mod types;
-pub mod workflow_commands;
 
 pub use client::GithubClient;
 pub use retry::RetryPolicy;
@@ -116,9 +115,7 @@ impl GithubConfig {
         let token = std::env::var("GITHUB_TOKEN")
             .map_err(|_| GithubError::Config("GITHUB_TOKEN is not set".into()))?;
         let token = Token::new(token);
-        if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") {
-            workflow_commands::add_mask(token.expose());
-        }
+        crate::gha::mask(token.expose());
         let mut cfg = GithubConfig::new(&api, &repo, token)?;
         if let Some(ms) = env_ms(ENV_TIMEOUT_MS)? {
             cfg.read_timeout = ms;
