@@ -14,6 +14,7 @@ pub mod promote;
 pub mod publish;
 pub mod recheck;
 pub mod regress;
+pub mod regress_md;
 pub mod restore;
 pub mod store;
 pub mod suite;
