@@ -59,13 +59,21 @@ fn hash_bench(dir: &Path) -> (StdDuration, StdDuration) {
     for _ in 0..RUNS {
         let t = Instant::now();
         let mut src = std::fs::File::open(&path).expect("open");
-        let (d, n) = tier1::digest::copy_hashed(&mut src, &mut std::io::sink(), u64::MAX).expect("hash");
+        let (d, n) =
+            tier1::digest::copy_hashed(&mut src, &mut std::io::sink(), u64::MAX).expect("hash");
         ours.push(t.elapsed());
         assert_eq!(n as usize, HASH_BYTES);
         let t = Instant::now();
-        let out = Command::new("sha256sum").arg(&path).output().expect("sha256sum");
+        let out = Command::new("sha256sum")
+            .arg(&path)
+            .output()
+            .expect("sha256sum");
         theirs.push(t.elapsed());
-        let hex = String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap_or("").to_string();
+        let hex = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
         assert_eq!(hex, d.hex(), "both tools hash the same bytes");
         expected = hex;
     }
@@ -75,10 +83,15 @@ fn hash_bench(dir: &Path) -> (StdDuration, StdDuration) {
 
 fn main() {
     let env = Env::new();
-    let p = env.nightly(t0(), "success", tier1::store::local::NewRun::new(WORKFLOW, "main", SHA_A), |ev, dir| {
-        write_history(dir, HISTORY_RUNS, &anchor(ev));
-        HistoryUpload::Dir
-    });
+    let p = env.nightly(
+        t0(),
+        "success",
+        tier1::store::local::NewRun::new(WORKFLOW, "main", SHA_A),
+        |ev, dir| {
+            write_history(dir, HISTORY_RUNS, &anchor(ev));
+            HistoryUpload::Dir
+        },
+    );
     let zip_bytes = p.history.as_ref().map_or(0, |h| h.size_in_bytes);
     let store = env.store_at(t0() + Duration::days(1));
     let mut times = Vec::new();
@@ -154,8 +167,13 @@ fn main() {
         secs(restore_median)
     );
     match peak_kib {
-        Some(k) => println!("| restore peak RSS (VmHWM, reset before each run) | {:.1} MiB | < 64 MiB |", k as f64 / 1024.0),
-        None => println!("| restore peak RSS | not measurable (/proc/self/clear_refs unavailable) | < 64 MiB |"),
+        Some(k) => println!(
+            "| restore peak RSS (VmHWM, reset before each run) | {:.1} MiB | < 64 MiB |",
+            k as f64 / 1024.0
+        ),
+        None => println!(
+            "| restore peak RSS | not measurable (/proc/self/clear_refs unavailable) | < 64 MiB |"
+        ),
     }
     if pub_times.len() == RUNS {
         println!(

@@ -12,17 +12,28 @@ use tier1::store::local::NewRun;
 fn restore_raw(members: &[(&str, &[u8])]) -> (Env, std::process::Output) {
     let env = Env::new();
     let zip = env.raw_zip("hostile.zip", members);
-    env.nightly(t0(), "success", NewRun::new(WORKFLOW, "main", SHA_A), |_, _| {
-        HistoryUpload::RawFile(zip.clone())
-    });
-    let o = env.restore(t0() + Duration::days(1), &env.dest(), &["--allow-bootstrap"]);
+    env.nightly(
+        t0(),
+        "success",
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |_, _| HistoryUpload::RawFile(zip.clone()),
+    );
+    let o = env.restore(
+        t0() + Duration::days(1),
+        &env.dest(),
+        &["--allow-bootstrap"],
+    );
     (env, o)
 }
 
 fn refused(members: &[(&str, &[u8])], fragment: &str) {
     let (env, o) = restore_raw(members);
     assert_refused(&o, 4, "failed integrity validation", &env.dest());
-    assert!(stderr(&o).contains(fragment), "expected {fragment:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains(fragment),
+        "expected {fragment:?}: {}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -48,7 +59,11 @@ fn missing_digest_metadata_is_fatal() {
     let p = env.good_nightly(t0(), 1);
     env.store_at(t0())
         .update(|s| {
-            let a = s.artifacts.iter_mut().find(|a| Some(a.id) == p.history.as_ref().map(|h| h.id)).unwrap();
+            let a = s
+                .artifacts
+                .iter_mut()
+                .find(|a| Some(a.id) == p.history.as_ref().map(|h| h.id))
+                .unwrap();
             a.digest = Some("sha256:abc".into());
             Ok(())
         })
@@ -60,12 +75,18 @@ fn missing_digest_metadata_is_fatal() {
 
 #[test]
 fn zip_slip_is_fatal() {
-    refused(&[("index.json", b"{}"), ("../escape.json", b"{}")], "\"../escape.json\": path escapes the destination");
+    refused(
+        &[("index.json", b"{}"), ("../escape.json", b"{}")],
+        "\"../escape.json\": path escapes the destination",
+    );
 }
 
 #[test]
 fn absolute_path_is_fatal() {
-    refused(&[("/etc/x.json", b"{}")], "\"/etc/x.json\": absolute or non-portable path refused");
+    refused(
+        &[("/etc/x.json", b"{}")],
+        "\"/etc/x.json\": absolute or non-portable path refused",
+    );
 }
 
 #[test]
@@ -83,7 +104,12 @@ fn symlink_member_is_fatal() {
     zw.write_all(b"{}").unwrap();
     zw.add_symlink("link.json", "/etc/passwd", opts).unwrap();
     zw.finish().unwrap();
-    env.nightly(t0(), "success", NewRun::new(WORKFLOW, "main", SHA_A), |_, _| HistoryUpload::RawFile(p.clone()));
+    env.nightly(
+        t0(),
+        "success",
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |_, _| HistoryUpload::RawFile(p.clone()),
+    );
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 4, "\"link.json\": symbolic links are refused", &dest);
@@ -92,14 +118,20 @@ fn symlink_member_is_fatal() {
 #[test]
 fn duplicate_path_after_prefix_stripping_is_fatal() {
     refused(
-        &[("index.json", b"{}"), ("artifacts/history/tier1/index.json", b"{}")],
+        &[
+            ("index.json", b"{}"),
+            ("artifacts/history/tier1/index.json", b"{}"),
+        ],
         "duplicate path \"index.json\" after prefix stripping",
     );
 }
 
 #[test]
 fn non_json_member_is_fatal() {
-    refused(&[("index.json", b"{}"), ("run/notes.txt", b"x")], "\"run/notes.txt\": file type refused");
+    refused(
+        &[("index.json", b"{}"), ("run/notes.txt", b"x")],
+        "\"run/notes.txt\": file type refused",
+    );
 }
 
 #[test]
@@ -112,7 +144,10 @@ fn too_many_members_is_fatal() {
 #[test]
 fn oversize_expanded_is_fatal() {
     let big = vec![b' '; 64 * 1024 * 1024 + 1];
-    refused(&[("index.json", &big)], "\"index.json\": expanded size exceeds the cap of 67108864 bytes");
+    refused(
+        &[("index.json", &big)],
+        "\"index.json\": expanded size exceeds the cap of 67108864 bytes",
+    );
 }
 
 #[test]
@@ -122,7 +157,12 @@ fn oversize_archive_is_fatal() {
     let f = std::fs::File::create(&p).unwrap();
     f.set_len(128 * 1024 * 1024 + 1).unwrap();
     drop(f);
-    env.nightly(t0(), "success", NewRun::new(WORKFLOW, "main", SHA_A), |_, _| HistoryUpload::RawFile(p.clone()));
+    env.nightly(
+        t0(),
+        "success",
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |_, _| HistoryUpload::RawFile(p.clone()),
+    );
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "download exceeds the cap of 134217728 bytes", &dest);
@@ -133,7 +173,12 @@ fn not_a_zip_is_fatal() {
     let env = Env::new();
     let p = env.tmp.path().join("junk.zip");
     std::fs::write(&p, b"not a zip at all").unwrap();
-    env.nightly(t0(), "failure", NewRun::new(WORKFLOW, "main", SHA_A), |_, _| HistoryUpload::RawFile(p.clone()));
+    env.nightly(
+        t0(),
+        "failure",
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |_, _| HistoryUpload::RawFile(p.clone()),
+    );
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "is not a valid zip", &dest);
@@ -142,23 +187,36 @@ fn not_a_zip_is_fatal() {
 /// Upload a good history after `edit` changes its index.json; restore must refuse with `fragment`.
 fn tampered_index(edit: impl FnOnce(&mut serde_json::Value), fragment: &str) {
     let env = Env::new();
-    env.nightly(t0(), "success", NewRun::new(WORKFLOW, "main", SHA_A), |ev, dir| {
-        write_history(dir, 3, &anchor(ev));
-        let p = dir.join("index.json");
-        let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-        edit(&mut v);
-        std::fs::write(&p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-        HistoryUpload::Dir
-    });
+    env.nightly(
+        t0(),
+        "success",
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |ev, dir| {
+            write_history(dir, 3, &anchor(ev));
+            let p = dir.join("index.json");
+            let mut v: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+            edit(&mut v);
+            std::fs::write(&p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+            HistoryUpload::Dir
+        },
+    );
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "failed integrity validation", &dest);
-    assert!(stderr(&o).contains(fragment), "expected {fragment:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains(fragment),
+        "expected {fragment:?}: {}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn tampered_index_row_is_fatal() {
-    tampered_index(|v| v["runs"][1]["max_speedup"] = 9.0.into(), "hash chain mismatch");
+    tampered_index(
+        |v| v["runs"][1]["max_speedup"] = 9.0.into(),
+        "hash chain mismatch",
+    );
 }
 
 #[test]

@@ -84,19 +84,35 @@ pub fn write_history(root: &Path, runs: usize, anchor: &AnchorSpec) {
     let first = run_id(0);
     for i in 0..runs {
         let id = run_id(i);
-        let ts = (t0() + Duration::minutes(i as i64)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let ts =
+            (t0() + Duration::minutes(i as i64)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let promoted = anchor.promoted_digest.is_some() && i == runs - 1 && i > 0;
-        write_json(root, &run_path(&id, "summary.json"), &summary(&id, &ts, anchor));
-        let baseline = if i == 0 { Value::Null } else { Value::from(first.clone()) };
+        write_json(
+            root,
+            &run_path(&id, "summary.json"),
+            &summary(&id, &ts, anchor),
+        );
+        let baseline = if i == 0 {
+            Value::Null
+        } else {
+            Value::from(first.clone())
+        };
         let reg = json!({
             "baseline_run_id": baseline, "current_run_id": id,
             "regressions": [], "improvements": [], "anchor_declines": [], "new_targets": [],
             "missing_targets": [], "warnings": [], "suppressed_regressions": [], "rechecks": []
         });
         write_json(root, &run_path(&id, "regression_summary.json"), &reg);
-        fs::write(root.join(run_path(&id, "regression_summary.md")), "# Regressions\n\nNone.\n")
-            .expect("md");
-        write_json(root, &run_path(&id, "trend_snapshot.json"), &json!({"suite_name": "tier1"}));
+        fs::write(
+            root.join(run_path(&id, "regression_summary.md")),
+            "# Regressions\n\nNone.\n",
+        )
+        .expect("md");
+        write_json(
+            root,
+            &run_path(&id, "trend_snapshot.json"),
+            &json!({"suite_name": "tier1"}),
+        );
         let mut row = json!({
             "run_id": id, "generated_at": ts,
             "summary_path": run_path(&id, "summary.json"),
@@ -117,7 +133,10 @@ pub fn write_history(root: &Path, runs: usize, anchor: &AnchorSpec) {
             obj.insert("baseline_acceptance".into(), "accept_history_anchor".into());
             obj.insert("baseline_acceptance_actor".into(), "dispatcher".into());
             obj.insert("baseline_acceptance_actor_role".into(), "requester".into());
-            obj.insert("baseline_acceptance_note".into(), "Reviewed the evidence".into());
+            obj.insert(
+                "baseline_acceptance_note".into(),
+                "Reviewed the evidence".into(),
+            );
             obj.insert(
                 "baseline_acceptance_workflow_run".into(),
                 "https://github.example/owner/repo/actions/runs/1".into(),
@@ -156,7 +175,9 @@ impl Env {
     }
 
     pub fn store_at(&self, at: DateTime<Utc>) -> LocalStore {
-        LocalStore::open(&self.store_dir).expect("open").with_now(at)
+        LocalStore::open(&self.store_dir)
+            .expect("open")
+            .with_now(at)
     }
 
     /// A fresh, absent destination path.
@@ -180,26 +201,43 @@ impl Env {
         let ev_name = format!("tier1-evidence-{suffix}");
         let ev_file = self.tmp.path().join(format!("evidence-{}.zip", run.id));
         fs::write(&ev_file, format!("evidence of run {}", run.id)).expect("evidence");
-        let evidence = store.upload_file(run.id, &ev_name, &ev_file, 90).expect("upload evidence");
+        let evidence = store
+            .upload_file(run.id, &ev_name, &ev_file, 90)
+            .expect("upload evidence");
         let dir = self.tmp.path().join(format!("hist-{}", run.id));
         fs::create_dir_all(&dir).expect("mkdir");
         let hist_name = format!("tier1-history-{suffix}");
         let history = match history(&ev_name, &dir) {
             HistoryUpload::None => None,
-            HistoryUpload::Dir => Some(store.upload_dir_zipped(run.id, &hist_name, &dir, 90).expect("zip")),
-            HistoryUpload::RawFile(p) => Some(store.upload_file(run.id, &hist_name, &p, 90).expect("raw")),
+            HistoryUpload::Dir => Some(
+                store
+                    .upload_dir_zipped(run.id, &hist_name, &dir, 90)
+                    .expect("zip"),
+            ),
+            HistoryUpload::RawFile(p) => {
+                Some(store.upload_file(run.id, &hist_name, &p, 90).expect("raw"))
+            }
         };
         let run = store.complete_run(run.id, conclusion).expect("complete");
-        Published { run, evidence, history }
+        Published {
+            run,
+            evidence,
+            history,
+        }
     }
 
     /// A standard successful nightly at `at` whose history has `runs` runs anchored to this run's
     /// own evidence at commit `SHA_A`.
     pub fn good_nightly(&self, at: DateTime<Utc>, runs: usize) -> Published {
-        self.nightly(at, "success", NewRun::new(WORKFLOW, "main", SHA_A), |ev, dir| {
-            write_history(dir, runs, &anchor(ev));
-            HistoryUpload::Dir
-        })
+        self.nightly(
+            at,
+            "success",
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |ev, dir| {
+                write_history(dir, runs, &anchor(ev));
+                HistoryUpload::Dir
+            },
+        )
     }
 
     /// Write a zip with raw member names and bodies (for hostile archives).
@@ -208,7 +246,8 @@ impl Env {
         let f = fs::File::create(&p).expect("create");
         let mut zw = zip::ZipWriter::new(f);
         for (n, body) in members {
-            zw.start_file(*n, zip::write::SimpleFileOptions::default()).expect("start");
+            zw.start_file(*n, zip::write::SimpleFileOptions::default())
+                .expect("start");
             zw.write_all(body).expect("write");
         }
         zw.finish().expect("finish");
@@ -220,7 +259,14 @@ impl Env {
         Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
             .arg("--store")
             .arg(format!("local:{}", self.store_dir.display()))
-            .args(["--repository", REPO, "--branch", "main", "--current-run-id", "999999"])
+            .args([
+                "--repository",
+                REPO,
+                "--branch",
+                "main",
+                "--current-run-id",
+                "999999",
+            ])
             .arg("--now")
             .arg(now.to_rfc3339())
             .arg("--destination")
@@ -288,7 +334,14 @@ pub fn assert_absent_or_empty(dest: &Path) {
 pub fn assert_refused(o: &Output, code: i32, fragment: &str, dest: &Path) {
     let err = stderr(o);
     assert_eq!(o.status.code(), Some(code), "stderr: {err}");
-    assert!(err.contains(fragment), "expected {fragment:?} in stderr: {err}");
-    assert!(o.stdout.is_empty(), "no status JSON on refusal: {}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        err.contains(fragment),
+        "expected {fragment:?} in stderr: {err}"
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "no status JSON on refusal: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     assert_absent_or_empty(dest);
 }

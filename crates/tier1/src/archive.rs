@@ -250,12 +250,11 @@ pub fn extract_safe(
         });
     }
     let file = fs::File::open(archive).map_err(io_err(archive))?;
-    let mut zip = zip::ZipArchive::new(io::BufReader::new(file)).map_err(|e| {
-        ArchiveError::NotZip {
+    let mut zip =
+        zip::ZipArchive::new(io::BufReader::new(file)).map_err(|e| ArchiveError::NotZip {
             path: apath.clone(),
             message: e.to_string(),
-        }
-    })?;
+        })?;
     if zip.len() > policy.max_members {
         return Err(ArchiveError::TooManyMembers {
             path: apath,
@@ -294,7 +293,10 @@ pub fn extract_safe(
             return Err(member("empty path after prefix stripping".into()));
         }
         if !policy.allowed_suffixes.is_empty()
-            && !policy.allowed_suffixes.iter().any(|s| rel.ends_with(s.as_str()))
+            && !policy
+                .allowed_suffixes
+                .iter()
+                .any(|s| rel.ends_with(s.as_str()))
         {
             return Err(member(format!(
                 "file type refused (expected one of {}, found {rel:?})",
@@ -385,7 +387,11 @@ mod tests {
         let names: Vec<String> = (0..zip.len())
             .map(|i| zip.by_index(i).unwrap().name().unwrap().into_owned())
             .collect();
-        assert_eq!(names, vec!["a.md", "b/x.json", "index.json"], "sorted entries");
+        assert_eq!(
+            names,
+            vec!["a.md", "b/x.json", "index.json"],
+            "sorted entries"
+        );
         let e = zip.by_name("a.md").unwrap();
         assert_eq!(e.unix_mode().unwrap() & 0o777, 0o644);
         assert_eq!(e.last_modified().unwrap().year(), 1980);
@@ -417,10 +423,19 @@ mod tests {
     #[test]
     fn refuses_unsafe_names() {
         let p = ExtractPolicy::history();
-        for bad in ["/etc/x.json", "../x.json", "a/../../x.json", "a b.json", "c:/x.json"] {
+        for bad in [
+            "/etc/x.json",
+            "../x.json",
+            "a/../../x.json",
+            "a b.json",
+            "c:/x.json",
+        ] {
             assert!(normalize_member(bad, &p).is_err(), "{bad}");
         }
-        assert_eq!(normalize_member("r1/summary.json", &p).unwrap(), "r1/summary.json");
+        assert_eq!(
+            normalize_member("r1/summary.json", &p).unwrap(),
+            "r1/summary.json"
+        );
     }
 
     #[test]
@@ -435,6 +450,10 @@ mod tests {
         assert!(err.to_string().contains("b.json"), "{err}");
         assert!(err.to_string().contains("cap of 3000"), "{err}");
         assert!(!dest.exists());
-        assert_eq!(fs::read_dir(out.path()).unwrap().count(), 1, "no stray staging dir");
+        assert_eq!(
+            fs::read_dir(out.path()).unwrap().count(),
+            1,
+            "no stray staging dir"
+        );
     }
 }

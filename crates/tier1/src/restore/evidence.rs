@@ -32,12 +32,16 @@ fn mismatch(
     anchor: &AnchorRef,
     canon: &Canon<'_>,
 ) -> Result<Option<String>, CandidateError> {
-    let run = store.get_run(a.workflow_run_id).map_err(CandidateError::from_store)?;
+    let run = store
+        .get_run(a.workflow_run_id)
+        .map_err(CandidateError::from_store)?;
     let want_path = format!(".github/workflows/{}", canon.workflow);
     let path = strip_ref(&run.path);
     let mut why = Vec::new();
     if path != want_path {
-        why.push(format!("workflow path expected {want_path:?}, found {path:?}"));
+        why.push(format!(
+            "workflow path expected {want_path:?}, found {path:?}"
+        ));
     }
     if run.head_branch != canon.branch {
         why.push(format!(
@@ -115,10 +119,7 @@ pub fn find_evidence(
 
 /// Whether evidence created at `created` needs renewal at `now` (60 days or older). A creation
 /// time more than 5 minutes in the future is an integrity error.
-pub fn requires_renewal(
-    a: &ArtifactMeta,
-    now: DateTime<Utc>,
-) -> Result<bool, CandidateError> {
+pub fn requires_renewal(a: &ArtifactMeta, now: DateTime<Utc>) -> Result<bool, CandidateError> {
     let created = a.created_at;
     if created > now + Duration::minutes(CLOCK_SKEW_MINUTES) {
         return Err(CandidateError::Integrity(format!(

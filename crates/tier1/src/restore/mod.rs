@@ -125,7 +125,9 @@ pub enum RestoreError {
         message: String,
     },
     /// A candidate failed integrity validation (fatal, no fallback, no bootstrap).
-    #[error("Tier-1 history artifact {artifact} (id {artifact_id}, run {run_id}) failed integrity validation: {message}")]
+    #[error(
+        "Tier-1 history artifact {artifact} (id {artifact_id}, run {run_id}) failed integrity validation: {message}"
+    )]
     Integrity {
         /// History artifact name.
         artifact: String,
@@ -137,7 +139,9 @@ pub enum RestoreError {
         message: String,
     },
     /// A package from a successful or unverified run failed structural validation.
-    #[error("Tier-1 history artifact {artifact} (id {artifact_id}, run {run_id}, conclusion {conclusion}) from a successful or unverified workflow run failed structural validation: {message}")]
+    #[error(
+        "Tier-1 history artifact {artifact} (id {artifact_id}, run {run_id}, conclusion {conclusion}) from a successful or unverified workflow run failed structural validation: {message}"
+    )]
     Structural {
         /// History artifact name.
         artifact: String,
@@ -303,7 +307,9 @@ fn try_candidate(
         HistoryErrorKind::Integrity => CandidateError::Integrity(e.to_string()),
     })?;
     let anchor = validated.latest_anchor.ok_or_else(|| {
-        CandidateError::Structural("index.json: no eligible anchor (baseline_eligible: true)".into())
+        CandidateError::Structural(
+            "index.json: no eligible anchor (baseline_eligible: true)".into(),
+        )
     })?;
     let canon = evidence::Canon {
         repository: &opts.repository,
@@ -502,7 +508,12 @@ pub fn restore(
     if !opts.allow_bootstrap {
         let reasons: Vec<String> = rejections
             .iter()
-            .map(|r| format!("{} (run {}): {}", r.artifact_name, r.workflow_run_id, r.reason))
+            .map(|r| {
+                format!(
+                    "{} (run {}): {}",
+                    r.artifact_name, r.workflow_run_id, r.reason
+                )
+            })
             .collect();
         return Err(RestoreError::Unavailable {
             message: format!(

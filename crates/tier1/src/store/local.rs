@@ -126,9 +126,12 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
 /// True when an artifact name is acceptable to `actions/upload-artifact`.
 pub fn is_valid_artifact_name(name: &str) -> bool {
     !name.is_empty()
-        && !name
-            .chars()
-            .any(|c| matches!(c, '"' | ':' | '<' | '>' | '|' | '*' | '?' | '\r' | '\n' | '\\' | '/'))
+        && !name.chars().any(|c| {
+            matches!(
+                c,
+                '"' | ':' | '<' | '>' | '|' | '*' | '?' | '\r' | '\n' | '\\' | '/'
+            )
+        })
 }
 
 impl LocalStore {
@@ -325,7 +328,10 @@ impl LocalStore {
             .map_err(io_at(&self.dir))?;
         let zip = tmp.path().join("artifact.zip");
         crate::archive::write_deterministic_zip(dir, &zip).map_err(|e| {
-            StoreError::Invalid(format!("artifact {name}: cannot zip {}: {e}", dir.display()))
+            StoreError::Invalid(format!(
+                "artifact {name}: cannot zip {}: {e}",
+                dir.display()
+            ))
         })?;
         self.upload_file(run_id, name, &zip, retention_days)
     }
@@ -359,43 +365,42 @@ impl LocalStore {
             digest::copy_hashed(src, tmp.as_file_mut(), u64::MAX).map_err(io_at(&art_dir))?;
         tmp.as_file_mut().flush().map_err(io_at(&art_dir))?;
         tmp.as_file().sync_all().map_err(io_at(&art_dir))?;
-        let stored = self.update(|state| {
-            let run = state
-                .runs
-                .iter()
-                .find(|r| r.id == run_id)
-                .ok_or_else(|| StoreError::NotFound {
-                    what: format!("run {run_id}"),
+        let stored =
+            self.update(|state| {
+                let run = state.runs.iter().find(|r| r.id == run_id).ok_or_else(|| {
+                    StoreError::NotFound {
+                        what: format!("run {run_id}"),
+                    }
                 })?;
-            if state
-                .artifacts
-                .iter()
-                .any(|a| a.workflow_run_id == run.id && a.name == name)
-            {
-                return Err(StoreError::Invalid(format!(
-                    "run {run_id} already has an artifact named {name}"
-                )));
-            }
-            let a = StoredArtifact {
-                id: state.next_artifact_id,
-                name: name.to_string(),
-                workflow_run_id: run_id,
-                size_in_bytes: size,
-                digest: Some(digest.to_string()),
-                created_at: now,
-                expires_at: now + Duration::days(i64::from(retention_days)),
-                expired: false,
-            };
-            // Bytes first, then the record that points at them (both inside the lock).
-            let dest = self.artifact_path(a.id);
-            tmp.persist(&dest).map_err(|e| StoreError::Io {
-                path: dest.display().to_string(),
-                source: e.error,
+                if state
+                    .artifacts
+                    .iter()
+                    .any(|a| a.workflow_run_id == run.id && a.name == name)
+                {
+                    return Err(StoreError::Invalid(format!(
+                        "run {run_id} already has an artifact named {name}"
+                    )));
+                }
+                let a = StoredArtifact {
+                    id: state.next_artifact_id,
+                    name: name.to_string(),
+                    workflow_run_id: run_id,
+                    size_in_bytes: size,
+                    digest: Some(digest.to_string()),
+                    created_at: now,
+                    expires_at: now + Duration::days(i64::from(retention_days)),
+                    expired: false,
+                };
+                // Bytes first, then the record that points at them (both inside the lock).
+                let dest = self.artifact_path(a.id);
+                tmp.persist(&dest).map_err(|e| StoreError::Io {
+                    path: dest.display().to_string(),
+                    source: e.error,
+                })?;
+                state.next_artifact_id += 1;
+                state.artifacts.push(a.clone());
+                Ok((a, run.clone()))
             })?;
-            state.next_artifact_id += 1;
-            state.artifacts.push(a.clone());
-            Ok((a, run.clone()))
-        })?;
         Ok(self.meta(&stored.0, Some(&stored.1)))
     }
 
@@ -479,7 +484,10 @@ impl ArtifactStore for LocalStore {
         let state = self.load()?;
         let items = self.metas(
             &state,
-            state.artifacts.iter().filter(|a| a.workflow_run_id == run_id),
+            state
+                .artifacts
+                .iter()
+                .filter(|a| a.workflow_run_id == run_id),
         );
         Ok(Listing {
             items,
@@ -554,12 +562,17 @@ mod tests {
     fn runs_artifacts_and_expiry() {
         let d = tempfile::tempdir().unwrap();
         let s = LocalStore::create(d.path(), "o/r").unwrap().with_now(t0());
-        let run = s.create_run(&NewRun::new("tier1-nightly.yml", "main", SHA)).unwrap();
+        let run = s
+            .create_run(&NewRun::new("tier1-nightly.yml", "main", SHA))
+            .unwrap();
         assert_eq!(run.id, 1);
         let f = d.path().join("x.bin");
         fs::write(&f, b"hello").unwrap();
         let a = s.upload_file(run.id, "tier1-evidence-1-1", &f, 90).unwrap();
-        assert_eq!(a.digest.as_deref(), Some(Digest::of_bytes(b"hello").as_str()));
+        assert_eq!(
+            a.digest.as_deref(),
+            Some(Digest::of_bytes(b"hello").as_str())
+        );
         assert_eq!(a.size_in_bytes, 5);
         assert!(s.upload_file(run.id, "tier1-evidence-1-1", &f, 90).is_err());
         assert!(s.upload_file(run.id, "bad/name", &f, 90).is_err());
@@ -570,7 +583,9 @@ mod tests {
                 .is_empty()
         );
         s.complete_run(run.id, "success").unwrap();
-        let l = s.list_completed_runs("tier1-nightly.yml", "main", 100).unwrap();
+        let l = s
+            .list_completed_runs("tier1-nightly.yml", "main", 100)
+            .unwrap();
         assert_eq!(l.items.len(), 1);
         assert!(!l.truncated);
         let mut out = Vec::new();
@@ -584,7 +599,10 @@ mod tests {
         let later = LocalStore::open(d.path())
             .unwrap()
             .with_now(t0() + Duration::days(90));
-        let m = &later.find_artifacts_by_name("tier1-evidence-1-1").unwrap().items[0];
+        let m = &later
+            .find_artifacts_by_name("tier1-evidence-1-1")
+            .unwrap()
+            .items[0];
         assert!(m.expired);
         assert!(matches!(
             later.download(m, &mut Vec::new(), 100),
