@@ -29,11 +29,7 @@ fn restore_raw(members: &[(&str, &[u8])]) -> (Env, std::process::Output) {
 fn refused(members: &[(&str, &[u8])], fragment: &str) {
     let (env, o) = restore_raw(members);
     assert_refused(&o, 4, "failed integrity validation", &env.dest());
-    assert!(
-        stderr(&o).contains(fragment),
-        "expected {fragment:?}: {}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, fragment);
 }
 
 #[test]
@@ -57,17 +53,9 @@ fn digest_mismatch_is_fatal() {
 fn missing_digest_metadata_is_fatal() {
     let env = Env::new();
     let p = env.good_nightly(t0(), 1);
-    env.store_at(t0())
-        .update(|s| {
-            let a = s
-                .artifacts
-                .iter_mut()
-                .find(|a| Some(a.id) == p.history.as_ref().map(|h| h.id))
-                .unwrap();
-            a.digest = Some("sha256:abc".into());
-            Ok(())
-        })
-        .unwrap();
+    env.edit_artifact(p.history.as_ref().unwrap().id, |a| {
+        a.digest = Some("sha256:abc".into())
+    });
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 4, "no valid SHA-256 digest metadata", &dest);
@@ -204,11 +192,7 @@ fn tampered_index(edit: impl FnOnce(&mut serde_json::Value), fragment: &str) {
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "failed integrity validation", &dest);
-    assert!(
-        stderr(&o).contains(fragment),
-        "expected {fragment:?}: {}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, fragment);
 }
 
 #[test]

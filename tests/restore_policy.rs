@@ -73,17 +73,7 @@ fn history_without_evidence_pair_is_not_a_candidate() {
     let env = Env::new();
     // A run whose history has no same-suffix evidence: rename the evidence away.
     let p = env.good_nightly(t0(), 1);
-    env.store_at(t0())
-        .update(|s| {
-            let a = s
-                .artifacts
-                .iter_mut()
-                .find(|a| a.id == p.evidence.id)
-                .unwrap();
-            a.name = "tier1-evidence-other".into();
-            Ok(())
-        })
-        .unwrap();
+    env.edit_artifact(p.evidence.id, |a| a.name = "tier1-evidence-other".into());
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 5, "No prior completed Tier-1 run", &dest);
@@ -164,17 +154,7 @@ fn provenance_from_another_repository_is_fatal() {
 fn persisted_digest_must_equal_the_evidence_digest() {
     let env = Env::new();
     let wrong = format!("sha256:{}", "c".repeat(64));
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |ev, dir| {
-            let mut a = anchor(ev);
-            a.promoted_digest = Some(wrong.clone());
-            write_history(dir, 2, &a);
-            HistoryUpload::Dir
-        },
-    );
+    env.promoted_nightly(t0(), &wrong);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 4, &format!("digest expected persisted {wrong}"), &dest);
@@ -184,17 +164,7 @@ fn persisted_digest_must_equal_the_evidence_digest() {
 fn persisted_digest_that_matches_restores() {
     let env = Env::new();
     let digest = tier1::digest::Digest::of_bytes(b"evidence of run 1").to_string();
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |ev, dir| {
-            let mut a = anchor(ev);
-            a.promoted_digest = Some(digest.clone());
-            write_history(dir, 2, &a);
-            HistoryUpload::Dir
-        },
-    );
+    env.promoted_nightly(t0(), &digest);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));

@@ -345,3 +345,45 @@ pub fn assert_refused(o: &Output, code: i32, fragment: &str, dest: &Path) {
     );
     assert_absent_or_empty(dest);
 }
+
+/// stderr must contain `fragment`.
+pub fn assert_stderr_has(o: &Output, fragment: &str) {
+    let err = stderr(o);
+    assert!(
+        err.contains(fragment),
+        "expected {fragment:?} in stderr: {err}"
+    );
+}
+
+impl Env {
+    /// A successful nightly at `at` whose 2-run history ends in a promoted anchor that persists
+    /// `digest` for its evidence (this run's own evidence).
+    pub fn promoted_nightly(&self, at: DateTime<Utc>, digest: &str) -> Published {
+        self.nightly(
+            at,
+            "success",
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |ev, dir| {
+                let mut a = anchor(ev);
+                a.promoted_digest = Some(digest.to_string());
+                write_history(dir, 2, &a);
+                HistoryUpload::Dir
+            },
+        )
+    }
+
+    /// Change one stored artifact record (under the store lock).
+    pub fn edit_artifact(&self, id: u64, f: impl FnOnce(&mut tier1::store::local::StoredArtifact)) {
+        self.store_at(t0())
+            .update(|s| {
+                let a = s
+                    .artifacts
+                    .iter_mut()
+                    .find(|a| a.id == id)
+                    .expect("artifact");
+                f(a);
+                Ok(())
+            })
+            .expect("update store");
+    }
+}
