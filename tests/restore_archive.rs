@@ -12,12 +12,7 @@ use tier1::store::local::NewRun;
 fn restore_raw(members: &[(&str, &[u8])]) -> (Env, std::process::Output) {
     let env = Env::new();
     let zip = env.raw_zip("hostile.zip", members);
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(zip.clone()),
-    );
+    env.raw_nightly("success", &zip);
     let o = env.restore(
         t0() + Duration::days(1),
         &env.dest(),
@@ -92,12 +87,7 @@ fn symlink_member_is_fatal() {
     zw.write_all(b"{}").unwrap();
     zw.add_symlink("link.json", "/etc/passwd", opts).unwrap();
     zw.finish().unwrap();
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(p.clone()),
-    );
+    env.raw_nightly("success", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 4, "\"link.json\": symbolic links are refused", &dest);
@@ -145,12 +135,7 @@ fn oversize_archive_is_fatal() {
     let f = std::fs::File::create(&p).unwrap();
     f.set_len(128 * 1024 * 1024 + 1).unwrap();
     drop(f);
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(p.clone()),
-    );
+    env.raw_nightly("success", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "download exceeds the cap of 134217728 bytes", &dest);
@@ -161,12 +146,7 @@ fn not_a_zip_is_fatal() {
     let env = Env::new();
     let p = env.tmp.path().join("junk.zip");
     std::fs::write(&p, b"not a zip at all").unwrap();
-    env.nightly(
-        t0(),
-        "failure",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(p.clone()),
-    );
+    env.raw_nightly("failure", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "is not a valid zip", &dest);

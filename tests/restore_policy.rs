@@ -82,7 +82,7 @@ fn history_without_evidence_pair_is_not_a_candidate() {
 fn provenance_case(new_run: NewRun, repo_override: Option<&str>, fragment: &str) {
     let env = Env::new();
     // The anchor's evidence comes from a run that does not match the canonical contract...
-    let bad = env.nightly(t0(), "success", new_run, |_, _| HistoryUpload::None);
+    let bad = env.evidence_only(t0(), new_run);
     if let Some(r) = repo_override {
         env.store_at(t0())
             .update(|s| {
@@ -94,15 +94,7 @@ fn provenance_case(new_run: NewRun, repo_override: Option<&str>, fragment: &str)
     }
     // ...and a canonical run later publishes history anchored to it.
     let ev = bad.evidence.name.clone();
-    env.nightly(
-        t0() + Duration::hours(1),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, dir| {
-            write_history(dir, 1, &anchor(&ev));
-            HistoryUpload::Dir
-        },
-    );
+    env.anchored_to(t0() + Duration::hours(1), &ev);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(
@@ -206,22 +198,9 @@ fn renewal_at_60_days_refused_without_flag_allowed_with_it() {
 fn evidence_expired_at_90_days_fails_closed_then_bootstraps() {
     let env = Env::new();
     // The anchor's evidence is from day 0; a newer successful run (day 31) carries the history.
-    let anchor_run = env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::None,
-    );
+    let anchor_run = env.evidence_only(t0(), NewRun::new(WORKFLOW, "main", SHA_A));
     let ev = anchor_run.evidence.name.clone();
-    env.nightly(
-        t0() + Duration::days(31),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, dir| {
-            write_history(dir, 1, &anchor(&ev));
-            HistoryUpload::Dir
-        },
-    );
+    env.anchored_to(t0() + Duration::days(31), &ev);
     let dest = env.dest();
     let at = t0() + Duration::days(90);
     let o = env.restore(at, &dest, &["--allow-anchor-renewal"]);

@@ -387,3 +387,34 @@ impl Env {
             .expect("update store");
     }
 }
+
+impl Env {
+    /// A successful canonical nightly at `at` whose 1-run history anchors to `evidence_name`
+    /// (evidence uploaded by some other run).
+    pub fn anchored_to(&self, at: DateTime<Utc>, evidence_name: &str) -> Published {
+        self.nightly(
+            at,
+            "success",
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |_, dir| {
+                write_history(dir, 1, &anchor(evidence_name));
+                HistoryUpload::Dir
+            },
+        )
+    }
+
+    /// A canonical nightly at t0 with `conclusion` whose history artifact is the raw file `path`.
+    pub fn raw_nightly(&self, conclusion: &str, path: &Path) -> Published {
+        self.nightly(
+            t0(),
+            conclusion,
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |_, _| HistoryUpload::RawFile(path.to_path_buf()),
+        )
+    }
+
+    /// A canonical nightly at `at` that uploads evidence only.
+    pub fn evidence_only(&self, at: DateTime<Utc>, new_run: NewRun) -> Published {
+        self.nightly(at, "success", new_run, |_, _| HistoryUpload::None)
+    }
+}
