@@ -3,8 +3,7 @@
 
 use super::chain::{self, ChainState};
 use super::model::{
-    INDEX_FILE, Index, IndexRow, RegressionSummary, SCHEMA_VERSION, Summary, TREND_FILE,
-    TrendSnapshot,
+    INDEX_FILE, Index, IndexRow, RegressionSummary, SCHEMA_VERSION, Summary, TrendSnapshot,
 };
 use super::validate::HistoryError;
 use crate::fsx;
@@ -249,7 +248,7 @@ pub struct TreePlan<'a> {
     pub base: Option<&'a Path>,
     /// Run directories copied next: (source history root, run id).
     pub runs: Vec<(&'a Path, &'a str)>,
-    /// Trend snapshots written last: (run id, snapshot) to `<run_id>/trend_snapshot.json`.
+    /// Trend snapshots written last: (the row's `trend_snapshot_path`, snapshot).
     pub trends: Vec<(String, TrendSnapshot)>,
     /// The index written at the root.
     pub index: &'a IndexDoc,
@@ -269,11 +268,44 @@ pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::
         }
         fsx::copy_tree(&src_root.join(run_id), &to)?;
     }
-    for (run_id, trend) in &plan.trends {
-        let bytes = crate::json::to_pretty(trend, TREND_FILE).map_err(std::io::Error::other)?;
-        fsx::write_atomic(&stage.path().join(run_id).join(TREND_FILE), &bytes)?;
+    for (rel, trend) in &plan.trends {
+        let path = fsx::join_safe(stage.path(), rel)
+            .ok_or_else(|| std::io::Error::other(format!("unsafe trend snapshot path {rel:?}")))?;
+        let bytes = crate::json::to_pretty(trend, rel).map_err(std::io::Error::other)?;
+        fsx::write_atomic(&path, &bytes)?;
     }
     let bytes = plan.index.to_bytes().map_err(std::io::Error::other)?;
     fsx::write_atomic(&stage.path().join(INDEX_FILE), &bytes)?;
     stage.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pushed_row_verifies_after_a_round_trip_through_text() {
+        let mut doc = IndexDoc::new_chained("tier1", 1);
+        let row: IndexRow = serde_json::from_value(serde_json::json!({
+            "run_id": "r0", "generated_at": "2026-08-16T00:00:00Z",
+            "summary_path": "r0/summary.json", "regression_summary_path": "r0/regression_summary.md",
+            "regression_json_path": "r0/regression_summary.json",
+            "trend_snapshot_path": "r0/trend_snapshot.json",
+            "avg_speedup": 3.6943196974735475, "max_speedup": 0.1 + 0.2,
+        }))
+        .unwrap();
+        doc.push_row(&row).unwrap();
+        doc.push_row(&IndexRow {
+            run_id: "r1".into(),
+            ..row
+        })
+        .unwrap();
+        let back: Value = serde_json::from_slice(&doc.to_bytes().unwrap()).unwrap();
+        let back = IndexDoc::from_value(back).unwrap();
+        assert!(matches!(
+            back.chain_state(),
+            Ok(ChainState::Chained { head: Some(_) })
+        ));
+        assert_eq!(back.raw_rows(), doc.raw_rows());
+    }
 }

@@ -1,0 +1,28 @@
+//! The benchmark harness and its targets: timing, statistics, memory counting, verification, the
+//! backend trait with the CPU backend, command targets and the results file (`result`).
+
+pub mod alloc;
+pub mod backend;
+pub mod command;
+pub mod cuda;
+pub mod harness;
+pub mod result;
+pub mod rng;
+pub mod stats;
+pub mod targets;
+pub mod verify;
+
+pub use backend::{Backend, CpuBackend};
+pub use harness::{HarnessOptions, run_suite, write_results};
+pub use result::{ResultsFile, summarize};
+
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOC: alloc::CountingAlloc = alloc::CountingAlloc::new();
+
+/// The CUDA backend when this machine has a usable device, else why not.
+/// (The CUDA implementation plugs in here; until a device and the driver are present this is an
+/// error value, never a panic.)
+pub fn cuda_backend() -> Result<std::sync::Arc<dyn Backend>, String> {
+    Err("the CUDA backend is not available in this build".into())
+}
