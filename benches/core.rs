@@ -120,6 +120,23 @@ fn main() {
     }
     let restore_median = median(times);
 
+    // Breakdown: extraction alone, strict read-only validation, restore's sanitizing validation.
+    let zip_path = store.artifact_path(p.history.as_ref().expect("history").id);
+    let (mut ex, mut strict, mut sanitize) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..RUNS {
+        let d = env.tmp.path().join(format!("extract-{i}"));
+        let t = Instant::now();
+        tier1::archive::extract_safe(&zip_path, &d, &tier1::archive::ExtractPolicy::history())
+            .expect("extract");
+        ex.push(t.elapsed());
+        let t = Instant::now();
+        tier1::history::validate::validate_history_root(&d).expect("strict");
+        strict.push(t.elapsed());
+        let t = Instant::now();
+        tier1::history::validate::sanitize_restored(&d).expect("sanitize");
+        sanitize.push(t.elapsed());
+    }
+
     // Publish one new run into the restored 1,000-run history.
     let live = last_dest.expect("restored");
     let cand = env.tmp.path().join("candidate");
@@ -165,6 +182,12 @@ fn main() {
     println!(
         "| restore, {HISTORY_RUNS}-run history ({zip_bytes} byte zip), full validation (median of {RUNS}) | {} | < 2 s |",
         secs(restore_median)
+    );
+    println!(
+        "| of which: extraction / strict validation / sanitize_restored (medians) | {} / {} / {} | |",
+        secs(median(ex)),
+        secs(median(strict)),
+        secs(median(sanitize))
     );
     match peak_kib {
         Some(k) => println!(

@@ -12,12 +12,7 @@ use tier1::store::local::NewRun;
 fn restore_raw(members: &[(&str, &[u8])]) -> (Env, std::process::Output) {
     let env = Env::new();
     let zip = env.raw_zip("hostile.zip", members);
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(zip.clone()),
-    );
+    env.raw_nightly("success", &zip);
     let o = env.restore(
         t0() + Duration::days(1),
         &env.dest(),
@@ -29,11 +24,7 @@ fn restore_raw(members: &[(&str, &[u8])]) -> (Env, std::process::Output) {
 fn refused(members: &[(&str, &[u8])], fragment: &str) {
     let (env, o) = restore_raw(members);
     assert_refused(&o, 4, "failed integrity validation", &env.dest());
-    assert!(
-        stderr(&o).contains(fragment),
-        "expected {fragment:?}: {}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, fragment);
 }
 
 #[test]
@@ -57,17 +48,9 @@ fn digest_mismatch_is_fatal() {
 fn missing_digest_metadata_is_fatal() {
     let env = Env::new();
     let p = env.good_nightly(t0(), 1);
-    env.store_at(t0())
-        .update(|s| {
-            let a = s
-                .artifacts
-                .iter_mut()
-                .find(|a| Some(a.id) == p.history.as_ref().map(|h| h.id))
-                .unwrap();
-            a.digest = Some("sha256:abc".into());
-            Ok(())
-        })
-        .unwrap();
+    env.edit_artifact(p.history.as_ref().unwrap().id, |a| {
+        a.digest = Some("sha256:abc".into())
+    });
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 4, "no valid SHA-256 digest metadata", &dest);
@@ -104,12 +87,7 @@ fn symlink_member_is_fatal() {
     zw.write_all(b"{}").unwrap();
     zw.add_symlink("link.json", "/etc/passwd", opts).unwrap();
     zw.finish().unwrap();
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(p.clone()),
-    );
+    env.raw_nightly("success", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 4, "\"link.json\": symbolic links are refused", &dest);
@@ -157,12 +135,7 @@ fn oversize_archive_is_fatal() {
     let f = std::fs::File::create(&p).unwrap();
     f.set_len(128 * 1024 * 1024 + 1).unwrap();
     drop(f);
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(p.clone()),
-    );
+    env.raw_nightly("success", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "download exceeds the cap of 134217728 bytes", &dest);
@@ -173,12 +146,7 @@ fn not_a_zip_is_fatal() {
     let env = Env::new();
     let p = env.tmp.path().join("junk.zip");
     std::fs::write(&p, b"not a zip at all").unwrap();
-    env.nightly(
-        t0(),
-        "failure",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::RawFile(p.clone()),
-    );
+    env.raw_nightly("failure", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "is not a valid zip", &dest);
@@ -204,11 +172,7 @@ fn tampered_index(edit: impl FnOnce(&mut serde_json::Value), fragment: &str) {
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "failed integrity validation", &dest);
-    assert!(
-        stderr(&o).contains(fragment),
-        "expected {fragment:?}: {}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, fragment);
 }
 
 #[test]

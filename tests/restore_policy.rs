@@ -73,17 +73,7 @@ fn history_without_evidence_pair_is_not_a_candidate() {
     let env = Env::new();
     // A run whose history has no same-suffix evidence: rename the evidence away.
     let p = env.good_nightly(t0(), 1);
-    env.store_at(t0())
-        .update(|s| {
-            let a = s
-                .artifacts
-                .iter_mut()
-                .find(|a| a.id == p.evidence.id)
-                .unwrap();
-            a.name = "tier1-evidence-other".into();
-            Ok(())
-        })
-        .unwrap();
+    env.edit_artifact(p.evidence.id, |a| a.name = "tier1-evidence-other".into());
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 5, "No prior completed Tier-1 run", &dest);
@@ -92,7 +82,7 @@ fn history_without_evidence_pair_is_not_a_candidate() {
 fn provenance_case(new_run: NewRun, repo_override: Option<&str>, fragment: &str) {
     let env = Env::new();
     // The anchor's evidence comes from a run that does not match the canonical contract...
-    let bad = env.nightly(t0(), "success", new_run, |_, _| HistoryUpload::None);
+    let bad = env.evidence_only(t0(), new_run);
     if let Some(r) = repo_override {
         env.store_at(t0())
             .update(|s| {
@@ -104,15 +94,7 @@ fn provenance_case(new_run: NewRun, repo_override: Option<&str>, fragment: &str)
     }
     // ...and a canonical run later publishes history anchored to it.
     let ev = bad.evidence.name.clone();
-    env.nightly(
-        t0() + Duration::hours(1),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, dir| {
-            write_history(dir, 1, &anchor(&ev));
-            HistoryUpload::Dir
-        },
-    );
+    env.anchored_to(t0() + Duration::hours(1), &ev);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(
@@ -164,17 +146,7 @@ fn provenance_from_another_repository_is_fatal() {
 fn persisted_digest_must_equal_the_evidence_digest() {
     let env = Env::new();
     let wrong = format!("sha256:{}", "c".repeat(64));
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |ev, dir| {
-            let mut a = anchor(ev);
-            a.promoted_digest = Some(wrong.clone());
-            write_history(dir, 2, &a);
-            HistoryUpload::Dir
-        },
-    );
+    env.promoted_nightly(t0(), &wrong);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_refused(&o, 4, &format!("digest expected persisted {wrong}"), &dest);
@@ -184,17 +156,7 @@ fn persisted_digest_must_equal_the_evidence_digest() {
 fn persisted_digest_that_matches_restores() {
     let env = Env::new();
     let digest = tier1::digest::Digest::of_bytes(b"evidence of run 1").to_string();
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |ev, dir| {
-            let mut a = anchor(ev);
-            a.promoted_digest = Some(digest.clone());
-            write_history(dir, 2, &a);
-            HistoryUpload::Dir
-        },
-    );
+    env.promoted_nightly(t0(), &digest);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
@@ -236,22 +198,9 @@ fn renewal_at_60_days_refused_without_flag_allowed_with_it() {
 fn evidence_expired_at_90_days_fails_closed_then_bootstraps() {
     let env = Env::new();
     // The anchor's evidence is from day 0; a newer successful run (day 31) carries the history.
-    let anchor_run = env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, _| HistoryUpload::None,
-    );
+    let anchor_run = env.evidence_only(t0(), NewRun::new(WORKFLOW, "main", SHA_A));
     let ev = anchor_run.evidence.name.clone();
-    env.nightly(
-        t0() + Duration::days(31),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, dir| {
-            write_history(dir, 1, &anchor(&ev));
-            HistoryUpload::Dir
-        },
-    );
+    env.anchored_to(t0() + Duration::days(31), &ev);
     let dest = env.dest();
     let at = t0() + Duration::days(90);
     let o = env.restore(at, &dest, &["--allow-anchor-renewal"]);

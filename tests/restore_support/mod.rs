@@ -345,3 +345,76 @@ pub fn assert_refused(o: &Output, code: i32, fragment: &str, dest: &Path) {
     );
     assert_absent_or_empty(dest);
 }
+
+/// stderr must contain `fragment`.
+pub fn assert_stderr_has(o: &Output, fragment: &str) {
+    let err = stderr(o);
+    assert!(
+        err.contains(fragment),
+        "expected {fragment:?} in stderr: {err}"
+    );
+}
+
+impl Env {
+    /// A successful nightly at `at` whose 2-run history ends in a promoted anchor that persists
+    /// `digest` for its evidence (this run's own evidence).
+    pub fn promoted_nightly(&self, at: DateTime<Utc>, digest: &str) -> Published {
+        self.nightly(
+            at,
+            "success",
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |ev, dir| {
+                let mut a = anchor(ev);
+                a.promoted_digest = Some(digest.to_string());
+                write_history(dir, 2, &a);
+                HistoryUpload::Dir
+            },
+        )
+    }
+
+    /// Change one stored artifact record (under the store lock).
+    pub fn edit_artifact(&self, id: u64, f: impl FnOnce(&mut tier1::store::local::StoredArtifact)) {
+        self.store_at(t0())
+            .update(|s| {
+                let a = s
+                    .artifacts
+                    .iter_mut()
+                    .find(|a| a.id == id)
+                    .expect("artifact");
+                f(a);
+                Ok(())
+            })
+            .expect("update store");
+    }
+}
+
+impl Env {
+    /// A successful canonical nightly at `at` whose 1-run history anchors to `evidence_name`
+    /// (evidence uploaded by some other run).
+    pub fn anchored_to(&self, at: DateTime<Utc>, evidence_name: &str) -> Published {
+        self.nightly(
+            at,
+            "success",
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |_, dir| {
+                write_history(dir, 1, &anchor(evidence_name));
+                HistoryUpload::Dir
+            },
+        )
+    }
+
+    /// A canonical nightly at t0 with `conclusion` whose history artifact is the raw file `path`.
+    pub fn raw_nightly(&self, conclusion: &str, path: &Path) -> Published {
+        self.nightly(
+            t0(),
+            conclusion,
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |_, _| HistoryUpload::RawFile(path.to_path_buf()),
+        )
+    }
+
+    /// A canonical nightly at `at` that uploads evidence only.
+    pub fn evidence_only(&self, at: DateTime<Utc>, new_run: NewRun) -> Published {
+        self.nightly(at, "success", new_run, |_, _| HistoryUpload::None)
+    }
+}
