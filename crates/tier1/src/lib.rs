@@ -8,6 +8,7 @@ pub mod fsx;
 pub mod history;
 pub mod json;
 pub mod regress;
+pub mod report;
 pub mod store;
 pub mod suite;
 

@@ -1,0 +1,263 @@
+//! The release verdict (reference `isTier1ReleaseReady`): the latest run is accepted, every target
+//! succeeded, and it has no regressions, suppressed regressions, missing targets or warnings.
+//! Anchor declines and the anchor's age are reported but never block.
+
+use super::model::Dashboard;
+use std::fmt;
+
+/// The anchor's evidence must be renewed from this age (days) on.
+pub const RENEWAL_DAYS: i64 = 60;
+/// The anchor's evidence expires at this age (days).
+pub const EXPIRY_DAYS: i64 = 90;
+
+/// Why the release is not ready.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Blocker {
+    /// The history holds no run.
+    NoRuns,
+    /// The latest run did not pass the gate.
+    NotAccepted {
+        /// Latest run.
+        run_id: String,
+    },
+    /// The latest run measured no target.
+    NoTargets {
+        /// Latest run.
+        run_id: String,
+    },
+    /// Not every target succeeded.
+    TargetsIncomplete {
+        /// Latest run.
+        run_id: String,
+        /// Succeeded targets.
+        succeeded: u32,
+        /// Targets.
+        target_count: u32,
+        /// Failed.
+        failed: u32,
+        /// Skipped.
+        skipped: u32,
+        /// Missing.
+        missing: u32,
+    },
+    /// Confirmed regressions against the anchor.
+    Regressions {
+        /// Latest run.
+        run_id: String,
+        /// How many.
+        count: usize,
+    },
+    /// Regressions cleared only by a recheck.
+    SuppressedRegressions {
+        /// Latest run.
+        run_id: String,
+        /// How many.
+        count: usize,
+    },
+    /// Anchor targets missing from the run.
+    MissingTargets {
+        /// Latest run.
+        run_id: String,
+        /// How many.
+        count: usize,
+    },
+    /// History warnings recorded with the comparison.
+    Warnings {
+        /// Latest run.
+        run_id: String,
+        /// How many.
+        count: usize,
+    },
+}
+
+impl fmt::Display for Blocker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Blocker::NoRuns => write!(f, "the history holds no run yet"),
+            Blocker::NotAccepted { run_id } => {
+                write!(f, "latest run {run_id} was not accepted by the release gate")
+            }
+            Blocker::NoTargets { run_id } => write!(f, "latest run {run_id} measured no target"),
+            Blocker::TargetsIncomplete {
+                run_id,
+                succeeded,
+                target_count,
+                failed,
+                skipped,
+                missing,
+            } => write!(
+                f,
+                "latest run {run_id}: {succeeded} of {target_count} targets succeeded \
+                 ({failed} failed, {skipped} skipped, {missing} missing)"
+            ),
+            Blocker::Regressions { run_id, count } => {
+                write!(f, "latest run {run_id} has {count} confirmed regression(s)")
+            }
+            Blocker::SuppressedRegressions { run_id, count } => write!(
+                f,
+                "latest run {run_id} has {count} regression(s) cleared only by a recheck"
+            ),
+            Blocker::MissingTargets { run_id, count } => write!(
+                f,
+                "latest run {run_id} is missing {count} target(s) the anchor has"
+            ),
+            Blocker::Warnings { run_id, count } => {
+                write!(f, "latest run {run_id} carries {count} history warning(s)")
+            }
+        }
+    }
+}
+
+/// Facts shown beside the verdict that do not block it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// Declines below the thresholds: they hold anchor advancement only.
+    AnchorDeclines {
+        /// Latest run.
+        run_id: String,
+        /// How many.
+        count: usize,
+    },
+    /// The anchor's evidence is old enough to need renewal.
+    AnchorRenewal(AnchorAge),
+    /// The history has runs but no eligible anchor.
+    NoAnchor,
+    /// Only the first anchor exists; nothing has been compared yet.
+    BootstrapOnly,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::AnchorDeclines { run_id, count } => write!(
+                f,
+                "latest run {run_id} has {count} anchor decline(s) below the thresholds \
+                 (they hold anchor advancement, not the release)"
+            ),
+            Note::AnchorRenewal(age) if age.days_left() > 0 => write!(
+                f,
+                "anchor {} evidence is {} days old: renew it within {} days (it expires at {} days)",
+                age.run_id,
+                age.age_days,
+                age.days_left(),
+                EXPIRY_DAYS
+            ),
+            Note::AnchorRenewal(age) => write!(
+                f,
+                "anchor {} evidence is {} days old: it expired at {} days; promote a new anchor",
+                age.run_id, age.age_days, EXPIRY_DAYS
+            ),
+            Note::NoAnchor => write!(f, "the history has runs but no eligible anchor"),
+            Note::BootstrapOnly => write!(
+                f,
+                "bootstrap only: the first anchor exists and no run has been compared with it yet"
+            ),
+        }
+    }
+}
+
+/// Age of the anchor's evidence, from its `generated_at` to the report clock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnchorAge {
+    /// The anchor.
+    pub run_id: String,
+    /// Whole days elapsed.
+    pub age_days: i64,
+}
+
+impl AnchorAge {
+    /// Days left before the evidence expires (negative once expired).
+    pub fn days_left(&self) -> i64 {
+        EXPIRY_DAYS - self.age_days
+    }
+    /// True from [`RENEWAL_DAYS`] on.
+    pub fn needs_renewal(&self) -> bool {
+        self.age_days >= RENEWAL_DAYS
+    }
+}
+
+/// The verdict with its reasons.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Ready to release.
+    pub ready: bool,
+    /// Why not (empty when ready).
+    pub blockers: Vec<Blocker>,
+    /// Non-blocking facts.
+    pub notes: Vec<Note>,
+    /// The anchor's age, when there is an anchor with a parsable time.
+    pub anchor_age: Option<AnchorAge>,
+}
+
+/// Judge the latest run of the history.
+pub fn assess(dash: &Dashboard) -> Verdict {
+    let mut blockers = Vec::new();
+    let mut notes = Vec::new();
+    let anchor_age = dash.anchor_run().and_then(|a| {
+        a.time.map(|t| AnchorAge {
+            run_id: a.row.run_id.clone(),
+            age_days: (dash.now - t).num_days(),
+        })
+    });
+    match dash.latest_evidence() {
+        None => blockers.push(Blocker::NoRuns),
+        Some(run) => {
+            let id = || run.row.run_id.clone();
+            let agg = &run.summary.summary;
+            let reg = &run.regression;
+            if !run.row.is_accepted() {
+                blockers.push(Blocker::NotAccepted { run_id: id() });
+            }
+            if agg.target_count == 0 {
+                blockers.push(Blocker::NoTargets { run_id: id() });
+            } else if agg.succeeded != agg.target_count
+                || agg.failed + agg.skipped + agg.missing > 0
+            {
+                blockers.push(Blocker::TargetsIncomplete {
+                    run_id: id(),
+                    succeeded: agg.succeeded,
+                    target_count: agg.target_count,
+                    failed: agg.failed,
+                    skipped: agg.skipped,
+                    missing: agg.missing,
+                });
+            }
+            let count = reg.regressions.len();
+            if count > 0 {
+                blockers.push(Blocker::Regressions { run_id: id(), count });
+            }
+            let count = reg.suppressed_regressions.len();
+            if count > 0 {
+                blockers.push(Blocker::SuppressedRegressions { run_id: id(), count });
+            }
+            let count = reg.missing_targets.len();
+            if count > 0 {
+                blockers.push(Blocker::MissingTargets { run_id: id(), count });
+            }
+            let count = reg.warnings.len();
+            if count > 0 {
+                blockers.push(Blocker::Warnings { run_id: id(), count });
+            }
+            if !reg.anchor_declines.is_empty() {
+                notes.push(Note::AnchorDeclines {
+                    run_id: id(),
+                    count: reg.anchor_declines.len(),
+                });
+            }
+        }
+    }
+    if dash.is_bootstrap_only() {
+        notes.push(Note::BootstrapOnly);
+    } else if !dash.runs.is_empty() && dash.anchor.is_none() {
+        notes.push(Note::NoAnchor);
+    }
+    if let Some(age) = anchor_age.as_ref().filter(|a| a.needs_renewal()) {
+        notes.push(Note::AnchorRenewal(age.clone()));
+    }
+    Verdict {
+        ready: blockers.is_empty(),
+        blockers,
+        notes,
+        anchor_age,
+    }
+}
