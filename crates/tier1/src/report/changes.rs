@@ -55,7 +55,13 @@ pub fn groups(run: &RunView) -> Vec<Group> {
             id: "suppressed",
             title: "Suppressed regressions (cleared only by a recheck; block release)",
             columns: &[
-                "Target", "Reason", "Before", "After", "Delta", "Recheck run", "Recheck",
+                "Target",
+                "Reason",
+                "Before",
+                "After",
+                "Delta",
+                "Recheck run",
+                "Recheck",
             ],
             rows: r
                 .suppressed_regressions
@@ -177,7 +183,11 @@ fn rechecks(s: &mut String, dash: &Dashboard, run: &RunView) {
         } else {
             "<span class=\"badge suppressed\">not regressed</span>"
         };
-        let valid = if r.recheck_metrics_valid { "valid" } else { "invalid" };
+        let valid = if r.recheck_metrics_valid {
+            "valid"
+        } else {
+            "invalid"
+        };
         let _ = write!(
             s,
             "<tr><td>{}</td><td><code>{}</code></td><td>{outcome}</td><td>{valid}</td><td>{}</td></tr>",

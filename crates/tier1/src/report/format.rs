@@ -130,6 +130,22 @@ pub fn signed(x: f64, unit: &str) -> String {
     format!("{sign}{:.2}{unit}", x.abs())
 }
 
+/// A signed millisecond change with precision scaled to magnitude (`+0.0013`, `−0.436`).
+pub fn signed_ms(x: f64) -> String {
+    if !x.is_finite() {
+        return "–".into();
+    }
+    let sign = if x < 0.0 { "−" } else { "+" };
+    let a = x.abs();
+    if a >= 100.0 {
+        format!("{sign}{a:.1}")
+    } else if a >= 1.0 || a == 0.0 {
+        format!("{sign}{a:.3}")
+    } else {
+        format!("{sign}{a:.4}")
+    }
+}
+
 /// The first 10 characters of a commit (the full id belongs in a tooltip).
 pub fn short_commit(c: Option<&str>) -> String {
     match c {
@@ -159,7 +175,7 @@ pub fn change_cells(row: &ChangeRow) -> [String; 3] {
         } => {
             let mut delta = signed(*delta_pct, " %");
             if let Some(d) = optimized_time_delta_ms.filter(|d| d.is_finite()) {
-                delta.push_str(&format!(" ({} ms)", signed(d, "")));
+                delta.push_str(&format!(" ({} ms)", signed_ms(d)));
             }
             [speedup(Some(*before)), speedup(Some(*after)), delta]
         }
@@ -175,7 +191,7 @@ pub fn change_cells(row: &ChangeRow) -> [String; 3] {
             format!(
                 "{} ({} ms)",
                 signed(*delta_pct, " %"),
-                signed(*optimized_time_delta_ms, "")
+                signed_ms(*optimized_time_delta_ms)
             ),
         ],
         ChangeRow::MemorySavings {
@@ -193,7 +209,11 @@ pub fn change_cells(row: &ChangeRow) -> [String; 3] {
             after,
             delta_pct,
             ..
-        } => [mb(Some(*before)), mb(Some(*after)), signed(*delta_pct, " %")],
+        } => [
+            mb(Some(*before)),
+            mb(Some(*after)),
+            signed(*delta_pct, " %"),
+        ],
     }
 }
 
@@ -228,5 +248,8 @@ mod tests {
         assert_eq!(ms(Some(1585.6)), "1585.6 ms");
         assert_eq!(signed(-11.654, " %"), "−11.65 %");
         assert_eq!(signed(0.5, " pts"), "+0.50 pts");
+        assert_eq!(signed_ms(0.0013), "+0.0013");
+        assert_eq!(signed_ms(-0.436), "−0.4360");
+        assert_eq!(signed_ms(12.5), "+12.500");
     }
 }

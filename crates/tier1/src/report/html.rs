@@ -89,11 +89,10 @@ fn verdict_section(s: &mut String, v: &Verdict) {
         }
         s.push_str("</ul>");
     }
-    if let Some(age) = &v.anchor_age {
-        let class = if age.needs_renewal() { "warn" } else { "muted" };
+    if let Some(age) = v.anchor_age.as_ref().filter(|a| !a.needs_renewal()) {
         let _ = write!(
             s,
-            "<p id=\"anchor-age\" class=\"{class}\">Anchor {} evidence age: {} days ({} days before it expires at {} days).</p>",
+            "<p id=\"anchor-age\" class=\"muted\">Anchor {} evidence age: {} days ({} days before it expires at {} days).</p>",
             esc(&age.run_id),
             age.age_days,
             age.days_left().max(0),
@@ -105,8 +104,23 @@ fn verdict_section(s: &mut String, v: &Verdict) {
 
 fn cards(s: &mut String, dash: &Dashboard) {
     s.push_str("<section id=\"cards\" class=\"cards\">");
-    card(s, dash, "latest-evidence", "Latest evidence run", dash.latest_evidence());
-    card(s, dash, "latest-accepted", "Latest accepted run", dash.latest_accepted());
+    card(
+        s,
+        dash,
+        "latest-evidence",
+        "Latest evidence run",
+        dash.latest_evidence(),
+    );
+    card(
+        s,
+        dash,
+        "latest-accepted",
+        "Latest accepted run",
+        dash.latest_accepted(),
+    );
+    if let Some(anchor) = dash.distinct_anchor() {
+        card(s, dash, "anchor", "Current anchor", Some(anchor));
+    }
     s.push_str("</section>\n");
 }
 
@@ -115,7 +129,11 @@ fn row(s: &mut String, k: &str, v_html: &str) {
 }
 
 fn card(s: &mut String, dash: &Dashboard, id: &str, title: &str, run: Option<&RunView>) {
-    let _ = write!(s, "<article class=\"card\" id=\"{id}\"><h3>{}</h3>", esc(title));
+    let _ = write!(
+        s,
+        "<article class=\"card\" id=\"{id}\"><h3>{}</h3>",
+        esc(title)
+    );
     let Some(run) = run else {
         s.push_str("<p class=\"muted\">None yet.</p></article>");
         return;
@@ -190,7 +208,13 @@ fn card(s: &mut String, dash: &Dashboard, id: &str, title: &str, run: Option<&Ru
         .row
         .baseline_evidence_digest
         .as_deref()
-        .map(|d| format!(" <code class=\"muted\" title=\"{}\">{}…</code>", esc(d), esc(&d.chars().take(19).collect::<String>())))
+        .map(|d| {
+            format!(
+                " <code class=\"muted\" title=\"{}\">{}…</code>",
+                esc(d),
+                esc(&d.chars().take(19).collect::<String>())
+            )
+        })
         .unwrap_or_default();
     row(s, "Evidence", &format!("{artifact}{digest}"));
     if let Some(result) = sum.source_result_json.as_deref() {
@@ -207,7 +231,11 @@ fn acceptance(s: &mut String, run: &RunView) {
         } else {
             "rejected by the gate"
         };
-        row(s, "Acceptance", &format!("<span class=\"muted\">{what}</span>"));
+        row(
+            s,
+            "Acceptance",
+            &format!("<span class=\"muted\">{what}</span>"),
+        );
         return;
     };
     row(
@@ -224,7 +252,11 @@ fn acceptance(s: &mut String, run: &RunView) {
         row(s, "Requester", &format!("{}{role}", text(actor)));
     }
     if !r.baseline_acceptance_reviewers.is_empty() {
-        row(s, "Reviewers", &text(&r.baseline_acceptance_reviewers.join(", ")));
+        row(
+            s,
+            "Reviewers",
+            &text(&r.baseline_acceptance_reviewers.join(", ")),
+        );
     }
     if let Some(note) = &r.baseline_acceptance_note {
         row(s, "Note", &format!("<q>{}</q>", text(note)));
@@ -296,7 +328,9 @@ fn runs_table(s: &mut String, dash: &Dashboard) {
              <td class=\"num\">{}/{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             esc(&run.row.run_id),
             esc(&format::time(&run.row.generated_at)),
-            esc(&format::short_commit(run.summary.source_git_commit.as_deref())),
+            esc(&format::short_commit(
+                run.summary.source_git_commit.as_deref()
+            )),
             esc(&format::speedup(run.representative())),
             agg.succeeded,
             agg.target_count,

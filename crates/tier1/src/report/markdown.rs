@@ -28,7 +28,7 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
     for n in &verdict.notes {
         let _ = writeln!(s, "- ⚠️ {}", text(&n.to_string()));
     }
-    if let Some(age) = &verdict.anchor_age {
+    if let Some(age) = verdict.anchor_age.as_ref().filter(|a| !a.needs_renewal()) {
         let _ = writeln!(
             s,
             "- Anchor `{}` evidence age: {} days ({} days before it expires).",
@@ -53,6 +53,9 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
     );
     card(&mut s, "Latest evidence run", dash.latest_evidence());
     card(&mut s, "Latest accepted run", dash.latest_accepted());
+    if let Some(anchor) = dash.distinct_anchor() {
+        card(&mut s, "Current anchor", Some(anchor));
+    }
 
     s.push_str("## Targets\n\n| Target | Goal | Baseline | Optimized | Speedup / savings | vs anchor | Threshold | Status |\n|---|---|--:|--:|--:|---|---|---|\n");
     for r in targets::rows(dash) {
@@ -94,18 +97,17 @@ fn card(s: &mut String, title: &str, run: Option<&RunView>) {
         return;
     };
     let sum = &run.summary;
-    let _ = writeln!(
-        s,
-        "- Run: `{}` ({})",
-        run.row.run_id,
-        run.class().label()
-    );
+    let _ = writeln!(s, "- Run: `{}` ({})", run.row.run_id, run.class().label());
     let _ = writeln!(
         s,
         "- Commit: `{}`",
         md(sum.source_git_commit.as_deref().unwrap_or("–"))
     );
-    let _ = writeln!(s, "- Generated: {}", md(&format::time(&run.row.generated_at)));
+    let _ = writeln!(
+        s,
+        "- Generated: {}",
+        md(&format::time(&run.row.generated_at))
+    );
     if let Some(e) = &sum.environment {
         let _ = writeln!(
             s,
@@ -130,7 +132,11 @@ fn card(s: &mut String, title: &str, run: Option<&RunView>) {
         let _ = writeln!(s, "- Requester: {}", text(a));
     }
     if !r.baseline_acceptance_reviewers.is_empty() {
-        let _ = writeln!(s, "- Reviewers: {}", text(&r.baseline_acceptance_reviewers.join(", ")));
+        let _ = writeln!(
+            s,
+            "- Reviewers: {}",
+            text(&r.baseline_acceptance_reviewers.join(", "))
+        );
     }
     if let Some(n) = &r.baseline_acceptance_note {
         let _ = writeln!(s, "- Note: {}", text(n));

@@ -9,6 +9,8 @@ pub mod model;
 pub mod readiness;
 pub mod svg;
 pub mod targets;
+#[cfg(test)]
+pub(crate) mod testkit;
 pub mod trends;
 
 use crate::exit::{Classify, Exit};
@@ -128,7 +130,9 @@ pub fn parse_now(now: Option<&str>) -> Result<DateTime<Utc>, ReportError> {
 pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, ReportError> {
     let now = parse_now(opts.now.as_deref())?;
     if !crate::fsx::is_absent_or_empty(&opts.output).map_err(io_err(&opts.output))? {
-        return Err(ReportError::OutputNotEmpty(opts.output.display().to_string()));
+        return Err(ReportError::OutputNotEmpty(
+            opts.output.display().to_string(),
+        ));
     }
     let dash = model::Dashboard::load(&opts.history_root, opts.evidence_root.as_deref(), now)?;
     let verdict = readiness::assess(&dash);
@@ -136,10 +140,8 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
     let md = markdown::render(&dash, &verdict);
 
     let stage = StagedDir::new(&opts.output).map_err(io_err(&opts.output))?;
-    let html_path = stage.path().join(HTML_FILE);
-    write_atomic(&html_path, page.as_bytes()).map_err(io_err(&html_path))?;
-    let md_path = stage.path().join(MARKDOWN_FILE);
-    write_atomic(&md_path, md.as_bytes()).map_err(io_err(&md_path))?;
+    write_readable(&stage.path().join(HTML_FILE), page.as_bytes())?;
+    write_readable(&stage.path().join(MARKDOWN_FILE), md.as_bytes())?;
     stage.commit().map_err(io_err(&opts.output))?;
 
     if let Some(path) = &opts.step_summary {
@@ -155,6 +157,18 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
         latest_run_id: dash.latest_accepted().map(|r| r.row.run_id.clone()),
         files: vec![HTML_FILE.into(), MARKDOWN_FILE.into()],
     })
+}
+
+/// Write a report file atomically, readable by everyone (a static page is meant to be served).
+fn write_readable(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    write_atomic(path, bytes).map_err(io_err(path))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
+            .map_err(io_err(path))?;
+    }
+    Ok(())
 }
 
 /// Append Markdown to the GitHub step summary file (created when absent).

@@ -206,6 +206,12 @@ impl Dashboard {
     pub fn anchor_run(&self) -> Option<&RunView> {
         self.anchor.map(|i| &self.runs[i])
     }
+    /// The anchor, when it is neither the latest evidence run nor the latest accepted run.
+    pub fn distinct_anchor(&self) -> Option<&RunView> {
+        let anchor = self.anchor_run()?;
+        let same = |r: Option<&RunView>| r.is_some_and(|r| r.row.run_id == anchor.row.run_id);
+        (!same(self.latest_evidence()) && !same(self.latest_accepted())).then_some(anchor)
+    }
     /// The anchor a run was compared with (its `baseline_run_id`).
     pub fn compared_anchor(&self, run: &RunView) -> Option<&RunView> {
         run.regression
@@ -313,4 +319,59 @@ fn load_run(root: &Path, row: &IndexRow) -> Result<RunView, ReportError> {
         summary,
         regression,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::testkit::*;
+
+    #[test]
+    fn rejected_1000x_outlier_never_moves_best_speedup_seen() {
+        let base = dash(healthy());
+        let mut runs = healthy();
+        runs.push(compared(run("r4", 4, "rejected", 2000.0), "r1"));
+        let with = dash(runs);
+        assert_eq!(base.best_speedup_seen(), Some(2.02));
+        assert_eq!(with.best_speedup_seen(), base.best_speedup_seen());
+        assert_eq!(
+            with.latest_evidence().map(|r| r.row.run_id.as_str()),
+            Some("r4")
+        );
+        assert_eq!(
+            with.latest_accepted().map(|r| r.row.run_id.as_str()),
+            Some("r3")
+        );
+    }
+
+    #[test]
+    fn runs_sort_by_time_and_anchor_is_the_last_eligible() {
+        let mut runs = healthy();
+        runs.reverse();
+        runs.push(compared(run("r0", 5, "anchor", 2.1), "r1"));
+        let d = dash(runs);
+        let ids: Vec<&str> = d.runs.iter().map(|r| r.row.run_id.as_str()).collect();
+        assert_eq!(ids, ["r1", "r2", "r3", "r0"]);
+        assert_eq!(d.anchor_run().map(|r| r.row.run_id.as_str()), Some("r0"));
+    }
+
+    #[test]
+    fn evidence_refs_are_local_artifact_or_withheld() {
+        let t = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(t.path().join("r3/results")).expect("mkdir");
+        std::fs::write(t.path().join("r3/results/x.json"), b"{}").expect("write");
+        let now = crate::report::model::parse_time(NOW).expect("now");
+        let d = super::Dashboard::from_runs(None, healthy(), Some(t.path()), now);
+        let r = d.run("r3").expect("r3");
+        use super::EvidenceRef::*;
+        assert_eq!(
+            d.evidence_ref(r, "r3/results/x.json"),
+            Local("r3/results/x.json".into())
+        );
+        assert_eq!(
+            d.evidence_ref(r, "r3/manifest.json"),
+            Artifact("artifact://tier1-evidence-r3/r3/manifest.json".into())
+        );
+        assert_eq!(d.evidence_ref(r, "/home/runner/x.json"), Withheld);
+        assert_eq!(d.evidence_ref(r, "../x.json"), Withheld);
+    }
 }

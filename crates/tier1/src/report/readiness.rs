@@ -75,7 +75,10 @@ impl fmt::Display for Blocker {
         match self {
             Blocker::NoRuns => write!(f, "the history holds no run yet"),
             Blocker::NotAccepted { run_id } => {
-                write!(f, "latest run {run_id} was not accepted by the release gate")
+                write!(
+                    f,
+                    "latest run {run_id} was not accepted by the release gate"
+                )
             }
             Blocker::NoTargets { run_id } => write!(f, "latest run {run_id} measured no target"),
             Blocker::TargetsIncomplete {
@@ -224,19 +227,31 @@ pub fn assess(dash: &Dashboard) -> Verdict {
             }
             let count = reg.regressions.len();
             if count > 0 {
-                blockers.push(Blocker::Regressions { run_id: id(), count });
+                blockers.push(Blocker::Regressions {
+                    run_id: id(),
+                    count,
+                });
             }
             let count = reg.suppressed_regressions.len();
             if count > 0 {
-                blockers.push(Blocker::SuppressedRegressions { run_id: id(), count });
+                blockers.push(Blocker::SuppressedRegressions {
+                    run_id: id(),
+                    count,
+                });
             }
             let count = reg.missing_targets.len();
             if count > 0 {
-                blockers.push(Blocker::MissingTargets { run_id: id(), count });
+                blockers.push(Blocker::MissingTargets {
+                    run_id: id(),
+                    count,
+                });
             }
             let count = reg.warnings.len();
             if count > 0 {
-                blockers.push(Blocker::Warnings { run_id: id(), count });
+                blockers.push(Blocker::Warnings {
+                    run_id: id(),
+                    count,
+                });
             }
             if !reg.anchor_declines.is_empty() {
                 notes.push(Note::AnchorDeclines {
@@ -259,5 +274,191 @@ pub fn assess(dash: &Dashboard) -> Verdict {
         blockers,
         notes,
         anchor_age,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testkit::*;
+
+    fn latest_mut(
+        runs: &mut [crate::report::model::RunView],
+    ) -> &mut crate::report::model::RunView {
+        runs.last_mut().expect("a run")
+    }
+
+    #[test]
+    fn healthy_history_is_ready() {
+        let v = assess(&dash(healthy()));
+        assert!(v.ready, "{:?}", v.blockers);
+        assert!(v.blockers.is_empty());
+    }
+
+    #[test]
+    fn empty_history_is_not_ready() {
+        let v = assess(&dash(vec![]));
+        assert_eq!(v.blockers, vec![Blocker::NoRuns]);
+        assert!(!v.ready);
+        assert_eq!(v.anchor_age, None);
+    }
+
+    #[test]
+    fn each_blocking_reason_blocks() {
+        type Edit = fn(&mut crate::report::model::RunView);
+        let cases: Vec<(&str, Edit, Blocker)> = vec![
+            (
+                "not accepted",
+                |r| r.row.run_accepted = Some(false),
+                Blocker::NotAccepted {
+                    run_id: "r3".into(),
+                },
+            ),
+            (
+                "no targets",
+                |r| {
+                    r.summary.summary.target_count = 0;
+                    r.summary.summary.succeeded = 0;
+                },
+                Blocker::NoTargets {
+                    run_id: "r3".into(),
+                },
+            ),
+            (
+                "failed target",
+                |r| {
+                    r.summary.summary.succeeded = 1;
+                    r.summary.summary.failed = 1;
+                },
+                Blocker::TargetsIncomplete {
+                    run_id: "r3".into(),
+                    succeeded: 1,
+                    target_count: 2,
+                    failed: 1,
+                    skipped: 0,
+                    missing: 0,
+                },
+            ),
+            (
+                "regression",
+                |r| r.regression.regressions.push(gemm_speedup_change(2.0, 1.5)),
+                Blocker::Regressions {
+                    run_id: "r3".into(),
+                    count: 1,
+                },
+            ),
+            (
+                "suppressed",
+                |r| {
+                    r.regression.suppressed_regressions.push(
+                        crate::history::model::SuppressedRegression {
+                            row: gemm_speedup_change(2.0, 1.8),
+                            suppression_reason: "recheck_not_regressed".into(),
+                            recheck_run_id: "r3__recheck__gemm".into(),
+                            recheck_speedup: Some(2.0),
+                            recheck_optimized_time_ms: Some(5.0),
+                        },
+                    );
+                },
+                Blocker::SuppressedRegressions {
+                    run_id: "r3".into(),
+                    count: 1,
+                },
+            ),
+            (
+                "missing target",
+                |r| {
+                    let t = r.summary.targets[0].clone();
+                    r.regression.missing_targets.push(t);
+                },
+                Blocker::MissingTargets {
+                    run_id: "r3".into(),
+                    count: 1,
+                },
+            ),
+            (
+                "warning",
+                |r| r.regression.warnings.push("w".into()),
+                Blocker::Warnings {
+                    run_id: "r3".into(),
+                    count: 1,
+                },
+            ),
+        ];
+        for (name, edit, expected) in cases {
+            let mut runs = healthy();
+            edit(latest_mut(&mut runs));
+            let v = assess(&dash(runs));
+            assert!(!v.ready, "{name}");
+            assert_eq!(v.blockers, vec![expected], "{name}");
+        }
+    }
+
+    #[test]
+    fn anchor_declines_do_not_block() {
+        let mut runs = healthy();
+        latest_mut(&mut runs)
+            .regression
+            .anchor_declines
+            .push(gemm_speedup_change(2.0, 1.97));
+        let v = assess(&dash(runs));
+        assert!(v.ready, "{:?}", v.blockers);
+        assert!(v.notes.contains(&Note::AnchorDeclines {
+            run_id: "r3".into(),
+            count: 1
+        }));
+    }
+
+    #[test]
+    fn only_the_latest_run_is_judged() {
+        let mut runs = healthy();
+        runs[1]
+            .regression
+            .regressions
+            .push(gemm_speedup_change(2.0, 1.5));
+        runs[1].row.run_accepted = Some(false);
+        assert!(assess(&dash(runs)).ready);
+    }
+
+    #[test]
+    fn anchor_age_warns_from_60_days_and_counts_down_to_90() {
+        let mut runs = healthy();
+        // Anchor generated 2026-06-01T03:15Z, clock 2026-08-05T00:00Z: 64 whole days.
+        let v = assess(&dash(runs.clone()));
+        let age = v.anchor_age.clone().expect("age");
+        assert_eq!((age.age_days, age.days_left()), (64, 26));
+        assert!(v.ready, "age never blocks");
+        let note = v
+            .notes
+            .iter()
+            .find(|n| matches!(n, Note::AnchorRenewal(_)))
+            .expect("note");
+        assert!(
+            note.to_string().contains("renew it within 26 days"),
+            "{note}"
+        );
+
+        runs[0].time = crate::report::model::parse_time("2026-07-10T00:00:00Z");
+        let v = assess(&dash(runs.clone()));
+        assert_eq!(v.anchor_age.as_ref().map(|a| a.age_days), Some(26));
+        assert!(!v.notes.iter().any(|n| matches!(n, Note::AnchorRenewal(_))));
+
+        runs[0].time = crate::report::model::parse_time("2026-05-01T00:00:00Z");
+        let v = assess(&dash(runs));
+        let note = v
+            .notes
+            .iter()
+            .find(|n| matches!(n, Note::AnchorRenewal(_)))
+            .expect("note");
+        assert!(note.to_string().contains("expired at 90 days"), "{note}");
+    }
+
+    #[test]
+    fn bootstrap_only_and_no_anchor_are_said() {
+        let v = assess(&dash(vec![run("r1", 1, "anchor", 2.0)]));
+        assert!(v.ready);
+        assert!(v.notes.contains(&Note::BootstrapOnly));
+        let v = assess(&dash(vec![run("r1", 1, "accepted", 2.0)]));
+        assert!(v.notes.contains(&Note::NoAnchor));
     }
 }

@@ -57,7 +57,8 @@ pub struct Chart {
 }
 
 /// The y range drawn: scaled to the accepted points only (rejected points only when nothing
-/// was accepted), padded by 10 %; `None` when there is no point at all.
+/// was accepted), padded by 10 % of the spread and spanning at least ±5 % of the largest value,
+/// so a change below the regression thresholds never looks like a cliff; `None` without points.
 pub fn y_range(points: &[Point]) -> Option<(f64, f64)> {
     let accepted: Vec<f64> = points
         .iter()
@@ -75,12 +76,14 @@ pub fn y_range(points: &[Point]) -> Option<(f64, f64)> {
     };
     let lo = ys.iter().copied().reduce(f64::min)?;
     let hi = ys.iter().copied().reduce(f64::max)?;
-    let pad = if hi > lo {
-        (hi - lo) * 0.1
+    let pad = ((hi - lo) * 0.1)
+        .max(hi.abs().max(lo.abs()) * 0.05)
+        .max(0.01);
+    let bottom = if lo >= 0.0 {
+        (lo - pad).max(0.0)
     } else {
-        (hi.abs() * 0.1).max(0.1)
+        lo - pad
     };
-    let bottom = if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad };
     Some((bottom, hi + pad))
 }
 

@@ -62,15 +62,22 @@ fn vs_anchor(goal: Goal, cur: &TargetSummary, prev: Option<&TargetSummary>) -> S
             if let (Some(c), Some(p)) = (cur.best_speedup, prev.best_speedup)
                 && p > 0.0
             {
-                parts.push(format!("speedup {}", format::signed((c - p) / p * 100.0, " %")));
+                parts.push(format!(
+                    "speedup {}",
+                    format::signed((c - p) / p * 100.0, " %")
+                ));
             }
             if let (Some(c), Some(p)) = (cur.best_optimized_time_ms, prev.best_optimized_time_ms)
                 && c > 0.0
                 && p > 0.0
             {
-                parts.push(format!("latency {} ms", format::signed(c - p, "")));
+                parts.push(format!("latency {} ms", format::signed_ms(c - p)));
             }
-            if parts.is_empty() { "–".into() } else { parts.join(", ") }
+            if parts.is_empty() {
+                "–".into()
+            } else {
+                parts.join(", ")
+            }
         }
         Goal::Memory => match (cur.best_memory_savings_pct, prev.best_memory_savings_pct) {
             (Some(c), Some(p)) => format!("savings {}", format::signed(c - p, " pts")),
@@ -84,7 +91,11 @@ fn flag(run: &RunView, target: &str) -> Option<&'static str> {
     let hit = |rows: &[crate::history::model::ChangeRow]| rows.iter().any(|x| x.target() == target);
     if hit(&r.regressions) {
         Some("regressed")
-    } else if r.suppressed_regressions.iter().any(|x| x.row.target() == target) {
+    } else if r
+        .suppressed_regressions
+        .iter()
+        .any(|x| x.row.target() == target)
+    {
         Some("suppressed")
     } else if hit(&r.improvements) {
         Some("improved")
@@ -123,7 +134,13 @@ pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
             };
             let tolerance = t
                 .verification_tolerance
-                .or_else(|| dash.suite.targets.iter().find(|s| s.key == t.key).map(|s| s.tolerance))
+                .or_else(|| {
+                    dash.suite
+                        .targets
+                        .iter()
+                        .find(|s| s.key == t.key)
+                        .map(|s| s.tolerance)
+                })
                 .map(|tol| format!("rtol {:e}, atol {:e}", tol.rtol, tol.atol))
                 .unwrap_or_else(|| "–".into());
             TargetRow {
