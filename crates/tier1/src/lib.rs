@@ -1,12 +1,17 @@
 //! tier1: the core library of a canonical, tamper-evident tier-1 GPU benchmark release gate.
 //! Binaries under `bins/` are thin: parse arguments, call one function here, map to an exit code.
 
+pub mod aggregate;
 pub mod cli;
 pub mod digest;
 pub mod exit;
 pub mod fsx;
+pub mod gate;
 pub mod history;
 pub mod json;
+pub mod promote;
+pub mod publish;
+pub mod recheck;
 pub mod regress;
 pub mod report;
 pub mod store;

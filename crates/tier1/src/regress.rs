@@ -1,10 +1,16 @@
 //! Comparison of a run against the accepted anchor: the reference rules of `compare_suite_summaries`
 //! (status, speedup, optimized latency with the absolute floor, memory savings points, optimized
-//! memory, new and missing targets, anchor declines). (Interface fixed; the owner fills it in.)
+//! memory, new and missing targets, anchor declines), refusing runs from different environments.
 
+use crate::aggregate::{SUCCEEDED, optimized_memory_mb, optimized_time_ms, pair_goal, positive};
 use crate::exit::{Classify, Exit};
-use crate::history::model::{RegressionSummary, Summary};
-use crate::suite::Thresholds;
+use crate::history::model::{ChangeRow, RECHECKS_FILE, RegressionSummary, Summary, TargetSummary};
+use crate::suite::{Goal, Thresholds};
+use std::collections::HashSet;
+
+/// Slack for threshold comparisons, so a change exactly at a threshold counts despite binary
+/// floating-point rounding (for example 2.0 -> 1.9 is -5 %, not -4.999999 %).
+const EPS: f64 = 1e-9;
 
 /// A comparison that must not be computed.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -31,25 +37,233 @@ impl Classify for RegressError {
     }
 }
 
+/// The change rows of one target pair.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TargetChanges {
+    /// Rows over the regression thresholds.
+    pub regressions: Vec<ChangeRow>,
+    /// Rows over the improvement thresholds.
+    pub improvements: Vec<ChangeRow>,
+    /// Every decline, without threshold.
+    pub declines: Vec<ChangeRow>,
+}
+
 /// Compare `current` with `anchor` (None when no eligible anchor exists).
+///
+/// With no anchor the result is the reference "no baseline" shape: `baseline_run_id` null, every
+/// current target in `new_targets`, all other lists empty and no `regression_rechecks_path`.
+/// `warnings` is left empty: history warnings are the caller's to add.
 pub fn compare(
     current: &Summary,
     anchor: Option<&Summary>,
     thresholds: &Thresholds,
 ) -> Result<RegressionSummary, RegressError> {
-    let _ = (anchor, thresholds);
-    Ok(RegressionSummary {
+    let mut out = RegressionSummary {
         baseline_run_id: None,
         current_run_id: Some(current.run_id.clone()),
         regressions: vec![],
         improvements: vec![],
         anchor_declines: vec![],
-        new_targets: current.targets.clone(),
+        new_targets: vec![],
         missing_targets: vec![],
-        warnings: vec!["regression engine not implemented yet".into()],
+        warnings: vec![],
         suppressed_regressions: vec![],
         rechecks: vec![],
         regression_rechecks_path: None,
         extra: Default::default(),
-    })
+    };
+    let Some(anchor) = anchor else {
+        out.new_targets = current.targets.clone();
+        return Ok(out);
+    };
+    if let (Some(cur_env), Some(anchor_env)) = (&current.environment, &anchor.environment) {
+        let (found, expected) = (cur_env.key(), anchor_env.key());
+        if found != expected {
+            return Err(RegressError::EnvironmentMismatch {
+                current: current.run_id.clone(),
+                anchor: anchor.run_id.clone(),
+                expected,
+                found,
+            });
+        }
+    }
+    out.baseline_run_id = Some(anchor.run_id.clone());
+    out.regression_rechecks_path = Some(regression_rechecks_path(&current.run_id));
+    for cur in &current.targets {
+        let Some(prev) = find_target(anchor, &cur.target) else {
+            out.new_targets.push(cur.clone());
+            continue;
+        };
+        let changes = compare_target(cur, prev, thresholds);
+        out.regressions.extend(changes.regressions);
+        out.improvements.extend(changes.improvements);
+        out.anchor_declines.extend(changes.declines);
+    }
+    let current_names: HashSet<&str> = current.targets.iter().map(|t| t.target.as_str()).collect();
+    out.missing_targets = anchor
+        .targets
+        .iter()
+        .filter(|t| !current_names.contains(t.target.as_str()))
+        .cloned()
+        .collect();
+    Ok(out)
 }
+
+/// `<run_id>/regression_rechecks.json`, the path recorded when a previous summary existed.
+pub fn regression_rechecks_path(run_id: &str) -> String {
+    format!("{run_id}/{RECHECKS_FILE}")
+}
+
+/// The anchor's row for a target string (targets are matched by `target`; the last one wins, as
+/// in the reference's dict).
+pub fn find_target<'a>(summary: &'a Summary, target: &str) -> Option<&'a TargetSummary> {
+    summary.targets.iter().rev().find(|t| t.target == target)
+}
+
+/// Every rule of reference §3.2 for one target present in both runs.
+pub fn compare_target(
+    cur: &TargetSummary,
+    prev: &TargetSummary,
+    thresholds: &Thresholds,
+) -> TargetChanges {
+    let mut ch = TargetChanges::default();
+    let (prev_ok, cur_ok) = (prev.status == SUCCEEDED, cur.status == SUCCEEDED);
+    let status_row = || ChangeRow::Status {
+        target: cur.target.clone(),
+        before: prev.status.clone(),
+        after: cur.status.clone(),
+    };
+    if prev_ok && !cur_ok {
+        ch.regressions.push(status_row());
+        return ch;
+    }
+    if !prev_ok && cur_ok {
+        ch.improvements.push(status_row());
+    }
+    match pair_goal(cur, prev) {
+        Goal::Speed => speed_checks(cur, prev, thresholds, &mut ch),
+        Goal::Memory => memory_checks(cur, prev, thresholds, &mut ch),
+    }
+    ch
+}
+
+fn speed_checks(
+    cur: &TargetSummary,
+    prev: &TargetSummary,
+    th: &Thresholds,
+    ch: &mut TargetChanges,
+) {
+    let floor = th.min_optimized_time_delta_ms;
+    let (prev_ms, cur_ms) = (optimized_time_ms(prev), optimized_time_ms(cur));
+    let both_ms = prev_ms.zip(cur_ms);
+    let (mut speed_regressed, mut speed_improved) = (false, false);
+    if let (Some(before), Some(after)) = (positive(prev.best_speedup), positive(cur.best_speedup)) {
+        let delta_pct = (after - before) / before * 100.0;
+        let time_delta = both_ms.map(|(p, c)| c - p);
+        let significant = time_delta.is_none_or(|d| d.abs() >= floor - EPS);
+        let row = ChangeRow::Speedup {
+            target: cur.target.clone(),
+            before,
+            after,
+            delta_pct,
+            optimized_time_before_ms: prev_ms,
+            optimized_time_after_ms: cur_ms,
+            optimized_time_delta_ms: time_delta,
+        };
+        if significant && delta_pct <= -th.speedup_regression_pct + EPS {
+            speed_regressed = true;
+            ch.regressions.push(row.clone());
+        } else if significant && delta_pct >= th.speedup_regression_pct - EPS {
+            speed_improved = true;
+            ch.improvements.push(row.clone());
+        }
+        if after < before {
+            ch.declines.push(row);
+        }
+    }
+    if let Some((before, after)) = both_ms {
+        let delta_ms = after - before;
+        let delta_pct = delta_ms / before * 100.0;
+        let significant = delta_ms.abs() >= floor - EPS;
+        let threshold = th.optimized_latency_regression_pct;
+        let row = ChangeRow::OptimizedLatency {
+            target: cur.target.clone(),
+            before,
+            after,
+            delta_pct,
+            optimized_time_delta_ms: delta_ms,
+        };
+        if significant && delta_pct >= threshold - EPS {
+            if !speed_regressed {
+                ch.regressions.push(row.clone());
+            }
+        } else if significant && delta_pct <= -threshold + EPS && !speed_improved {
+            ch.improvements.push(row.clone());
+        }
+        if after > before {
+            ch.declines.push(row);
+        }
+    }
+}
+
+fn memory_checks(
+    cur: &TargetSummary,
+    prev: &TargetSummary,
+    th: &Thresholds,
+    ch: &mut TargetChanges,
+) {
+    let mut memory_regressed = false;
+    let finite = crate::aggregate::finite;
+    if let (Some(before), Some(after)) = (
+        finite(prev.best_memory_savings_pct),
+        finite(cur.best_memory_savings_pct),
+    ) {
+        let delta_points = after - before;
+        let row = ChangeRow::MemorySavings {
+            target: cur.target.clone(),
+            before,
+            after,
+            delta_points,
+        };
+        let points = th.memory_savings_regression_points;
+        if delta_points <= -points + EPS {
+            memory_regressed = true;
+            ch.regressions.push(row.clone());
+        } else if delta_points >= points - EPS {
+            ch.improvements.push(row.clone());
+        }
+        if after < before {
+            ch.declines.push(row);
+        }
+    }
+    let (prev_mb, cur_mb) = (
+        positive(optimized_memory_mb(prev)),
+        positive(optimized_memory_mb(cur)),
+    );
+    if let (Some(before), Some(after)) = (prev_mb, cur_mb) {
+        let delta_mb = after - before;
+        let delta_pct = delta_mb / before * 100.0;
+        let threshold = th.optimized_memory_regression_pct;
+        let row = ChangeRow::OptimizedMemory {
+            target: cur.target.clone(),
+            before,
+            after,
+            delta_pct,
+            optimized_memory_delta_mb: delta_mb,
+        };
+        if delta_pct >= threshold - EPS {
+            if !memory_regressed {
+                ch.regressions.push(row.clone());
+            }
+        } else if delta_pct <= -threshold + EPS {
+            ch.improvements.push(row.clone());
+        }
+        if after > before {
+            ch.declines.push(row);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "regress_tests.rs"]
+mod tests;

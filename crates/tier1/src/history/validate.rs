@@ -1,9 +1,16 @@
-//! Validation of a history root: every rule of the reference index loader and restore validator,
-//! plus the hash chain. (Interface fixed; the owner of the history work fills in the rules.)
+//! Validation of a history root: every rule of the reference index loader and restore validator
+//! (reference §2.2, §5.5 step 4), plus the hash chain; and restore's in-place sanitizing.
 
-use super::model::Index;
+use super::chain::ChainState;
+use super::model::{INDEX_FILE, Index, IndexRow, RegressionSummary, Summary};
+use super::package::{self, IndexDoc, RunFiles};
+use super::sanitize;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
+use crate::fsx;
+use crate::gate;
+use serde_json::Value;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Structural problems may be skipped when GitHub proves the source run did not succeed;
@@ -27,6 +34,25 @@ pub struct HistoryError {
     pub path: String,
     /// What is wrong.
     pub message: String,
+}
+
+impl HistoryError {
+    /// A structural error about `path`.
+    pub fn structural(path: impl Into<String>, message: impl Into<String>) -> Self {
+        HistoryError {
+            kind: HistoryErrorKind::Structural,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+    /// An integrity error about `path`.
+    pub fn integrity(path: impl Into<String>, message: impl Into<String>) -> Self {
+        HistoryError {
+            kind: HistoryErrorKind::Integrity,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
 }
 
 impl Classify for HistoryError {
@@ -58,21 +84,364 @@ pub struct ValidatedHistory {
     pub index: Index,
     /// The latest eligible anchor (None only for an empty history).
     pub latest_anchor: Option<AnchorRef>,
+    /// Whether the index carries a verified hash chain (legacy reference indexes do not).
+    pub chain: ChainState,
+    /// The index as stored (raw rows kept for byte-identical extension).
+    pub doc: IndexDoc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Strict,
+    Restore,
 }
 
 /// Strict read-only validation of a history root (publish, promote, run, dashboard).
 /// A missing `index.json` is a structural error; callers that allow "no history" check first.
 pub fn validate_history_root(root: &Path) -> Result<ValidatedHistory, HistoryError> {
-    Err(HistoryError {
-        kind: HistoryErrorKind::Structural,
-        path: root.join(super::model::INDEX_FILE).display().to_string(),
-        message: "history validation is not implemented yet".into(),
-    })
+    validate(root, Mode::Strict)
 }
 
 /// Restore's validator: everything `validate_history_root` checks, plus the reference sanitizing
 /// (portable paths, generic warning text, backfills, re-rendered Markdown), applied in place to a
 /// freshly extracted staging tree. Requires a non-empty run list and at least one eligible anchor.
 pub fn sanitize_restored(root: &Path) -> Result<ValidatedHistory, HistoryError> {
-    validate_history_root(root)
+    validate(root, Mode::Restore)
+}
+
+/// The allowed evidence artifact name form `tier1-evidence-[A-Za-z0-9_.-]+`.
+pub fn is_evidence_artifact_name(s: &str) -> bool {
+    s.strip_prefix("tier1-evidence-").is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    })
+}
+
+fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
+    if !root.join(INDEX_FILE).is_file() {
+        return Err(HistoryError::structural(
+            INDEX_FILE,
+            format!("no index.json under history root {}", root.display()),
+        ));
+    }
+    let raw: Value = package::read_json(root, INDEX_FILE)?;
+    check_raw_rows(&raw)?;
+    let mut doc = IndexDoc::from_value(raw)?;
+    let chain = doc.chain_state()?;
+    if let Some(v) = doc.index.schema_version
+        && v > super::model::SCHEMA_VERSION
+    {
+        return Err(HistoryError::structural(
+            INDEX_FILE,
+            format!(
+                "schema_version: expected at most {}, found {v}",
+                super::model::SCHEMA_VERSION
+            ),
+        ));
+    }
+    if mode == Mode::Restore && doc.index.runs.is_empty() {
+        return Err(HistoryError::structural(
+            INDEX_FILE,
+            "runs: expected a non-empty list of runs, found []",
+        ));
+    }
+    let mut migrated = false;
+    if mode == Mode::Restore {
+        migrated |= sanitize::relocate_legacy_paths(&mut doc, &chain)?;
+        if doc.index.history_root != "." {
+            doc.set_field("history_root", Value::from("."))?;
+            migrated = true;
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for row in &doc.index.runs {
+        check_row_fields(row)?;
+        if !seen.insert(row.run_id.as_str()) {
+            return Err(HistoryError::structural(
+                INDEX_FILE,
+                format!("run_id {:?} appears more than once", row.run_id),
+            ));
+        }
+    }
+    let mut latest_anchor = None;
+    let mut initial_anchors = Vec::new();
+    for row in &doc.index.runs {
+        let mut files = package::load_run(root, row)?;
+        check_summary(row, &files.summary)?;
+        check_regression(row, &files.regression)?;
+        if mode == Mode::Restore {
+            sanitize::sanitize_run(root, row, &mut files)?;
+        }
+        check_acceptance(row, &files)?;
+        if row.is_eligible() {
+            if files.regression.baseline_run_id.is_none() {
+                initial_anchors.push(row.run_id.clone());
+            }
+            latest_anchor = Some(anchor_ref(row, &files.summary)?);
+        }
+    }
+    if initial_anchors.len() > 1 {
+        return Err(HistoryError::structural(
+            INDEX_FILE,
+            format!(
+                "disconnected initial anchor: expected at most one eligible run with no baseline, found {initial_anchors:?}"
+            ),
+        ));
+    }
+    if mode == Mode::Restore {
+        if latest_anchor.is_none() {
+            return Err(HistoryError::structural(
+                INDEX_FILE,
+                "expected at least one eligible anchor (baseline_eligible: true), found none",
+            ));
+        }
+        if migrated {
+            let bytes = doc.to_bytes()?;
+            fsx::write_atomic(&root.join(INDEX_FILE), &bytes).map_err(|e| {
+                HistoryError::structural(INDEX_FILE, format!("cannot rewrite: {e}"))
+            })?;
+        }
+    }
+    Ok(ValidatedHistory {
+        index: doc.index.clone(),
+        latest_anchor,
+        chain,
+        doc,
+    })
+}
+
+/// Checks on the stored JSON that give clearer messages than a typed parse.
+fn check_raw_rows(raw: &Value) -> Result<(), HistoryError> {
+    let Some(runs) = raw.get("runs") else {
+        return Err(HistoryError::structural(INDEX_FILE, "missing `runs` list"));
+    };
+    let Some(runs) = runs.as_array() else {
+        return Err(HistoryError::structural(
+            INDEX_FILE,
+            format!("runs: expected a list, found {runs}"),
+        ));
+    };
+    for (i, row) in runs.iter().enumerate() {
+        let Some(obj) = row.as_object() else {
+            return Err(HistoryError::structural(
+                INDEX_FILE,
+                format!("runs[{i}]: expected an object, found {row}"),
+            ));
+        };
+        for field in ["run_accepted", "baseline_eligible"] {
+            if let Some(v) = obj.get(field)
+                && !v.is_boolean()
+            {
+                return Err(HistoryError::structural(
+                    INDEX_FILE,
+                    format!("runs[{i}].{field}: expected a bool, found {v}"),
+                ));
+            }
+        }
+        if let Some(v) = obj.get("baseline_acceptance")
+            && !v.is_null()
+        {
+            const ALLOWED: [&str; 4] = [
+                "accept_history_anchor",
+                "accept_regressions",
+                "clean",
+                "update_expectations",
+            ];
+            if !v.as_str().is_some_and(|s| ALLOWED.contains(&s)) {
+                return Err(HistoryError::structural(
+                    INDEX_FILE,
+                    format!(
+                        "runs[{i}].baseline_acceptance: expected one of {ALLOWED:?}, found {v}"
+                    ),
+                ));
+            }
+        }
+        if let Some(v) = obj.get("baseline_evidence_digest")
+            && !v.is_null()
+            && !v
+                .as_str()
+                .is_some_and(|s| Digest::parse(s).is_ok_and(|d| d.as_str() == s))
+        {
+            return Err(HistoryError::integrity(
+                INDEX_FILE,
+                format!(
+                    "runs[{i}].baseline_evidence_digest: expected sha256:<64 lower hex>, found {v}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_row_fields(row: &IndexRow) -> Result<(), HistoryError> {
+    let id = &row.run_id;
+    let bad = |m: String| {
+        Err(HistoryError::structural(
+            INDEX_FILE,
+            format!("run {id:?}: {m}"),
+        ))
+    };
+    if !fsx::is_safe_run_id(id) {
+        return bad("run_id must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$".into());
+    }
+    if row.is_eligible() && !row.is_accepted() {
+        return bad(
+            "baseline_eligible: true requires run_accepted: true, found false or absent".into(),
+        );
+    }
+    let has_actor_fields = row.baseline_acceptance_actor.is_some()
+        || row.baseline_acceptance_note.is_some()
+        || row.baseline_acceptance_workflow_run.is_some();
+    match row.baseline_acceptance {
+        Some(a) if !row.is_eligible() => {
+            return bad(format!(
+                "baseline_acceptance {a:?} is only allowed on an eligible run (baseline_eligible: true)"
+            ));
+        }
+        Some(a) if a.is_explicit() => {
+            for (name, v) in [
+                ("baseline_acceptance_actor", &row.baseline_acceptance_actor),
+                ("baseline_acceptance_note", &row.baseline_acceptance_note),
+                (
+                    "baseline_acceptance_workflow_run",
+                    &row.baseline_acceptance_workflow_run,
+                ),
+            ] {
+                if v.as_deref().is_none_or(|s| s.trim().is_empty()) {
+                    return bad(format!(
+                        "explicit acceptance {a:?} needs a non-empty `{name}`"
+                    ));
+                }
+            }
+        }
+        Some(_) if has_actor_fields => {
+            return bad("a \"clean\" anchor carries no actor, note or workflow-run fields".into());
+        }
+        None if has_actor_fields => {
+            return bad(
+                "acceptance actor, note or workflow-run fields without baseline_acceptance".into(),
+            );
+        }
+        _ => {}
+    }
+    for (field, rel) in package::row_paths(row) {
+        if fsx::safe_relative_parts(rel).is_none() {
+            return Err(HistoryError::integrity(
+                INDEX_FILE,
+                format!(
+                    "run {id:?}: `{field}` {rel:?} is not a safe relative path under the history root"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Counts match statuses, `target_count == len(targets)`, run id and suite bound to the row.
+pub fn check_summary(row: &IndexRow, s: &Summary) -> Result<(), HistoryError> {
+    let bad = |m: String| Err(HistoryError::structural(&row.summary_path, m));
+    if s.run_id != row.run_id {
+        return bad(format!(
+            "run_id: expected {:?} (the index row), found {:?}",
+            row.run_id, s.run_id
+        ));
+    }
+    let a = &s.summary;
+    if a.target_count as usize != s.targets.len() {
+        return bad(format!(
+            "summary.target_count: expected {} (len(targets)), found {}",
+            s.targets.len(),
+            a.target_count
+        ));
+    }
+    let derived = crate::aggregate::compute(&s.targets);
+    let expected = [
+        ("succeeded", a.succeeded, derived.succeeded),
+        ("failed", a.failed, derived.failed),
+        ("skipped", a.skipped, derived.skipped),
+        ("missing", a.missing, derived.missing),
+    ];
+    for (name, found, want) in expected {
+        if found != want {
+            return bad(format!(
+                "summary.{name}: expected {want} (from target statuses), found {found}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_regression(row: &IndexRow, r: &RegressionSummary) -> Result<(), HistoryError> {
+    if let Some(cur) = &r.current_run_id
+        && cur != &row.run_id
+    {
+        return Err(HistoryError::structural(
+            &row.regression_json_path,
+            format!("current_run_id: expected {:?}, found {cur:?}", row.run_id),
+        ));
+    }
+    Ok(())
+}
+
+fn check_acceptance(row: &IndexRow, f: &RunFiles) -> Result<(), HistoryError> {
+    let explicit = row.baseline_acceptance.is_some_and(|a| a.is_explicit());
+    let warnings = !f.regression.warnings.is_empty();
+    let fail = |what: &str, reasons: Vec<String>| {
+        Err(HistoryError::structural(
+            INDEX_FILE,
+            format!(
+                "run {:?}: stored {what}: true contradicts its files: {}",
+                row.run_id,
+                reasons.join("; ")
+            ),
+        ))
+    };
+    if row.is_accepted() {
+        let c = gate::run_acceptance(&f.summary, &f.regression, warnings, explicit);
+        if !c.passed() {
+            return fail("run_accepted", c.reasons);
+        }
+    }
+    if row.is_eligible() {
+        let c = gate::eligible_anchor_rules(
+            &f.summary,
+            &f.regression,
+            row.is_accepted(),
+            explicit,
+            warnings,
+        );
+        if !c.passed() {
+            return fail("baseline_eligible", c.reasons);
+        }
+    }
+    Ok(())
+}
+
+fn anchor_ref(row: &IndexRow, s: &Summary) -> Result<AnchorRef, HistoryError> {
+    let name = s
+        .evidence_artifact_name
+        .clone()
+        .unwrap_or_else(|| format!("tier1-evidence-{}", row.run_id));
+    if !is_evidence_artifact_name(&name) {
+        return Err(HistoryError::structural(
+            &row.summary_path,
+            format!(
+                "evidence_artifact_name: expected tier1-evidence-[A-Za-z0-9_.-]+, found {name:?}"
+            ),
+        ));
+    }
+    let evidence_digest = match &row.baseline_evidence_digest {
+        Some(d) => {
+            Some(Digest::parse(d).map_err(|e| HistoryError::integrity(INDEX_FILE, e.to_string()))?)
+        }
+        None => None,
+    };
+    Ok(AnchorRef {
+        run_id: row.run_id.clone(),
+        evidence_artifact_name: name,
+        git_commit: s.source_git_commit.clone().unwrap_or_default(),
+        evidence_digest,
+    })
 }

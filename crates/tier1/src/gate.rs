@@ -1,0 +1,356 @@
+//! The release gate (reference §3.3-3.4, §5.5 step 4): complete metrics, accepted provenance,
+//! run acceptance, baseline eligibility of a normal publication, the eligible-anchor rules restore
+//! re-derives, and the exit verdict. Every check returns the reasons it failed, not just a bool.
+
+use crate::aggregate::{SUCCEEDED, finite, goal, positive};
+use crate::exit::Exit;
+use crate::history::model::{RegressionSummary, Summary};
+use crate::suite::Goal;
+use serde::Serialize;
+
+/// The outcome of one gate check: empty `reasons` means it passed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// One line per failed condition, naming the field with expected and found values.
+    pub reasons: Vec<String>,
+}
+
+impl Check {
+    /// True when no condition failed.
+    pub fn passed(&self) -> bool {
+        self.reasons.is_empty()
+    }
+    fn fail(&mut self, reason: impl Into<String>) {
+        self.reasons.push(reason.into());
+    }
+    fn require(&mut self, ok: bool, reason: impl FnOnce() -> String) {
+        if !ok {
+            self.reasons.push(reason());
+        }
+    }
+    fn absorb(&mut self, other: Check) {
+        self.reasons.extend(other.reasons);
+    }
+}
+
+/// Reference `_summary_has_baseline_metrics`: every target succeeded with complete, finite metrics
+/// (speed: baseline time, speedup, optimized time > 0; memory: baseline time > 0, finite savings,
+/// optimized memory > 0) and the counts block agrees.
+pub fn baseline_metrics(summary: &Summary) -> Check {
+    let mut c = Check::default();
+    let a = &summary.summary;
+    c.require(a.target_count > 0, || "summary.target_count is 0".into());
+    c.require(
+        usize::try_from(a.target_count).ok() == Some(summary.targets.len()),
+        || {
+            format!(
+                "summary.target_count is {} but the summary has {} target rows",
+                a.target_count,
+                summary.targets.len()
+            )
+        },
+    );
+    for (field, n) in [
+        ("failed", a.failed),
+        ("skipped", a.skipped),
+        ("missing", a.missing),
+    ] {
+        c.require(n == 0, || format!("summary.{field} is {n}, expected 0"));
+    }
+    for t in &summary.targets {
+        let name = &t.key;
+        if t.status != SUCCEEDED {
+            c.fail(format!(
+                "target {name}: status is {:?}, expected \"succeeded\"",
+                t.status
+            ));
+            continue;
+        }
+        c.require(positive(t.baseline_time_ms).is_some(), || {
+            format!(
+                "target {name}: baseline_time_ms {} is not a finite number > 0",
+                show(t.baseline_time_ms)
+            )
+        });
+        match goal(t) {
+            Goal::Speed => {
+                c.require(positive(t.best_speedup).is_some(), || {
+                    format!(
+                        "target {name}: best_speedup {} is not a finite number > 0",
+                        show(t.best_speedup)
+                    )
+                });
+                c.require(positive(t.best_optimized_time_ms).is_some(), || {
+                    format!(
+                        "target {name}: best_optimized_time_ms {} is not a finite number > 0",
+                        show(t.best_optimized_time_ms)
+                    )
+                });
+            }
+            Goal::Memory => {
+                c.require(finite(t.best_memory_savings_pct).is_some(), || {
+                    format!(
+                        "target {name}: best_memory_savings_pct {} is not a finite number",
+                        show(t.best_memory_savings_pct)
+                    )
+                });
+                c.require(positive(t.best_optimized_memory_mb).is_some(), || {
+                    format!(
+                        "target {name}: best_optimized_memory_mb {} is not a finite number > 0",
+                        show(t.best_optimized_memory_mb)
+                    )
+                });
+            }
+        }
+    }
+    c
+}
+
+/// `baseline_metrics(summary).passed()`.
+pub fn summary_has_baseline_metrics(summary: &Summary) -> bool {
+    baseline_metrics(summary).passed()
+}
+
+fn show(x: Option<f64>) -> String {
+    x.map_or_else(|| "null".into(), |v| v.to_string())
+}
+
+/// Whether `s` is a 40-character lower-case hex commit.
+pub fn is_commit_hex(s: &str) -> bool {
+    s.len() == 40
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Accepted provenance: `source_git_commit` is 40 lower hex, equals `source_manifest_git_commit`,
+/// and `source_git_dirty` is false.
+pub fn provenance(summary: &Summary) -> Check {
+    let mut c = Check::default();
+    let commit = summary.source_git_commit.as_deref();
+    let manifest = summary.source_manifest_git_commit.as_deref();
+    c.require(commit.is_some_and(is_commit_hex), || {
+        format!("source_git_commit {commit:?} is not a 40-character lower-case hex commit")
+    });
+    c.require(commit.is_some() && commit == manifest, || {
+        format!("source_git_commit {commit:?} differs from source_manifest_git_commit {manifest:?}")
+    });
+    c.require(summary.source_git_dirty == Some(false), || {
+        format!(
+            "source_git_dirty is {:?}, expected false",
+            summary.source_git_dirty
+        )
+    });
+    c
+}
+
+/// `provenance(summary).passed()`.
+pub fn has_accepted_provenance(summary: &Summary) -> bool {
+    provenance(summary).passed()
+}
+
+/// Reference `_tier1_run_accepted`: complete metrics, accepted provenance, no history warnings,
+/// and no regressions or missing targets unless the comparison is explicitly accepted.
+pub fn run_acceptance(
+    summary: &Summary,
+    comparison: &RegressionSummary,
+    history_warnings: bool,
+    explicit_acceptance: bool,
+) -> Check {
+    let mut c = baseline_metrics(summary);
+    c.absorb(provenance(summary));
+    c.require(!history_warnings, || "the history has warnings".into());
+    if !explicit_acceptance {
+        c.absorb(comparison_blockers(comparison));
+    }
+    c
+}
+
+/// `run_acceptance(..).passed()`.
+pub fn run_accepted(
+    summary: &Summary,
+    comparison: &RegressionSummary,
+    history_warnings: bool,
+    explicit_acceptance: bool,
+) -> bool {
+    run_acceptance(summary, comparison, history_warnings, explicit_acceptance).passed()
+}
+
+/// Confirmed regressions and missing targets: they block a run unless explicitly accepted.
+fn comparison_blockers(comparison: &RegressionSummary) -> Check {
+    let mut c = Check::default();
+    let (n, m) = (
+        comparison.regressions.len(),
+        comparison.missing_targets.len(),
+    );
+    c.require(n == 0, || {
+        format!("the comparison has {n} confirmed regression(s)")
+    });
+    c.require(m == 0, || {
+        format!("the comparison has {m} missing target(s)")
+    });
+    c
+}
+
+/// Reference `_tier1_baseline_eligible` for normal publication: eligible only when the run was
+/// accepted, the caller allows an initial anchor, there was no prior anchor (`baseline_run_id`
+/// null), and there are no suppressed regressions and no anchor declines.
+pub fn baseline_eligibility(
+    comparison: &RegressionSummary,
+    run_accepted: bool,
+    allow_initial_anchor: bool,
+) -> Check {
+    let mut c = Check::default();
+    c.require(run_accepted, || "the run was not accepted".into());
+    c.require(allow_initial_anchor, || {
+        "an initial anchor is not allowed here (anchors move only through protected promotion)"
+            .into()
+    });
+    if let Some(anchor) = &comparison.baseline_run_id {
+        c.fail(format!(
+            "a prior anchor {anchor} exists; only protected promotion may move it"
+        ));
+    }
+    c.absorb(no_suppressed(comparison));
+    let d = comparison.anchor_declines.len();
+    c.require(d == 0, || {
+        format!("the comparison has {d} anchor decline(s)")
+    });
+    c
+}
+
+/// `baseline_eligibility(..).passed()`.
+pub fn baseline_eligible(
+    comparison: &RegressionSummary,
+    run_accepted: bool,
+    allow_initial_anchor: bool,
+) -> bool {
+    baseline_eligibility(comparison, run_accepted, allow_initial_anchor).passed()
+}
+
+fn no_suppressed(comparison: &RegressionSummary) -> Check {
+    let mut c = Check::default();
+    let s = comparison.suppressed_regressions.len();
+    c.require(s == 0, || {
+        format!("{s} regression(s) were cleared only by a recheck; such a run is never an anchor")
+    });
+    c
+}
+
+/// Reference §5.5 step 4 "Eligible anchors must meet": the run was accepted; no comparison changes
+/// (regressions, improvements, anchor declines, missing targets) unless the acceptance is explicit;
+/// no suppressed regressions; no prior anchor without explicit acceptance; no history warnings;
+/// complete metrics; accepted provenance.
+pub fn eligible_anchor_rules(
+    summary: &Summary,
+    comparison: &RegressionSummary,
+    run_accepted: bool,
+    explicit_acceptance: bool,
+    history_warnings: bool,
+) -> Check {
+    let mut c = Check::default();
+    c.require(run_accepted, || "the run was not accepted".into());
+    if !explicit_acceptance {
+        let changes = [
+            ("regression", comparison.regressions.len()),
+            ("improvement", comparison.improvements.len()),
+            ("anchor decline", comparison.anchor_declines.len()),
+            ("missing target", comparison.missing_targets.len()),
+        ];
+        for (what, n) in changes {
+            c.require(n == 0, || {
+                format!(
+                    "the comparison has {n} {what}(s) and the anchor was not explicitly accepted"
+                )
+            });
+        }
+        if let Some(anchor) = &comparison.baseline_run_id {
+            c.fail(format!(
+                "the run was compared with prior anchor {anchor} and was not explicitly accepted"
+            ));
+        }
+    }
+    c.absorb(no_suppressed(comparison));
+    c.require(!history_warnings, || "the history has warnings".into());
+    c.absorb(baseline_metrics(summary));
+    c.absorb(provenance(summary));
+    c
+}
+
+/// What the run step knows when it decides its exit code (reference `_tier1_result_failure_count`).
+#[derive(Debug, Clone, Copy)]
+pub struct RunOutcome<'a> {
+    /// The run summary (None when it could not be built).
+    pub summary: Option<&'a Summary>,
+    /// The final comparison, after rechecks (None when it could not be computed).
+    pub comparison: Option<&'a RegressionSummary>,
+    /// `execution.total_failed`: benchmark executions that failed.
+    pub execution_failed: u32,
+    /// The history failed its integrity checks.
+    pub history_integrity_failed: bool,
+    /// The gate's `run_accepted`.
+    pub run_accepted: bool,
+}
+
+/// The exit verdict: every failing condition, fail closed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// True when there are no failures.
+    pub passed: bool,
+    /// One line per failing condition.
+    pub failures: Vec<String>,
+}
+
+impl Verdict {
+    /// Number of failing conditions (the reference's failure count).
+    pub fn failure_count(&self) -> usize {
+        self.failures.len()
+    }
+    /// `Exit::Ok` when passed, else `Exit::Gate`.
+    pub fn exit(&self) -> Exit {
+        if self.passed { Exit::Ok } else { Exit::Gate }
+    }
+}
+
+/// The verdict of a run (`baseline_eligible: false` on an accepted run still passes).
+pub fn verdict(outcome: &RunOutcome<'_>) -> Verdict {
+    let mut c = Check::default();
+    match outcome.summary {
+        None => c.fail("the run summary is missing"),
+        Some(s) => {
+            let a = &s.summary;
+            c.require(a.target_count > 0, || "summary.target_count is 0".into());
+            for (field, n) in [
+                ("failed", a.failed),
+                ("skipped", a.skipped),
+                ("missing", a.missing),
+            ] {
+                c.require(n == 0, || format!("summary.{field} is {n}, expected 0"));
+            }
+        }
+    }
+    let ef = outcome.execution_failed;
+    c.require(ef == 0, || {
+        format!("execution.total_failed is {ef}, expected 0")
+    });
+    match outcome.comparison {
+        None => c.fail("the comparison against the anchor is missing"),
+        Some(cmp) => c.absorb(comparison_blockers(cmp)),
+    }
+    c.require(!outcome.history_integrity_failed, || {
+        "the history failed integrity checks".into()
+    });
+    c.require(outcome.run_accepted, || "run_accepted is false".into());
+    Verdict {
+        passed: c.passed(),
+        failures: c.reasons,
+    }
+}
+
+/// `verdict(outcome).failure_count()`.
+pub fn failure_count(outcome: &RunOutcome<'_>) -> usize {
+    verdict(outcome).failure_count()
+}
+
+#[cfg(test)]
+#[path = "gate_tests.rs"]
+mod tests;

@@ -1,0 +1,449 @@
+//! Unit tests of the release gate: each failing condition, with the reason it names.
+
+use super::*;
+use crate::aggregate::fixtures::*;
+use crate::aggregate::{MISSING, compute};
+use crate::history::model::{ChangeRow, SuppressedRegression};
+use crate::regress::compare;
+use crate::suite::Thresholds;
+
+fn clean() -> Summary {
+    summary(
+        "run",
+        vec![speed_opt("a", 2.0, 50.0), memory_target("kv", 1024.0, 50.0)],
+    )
+}
+
+fn no_baseline(s: &Summary) -> RegressionSummary {
+    compare(s, None, &Thresholds::default()).expect("no anchor")
+}
+
+fn against(anchor: &Summary, current: &Summary) -> RegressionSummary {
+    compare(current, Some(anchor), &Thresholds::default()).expect("comparable")
+}
+
+fn has(c: &Check, needle: &str) -> bool {
+    c.reasons.iter().any(|r| r.contains(needle))
+}
+
+fn recompute(mut s: Summary) -> Summary {
+    s.summary = compute(&s.targets);
+    s
+}
+
+#[test]
+fn clean_summary_has_metrics_and_provenance() {
+    let s = clean();
+    assert_eq!(baseline_metrics(&s), Check::default());
+    assert!(summary_has_baseline_metrics(&s));
+    assert!(has_accepted_provenance(&s));
+}
+
+#[test]
+fn metrics_refuse_empty_inconsistent_and_failed_summaries() {
+    let empty = summary("run", vec![]);
+    assert!(has(&baseline_metrics(&empty), "summary.target_count is 0"));
+
+    let mut s = clean();
+    s.summary.target_count = 3;
+    assert!(has(
+        &baseline_metrics(&s),
+        "target_count is 3 but the summary has 2 target rows"
+    ));
+
+    let s = recompute(summary(
+        "run",
+        vec![
+            speed_opt("a", 2.0, 50.0),
+            with_status(speed_opt("f", 2.0, 50.0), "failed_verification"),
+            with_status(speed_opt("s", 2.0, 50.0), "skipped_no_gpu"),
+            with_status(speed_opt("m", 2.0, 50.0), MISSING),
+        ],
+    ));
+    let c = baseline_metrics(&s);
+    for needle in [
+        "summary.failed is 1",
+        "summary.skipped is 1",
+        "summary.missing is 1",
+        "target f: status is \"failed_verification\"",
+    ] {
+        assert!(has(&c, needle), "{needle} not in {:?}", c.reasons);
+    }
+}
+
+#[test]
+fn metrics_refuse_incomplete_speed_targets() {
+    let mut s = clean();
+    s.targets[0].baseline_time_ms = Some(f64::NAN);
+    assert!(has(&baseline_metrics(&s), "target a: baseline_time_ms NaN"));
+    let mut s = clean();
+    s.targets[0].best_speedup = Some(0.0);
+    assert!(has(
+        &baseline_metrics(&s),
+        "target a: best_speedup 0 is not a finite number > 0"
+    ));
+    let mut s = clean();
+    s.targets[0].best_optimized_time_ms = None;
+    assert!(has(
+        &baseline_metrics(&s),
+        "target a: best_optimized_time_ms null"
+    ));
+}
+
+#[test]
+fn metrics_of_memory_targets() {
+    // Savings may be negative; speed metrics are not required.
+    let mut s = clean();
+    s.targets[1].best_memory_savings_pct = Some(-3.0);
+    s.targets[1].best_optimized_memory_mb = Some(1054.72);
+    s.targets[1].best_speedup = None;
+    s.targets[1].best_optimized_time_ms = None;
+    assert!(baseline_metrics(&s).passed(), "{:?}", baseline_metrics(&s));
+    let mut s = clean();
+    s.targets[1].best_memory_savings_pct = Some(f64::INFINITY);
+    assert!(has(
+        &baseline_metrics(&s),
+        "target kv: best_memory_savings_pct inf"
+    ));
+    let mut s = clean();
+    s.targets[1].best_optimized_memory_mb = Some(0.0);
+    assert!(has(
+        &baseline_metrics(&s),
+        "target kv: best_optimized_memory_mb 0"
+    ));
+}
+
+#[test]
+fn provenance_needs_lower_hex_matching_clean_commit() {
+    let mut s = clean();
+    s.source_git_commit = Some(COMMIT.to_uppercase());
+    s.source_manifest_git_commit = s.source_git_commit.clone();
+    assert!(has(
+        &provenance(&s),
+        "is not a 40-character lower-case hex commit"
+    ));
+    let mut s = clean();
+    s.source_git_commit = Some("abc123".into());
+    s.source_manifest_git_commit = Some("abc123".into());
+    assert!(has(&provenance(&s), "is not a 40-character"));
+    let mut s = clean();
+    s.source_manifest_git_commit = Some("f".repeat(40));
+    assert!(has(
+        &provenance(&s),
+        "differs from source_manifest_git_commit"
+    ));
+    let mut s = clean();
+    s.source_manifest_git_commit = None;
+    assert!(!has_accepted_provenance(&s));
+    let mut s = clean();
+    s.source_git_dirty = Some(true);
+    assert!(has(
+        &provenance(&s),
+        "source_git_dirty is Some(true), expected false"
+    ));
+    let mut s = clean();
+    s.source_git_dirty = None;
+    assert!(has(&provenance(&s), "source_git_dirty is None"));
+    let mut s = clean();
+    s.source_git_commit = None;
+    s.source_manifest_git_commit = None;
+    assert_eq!(provenance(&s).reasons.len(), 2);
+}
+
+#[test]
+fn run_acceptance_conditions() {
+    let s = clean();
+    let cmp = no_baseline(&s);
+    assert!(run_accepted(&s, &cmp, false, false));
+    assert!(has(
+        &run_acceptance(&s, &cmp, true, false),
+        "history has warnings"
+    ));
+
+    let mut dirty = clean();
+    dirty.source_git_dirty = Some(true);
+    assert!(
+        !run_accepted(&dirty, &cmp, false, true),
+        "explicit acceptance never waives provenance"
+    );
+
+    let anchor = clean();
+    let mut slower = clean();
+    slower.targets[0] = speed_opt("a", 2.0, 100.0);
+    let cmp = against(&anchor, &slower);
+    assert!(has(
+        &run_acceptance(&slower, &cmp, false, false),
+        "1 confirmed regression"
+    ));
+    assert!(
+        run_accepted(&slower, &cmp, false, true),
+        "explicitly accepted regressions pass"
+    );
+
+    let fewer = recompute(summary("run", vec![speed_opt("a", 2.0, 50.0)]));
+    let cmp = against(&anchor, &fewer);
+    assert!(has(
+        &run_acceptance(&fewer, &cmp, false, false),
+        "1 missing target"
+    ));
+}
+
+#[test]
+fn only_the_first_anchor_of_a_normal_publication_is_eligible() {
+    let s = clean();
+    let cmp = no_baseline(&s);
+    assert!(baseline_eligible(&cmp, true, true));
+    assert!(has(
+        &baseline_eligibility(&cmp, false, true),
+        "not accepted"
+    ));
+    assert!(has(
+        &baseline_eligibility(&cmp, true, false),
+        "initial anchor is not allowed"
+    ));
+
+    // Same metrics against an existing anchor: accepted but never eligible.
+    let cmp = against(&s, &clean());
+    assert!(run_accepted(&s, &cmp, false, false));
+    assert!(has(
+        &baseline_eligibility(&cmp, true, true),
+        "a prior anchor run exists"
+    ));
+}
+
+#[test]
+fn cumulative_drift_and_unratified_improvement_are_not_eligible() {
+    let anchor = summary("anchor", vec![speed_opt("a", 2.0, 50.0)]);
+    let drift = summary("run", vec![speed_opt("a", 1.92, 52.0)]);
+    let cmp = against(&anchor, &drift);
+    assert!(
+        run_accepted(&drift, &cmp, false, false),
+        "a subthreshold decline passes"
+    );
+    let c = baseline_eligibility(&cmp, true, true);
+    assert!(
+        has(&c, "2 anchor decline(s)") && has(&c, "prior anchor anchor"),
+        "{c:?}"
+    );
+
+    let outlier = summary("run", vec![speed_opt("a", 2.2, 45.0)]);
+    let cmp = against(&anchor, &outlier);
+    assert_eq!(cmp.improvements.len(), 1);
+    assert!(run_accepted(&outlier, &cmp, false, false));
+    assert!(!baseline_eligible(&cmp, true, true));
+}
+
+fn suppressed(cmp: &mut RegressionSummary) {
+    cmp.suppressed_regressions.push(SuppressedRegression {
+        row: ChangeRow::OptimizedLatency {
+            target: "labs/a:a".into(),
+            before: 50.0,
+            after: 100.0,
+            delta_pct: 100.0,
+            optimized_time_delta_ms: 50.0,
+        },
+        suppression_reason: "recheck_not_regressed".into(),
+        recheck_run_id: "run__recheck__a".into(),
+        recheck_speedup: Some(2.0),
+        recheck_optimized_time_ms: Some(50.0),
+    });
+}
+
+#[test]
+fn suppressed_regressions_are_never_eligible() {
+    let s = clean();
+    let mut cmp = no_baseline(&s);
+    suppressed(&mut cmp);
+    assert!(
+        run_accepted(&s, &cmp, false, false),
+        "suppressed regressions pass the gate"
+    );
+    assert!(has(
+        &baseline_eligibility(&cmp, true, true),
+        "cleared only by a recheck"
+    ));
+    let c = eligible_anchor_rules(&s, &cmp, true, true, false);
+    assert!(
+        has(&c, "cleared only by a recheck"),
+        "not even through explicit acceptance"
+    );
+}
+
+#[test]
+fn eligible_anchor_rules_of_restore() {
+    let s = clean();
+    let initial = no_baseline(&s);
+    assert!(eligible_anchor_rules(&s, &initial, true, false, false).passed());
+    assert!(has(
+        &eligible_anchor_rules(&s, &initial, false, false, false),
+        "not accepted"
+    ));
+    assert!(has(
+        &eligible_anchor_rules(&s, &initial, true, false, true),
+        "history has warnings"
+    ));
+
+    let mut dirty = clean();
+    dirty.source_git_dirty = Some(true);
+    assert!(has(
+        &eligible_anchor_rules(&dirty, &initial, true, true, false),
+        "source_git_dirty"
+    ));
+    let mut incomplete = clean();
+    incomplete.targets[0].best_speedup = None;
+    assert!(has(
+        &eligible_anchor_rules(&incomplete, &initial, true, true, false),
+        "best_speedup"
+    ));
+
+    // A promoted run compared with a prior anchor: eligible only through explicit acceptance.
+    let anchor = summary(
+        "anchor",
+        vec![speed_opt("a", 2.0, 50.0), memory_target("kv", 1024.0, 50.0)],
+    );
+    let mut better = clean();
+    better.targets[0] = speed_opt("a", 2.5, 40.0);
+    let cmp = against(&anchor, &better);
+    let c = eligible_anchor_rules(&better, &cmp, true, false, false);
+    assert!(
+        has(&c, "1 improvement(s)") && has(&c, "prior anchor anchor"),
+        "{c:?}"
+    );
+    assert!(eligible_anchor_rules(&better, &cmp, true, true, false).passed());
+}
+
+#[test]
+fn verdict_passes_an_accepted_run_even_when_not_eligible() {
+    let s = clean();
+    let cmp = against(&s, &clean());
+    assert!(!baseline_eligible(&cmp, true, true));
+    let v = verdict(&RunOutcome {
+        summary: Some(&s),
+        comparison: Some(&cmp),
+        execution_failed: 0,
+        history_integrity_failed: false,
+        run_accepted: true,
+    });
+    assert!(v.passed, "{v:?}");
+    assert_eq!((v.failure_count(), v.exit()), (0, Exit::Ok));
+}
+
+#[test]
+fn verdict_fails_closed_on_each_condition() {
+    let s = clean();
+    let cmp = no_baseline(&s);
+    let ok = RunOutcome {
+        summary: Some(&s),
+        comparison: Some(&cmp),
+        execution_failed: 0,
+        history_integrity_failed: false,
+        run_accepted: true,
+    };
+    let check = |o: RunOutcome<'_>, needle: &str| {
+        let v = verdict(&o);
+        assert!(!v.passed && v.exit() == Exit::Gate, "{needle}: {v:?}");
+        assert!(
+            v.failures.iter().any(|f| f.contains(needle)),
+            "{needle} not in {v:?}"
+        );
+        assert_eq!(failure_count(&o), v.failures.len());
+    };
+    check(
+        RunOutcome {
+            summary: None,
+            ..ok
+        },
+        "run summary is missing",
+    );
+    let empty = summary("run", vec![]);
+    check(
+        RunOutcome {
+            summary: Some(&empty),
+            ..ok
+        },
+        "target_count is 0",
+    );
+    let failed = recompute(summary(
+        "run",
+        vec![with_status(speed_opt("a", 2.0, 50.0), "failed_no_speedup")],
+    ));
+    check(
+        RunOutcome {
+            summary: Some(&failed),
+            ..ok
+        },
+        "summary.failed is 1",
+    );
+    let skipped = recompute(summary(
+        "run",
+        vec![with_status(speed_opt("a", 2.0, 50.0), "skipped_no_gpu")],
+    ));
+    check(
+        RunOutcome {
+            summary: Some(&skipped),
+            ..ok
+        },
+        "summary.skipped is 1",
+    );
+    let missing = recompute(summary(
+        "run",
+        vec![with_status(speed_opt("a", 2.0, 50.0), MISSING)],
+    ));
+    check(
+        RunOutcome {
+            summary: Some(&missing),
+            ..ok
+        },
+        "summary.missing is 1",
+    );
+    check(
+        RunOutcome {
+            execution_failed: 2,
+            ..ok
+        },
+        "execution.total_failed is 2",
+    );
+    check(
+        RunOutcome {
+            comparison: None,
+            ..ok
+        },
+        "comparison against the anchor is missing",
+    );
+    let mut regressed = cmp.clone();
+    regressed.regressions.push(ChangeRow::Status {
+        target: "labs/a:a".into(),
+        before: "succeeded".into(),
+        after: "failed_verification".into(),
+    });
+    check(
+        RunOutcome {
+            comparison: Some(&regressed),
+            ..ok
+        },
+        "1 confirmed regression",
+    );
+    let mut lost = cmp.clone();
+    lost.missing_targets.push(speed_opt("gone", 2.0, 50.0));
+    check(
+        RunOutcome {
+            comparison: Some(&lost),
+            ..ok
+        },
+        "1 missing target",
+    );
+    check(
+        RunOutcome {
+            history_integrity_failed: true,
+            ..ok
+        },
+        "integrity",
+    );
+    check(
+        RunOutcome {
+            run_accepted: false,
+            ..ok
+        },
+        "run_accepted is false",
+    );
+}

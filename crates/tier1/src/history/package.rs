@@ -1,0 +1,279 @@
+//! A history package on disk: the index document (parsed, with the raw stored JSON kept so existing
+//! rows stay byte-identical when extended), a run's files, and writing an output tree staged.
+
+use super::chain::{self, ChainState};
+use super::model::{
+    INDEX_FILE, Index, IndexRow, RegressionSummary, SCHEMA_VERSION, Summary, TREND_FILE,
+    TrendSnapshot,
+};
+use super::validate::HistoryError;
+use crate::fsx;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// `index.json` as parsed (`index`) and as stored (`raw`, key order and unknown fields intact).
+#[derive(Debug, Clone)]
+pub struct IndexDoc {
+    /// The stored JSON object.
+    pub raw: Map<String, Value>,
+    /// The typed view.
+    pub index: Index,
+}
+
+/// Read and parse a JSON file of a history root; any failure is structural and names the file.
+pub fn read_json<T: DeserializeOwned>(root: &Path, rel: &str) -> Result<T, HistoryError> {
+    let path = root.join(rel);
+    let bytes = std::fs::read(&path)
+        .map_err(|e| HistoryError::structural(rel, format!("cannot read: {e}")))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| HistoryError::structural(rel, format!("invalid content: {e}")))
+}
+
+/// Write `value` as pretty JSON to `<root>/<rel>` atomically; failures are structural and name the file.
+pub fn write_json<T: serde::Serialize>(
+    root: &Path,
+    rel: &str,
+    value: &T,
+) -> Result<(), HistoryError> {
+    crate::json::write(&root.join(rel), value)
+        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+}
+
+impl IndexDoc {
+    /// Load `<root>/index.json`; `Ok(None)` when the file does not exist.
+    pub fn load(root: &Path) -> Result<Option<IndexDoc>, HistoryError> {
+        if !root.join(INDEX_FILE).is_file() {
+            return Ok(None);
+        }
+        let v: Value = read_json(root, INDEX_FILE)?;
+        IndexDoc::from_value(v).map(Some)
+    }
+
+    /// Build from a parsed JSON value (structural errors name `index.json`).
+    pub fn from_value(v: Value) -> Result<IndexDoc, HistoryError> {
+        let Value::Object(raw) = v else {
+            return Err(HistoryError::structural(
+                INDEX_FILE,
+                format!("expected a JSON object, found {}", kind_of(&v)),
+            ));
+        };
+        let index: Index = serde_json::from_value(Value::Object(raw.clone()))
+            .map_err(|e| HistoryError::structural(INDEX_FILE, format!("invalid index: {e}")))?;
+        Ok(IndexDoc { raw, index })
+    }
+
+    /// A new, empty, chained index for a suite.
+    pub fn new_chained(suite_name: &str, suite_version: u32) -> IndexDoc {
+        let index = Index {
+            schema_version: Some(SCHEMA_VERSION),
+            suite_name: suite_name.into(),
+            suite_version,
+            history_root: ".".into(),
+            chain_reset: None,
+            runs: vec![],
+            extra: Map::new(),
+        };
+        let Ok(Value::Object(raw)) = serde_json::to_value(&index) else {
+            unreachable!("an Index always serializes to an object")
+        };
+        IndexDoc { raw, index }
+    }
+
+    /// The stored rows.
+    pub fn raw_rows(&self) -> &[Value] {
+        self.raw
+            .get("runs")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Verify the hash chain.
+    pub fn chain_state(&self) -> Result<ChainState, HistoryError> {
+        chain::verify(&self.raw, INDEX_FILE)
+    }
+
+    /// Make this index a chained one: set `schema_version` and, for a legacy index, link the
+    /// existing rows (their content is unchanged). A chained index is left as it is.
+    pub fn adopt_chain(&mut self) -> Result<(), HistoryError> {
+        if self.chain_state()? == ChainState::Unchained {
+            self.raw
+                .insert("schema_version".into(), Value::from(SCHEMA_VERSION));
+            if let Some(Value::Array(rows)) = self.raw.get_mut("runs") {
+                chain::seal_all(rows);
+            }
+            self.reparse()?;
+        }
+        Ok(())
+    }
+
+    /// Append a row at the end (publication order), linked to the current head.
+    pub fn push_row(&mut self, row: &IndexRow) -> Result<(), HistoryError> {
+        let head = match self.chain_state()? {
+            ChainState::Chained { head } => head,
+            ChainState::Unchained => {
+                return Err(HistoryError::structural(
+                    INDEX_FILE,
+                    "refusing to append to an unchained index (adopt the chain first)",
+                ));
+            }
+        };
+        let Ok(Value::Object(mut m)) = serde_json::to_value(row) else {
+            return Err(HistoryError::structural(
+                INDEX_FILE,
+                format!(
+                    "run {:?}: row does not serialize (non-finite metric?)",
+                    row.run_id
+                ),
+            ));
+        };
+        chain::seal(head.as_deref(), &mut m);
+        match self.raw.get_mut("runs") {
+            Some(Value::Array(rows)) => rows.push(Value::Object(m)),
+            _ => {
+                self.raw
+                    .insert("runs".into(), Value::Array(vec![Value::Object(m)]));
+            }
+        }
+        self.reparse()
+    }
+
+    /// Set a top-level field of the stored index (for `history_root`, `chain_reset`, ...).
+    pub fn set_field(&mut self, key: &str, value: Value) -> Result<(), HistoryError> {
+        self.raw.insert(key.into(), value);
+        self.reparse()
+    }
+
+    fn reparse(&mut self) -> Result<(), HistoryError> {
+        self.index = serde_json::from_value(Value::Object(self.raw.clone()))
+            .map_err(|e| HistoryError::structural(INDEX_FILE, format!("invalid index: {e}")))?;
+        Ok(())
+    }
+
+    /// Pretty JSON bytes of the stored form.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, HistoryError> {
+        crate::json::to_pretty(&self.raw, INDEX_FILE)
+            .map_err(|e| HistoryError::structural(INDEX_FILE, e.to_string()))
+    }
+
+    /// The row of a run id.
+    pub fn row(&self, run_id: &str) -> Option<&IndexRow> {
+        self.index.runs.iter().find(|r| r.run_id == run_id)
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A run's files, as referenced by its index row.
+#[derive(Debug, Clone)]
+pub struct RunFiles {
+    /// `summary.json`.
+    pub summary: Summary,
+    /// `regression_summary.json`.
+    pub regression: RegressionSummary,
+    /// `trend_snapshot.json` (must be an object; its content is rebuilt on publication).
+    pub trend: Map<String, Value>,
+}
+
+/// Check that a stored path is a safe relative path under the root; returns the joined path.
+pub fn resolve(root: &Path, rel: &str, field: &str, run_id: &str) -> Result<PathBuf, HistoryError> {
+    fsx::join_safe(root, rel).ok_or_else(|| {
+        HistoryError::integrity(
+            INDEX_FILE,
+            format!(
+                "run {run_id:?}: `{field}` {rel:?} is not a safe relative path under the history root"
+            ),
+        )
+    })
+}
+
+/// The four stored paths of a row, by field name.
+pub fn row_paths(row: &IndexRow) -> [(&'static str, &str); 4] {
+    [
+        ("summary_path", row.summary_path.as_str()),
+        (
+            "regression_summary_path",
+            row.regression_summary_path.as_str(),
+        ),
+        ("regression_json_path", row.regression_json_path.as_str()),
+        ("trend_snapshot_path", row.trend_snapshot_path.as_str()),
+    ]
+}
+
+/// Load the summary, regression JSON and trend snapshot a row points at (all must exist).
+pub fn load_run(root: &Path, row: &IndexRow) -> Result<RunFiles, HistoryError> {
+    for (field, rel) in row_paths(row) {
+        let p = resolve(root, rel, field, &row.run_id)?;
+        if !p.is_file() {
+            return Err(HistoryError::structural(
+                rel,
+                format!("run {:?}: `{field}` file does not exist", row.run_id),
+            ));
+        }
+    }
+    let summary: Summary = read_json(root, &row.summary_path)?;
+    let regression: RegressionSummary = read_json(root, &row.regression_json_path)?;
+    let trend: Value = read_json(root, &row.trend_snapshot_path)?;
+    let Value::Object(trend) = trend else {
+        return Err(HistoryError::structural(
+            &row.trend_snapshot_path,
+            format!("expected a JSON object, found {}", kind_of(&trend)),
+        ));
+    };
+    Ok(RunFiles {
+        summary,
+        regression,
+        trend,
+    })
+}
+
+/// The standard path of a run's file: `<run_id>/<file>`.
+pub fn run_path(run_id: &str, file: &str) -> String {
+    format!("{run_id}/{file}")
+}
+
+/// How to build an output history tree.
+#[derive(Debug)]
+pub struct TreePlan<'a> {
+    /// A tree copied first (the live history), if any.
+    pub base: Option<&'a Path>,
+    /// Run directories copied next: (source history root, run id).
+    pub runs: Vec<(&'a Path, &'a str)>,
+    /// Trend snapshots written last: (run id, snapshot) to `<run_id>/trend_snapshot.json`.
+    pub trends: Vec<(String, TrendSnapshot)>,
+    /// The index written at the root.
+    pub index: &'a IndexDoc,
+}
+
+/// Write a history tree into `dest` (absent or empty), staged in a temporary sibling and renamed
+/// into place, so a failure leaves no output.
+pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
+    let stage = fsx::StagedDir::new(dest)?;
+    if let Some(base) = plan.base {
+        fsx::copy_tree(base, stage.path())?;
+    }
+    for (src_root, run_id) in &plan.runs {
+        let to = stage.path().join(run_id);
+        if to.exists() {
+            std::fs::remove_dir_all(&to)?;
+        }
+        fsx::copy_tree(&src_root.join(run_id), &to)?;
+    }
+    for (run_id, trend) in &plan.trends {
+        let bytes = crate::json::to_pretty(trend, TREND_FILE).map_err(std::io::Error::other)?;
+        fsx::write_atomic(&stage.path().join(run_id).join(TREND_FILE), &bytes)?;
+    }
+    let bytes = plan.index.to_bytes().map_err(std::io::Error::other)?;
+    fsx::write_atomic(&stage.path().join(INDEX_FILE), &bytes)?;
+    stage.commit()
+}

@@ -1,0 +1,310 @@
+//! Normal publication (`tier1-publish`, reference §6.5 with tier1's extensions): merge a producer's
+//! candidate run into live canonical history as evidence. It never publishes an anchor; a candidate
+//! compared against a superseded anchor is kept as stale, ineligible evidence. The output index extends
+//! the live hash chain (live rows unchanged as a prefix); the output tree is staged then renamed.
+
+use crate::exit::{Classify, Exit};
+use crate::history::chain::ChainState;
+use crate::history::model::{IndexRow, Summary};
+use crate::history::package::{self, TreePlan};
+use crate::history::trend;
+use crate::history::validate::{HistoryError, validate_history_root};
+use crate::suite::Suite;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Why a merge was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// The request or the candidate breaks a publication rule.
+    #[error("{0}")]
+    Invalid(String),
+    /// The output root holds data, or the run id is already published.
+    #[error("{0}")]
+    Conflict(String),
+    /// A history root fails validation (structural or integrity).
+    #[error("{which} history: {source}")]
+    History {
+        /// `candidate` or `canonical`.
+        which: &'static str,
+        /// The validation failure.
+        source: HistoryError,
+    },
+    /// Writing the output failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The output root.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl Classify for PublishError {
+    fn exit(&self) -> Exit {
+        match self {
+            PublishError::Invalid(_) => Exit::Invalid,
+            PublishError::Conflict(_) => Exit::Conflict,
+            PublishError::History { source, .. } => source.exit(),
+            PublishError::Io { .. } => Exit::Io,
+        }
+    }
+}
+
+/// What to merge.
+#[derive(Debug, Clone)]
+pub struct MergeRequest {
+    /// The producer's candidate history tree (read only).
+    pub candidate_root: PathBuf,
+    /// The live canonical history, restored again under the publication lock (read only).
+    pub canonical_root: PathBuf,
+    /// Where the merged tree goes (must not exist or be empty).
+    pub output_root: PathBuf,
+    /// The run to publish: the candidate's newest row.
+    pub run_id: String,
+}
+
+/// The JSON `tier1-publish` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct MergeOutcome {
+    /// Always true on success.
+    pub success: bool,
+    /// The merged run.
+    pub run_id: String,
+    /// The candidate was compared against an anchor that is no longer the latest live anchor.
+    pub stale_baseline: bool,
+    /// `run_accepted` as recorded in the output.
+    pub run_accepted: bool,
+    /// Always false: normal publication never makes a run eligible once an anchor exists.
+    pub baseline_eligible: bool,
+    /// The latest live anchor.
+    pub anchor_run_id: String,
+    /// The candidate's `baseline_run_id`.
+    pub candidate_baseline_run_id: Option<String>,
+    /// Runs in the output index.
+    pub run_count: usize,
+    /// True when the live index was a legacy (unchained) one and the output starts its chain.
+    pub chain_adopted: bool,
+    /// Always `"."`.
+    pub history_root: String,
+}
+
+/// The acceptance fields a normal publication must not carry.
+pub fn acceptance_fields(row: &IndexRow) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    let present = [
+        ("baseline_acceptance", row.baseline_acceptance.is_some()),
+        (
+            "baseline_acceptance_actor",
+            row.baseline_acceptance_actor.is_some(),
+        ),
+        (
+            "baseline_acceptance_actor_role",
+            row.baseline_acceptance_actor_role.is_some(),
+        ),
+        (
+            "baseline_acceptance_note",
+            row.baseline_acceptance_note.is_some(),
+        ),
+        (
+            "baseline_acceptance_workflow_run",
+            row.baseline_acceptance_workflow_run.is_some(),
+        ),
+        (
+            "baseline_acceptance_reviewers",
+            !row.baseline_acceptance_reviewers.is_empty(),
+        ),
+        (
+            "baseline_evidence_digest",
+            row.baseline_evidence_digest.is_some(),
+        ),
+    ];
+    for (name, here) in present {
+        if here {
+            v.push(name);
+        }
+    }
+    v
+}
+
+/// Check that a row's four paths are `<run_id>/...`.
+pub fn check_paths_bound(row: &IndexRow) -> Result<(), String> {
+    let prefix = format!("{}/", row.run_id);
+    for (field, rel) in package::row_paths(row) {
+        if !rel.starts_with(&prefix) {
+            return Err(format!(
+                "run {:?}: `{field}` must be bound to {prefix:?}, found {rel:?}",
+                row.run_id
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Check a history's and a summary's suite identity against the suite config.
+pub fn check_suite_identity(
+    what: &str,
+    name: &str,
+    version: u32,
+    suite: &Suite,
+) -> Result<(), String> {
+    if name != suite.suite_name || version != suite.version {
+        return Err(format!(
+            "{what}: suite identity expected {}/v{}, found {name}/v{version}",
+            suite.suite_name, suite.version
+        ));
+    }
+    Ok(())
+}
+
+fn output_must_be_empty(out: &Path) -> Result<(), PublishError> {
+    match crate::fsx::is_absent_or_empty(out) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(PublishError::Conflict(format!(
+            "output history root {} exists and is not empty",
+            out.display()
+        ))),
+        Err(source) => Err(PublishError::Io {
+            path: out.display().to_string(),
+            source,
+        }),
+    }
+}
+
+/// Merge the candidate's newest run into live history, writing the result to `output_root`.
+pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishError> {
+    let invalid = |m: String| Err(PublishError::Invalid(m));
+    if !crate::fsx::is_safe_run_id(&req.run_id) {
+        return invalid(format!(
+            "--run-id {:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+            req.run_id
+        ));
+    }
+    output_must_be_empty(&req.output_root)?;
+    let cand =
+        validate_history_root(&req.candidate_root).map_err(|source| PublishError::History {
+            which: "candidate",
+            source,
+        })?;
+    let Some(row) = cand.index.runs.last() else {
+        return invalid("candidate history has no runs".into());
+    };
+    if row.run_id != req.run_id {
+        return invalid(format!(
+            "candidate's newest run must be --run-id {:?}, found {:?}",
+            req.run_id, row.run_id
+        ));
+    }
+    if row.is_eligible() || !acceptance_fields(row).is_empty() {
+        return invalid(format!(
+            "evidence merge cannot publish a canonical anchor: run {:?} carries baseline_eligible={:?} and acceptance fields {:?}",
+            row.run_id,
+            row.baseline_eligible,
+            acceptance_fields(row)
+        ));
+    }
+    check_suite_identity(
+        "candidate index",
+        &cand.index.suite_name,
+        cand.index.suite_version,
+        suite,
+    )
+    .map_err(PublishError::Invalid)?;
+    check_paths_bound(row).map_err(PublishError::Invalid)?;
+    let files =
+        package::load_run(&req.candidate_root, row).map_err(|source| PublishError::History {
+            which: "candidate",
+            source,
+        })?;
+    check_summary_identity(&files.summary, suite).map_err(PublishError::Invalid)?;
+
+    if !req
+        .canonical_root
+        .join(crate::history::INDEX_FILE)
+        .is_file()
+    {
+        return invalid(format!(
+            "canonical history {} has no index.json: normal publication needs an eligible anchor (bootstrap goes through tier1-promote)",
+            req.canonical_root.display()
+        ));
+    }
+    let live =
+        validate_history_root(&req.canonical_root).map_err(|source| PublishError::History {
+            which: "canonical",
+            source,
+        })?;
+    check_suite_identity(
+        "canonical index",
+        &live.index.suite_name,
+        live.index.suite_version,
+        suite,
+    )
+    .map_err(PublishError::Invalid)?;
+    if live.doc.row(&req.run_id).is_some() {
+        return Err(PublishError::Conflict(format!(
+            "run {:?} is already in canonical history",
+            req.run_id
+        )));
+    }
+    let Some(anchor) = &live.latest_anchor else {
+        return invalid("canonical history has no eligible anchor".into());
+    };
+    let stale = files.regression.baseline_run_id.as_deref() != Some(anchor.run_id.as_str());
+    let mut new_row = row.clone();
+    new_row.chain_sha256 = None;
+    new_row.baseline_eligible = Some(false);
+    if stale {
+        new_row.run_accepted = Some(false);
+    }
+    let mut doc = live.doc.clone();
+    let chain_adopted = live.chain == ChainState::Unchained;
+    doc.adopt_chain().map_err(|source| PublishError::History {
+        which: "canonical",
+        source,
+    })?;
+    doc.push_row(&new_row)
+        .map_err(|source| PublishError::History {
+            which: "canonical",
+            source,
+        })?;
+    let snapshot = trend::build(&doc.index);
+    let mut trends = vec![(req.run_id.clone(), snapshot.clone())];
+    if let Some(latest) = trend::sorted_by_time(&doc.index.runs).last()
+        && latest.run_id != req.run_id
+    {
+        trends.push((latest.run_id.clone(), snapshot));
+    }
+    let plan = TreePlan {
+        base: Some(&req.canonical_root),
+        runs: vec![(&req.candidate_root, &req.run_id)],
+        trends,
+        index: &doc,
+    };
+    package::write_tree(&req.output_root, &plan).map_err(|source| PublishError::Io {
+        path: req.output_root.display().to_string(),
+        source,
+    })?;
+    tracing::info!(run_id = %req.run_id, stale, "merged candidate into canonical history");
+    Ok(MergeOutcome {
+        success: true,
+        run_id: req.run_id.clone(),
+        stale_baseline: stale,
+        run_accepted: new_row.is_accepted(),
+        baseline_eligible: false,
+        anchor_run_id: anchor.run_id.clone(),
+        candidate_baseline_run_id: files.regression.baseline_run_id.clone(),
+        run_count: doc.index.runs.len(),
+        chain_adopted,
+        history_root: ".".into(),
+    })
+}
+
+/// The summary's suite identity against the config.
+pub fn check_summary_identity(s: &Summary, suite: &Suite) -> Result<(), String> {
+    check_suite_identity(
+        &format!("{}/summary.json", s.run_id),
+        &s.suite_name,
+        s.suite_version,
+        suite,
+    )
+}
