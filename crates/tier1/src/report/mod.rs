@@ -16,7 +16,6 @@ pub mod trends;
 use crate::exit::{Classify, Exit};
 use crate::fsx::{StagedDir, write_atomic};
 use crate::history::validate::HistoryError;
-use crate::json::JsonError;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::io::Write;
@@ -33,17 +32,6 @@ pub enum ReportError {
     /// The history root fails validation (the same errors restore reports).
     #[error("invalid history: {0}")]
     History(#[from] HistoryError),
-    /// A history file could not be read or parsed.
-    #[error("invalid history: {0}")]
-    Json(#[from] JsonError),
-    /// A history file breaks a rule the dashboard relies on.
-    #[error("invalid history: {path}: {message}")]
-    Invalid {
-        /// The file, relative to the history root.
-        path: String,
-        /// The field with the expected and found values.
-        message: String,
-    },
     /// The output directory already holds files.
     #[error("output directory {0} is not empty: expected an absent or empty directory")]
     OutputNotEmpty(String),
@@ -64,8 +52,7 @@ impl Classify for ReportError {
     fn exit(&self) -> Exit {
         match self {
             ReportError::History(e) => e.exit(),
-            ReportError::Json(e) => e.exit(),
-            ReportError::Invalid { .. } | ReportError::BadNow(_) => Exit::Invalid,
+            ReportError::BadNow(_) => Exit::Invalid,
             ReportError::OutputNotEmpty(_) => Exit::Conflict,
             ReportError::Io { .. } => Exit::Io,
         }

@@ -5,9 +5,9 @@
 
 use super::ReportError;
 use crate::fsx::{is_safe_component, join_safe, safe_relative_parts};
-use crate::history::model::{
-    ChainReset, INDEX_FILE, Index, IndexRow, RegressionSummary, Summary, TargetSummary,
-};
+use crate::history::model::{ChainReset, Index, IndexRow, RegressionSummary, Summary, TargetSummary};
+use crate::history::package::load_run;
+use crate::history::validate::validate_history_root;
 use crate::suite::Suite;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -122,13 +122,6 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
-fn invalid(path: impl Into<String>, message: impl Into<String>) -> ReportError {
-    ReportError::Invalid {
-        path: path.into(),
-        message: message.into(),
-    }
-}
-
 impl Dashboard {
     /// A dashboard over the given runs (any order), with the anchor taken as the last eligible run
     /// in `publication` order. Used by `load` and by tests.
@@ -169,7 +162,7 @@ impl Dashboard {
     }
 
     /// Read a history root. An absent or empty root is an empty history; anything else must
-    /// pass validation and every referenced file must parse.
+    /// pass `validate_history_root` (the rules publish, promote and restore apply).
     pub fn load(
         root: &Path,
         evidence_root: Option<&Path>,
@@ -182,10 +175,16 @@ impl Dashboard {
         if empty {
             return Ok(Dashboard::from_runs(None, vec![], evidence_root, now));
         }
-        let index = validated_index(root)?;
+        let index = validate_history_root(root)?.index;
         let mut runs = Vec::with_capacity(index.runs.len());
         for row in &index.runs {
-            runs.push(load_run(root, row)?);
+            let files = load_run(root, row)?;
+            runs.push(RunView {
+                time: parse_time(&row.generated_at),
+                row: row.clone(),
+                summary: files.summary,
+                regression: files.regression,
+            });
         }
         Ok(Dashboard::from_runs(Some(&index), runs, evidence_root, now))
     }
@@ -247,78 +246,6 @@ impl Dashboard {
         }
         EvidenceRef::Artifact(format!("artifact://{}/{}", run.evidence_artifact(), rel))
     }
-}
-
-/// The index of a non-empty history root, after the same validation restore applies.
-fn validated_index(root: &Path) -> Result<Index, ReportError> {
-    let path = root.join(INDEX_FILE);
-    if !path.is_file() {
-        return Err(invalid(
-            INDEX_FILE,
-            "missing: a non-empty history root must hold index.json",
-        ));
-    }
-    let index: Index = crate::json::read(&path)?;
-    let mut seen = std::collections::HashSet::new();
-    for (i, row) in index.runs.iter().enumerate() {
-        let at = format!("{INDEX_FILE}: runs[{i}]");
-        if !crate::fsx::is_safe_run_id(&row.run_id) {
-            return Err(invalid(
-                at,
-                format!(
-                    "run_id {:?} does not match ^[A-Za-z0-9][A-Za-z0-9_.-]*$",
-                    row.run_id
-                ),
-            ));
-        }
-        if !seen.insert(row.run_id.as_str()) {
-            return Err(invalid(at, format!("duplicate run_id {:?}", row.run_id)));
-        }
-        if row.is_eligible() && row.run_accepted == Some(false) {
-            return Err(invalid(
-                at,
-                "baseline_eligible is true but run_accepted is false",
-            ));
-        }
-    }
-    Ok(index)
-}
-
-/// A run's file path from the index, required to be `<run_id>/<name>`.
-fn bound_path(root: &Path, row: &IndexRow, field: &str, rel: &str) -> Result<PathBuf, ReportError> {
-    let parts = safe_relative_parts(rel);
-    match parts {
-        Some(p) if p.len() == 2 && p[0] == row.run_id => Ok(root.join(p[0]).join(p[1])),
-        _ => Err(invalid(
-            INDEX_FILE,
-            format!(
-                "run {}: {field} must be \"{}/<file>\", found {rel:?}",
-                row.run_id, row.run_id
-            ),
-        )),
-    }
-}
-
-fn load_run(root: &Path, row: &IndexRow) -> Result<RunView, ReportError> {
-    let summary_path = bound_path(root, row, "summary_path", &row.summary_path)?;
-    let summary: Summary = crate::json::read(&summary_path)?;
-    if summary.run_id != row.run_id {
-        return Err(invalid(
-            row.summary_path.clone(),
-            format!(
-                "run_id: expected {:?}, found {:?}",
-                row.run_id, summary.run_id
-            ),
-        ));
-    }
-    let reg_path = bound_path(root, row, "regression_json_path", &row.regression_json_path)?;
-    let regression: RegressionSummary = crate::json::read(&reg_path)?;
-    Ok(RunView {
-        time: parse_time(&row.generated_at),
-        row: row.clone(),
-        summary,
-        regression,
-    })
 }
 
 #[cfg(test)]
