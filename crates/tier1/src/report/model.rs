@@ -5,7 +5,9 @@
 
 use super::ReportError;
 use crate::fsx::{is_safe_component, join_safe, safe_relative_parts};
-use crate::history::model::{ChainReset, Index, IndexRow, RegressionSummary, Summary, TargetSummary};
+use crate::history::model::{
+    ChainReset, Index, IndexRow, RegressionSummary, Summary, TargetSummary,
+};
 use crate::history::package::load_run;
 use crate::history::validate::validate_history_root;
 use crate::suite::Suite;

@@ -142,7 +142,7 @@ pub fn render(chart: &Chart) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        r#"<svg class="chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{}" xmlns="http://www.w3.org/2000/svg">"#,
+        r#"<svg class="chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{}">"#,
         esc(&chart.title)
     );
     let _ = write!(s, "<title>{}</title>", esc(&chart.title));
