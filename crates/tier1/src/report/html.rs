@@ -111,13 +111,18 @@ fn cards(s: &mut String, dash: &Dashboard) {
         "Latest evidence run",
         dash.latest_evidence(),
     );
-    card(
-        s,
-        dash,
-        "latest-accepted",
-        "Latest accepted run",
-        dash.latest_accepted(),
-    );
+    let latest_id = dash.latest_evidence().map(|r| r.row.run_id.as_str());
+    match dash.latest_accepted() {
+        Some(run) if Some(run.row.run_id.as_str()) == latest_id => {
+            let _ = write!(
+                s,
+                "<article class=\"card\" id=\"latest-accepted\"><h3>Latest accepted run</h3>\
+                 <p class=\"runid\"><code>{}</code></p><p>The latest evidence run is also the latest accepted run.</p></article>",
+                esc(&run.row.run_id)
+            );
+        }
+        other => card(s, dash, "latest-accepted", "Latest accepted run", other),
+    }
     if let Some(anchor) = dash.distinct_anchor() {
         card(s, dash, "anchor", "Current anchor", Some(anchor));
     }

@@ -67,8 +67,8 @@ pub fn suite_chart(dash: &Dashboard) -> Chart {
         .collect();
     Chart {
         title: "Suite representative (geomean) speedup over time".into(),
-        width: 880,
-        height: 220,
+        width: 1160,
+        height: 230,
         fmt_y: format::speedup,
         x_labels: x_labels(dash),
         points,
@@ -118,7 +118,7 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
     };
     Chart {
         title: format!("{} {what} over time", target.key),
-        width: 420,
+        width: 370,
         height: 150,
         fmt_y,
         x_labels: x_labels(dash),
