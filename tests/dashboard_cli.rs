@@ -225,6 +225,7 @@ fn a_thousand_runs_paginate_and_thin() {
     let suite_chart = html
         .split("<svg class=\"chart\"")
         .nth(1)
+        .and_then(|s| s.split("</svg>").next())
         .expect("suite chart");
     let line_points = suite_chart
         .split("points=\"")
@@ -244,5 +245,15 @@ fn a_thousand_runs_paginate_and_thin() {
     assert!(
         suite_chart.matches("class=\"anchor\"").count() == 10,
         "every anchor kept"
+    );
+    let fa = html
+        .split("<title>flashattention4_alibi speedup over time</title>")
+        .nth(1)
+        .expect("flashattention chart");
+    let fa = fa.split("</svg>").next().unwrap_or_default();
+    assert_eq!(
+        fa.matches("class=\"clipped\"").count(),
+        1,
+        "the 1000x rejected outlier is drawn clipped"
     );
 }

@@ -73,7 +73,7 @@ pub fn write_history(root: &Path, n: usize) -> Vec<String> {
         let generated_at = t.format("%Y-%m-%dT%H:%M:%SZ").to_string();
         let is_anchor = i % 100 == 0;
         let rejected = !is_anchor && i % 7 == 3;
-        let outlier = i == n / 2 + 3 && rejected;
+        let outlier = rejected && i / 7 == n / 14 + 1;
         let wobble = 1.0 + ((i * 37 % 11) as f64 - 5.0) / 400.0 + i as f64 / (n as f64 * 50.0);
         let targets: Vec<Value> = TARGETS
             .iter()
