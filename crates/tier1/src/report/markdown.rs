@@ -52,7 +52,17 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         format::speedup(dash.best_speedup_seen())
     );
     card(&mut s, "Latest evidence run", dash.latest_evidence());
-    card(&mut s, "Latest accepted run", dash.latest_accepted());
+    let latest_id = dash.latest_evidence().map(|r| r.row.run_id.as_str());
+    match dash.latest_accepted() {
+        Some(run) if Some(run.row.run_id.as_str()) == latest_id => {
+            let _ = writeln!(
+                s,
+                "## Latest accepted run\n\n`{}`: the latest evidence run is also the latest accepted run.\n",
+                run.row.run_id
+            );
+        }
+        other => card(&mut s, "Latest accepted run", other),
+    }
     if let Some(anchor) = dash.distinct_anchor() {
         card(&mut s, "Current anchor", Some(anchor));
     }

@@ -7,6 +7,8 @@ pub mod html;
 pub mod markdown;
 pub mod model;
 pub mod readiness;
+#[cfg(test)]
+mod render_tests;
 pub mod svg;
 pub mod targets;
 #[cfg(test)]

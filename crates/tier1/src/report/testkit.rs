@@ -14,7 +14,8 @@ fn target(key: &str, goal: &str, speedup: f64, savings: f64) -> Value {
         "baseline_time_ms": 10.0, "best_speedup": speedup, "best_optimized_time_ms": 10.0 / speedup,
         "optimization_goal": goal, "baseline_memory_mb": 100.0,
         "best_memory_savings_pct": savings, "best_optimized_memory_mb": 100.0 - savings,
-        "artifacts": {"nsys_rep": format!("RUN/artifacts/{key}.nsys-rep")}
+        "artifacts": {"nsys_rep": format!("RUN/artifacts/{key}.nsys-rep")},
+        "verification_tolerance": {"rtol": 0.01, "atol": 0.1}
     })
 }
 
