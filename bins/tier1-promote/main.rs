@@ -1,6 +1,88 @@
-//! `tier1-promote`: not implemented yet.
+//! `tier1-promote`: the protected promotion that ratifies a candidate run as the canonical history
+//! anchor after every check of the reference contract. See docs/tier1-promote.md.
 
-fn main() -> std::process::ExitCode {
-    eprintln!("tier1-promote: not implemented yet");
-    std::process::ExitCode::from(10)
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tier1::Exit;
+use tier1::promote::{PromoteRequest, promote};
+
+/// Ratify the candidate's newest run as the canonical anchor.
+#[derive(Parser, Debug)]
+#[command(name = "tier1-promote", version, about)]
+struct Args {
+    /// The immutable candidate history tree.
+    #[arg(long, env = "TIER1_HISTORY_ROOT")]
+    history_root: PathBuf,
+    /// The downloaded evidence artifact root.
+    #[arg(long, env = "TIER1_EVIDENCE_ROOT")]
+    evidence_root: PathBuf,
+    /// The run to ratify (the candidate's newest run).
+    #[arg(long, env = "TIER1_RUN_ID")]
+    run_id: String,
+    /// Who requested the promotion.
+    #[arg(long, env = "GITHUB_ACTOR")]
+    requester: String,
+    /// Public acceptance note.
+    #[arg(long, env = "TIER1_ACCEPTANCE_NOTE")]
+    note: String,
+    /// Actions run URL of this promotion.
+    #[arg(long, env = "TIER1_WORKFLOW_RUN")]
+    workflow_run: String,
+    /// The commit the evidence must come from.
+    #[arg(long, env = "TIER1_EXPECTED_GIT_COMMIT")]
+    expected_git_commit: String,
+    /// The evidence artifact name (`tier1-evidence-<suffix>`).
+    #[arg(long, env = "TIER1_EXPECTED_EVIDENCE_ARTIFACT")]
+    expected_evidence_artifact: String,
+    /// The evidence artifact digest (`sha256:<hex>` or bare hex).
+    #[arg(long, env = "TIER1_EXPECTED_EVIDENCE_DIGEST")]
+    expected_evidence_digest: String,
+    /// Live canonical history (required unless --allow-bootstrap).
+    #[arg(long, env = "TIER1_CANONICAL_HISTORY_ROOT")]
+    canonical_history_root: Option<PathBuf>,
+    /// Output root for the ratified tree; must not exist or be empty.
+    #[arg(long, env = "TIER1_OUTPUT_HISTORY_ROOT")]
+    output_history_root: PathBuf,
+    /// Suite config.
+    #[arg(long, env = "TIER1_SUITE_CONFIG", default_value = tier1::suite::DEFAULT_SUITE_PATH)]
+    suite_config: PathBuf,
+    /// Allow the audited bootstrap reset (no live history, or a new suite version).
+    #[arg(long, env = "TIER1_ALLOW_BOOTSTRAP")]
+    allow_bootstrap: bool,
+    /// A reviewer who approved the protected environment (repeatable).
+    #[arg(long = "reviewer")]
+    reviewers: Vec<String>,
+    /// Accept `local://<store>/actions/runs/<n>` as the workflow run (local main job).
+    #[arg(long, env = "TIER1_ALLOW_LOCAL_WORKFLOW_RUN")]
+    allow_local_workflow_run: bool,
+}
+
+fn main() -> ExitCode {
+    tier1::cli::init();
+    let a = Args::parse();
+    let req = PromoteRequest {
+        history_root: a.history_root,
+        evidence_root: a.evidence_root,
+        run_id: a.run_id,
+        requester: a.requester,
+        note: a.note,
+        workflow_run: a.workflow_run,
+        expected_git_commit: a.expected_git_commit,
+        expected_evidence_artifact: a.expected_evidence_artifact,
+        expected_evidence_digest: a.expected_evidence_digest,
+        canonical_history_root: a.canonical_history_root,
+        output_history_root: a.output_history_root,
+        suite_config: a.suite_config,
+        allow_bootstrap: a.allow_bootstrap,
+        reviewers: a.reviewers,
+        allow_local_workflow_run: a.allow_local_workflow_run,
+    };
+    tier1::cli::finish(
+        "tier1-promote",
+        promote(&req).map(|out| {
+            tier1::cli::print_json(&out);
+            Exit::Ok
+        }),
+    )
 }

@@ -1,6 +1,55 @@
-//! `tier1-publish`: not implemented yet.
+//! `tier1-publish`: merge a producer's candidate run into live canonical history as evidence
+//! (never an anchor), extending the hash chain, into a new output root. See docs/tier1-publish.md.
 
-fn main() -> std::process::ExitCode {
-    eprintln!("tier1-publish: not implemented yet");
-    std::process::ExitCode::from(10)
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tier1::Exit;
+use tier1::publish::{MergeRequest, merge};
+use tier1::suite::Suite;
+
+/// Merge a candidate history run into live canonical history.
+#[derive(Parser, Debug)]
+#[command(name = "tier1-publish", version, about)]
+struct Args {
+    /// The producer's candidate history tree (read only).
+    #[arg(long, env = "TIER1_CANDIDATE_HISTORY_ROOT")]
+    candidate_history_root: PathBuf,
+    /// Live canonical history restored under the publication lock (read only).
+    #[arg(long, env = "TIER1_CANONICAL_HISTORY_ROOT")]
+    canonical_history_root: PathBuf,
+    /// Output root for the merged tree; must not exist or be empty.
+    #[arg(long, env = "TIER1_OUTPUT_HISTORY_ROOT")]
+    output_history_root: PathBuf,
+    /// The run to publish (the candidate's newest run).
+    #[arg(long, env = "TIER1_RUN_ID")]
+    run_id: String,
+    /// Suite config; the embedded canonical suite when omitted.
+    #[arg(long, env = "TIER1_SUITE_CONFIG")]
+    suite_config: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    tier1::cli::init();
+    let a = Args::parse();
+    let suite = match &a.suite_config {
+        Some(p) => match Suite::load(p) {
+            Ok(s) => s,
+            Err(e) => return tier1::cli::fail("tier1-publish", &e),
+        },
+        None => Suite::embedded(),
+    };
+    let req = MergeRequest {
+        candidate_root: a.candidate_history_root,
+        canonical_root: a.canonical_history_root,
+        output_root: a.output_history_root,
+        run_id: a.run_id,
+    };
+    tier1::cli::finish(
+        "tier1-publish",
+        merge(&req, &suite).map(|out| {
+            tier1::cli::print_json(&out);
+            Exit::Ok
+        }),
+    )
 }

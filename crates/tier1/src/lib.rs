@@ -13,6 +13,7 @@ pub mod promote;
 pub mod publish;
 pub mod recheck;
 pub mod regress;
+pub mod regress_md;
 pub mod report;
 pub mod store;
 pub mod suite;

@@ -1,1 +1,516 @@
-//! Protected promotion (placeholder).
+//! Protected promotion (`tier1-promote`, reference §6): ratify the candidate's newest run as the
+//! canonical anchor after every check of §6.2 in order, then write live history plus the ratified
+//! row (chained) to a staged output root. A bootstrap promotion starts a new chain.
+
+mod evidence;
+
+use crate::digest::Digest;
+use crate::exit::{Classify, Exit};
+use crate::gate;
+use crate::history::model::{Acceptance, ChainReset, IndexRow, RegressionSummary, Summary};
+use crate::history::package::{self, IndexDoc, RunFiles, TreePlan};
+use crate::history::validate::{
+    HistoryError, ValidatedHistory, is_evidence_artifact_name, validate_history_root,
+};
+use crate::history::{INDEX_FILE, trend};
+use crate::publish::{check_suite_identity, check_summary_identity};
+use crate::suite::{Suite, SuiteError};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Why a promotion was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PromoteError {
+    /// A rule of §6.2 failed.
+    #[error("{0}")]
+    Invalid(String),
+    /// The output root holds data, or the run is already in live history.
+    #[error("{0}")]
+    Conflict(String),
+    /// The suite config cannot be used.
+    #[error(transparent)]
+    Suite(#[from] SuiteError),
+    /// A history root fails validation.
+    #[error("{which} history: {source}")]
+    History {
+        /// `candidate` or `canonical`.
+        which: &'static str,
+        /// The failure.
+        source: HistoryError,
+    },
+    /// The comparison cannot be recomputed.
+    #[error(transparent)]
+    Compare(#[from] crate::regress::RegressError),
+    /// Writing the output failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The output root.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl Classify for PromoteError {
+    fn exit(&self) -> Exit {
+        match self {
+            PromoteError::Invalid(_) | PromoteError::Compare(_) => Exit::Invalid,
+            PromoteError::Conflict(_) => Exit::Conflict,
+            PromoteError::Suite(e) => e.exit(),
+            PromoteError::History { source, .. } => source.exit(),
+            PromoteError::Io { .. } => Exit::Io,
+        }
+    }
+}
+
+/// The promotion request (reference §6.1 plus tier1's `reviewers` and local workflow-run form).
+#[derive(Debug, Clone)]
+pub struct PromoteRequest {
+    /// The immutable candidate history tree.
+    pub history_root: PathBuf,
+    /// The downloaded evidence artifact root.
+    pub evidence_root: PathBuf,
+    /// The run to ratify (the candidate's newest row).
+    pub run_id: String,
+    /// Who requested the promotion (`$GITHUB_ACTOR`).
+    pub requester: String,
+    /// Public acceptance note.
+    pub note: String,
+    /// The Actions run URL of this promotion.
+    pub workflow_run: String,
+    /// The commit the evidence must come from.
+    pub expected_git_commit: String,
+    /// `tier1-evidence-<suffix>`.
+    pub expected_evidence_artifact: String,
+    /// `sha256:<hex>` or bare hex of the evidence artifact.
+    pub expected_evidence_digest: String,
+    /// Live canonical history (absent only with bootstrap).
+    pub canonical_history_root: Option<PathBuf>,
+    /// Where the ratified tree goes (must not exist or be empty).
+    pub output_history_root: PathBuf,
+    /// The suite config file.
+    pub suite_config: PathBuf,
+    /// Allow the audited bootstrap reset.
+    pub allow_bootstrap: bool,
+    /// Reviewers who approved the protected environment (extension).
+    pub reviewers: Vec<String>,
+    /// Accept `local://<store>/actions/runs/<n>` as the workflow run (local main job).
+    pub allow_local_workflow_run: bool,
+}
+
+/// The JSON `tier1-promote` prints (reference §6.4 plus `bootstrap_reset`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PromoteOutcome {
+    /// Always true on success.
+    pub success: bool,
+    /// The ratified run.
+    pub run_id: String,
+    /// Always `accept_history_anchor`.
+    pub baseline_acceptance: Acceptance,
+    /// Confirmed regressions accepted through this path.
+    pub accepted_regression_count: usize,
+    /// The live anchor the candidate was compared with (None after a bootstrap reset).
+    pub prior_anchor_run_id: Option<String>,
+    /// True when live history was reset and a new chain started.
+    pub bootstrap_reset: bool,
+    /// Always `"."`.
+    pub history_root: String,
+}
+
+fn invalid<T>(m: impl Into<String>) -> Result<T, PromoteError> {
+    Err(PromoteError::Invalid(m.into()))
+}
+
+/// Reference §6.2 item 3: an exact HTTPS Actions run URL; with `allow_local`, also
+/// `local://<store-name>/actions/runs/<n>`.
+pub fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
+    let err = |why: &str| {
+        Err(format!(
+            "--workflow-run {s:?} must be an exact https://<host>/<owner>/<repo>/actions/runs/<id> URL{}: {why}",
+            if allow_local {
+                " or local://<store>/actions/runs/<id>"
+            } else {
+                ""
+            }
+        ))
+    };
+    let Ok(u) = url::Url::parse(s) else {
+        return err("not a URL");
+    };
+    let min_parts = match u.scheme() {
+        "https" => 5,
+        "local" if allow_local => 3,
+        other => return err(&format!("scheme {other:?} is not allowed")),
+    };
+    if u.host_str().is_none_or(str::is_empty) {
+        return err("no host");
+    }
+    if !u.username().is_empty() || u.password().is_some() {
+        return err("credentials are not allowed");
+    }
+    if u.query().is_some() || u.fragment().is_some() {
+        return err("query or fragment is not allowed");
+    }
+    let parts: Vec<&str> = u.path_segments().map(|p| p.collect()).unwrap_or_default();
+    let n = parts.len();
+    let tail_ok = n >= 3
+        && parts[n - 3] == "actions"
+        && parts[n - 2] == "runs"
+        && !parts[n - 1].is_empty()
+        && parts[n - 1].bytes().all(|b| b.is_ascii_digit());
+    if n < min_parts || !tail_ok || parts.iter().any(|p| p.is_empty()) {
+        return err("the path must end in actions/runs/<decimal id>");
+    }
+    Ok(())
+}
+
+struct Checked {
+    commit: String,
+    digest: Digest,
+}
+
+fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
+    if !crate::fsx::is_safe_run_id(&r.run_id) {
+        return invalid(format!(
+            "--run-id {:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+            r.run_id
+        ));
+    }
+    for (name, v) in [
+        ("--requester", &r.requester),
+        ("--note", &r.note),
+        ("--workflow-run", &r.workflow_run),
+    ] {
+        if v.trim().is_empty() {
+            return invalid(format!("{name} must be a non-blank string"));
+        }
+    }
+    check_workflow_run(r.workflow_run.trim(), r.allow_local_workflow_run)
+        .map_err(PromoteError::Invalid)?;
+    let commit = r.expected_git_commit.trim().to_ascii_lowercase();
+    if !gate::is_commit_hex(&commit) {
+        return invalid(format!(
+            "--expected-git-commit must be 40 hex characters, found {:?}",
+            r.expected_git_commit
+        ));
+    }
+    if !is_evidence_artifact_name(&r.expected_evidence_artifact) {
+        return invalid(format!(
+            "--expected-evidence-artifact must match tier1-evidence-[A-Za-z0-9_.-]+, found {:?}",
+            r.expected_evidence_artifact
+        ));
+    }
+    let digest = Digest::parse_lenient(&r.expected_evidence_digest)
+        .map_err(|e| PromoteError::Invalid(format!("--expected-evidence-digest: {e}")))?;
+    for rev in &r.reviewers {
+        if rev.trim().is_empty() {
+            return invalid("--reviewer must be a non-blank name");
+        }
+    }
+    Ok(Checked { commit, digest })
+}
+
+/// Promote the candidate's newest run to the canonical anchor.
+pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
+    let checked = check_request(r)?;
+    let suite = Suite::load(&r.suite_config)?;
+    match crate::fsx::is_absent_or_empty(&r.output_history_root) {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(PromoteError::Conflict(format!(
+                "output history root {} exists and is not empty",
+                r.output_history_root.display()
+            )));
+        }
+        Err(source) => {
+            return Err(PromoteError::Io {
+                path: r.output_history_root.display().to_string(),
+                source,
+            });
+        }
+    }
+    // 8. The candidate index and its newest row.
+    let cand = validate_history_root(&r.history_root).map_err(|source| PromoteError::History {
+        which: "candidate",
+        source,
+    })?;
+    let Some(row) = cand.index.runs.last() else {
+        return invalid("candidate history has no runs");
+    };
+    if row.run_id != r.run_id {
+        return invalid(format!(
+            "may ratify only the newest immutable candidate: newest run is {:?}, --run-id is {:?}",
+            row.run_id, r.run_id
+        ));
+    }
+    if row.is_eligible() {
+        return invalid(format!("run {:?} is already baseline_eligible", r.run_id));
+    }
+    check_suite_identity(
+        "candidate index",
+        &cand.index.suite_name,
+        cand.index.suite_version,
+        &suite,
+    )
+    .map_err(PromoteError::Invalid)?;
+    // 9. The run's files and its target list.
+    let files =
+        package::load_run(&r.history_root, row).map_err(|source| PromoteError::History {
+            which: "candidate",
+            source,
+        })?;
+    check_summary_identity(&files.summary, &suite).map_err(PromoteError::Invalid)?;
+    let found: Vec<(&str, &str)> = files
+        .summary
+        .targets
+        .iter()
+        .map(|t| (t.key.as_str(), t.target.as_str()))
+        .collect();
+    let want: Vec<(&str, &str)> = suite
+        .targets
+        .iter()
+        .map(|t| (t.key.as_str(), t.target.as_str()))
+        .collect();
+    if found != want {
+        return invalid(format!(
+            "summary targets must equal the suite's (key, target) list in order: expected {want:?}, found {found:?}"
+        ));
+    }
+    // 10. Complete metrics, accepted provenance, the expected commit.
+    let mut c = gate::baseline_metrics(&files.summary);
+    c.reasons.extend(gate::provenance(&files.summary).reasons);
+    if !c.passed() {
+        return invalid(format!(
+            "run {:?} is not an eligible anchor: {}",
+            r.run_id,
+            c.reasons.join("; ")
+        ));
+    }
+    if files.summary.source_git_commit.as_deref() != Some(checked.commit.as_str()) {
+        return invalid(format!(
+            "source_git_commit: expected {:?} (--expected-git-commit), found {:?}",
+            checked.commit, files.summary.source_git_commit
+        ));
+    }
+    // 11. Comparison shape and content.
+    check_comparison(r, &files)?;
+    // 12. Live history.
+    let live = load_live(r, &suite)?;
+    // 13. Prior anchor and the recomputed comparison.
+    let prior = prior_anchor(live.as_ref(), r.canonical_history_root.as_deref(), &suite)?;
+    let bootstrap_reset = prior.is_none();
+    if bootstrap_reset && !r.allow_bootstrap {
+        return invalid(
+            "live history has no compatible eligible anchor; promotion without --allow-bootstrap requires one",
+        );
+    }
+    let prior_id = prior.as_ref().map(|(id, _)| id.clone());
+    if files.regression.baseline_run_id != prior_id {
+        return invalid(format!(
+            "regression baseline_run_id: expected {prior_id:?} (the latest compatible live anchor), found {:?} (stale or foreign anchor)",
+            files.regression.baseline_run_id
+        ));
+    }
+    let recomputed = crate::regress::compare(
+        &files.summary,
+        prior.as_ref().map(|(_, s)| s),
+        &suite.thresholds,
+    )?;
+    check_same_comparison(&files.regression, &recomputed)?;
+    // 14. Evidence package.
+    check_evidence(r, &checked, &files)?;
+
+    let entry = ratified_row(r, row, &checked);
+    let (mut doc, base) = match (&live, bootstrap_reset) {
+        (Some(l), false) => (l.doc.clone(), r.canonical_history_root.as_deref()),
+        _ => (
+            IndexDoc::new_chained(&suite.suite_name, suite.version),
+            None,
+        ),
+    };
+    let hist = |source| PromoteError::History {
+        which: "canonical",
+        source,
+    };
+    if bootstrap_reset {
+        let reset = ChainReset {
+            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            reason: r.note.trim().to_string(),
+            actor: r.requester.trim().to_string(),
+            first_run_id: r.run_id.clone(),
+        };
+        doc.set_field(
+            "chain_reset",
+            serde_json::to_value(&reset).unwrap_or_default(),
+        )
+        .map_err(hist)?;
+    }
+    doc.adopt_chain().map_err(hist)?;
+    doc.push_row(&entry).map_err(hist)?;
+    let plan = TreePlan {
+        base,
+        runs: vec![(&r.history_root, &r.run_id)],
+        trends: vec![(r.run_id.clone(), trend::build(&doc.index))],
+        index: &doc,
+    };
+    package::write_tree(&r.output_history_root, &plan).map_err(|source| PromoteError::Io {
+        path: r.output_history_root.display().to_string(),
+        source,
+    })?;
+    tracing::info!(run_id = %r.run_id, bootstrap_reset, "ratified history anchor");
+    Ok(PromoteOutcome {
+        success: true,
+        run_id: r.run_id.clone(),
+        baseline_acceptance: Acceptance::AcceptHistoryAnchor,
+        accepted_regression_count: files.regression.regressions.len(),
+        prior_anchor_run_id: prior_id,
+        bootstrap_reset,
+        history_root: ".".into(),
+    })
+}
+
+fn check_comparison(r: &PromoteRequest, f: &RunFiles) -> Result<(), PromoteError> {
+    let reg = &f.regression;
+    if reg.current_run_id.as_deref() != Some(r.run_id.as_str()) {
+        return invalid(format!(
+            "regression current_run_id: expected {:?}, found {:?}",
+            r.run_id, reg.current_run_id
+        ));
+    }
+    if !reg.suppressed_regressions.is_empty() {
+        return invalid(format!(
+            "a regression cleared only by a recheck remains rejected even through this path: {} suppressed regression(s)",
+            reg.suppressed_regressions.len()
+        ));
+    }
+    if !reg.warnings.is_empty() {
+        return invalid(format!(
+            "the comparison has history warnings: {:?}",
+            reg.warnings
+        ));
+    }
+    if f.summary.evidence_artifact_name.as_deref() != Some(r.expected_evidence_artifact.as_str()) {
+        return invalid(format!(
+            "summary evidence_artifact_name: expected {:?}, found {:?}",
+            r.expected_evidence_artifact, f.summary.evidence_artifact_name
+        ));
+    }
+    Ok(())
+}
+
+/// Live history: None when it is absent or reset by a bootstrap over a suite-version change.
+fn load_live(r: &PromoteRequest, suite: &Suite) -> Result<Option<ValidatedHistory>, PromoteError> {
+    let Some(root) = r
+        .canonical_history_root
+        .as_deref()
+        .filter(|p| p.join(INDEX_FILE).is_file())
+    else {
+        if r.allow_bootstrap {
+            return Ok(None);
+        }
+        return invalid(
+            "no live canonical index.json: promotion without --allow-bootstrap needs live history",
+        );
+    };
+    let live = validate_history_root(root).map_err(|source| PromoteError::History {
+        which: "canonical",
+        source,
+    })?;
+    if live.index.suite_name != suite.suite_name {
+        return invalid(format!(
+            "live history suite_name: expected {:?}, found {:?} (never reset, even with bootstrap)",
+            suite.suite_name, live.index.suite_name
+        ));
+    }
+    if live.index.suite_version != suite.version {
+        if r.allow_bootstrap {
+            return Ok(None);
+        }
+        return invalid(format!(
+            "live history suite_version: expected {}, found {} (only a bootstrap may reset it)",
+            suite.version, live.index.suite_version
+        ));
+    }
+    if live.doc.row(&r.run_id).is_some() {
+        return Err(PromoteError::Conflict(format!(
+            "run {:?} is already in live history",
+            r.run_id
+        )));
+    }
+    Ok(Some(live))
+}
+
+/// The last eligible live row whose summary has the config's suite identity, with that summary.
+fn prior_anchor(
+    live: Option<&ValidatedHistory>,
+    root: Option<&Path>,
+    suite: &Suite,
+) -> Result<Option<(String, Summary)>, PromoteError> {
+    let (Some(live), Some(root)) = (live, root) else {
+        return Ok(None);
+    };
+    for row in live.index.runs.iter().rev().filter(|r| r.is_eligible()) {
+        let s: Summary = package::read_json(root, &row.summary_path).map_err(|source| {
+            PromoteError::History {
+                which: "canonical",
+                source,
+            }
+        })?;
+        if s.suite_name == suite.suite_name && s.suite_version == suite.version {
+            return Ok(Some((row.run_id.clone(), s)));
+        }
+    }
+    Ok(None)
+}
+
+fn check_same_comparison(
+    stored: &RegressionSummary,
+    re: &RegressionSummary,
+) -> Result<(), PromoteError> {
+    let fields: [(&str, bool); 7] = [
+        (
+            "baseline_run_id",
+            stored.baseline_run_id == re.baseline_run_id,
+        ),
+        ("current_run_id", stored.current_run_id == re.current_run_id),
+        ("regressions", stored.regressions == re.regressions),
+        ("improvements", stored.improvements == re.improvements),
+        (
+            "anchor_declines",
+            stored.anchor_declines == re.anchor_declines,
+        ),
+        ("new_targets", stored.new_targets == re.new_targets),
+        (
+            "missing_targets",
+            stored.missing_targets == re.missing_targets,
+        ),
+    ];
+    for (name, same) in fields {
+        if !same {
+            return invalid(format!(
+                "stored comparison field `{name}` differs from the recomputed comparison (tampered comparison)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn ratified_row(r: &PromoteRequest, row: &IndexRow, c: &Checked) -> IndexRow {
+    let mut e = row.clone();
+    e.chain_sha256 = None;
+    e.run_accepted = Some(true);
+    e.baseline_eligible = Some(true);
+    e.baseline_acceptance = Some(Acceptance::AcceptHistoryAnchor);
+    e.baseline_acceptance_actor = Some(r.requester.trim().to_string());
+    e.baseline_acceptance_actor_role = Some("requester".into());
+    e.baseline_acceptance_note = Some(r.note.trim().to_string());
+    e.baseline_acceptance_workflow_run = Some(r.workflow_run.trim().to_string());
+    e.baseline_acceptance_reviewers = r.reviewers.iter().map(|s| s.trim().to_string()).collect();
+    e.baseline_evidence_digest = Some(c.digest.as_str().to_string());
+    e
+}
+
+fn check_evidence(r: &PromoteRequest, c: &Checked, f: &RunFiles) -> Result<(), PromoteError> {
+    evidence::check(&r.evidence_root, &r.history_root, &r.run_id, &c.commit, f)
+        .map_err(PromoteError::Invalid)
+}

@@ -2,7 +2,9 @@
 //! (status, speedup, optimized latency with the absolute floor, memory savings points, optimized
 //! memory, new and missing targets, anchor declines), refusing runs from different environments.
 
-use crate::aggregate::{SUCCEEDED, optimized_memory_mb, optimized_time_ms, pair_goal, positive};
+use crate::aggregate::{
+    SUCCEEDED, finite, optimized_memory_mb, optimized_time_ms, pair_goal, positive,
+};
 use crate::exit::{Classify, Exit};
 use crate::history::model::{ChangeRow, RECHECKS_FILE, RegressionSummary, Summary, TargetSummary};
 use crate::suite::{Goal, Thresholds};
@@ -156,11 +158,11 @@ fn speed_checks(
     let floor = th.min_optimized_time_delta_ms;
     let (prev_ms, cur_ms) = (optimized_time_ms(prev), optimized_time_ms(cur));
     let both_ms = prev_ms.zip(cur_ms);
-    let (mut speed_regressed, mut speed_improved) = (false, false);
-    if let (Some(before), Some(after)) = (positive(prev.best_speedup), positive(cur.best_speedup)) {
-        let delta_pct = (after - before) / before * 100.0;
-        let time_delta = both_ms.map(|(p, c)| c - p);
-        let significant = time_delta.is_none_or(|d| d.abs() >= floor - EPS);
+    let mut speed = Counted::default();
+    if let (Some(before), Some(after)) = (positive(prev.best_speedup), positive(cur.best_speedup))
+        && let Some(delta_pct) = relative_pct(before, after)
+    {
+        let time_delta = both_ms.and_then(|(p, c)| finite(Some(c - p)));
         let row = ChangeRow::Speedup {
             target: cur.target.clone(),
             before,
@@ -170,22 +172,18 @@ fn speed_checks(
             optimized_time_after_ms: cur_ms,
             optimized_time_delta_ms: time_delta,
         };
-        if significant && delta_pct <= -th.speedup_regression_pct + EPS {
-            speed_regressed = true;
-            ch.regressions.push(row.clone());
-        } else if significant && delta_pct >= th.speedup_regression_pct - EPS {
-            speed_improved = true;
-            ch.improvements.push(row.clone());
-        }
-        if after < before {
-            ch.declines.push(row);
-        }
+        let change = Change {
+            worse_by: -delta_pct,
+            threshold: th.speedup_regression_pct,
+            significant: time_delta.is_none_or(|d| d.abs() >= floor - EPS),
+            declined: after < before,
+        };
+        speed = ch.record(row, change, Counted::default());
     }
-    if let Some((before, after)) = both_ms {
+    if let Some((before, after)) = both_ms
+        && let Some(delta_pct) = relative_pct(before, after)
+    {
         let delta_ms = after - before;
-        let delta_pct = delta_ms / before * 100.0;
-        let significant = delta_ms.abs() >= floor - EPS;
-        let threshold = th.optimized_latency_regression_pct;
         let row = ChangeRow::OptimizedLatency {
             target: cur.target.clone(),
             before,
@@ -193,16 +191,13 @@ fn speed_checks(
             delta_pct,
             optimized_time_delta_ms: delta_ms,
         };
-        if significant && delta_pct >= threshold - EPS {
-            if !speed_regressed {
-                ch.regressions.push(row.clone());
-            }
-        } else if significant && delta_pct <= -threshold + EPS && !speed_improved {
-            ch.improvements.push(row.clone());
-        }
-        if after > before {
-            ch.declines.push(row);
-        }
+        let change = Change {
+            worse_by: delta_pct,
+            threshold: th.optimized_latency_regression_pct,
+            significant: delta_ms.abs() >= floor - EPS,
+            declined: after > before,
+        };
+        ch.record(row, change, speed);
     }
 }
 
@@ -212,56 +207,103 @@ fn memory_checks(
     th: &Thresholds,
     ch: &mut TargetChanges,
 ) {
-    let mut memory_regressed = false;
-    let finite = crate::aggregate::finite;
+    let mut savings = Counted::default();
     if let (Some(before), Some(after)) = (
         finite(prev.best_memory_savings_pct),
         finite(cur.best_memory_savings_pct),
-    ) {
-        let delta_points = after - before;
+    ) && let Some(delta_points) = finite(Some(after - before))
+    {
         let row = ChangeRow::MemorySavings {
             target: cur.target.clone(),
             before,
             after,
             delta_points,
         };
-        let points = th.memory_savings_regression_points;
-        if delta_points <= -points + EPS {
-            memory_regressed = true;
-            ch.regressions.push(row.clone());
-        } else if delta_points >= points - EPS {
-            ch.improvements.push(row.clone());
-        }
-        if after < before {
-            ch.declines.push(row);
-        }
+        let change = Change {
+            worse_by: -delta_points,
+            threshold: th.memory_savings_regression_points,
+            significant: true,
+            declined: after < before,
+        };
+        savings = ch.record(row, change, Counted::default());
     }
     let (prev_mb, cur_mb) = (
         positive(optimized_memory_mb(prev)),
         positive(optimized_memory_mb(cur)),
     );
-    if let (Some(before), Some(after)) = (prev_mb, cur_mb) {
-        let delta_mb = after - before;
-        let delta_pct = delta_mb / before * 100.0;
-        let threshold = th.optimized_memory_regression_pct;
+    if let (Some(before), Some(after)) = (prev_mb, cur_mb)
+        && let Some(delta_pct) = relative_pct(before, after)
+    {
         let row = ChangeRow::OptimizedMemory {
             target: cur.target.clone(),
             before,
             after,
             delta_pct,
-            optimized_memory_delta_mb: delta_mb,
+            optimized_memory_delta_mb: after - before,
         };
-        if delta_pct >= threshold - EPS {
-            if !memory_regressed {
-                ch.regressions.push(row.clone());
-            }
-        } else if delta_pct <= -threshold + EPS {
-            ch.improvements.push(row.clone());
-        }
-        if after > before {
-            ch.declines.push(row);
-        }
+        let change = Change {
+            worse_by: delta_pct,
+            threshold: th.optimized_memory_regression_pct,
+            significant: true,
+            declined: after > before,
+        };
+        // The reference does not hold back an optimized-memory improvement after a savings one.
+        let counted = Counted {
+            improved: false,
+            ..savings
+        };
+        ch.record(row, change, counted);
     }
+}
+
+/// One metric's movement, oriented so that positive `worse_by` is a worsening.
+#[derive(Debug, Clone, Copy)]
+struct Change {
+    /// Relative change (percent) or points, positive when worse.
+    worse_by: f64,
+    /// Regression / improvement threshold in the same unit.
+    threshold: f64,
+    /// Over the absolute floor (or no floor applies).
+    significant: bool,
+    /// Any worsening at all (an anchor decline).
+    declined: bool,
+}
+
+/// Whether an earlier check of the same target already counted a regression or improvement.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counted {
+    regressed: bool,
+    improved: bool,
+}
+
+impl TargetChanges {
+    /// File `row` as a regression (worse by at least the threshold and significant, unless
+    /// `already` counted one), an improvement (the mirror image), and as a decline on any worsening.
+    /// Returns what this check counted.
+    fn record(&mut self, row: ChangeRow, c: Change, already: Counted) -> Counted {
+        let mut counted = Counted::default();
+        if c.significant && c.worse_by >= c.threshold - EPS {
+            counted.regressed = true;
+            if !already.regressed {
+                self.regressions.push(row.clone());
+            }
+        } else if c.significant && c.worse_by <= -c.threshold + EPS {
+            counted.improved = true;
+            if !already.improved {
+                self.improvements.push(row.clone());
+            }
+        }
+        if c.declined {
+            self.declines.push(row);
+        }
+        counted
+    }
+}
+
+/// `(after - before) / before * 100` when it is a finite number (never NaN or infinity, which no
+/// history file may hold); `None` makes the caller skip the check.
+fn relative_pct(before: f64, after: f64) -> Option<f64> {
+    finite(Some((after - before) / before * 100.0))
 }
 
 #[cfg(test)]

@@ -416,6 +416,16 @@ fn non_finite_metrics_never_produce_rows_or_nan() {
 }
 
 #[test]
+fn overflowing_ratios_skip_only_their_own_check() {
+    // (1e6 - 1e-308) / 1e-308 overflows to infinity: the latency check is skipped, the speedup
+    // check still runs.
+    let r = pair(speed_opt("a", 2.0, 1e-308), speed_opt("a", 1.0, 1e6));
+    assert_eq!(reasons(&r.regressions), ["speedup"]);
+    assert_eq!(reasons(&r.anchor_declines), ["speedup"]);
+    assert!(crate::json::to_pretty(&r, "regression").is_ok());
+}
+
+#[test]
 fn custom_thresholds_are_used() {
     let t = Thresholds {
         speedup_regression_pct: 10.0,
@@ -429,4 +439,59 @@ fn custom_thresholds_are_used() {
     let current = summary("current", vec![speed_target("a", 400.0, 3.6)]);
     let r = compare(&current, Some(&anchor), &t).expect("comparable");
     assert_eq!(reasons(&r.regressions), ["speedup"]);
+}
+
+mod never_nan {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn metric() -> impl Strategy<Value = Option<f64>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(f64::NAN)),
+            Just(Some(f64::INFINITY)),
+            Just(Some(f64::NEG_INFINITY)),
+            Just(Some(0.0)),
+            Just(Some(-0.0)),
+            Just(Some(f64::MIN_POSITIVE)),
+            (-1.0e6f64..1.0e6).prop_map(Some),
+        ]
+    }
+
+    fn row() -> impl Strategy<Value = TargetSummary> {
+        (
+            prop::collection::vec(metric(), 7),
+            prop::bool::ANY,
+            prop::bool::ANY,
+        )
+            .prop_map(|(m, memory, ok)| {
+                let mut t = speed_opt("a", 2.0, 50.0);
+                t.baseline_time_ms = m[0];
+                t.best_speedup = m[1];
+                t.best_optimized_time_ms = m[2];
+                t.baseline_memory_mb = m[3];
+                t.best_memory_savings_pct = m[4];
+                t.best_optimized_memory_mb = m[5];
+                t.baseline_p75_ms = m[6].filter(|x| x.is_finite());
+                if memory {
+                    t.optimization_goal = Some("memory".into());
+                }
+                if !ok {
+                    t.status = "failed_verification".into();
+                }
+                t
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn every_comparison_row_is_finite(prev in row(), cur in row()) {
+            let changes = compare_target(&cur, &prev, &Thresholds::default());
+            let rows = changes.regressions.iter().chain(&changes.improvements).chain(&changes.declines);
+            for r in rows {
+                let v = serde_json::to_value(r);
+                prop_assert!(v.is_ok(), "row {r:?} does not serialize: {v:?}");
+            }
+        }
+    }
 }

@@ -277,3 +277,34 @@ pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::
     fsx::write_atomic(&stage.path().join(INDEX_FILE), &bytes)?;
     stage.commit()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pushed_row_verifies_after_a_round_trip_through_text() {
+        let mut doc = IndexDoc::new_chained("tier1", 1);
+        let row: IndexRow = serde_json::from_value(serde_json::json!({
+            "run_id": "r0", "generated_at": "2026-08-16T00:00:00Z",
+            "summary_path": "r0/summary.json", "regression_summary_path": "r0/regression_summary.md",
+            "regression_json_path": "r0/regression_summary.json",
+            "trend_snapshot_path": "r0/trend_snapshot.json",
+            "avg_speedup": 3.6943196974735475, "max_speedup": 0.1 + 0.2,
+        }))
+        .unwrap();
+        doc.push_row(&row).unwrap();
+        doc.push_row(&IndexRow {
+            run_id: "r1".into(),
+            ..row
+        })
+        .unwrap();
+        let back: Value = serde_json::from_slice(&doc.to_bytes().unwrap()).unwrap();
+        let back = IndexDoc::from_value(back).unwrap();
+        assert!(matches!(
+            back.chain_state(),
+            Ok(ChainState::Chained { head: Some(_) })
+        ));
+        assert_eq!(back.raw_rows(), doc.raw_rows());
+    }
+}

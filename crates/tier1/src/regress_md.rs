@@ -1,0 +1,248 @@
+//! `regression_summary.md`: the reference `render_regression_summary` Markdown of a comparison
+//! (header, runs, counts, warnings, change tables, suppressed regressions, new and missing targets).
+
+use crate::history::model::{ChangeRow, RegressionSummary, TargetSummary};
+use std::fmt::Write;
+
+/// Render the Markdown regression summary (deterministic; ends with one newline).
+pub fn render(r: &RegressionSummary) -> String {
+    let mut md = String::new();
+    let run = |id: &Option<String>| id.as_deref().map_or("none".to_string(), inline);
+    md.push_str("# Tier-1 Regression Summary\n\n");
+    line(
+        &mut md,
+        format_args!("- Current run: `{}`", run(&r.current_run_id)),
+    );
+    line(
+        &mut md,
+        format_args!("- Baseline run: `{}`", run(&r.baseline_run_id)),
+    );
+    md.push_str("\n## Summary\n\n");
+    let counts = [
+        ("Regressions", r.regressions.len()),
+        ("Improvements", r.improvements.len()),
+        (
+            "Suppressed regressions after recheck",
+            r.suppressed_regressions.len(),
+        ),
+        ("Baseline advancement holds", r.anchor_declines.len()),
+        ("New targets", r.new_targets.len()),
+        ("Missing targets", r.missing_targets.len()),
+    ];
+    for (label, n) in counts {
+        line(&mut md, format_args!("- {label}: {n}"));
+    }
+    if !r.warnings.is_empty() {
+        md.push_str("\n## Warnings\n\n");
+        for w in &r.warnings {
+            line(&mut md, format_args!("- {}", inline(w)));
+        }
+    }
+    change_table(&mut md, "Regressions", &r.regressions);
+    change_table(&mut md, "Improvements", &r.improvements);
+    if !r.suppressed_regressions.is_empty() {
+        md.push_str("\n## Suppressed Regressions After Recheck\n\n");
+        md.push_str("| Target | Reason | Before | After | Delta | Recheck run | Recheck speedup | Recheck optimized ms |\n");
+        md.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for s in &r.suppressed_regressions {
+            let (before, after, delta) = cells(&s.row);
+            line(
+                &mut md,
+                format_args!(
+                    "| {} | {} | {before} | {after} | {delta} | {} | {} | {} |",
+                    cell(s.row.target()),
+                    s.row.reason(),
+                    cell(&s.recheck_run_id),
+                    opt_num(s.recheck_speedup),
+                    opt_num(s.recheck_optimized_time_ms),
+                ),
+            );
+        }
+    }
+    target_list(&mut md, "New Targets", &r.new_targets);
+    target_list(&mut md, "Missing Targets", &r.missing_targets);
+    if r.baseline_run_id.is_none() {
+        md.push_str("\n## Notes\n\n");
+        md.push_str(
+            "- No eligible baseline run was available, so nothing was compared; every target is listed as new.\n",
+        );
+    }
+    md
+}
+
+fn line(md: &mut String, args: std::fmt::Arguments<'_>) {
+    // Writing to a String cannot fail.
+    let _ = md.write_fmt(args);
+    md.push('\n');
+}
+
+fn change_table(md: &mut String, title: &str, rows: &[ChangeRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = write!(md, "\n## {title}\n\n");
+    md.push_str("| Target | Reason | Before | After | Delta |\n");
+    md.push_str("| --- | --- | --- | --- | --- |\n");
+    for row in rows {
+        let (before, after, delta) = cells(row);
+        line(
+            md,
+            format_args!(
+                "| {} | {} | {before} | {after} | {delta} |",
+                cell(row.target()),
+                row.reason()
+            ),
+        );
+    }
+}
+
+fn target_list(md: &mut String, title: &str, targets: &[TargetSummary]) {
+    if targets.is_empty() {
+        return;
+    }
+    let _ = write!(md, "\n## {title}\n\n");
+    for t in targets {
+        line(
+            md,
+            format_args!("- `{}` ({})", inline(&t.target), inline(&t.status)),
+        );
+    }
+}
+
+/// Before, after and delta cells: delta is `delta_pct`, else `delta_points`, formatted `+.2f`.
+fn cells(row: &ChangeRow) -> (String, String, String) {
+    match row {
+        ChangeRow::Status { before, after, .. } => (cell(before), cell(after), "-".into()),
+        ChangeRow::Speedup {
+            before,
+            after,
+            delta_pct,
+            ..
+        }
+        | ChangeRow::OptimizedLatency {
+            before,
+            after,
+            delta_pct,
+            ..
+        }
+        | ChangeRow::OptimizedMemory {
+            before,
+            after,
+            delta_pct,
+            ..
+        } => (num(*before), num(*after), signed(*delta_pct)),
+        ChangeRow::MemorySavings {
+            before,
+            after,
+            delta_points,
+            ..
+        } => (num(*before), num(*after), signed(*delta_points)),
+    }
+}
+
+/// A number as Python's `str(float)` prints ordinary values (`2.0`, `2.49`).
+fn num(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
+        format!("{x:.1}")
+    } else {
+        format!("{x}")
+    }
+}
+
+fn opt_num(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), num)
+}
+
+fn signed(x: f64) -> String {
+    format!("{x:+.2}")
+}
+
+/// Text safe inside a table cell: no line breaks, escaped pipes, no backticks.
+fn cell(s: &str) -> String {
+    inline(s).replace('|', "\\|")
+}
+
+/// Text safe inside a list item or code span: no line breaks or backticks.
+fn inline(s: &str) -> String {
+    s.replace(['\n', '\r'], " ").replace('`', "'")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::fixtures::*;
+    use crate::recheck::{RecheckResult, apply};
+    use crate::regress::compare;
+    use crate::suite::Thresholds;
+
+    #[test]
+    fn cells_are_escaped_and_numbers_look_like_the_reference() {
+        assert_eq!(cell("a|b\nc`d"), "a\\|b c'd");
+        assert_eq!(inline("a|b"), "a|b");
+        assert_eq!(
+            (num(2.0), num(2.49), num(-0.5)),
+            ("2.0".into(), "2.49".into(), "-0.5".into())
+        );
+        assert_eq!(
+            (signed(5.0), signed(-11.654), signed(0.0)),
+            ("+5.00".into(), "-11.65".into(), "+0.00".into())
+        );
+        assert_eq!(opt_num(None), "-");
+    }
+
+    #[test]
+    fn no_baseline_markdown() {
+        let current = summary(
+            "20260816_031500_tier1_nightly_abcdef12",
+            vec![speed_opt("block_scaling", 1.45, 0.0740689655)],
+        );
+        let mut r = compare(&current, None, &Thresholds::default()).expect("no anchor");
+        r.warnings
+            .push("Tier-1 history contains runs but no eligible prior baseline".into());
+        insta::assert_snapshot!(render(&r));
+    }
+
+    #[test]
+    fn comparison_markdown() {
+        let anchor = summary(
+            "tier1_anchor",
+            vec![
+                speed_opt("llama_3_1_8b", 2.49, 5.278),
+                speed_opt("persistent_decode", 11.93, 0.118),
+                speed_opt("block_scaling", 1.45, 0.0740689655),
+                memory_target("kv_standard", 1024.0, 50.0),
+                speed_opt("gradient_fusion", 1.21, 0.826),
+                speed_opt("gone", 2.0, 1.0),
+                speed_opt("flashattention4_alibi", 10.0, 5.0),
+            ],
+        );
+        let current = summary(
+            "tier1_new",
+            vec![
+                speed_opt("llama_3_1_8b", 2.20, 5.974),
+                speed_opt("persistent_decode", 11.93, 0.2),
+                speed_opt("block_scaling", 1.60, 0.067),
+                memory_target("kv_standard", 1024.0, 40.0),
+                with_status(speed_opt("gradient_fusion", 1.0, 1.0), "failed_no_speedup"),
+                speed_opt("fresh|pipe", 3.0, 1.0),
+                speed_opt("flashattention4_alibi", 12.0, 5.0 * 10.0 / 12.0),
+            ],
+        );
+        let th = Thresholds::default();
+        let first = compare(&current, Some(&anchor), &th).expect("comparable");
+        let recheck = RecheckResult {
+            target: "labs/persistent_decode:persistent_decode".into(),
+            key: "persistent_decode".into(),
+            recheck_output_json: "x.json".into(),
+            row: Some(speed_opt("persistent_decode", 11.93, 0.12)),
+        };
+        let r = apply(first, &anchor, &[recheck], &th);
+        assert_eq!(r.suppressed_regressions.len(), 1);
+        let md = render(&r);
+        assert!(md.contains("| labs/llama_3_1_8b:llama_3_1_8b | speedup | 2.49 | 2.2 | -11.65 |"));
+        assert!(md.contains("- Suppressed regressions after recheck: 1"));
+        assert!(md.contains("- `labs/fresh|pipe:fresh|pipe` (succeeded)"));
+        assert!(!md.contains("## Notes"));
+        insta::assert_snapshot!(md);
+    }
+}

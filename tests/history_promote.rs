@@ -1,0 +1,308 @@
+//! `tier1-promote` end to end: bootstrap and normal ratification, and every refusal of reference
+//! §6.2 in order (message asserted, output absent, candidate, live and evidence byte-identical).
+
+mod history_support;
+
+use history_support::*;
+use std::path::PathBuf;
+use tier1::promote::PromoteRequest;
+
+const EXE: &str = env!("CARGO_BIN_EXE_tier1-promote");
+
+struct World {
+    _t: tempfile::TempDir,
+    w: PathBuf,
+}
+
+impl World {
+    /// Live history with anchor `anchor`, and a candidate `c` built on it with its evidence.
+    fn new() -> Self {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path().to_path_buf();
+        bootstrap_live(&w, &w.join("live"), &RunSpec::new("anchor", 0));
+        candidate(
+            Some(&w.join("live")),
+            &w.join("cand"),
+            &RunSpec::new("c", 1).speedup(2.5),
+        );
+        evidence(&w.join("ev"), "c");
+        World { _t: t, w }
+    }
+    fn p(&self, name: &str) -> PathBuf {
+        self.w.join(name)
+    }
+    fn req(&self) -> PromoteRequest {
+        promote_request(
+            &self.p("cand"),
+            &self.p("ev"),
+            Some(&self.p("live")),
+            &self.p("out"),
+            "c",
+        )
+    }
+    fn refused(&self, r: &PromoteRequest, code: i32, needle: &str) {
+        let (cand, live, ev) = (self.p("cand"), self.p("live"), self.p("ev"));
+        assert_refused(
+            EXE,
+            &promote_args(r),
+            code,
+            needle,
+            &[&cand, &live, &ev],
+            &r.output_history_root,
+        );
+    }
+}
+
+#[test]
+fn bootstrap_starts_a_new_chain() {
+    let t = tempfile::tempdir().unwrap();
+    let (cand, ev, out) = (
+        t.path().join("cand"),
+        t.path().join("ev"),
+        t.path().join("out"),
+    );
+    candidate(None, &cand, &RunSpec::new("first", 0));
+    evidence(&ev, "first");
+    let req = promote_request(&cand, &ev, None, &out, "first");
+    let r = run(EXE, &promote_args(&req));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j = r.json();
+    assert_eq!(j["success"], true);
+    assert_eq!(j["bootstrap_reset"], true);
+    assert_eq!(j["baseline_acceptance"], "accept_history_anchor");
+    let v = tier1::history::validate::validate_history_root(&out).unwrap();
+    let reset = v.index.chain_reset.as_ref().unwrap();
+    assert_eq!(
+        (reset.first_run_id.as_str(), reset.actor.as_str()),
+        ("first", "dispatcher")
+    );
+    assert_eq!(reset.reason, "Reviewed the immutable evidence package");
+    let anchor = v.latest_anchor.unwrap();
+    assert_eq!(anchor.run_id, "first");
+    assert_eq!(anchor.evidence_digest.unwrap().as_str(), DIGEST);
+}
+
+#[test]
+fn ratifies_the_newest_candidate_with_reviewers_and_a_bare_hex_digest() {
+    let w = World::new();
+    let mut req = w.req();
+    req.reviewers = vec!["alice".into(), "bob".into()];
+    req.expected_evidence_digest = DIGEST.trim_start_matches("sha256:").to_uppercase();
+    let (cand, live) = (snapshot(&w.p("cand")), snapshot(&w.p("live")));
+    let r = run(EXE, &promote_args(&req));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j = r.json();
+    assert_eq!(j["bootstrap_reset"], false);
+    assert_eq!(j["prior_anchor_run_id"], "anchor");
+    assert_eq!(j["accepted_regression_count"], 0);
+    assert_eq!(snapshot(&w.p("cand")), cand);
+    assert_eq!(snapshot(&w.p("live")), live);
+    let v = tier1::history::validate::validate_history_root(&w.p("out")).unwrap();
+    let row = v.index.runs.last().unwrap();
+    assert_eq!(row.baseline_acceptance_reviewers, ["alice", "bob"]);
+    assert_eq!(row.baseline_evidence_digest.as_deref(), Some(DIGEST));
+    assert_eq!(
+        row.baseline_acceptance_actor_role.as_deref(),
+        Some("requester")
+    );
+    assert_eq!(v.latest_anchor.unwrap().run_id, "c");
+    let reset = v.index.chain_reset.as_ref().unwrap();
+    assert_eq!(
+        reset.first_run_id, "anchor",
+        "a normal promotion keeps the live chain"
+    );
+}
+
+#[test]
+fn accepts_a_confirmed_regression_through_the_protected_path() {
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path();
+    bootstrap_live(w, &w.join("live"), &RunSpec::new("anchor", 0));
+    candidate(
+        Some(&w.join("live")),
+        &w.join("cand"),
+        &RunSpec::new("slow", 1).speedup(1.5),
+    );
+    evidence(&w.join("ev"), "slow");
+    let req = promote_request(
+        &w.join("cand"),
+        &w.join("ev"),
+        Some(&w.join("live")),
+        &w.join("out"),
+        "slow",
+    );
+    let r = run(EXE, &promote_args(&req));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.json()["accepted_regression_count"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn refuses_bad_request_fields_in_order() {
+    let w = World::new();
+    let cases: Vec<(fn(&mut PromoteRequest), &str)> = vec![
+        (|r| r.run_id = "../c".into(), "--run-id"),
+        (|r| r.note = "  ".into(), "--note must be a non-blank"),
+        (
+            |r| r.requester = "".into(),
+            "--requester must be a non-blank",
+        ),
+        (|r| r.workflow_run = "not-a-url".into(), "not a URL"),
+        (
+            |r| r.workflow_run = "http://github.example/o/r/actions/runs/1".into(),
+            "scheme \"http\"",
+        ),
+        (
+            |r| r.workflow_run = "https://github.example/o/r/actions/runs/not-a-number".into(),
+            "actions/runs/<decimal id>",
+        ),
+        (
+            |r| r.workflow_run = "https://github.example/o/r/actions/runs/123?token=secret".into(),
+            "query or fragment",
+        ),
+        (
+            |r| r.workflow_run = "https://u:p@github.example/o/r/actions/runs/1".into(),
+            "credentials",
+        ),
+        (
+            |r| r.workflow_run = "local://store/actions/runs/7".into(),
+            "scheme \"local\"",
+        ),
+        (
+            |r| r.expected_git_commit = "abc".into(),
+            "--expected-git-commit",
+        ),
+        (
+            |r| r.expected_evidence_artifact = "evidence-1".into(),
+            "--expected-evidence-artifact",
+        ),
+        (
+            |r| r.expected_evidence_digest = "sha256:xyz".into(),
+            "--expected-evidence-digest",
+        ),
+    ];
+    for (edit, needle) in cases {
+        let mut r = w.req();
+        edit(&mut r);
+        w.refused(&r, 3, needle);
+    }
+}
+
+#[test]
+fn the_local_workflow_run_form_needs_its_flag() {
+    let w = World::new();
+    let mut r = w.req();
+    r.workflow_run = "local://store/actions/runs/7".into();
+    r.allow_local_workflow_run = true;
+    let ran = run(EXE, &promote_args(&r));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+}
+
+#[test]
+fn refuses_candidate_problems() {
+    let w = World::new();
+    let mut r = w.req();
+    r.run_id = "anchor".into();
+    w.refused(&r, 3, "may ratify only the newest immutable candidate");
+    let mut r = w.req();
+    r.expected_git_commit = "f".repeat(40);
+    w.refused(&r, 3, "source_git_commit: expected");
+    let mut r = w.req();
+    r.expected_evidence_artifact = "tier1-evidence-other".into();
+    w.refused(&r, 3, "evidence_artifact_name: expected");
+    let reordered = w.p("reordered.yaml");
+    let text = std::fs::read_to_string(suite_path()).unwrap();
+    let (head, tail) = text.split_at(text.find("  - key: gemm").unwrap());
+    let (gemm, kv) = tail.split_at(tail.find("  - key: kv").unwrap());
+    std::fs::write(&reordered, format!("{head}{kv}{gemm}")).unwrap();
+    let mut r = w.req();
+    r.suite_config = reordered;
+    w.refused(&r, 3, "(key, target) list in order");
+}
+
+#[test]
+fn refuses_a_tampered_comparison() {
+    let w = World::new();
+    let reg = w.p("cand/c/regression_summary.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&reg).unwrap()).unwrap();
+    v["improvements"] = serde_json::json!([]);
+    std::fs::write(&reg, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    w.refused(
+        &w.req(),
+        3,
+        "`improvements` differs from the recomputed comparison",
+    );
+}
+
+#[test]
+fn refuses_live_history_problems() {
+    let w = World::new();
+    let mut r = w.req();
+    r.canonical_history_root = None;
+    r.allow_bootstrap = false;
+    w.refused(&r, 3, "no live canonical index.json");
+    let mut r = w.req();
+    r.suite_config = w.p("v2.yaml");
+    std::fs::write(
+        &r.suite_config,
+        std::fs::read_to_string(suite_path())
+            .unwrap()
+            .replace("version: 1", "version: 2"),
+    )
+    .unwrap();
+    w.refused(&r, 3, "suite identity expected tier1/v2");
+    let mut r = w.req();
+    r.output_history_root = w.p("live");
+    let (cand, ev) = (w.p("cand"), w.p("ev"));
+    assert_refused(
+        EXE,
+        &promote_args(&r),
+        8,
+        "is not empty",
+        &[&cand, &ev],
+        &w.p("live"),
+    );
+}
+
+#[test]
+fn refuses_a_stale_or_foreign_anchor() {
+    let w = World::new();
+    tier1::promote::promote(&w.req()).unwrap();
+    candidate(Some(&w.p("live")), &w.p("cand2"), &RunSpec::new("late", 2));
+    evidence(&w.p("ev"), "late");
+    let mut r = promote_request(
+        &w.p("cand2"),
+        &w.p("ev"),
+        Some(&w.p("out")),
+        &w.p("out2"),
+        "late",
+    );
+    r.allow_bootstrap = false;
+    let before = snapshot(&w.p("cand2"));
+    assert_refused(
+        EXE,
+        &promote_args(&r),
+        3,
+        "(stale or foreign anchor)",
+        &[&w.p("out"), &w.p("ev")],
+        &w.p("out2"),
+    );
+    assert_eq!(snapshot(&w.p("cand2")), before);
+}
+
+#[test]
+fn refuses_evidence_problems() {
+    let w = World::new();
+    std::fs::remove_file(w.p("ev/c/report.md")).unwrap();
+    w.refused(
+        &w.req(),
+        3,
+        "source_markdown_report \"c/report.md\" does not exist",
+    );
+    std::fs::write(w.p("ev/c/report.md"), "# report\n").unwrap();
+    std::fs::write(
+        w.p("ev/c/manifest.json"),
+        serde_json::json!({"run_id": "c", "git": {"commit": COMMIT, "dirty": true}}).to_string(),
+    )
+    .unwrap();
+    w.refused(&w.req(), 3, "manifest git: expected");
+}

@@ -1,0 +1,339 @@
+//! Test helper for history tests: builds valid candidate packages, live histories and evidence
+//! trees through the library (the same rules the producer follows), so tests never hand-edit JSON
+//! in many places. Each test then breaks exactly one thing.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use tier1::history::model::{
+    Aggregates, IndexRow, RECHECKS_FILE, REGRESSION_JSON_FILE, REGRESSION_MD_FILE, SUMMARY_FILE,
+    Summary, TREND_FILE, TargetSummary,
+};
+use tier1::history::package::{self, IndexDoc};
+use tier1::suite::Suite;
+
+/// The commit every fixture run is built from.
+pub const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+/// A valid evidence digest.
+pub const DIGEST: &str = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+/// The fixture suite file.
+pub fn suite_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history/suite.yaml")
+}
+
+/// The fixture suite.
+pub fn suite() -> Suite {
+    Suite::load(&suite_path()).expect("fixture suite")
+}
+
+/// What one producer run measured.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Run id.
+    pub run_id: String,
+    /// `generated_at`.
+    pub generated_at: String,
+    /// Speedup of the speed target.
+    pub speedup: f64,
+    /// Memory savings percent of the memory target.
+    pub savings_pct: f64,
+}
+
+impl RunSpec {
+    /// A run with default metrics at minute `n`.
+    pub fn new(run_id: &str, n: u32) -> Self {
+        RunSpec {
+            run_id: run_id.into(),
+            generated_at: format!("2026-08-16T{:02}:{:02}:00Z", n / 60 % 24, n % 60),
+            speedup: 2.0,
+            savings_pct: 50.0,
+        }
+    }
+    /// Override the speedup.
+    pub fn speedup(mut self, s: f64) -> Self {
+        self.speedup = s;
+        self
+    }
+}
+
+/// The summary of a run.
+pub fn summary(spec: &RunSpec, suite: &Suite) -> Summary {
+    let targets: Vec<TargetSummary> = suite
+        .targets
+        .iter()
+        .map(|t| {
+            let memory = t.optimization_goal == tier1::suite::Goal::Memory;
+            let mut ts: TargetSummary = serde_json::from_value(serde_json::json!({
+                "key": t.key, "target": t.target, "category": t.category, "status": "succeeded",
+                "optimization_goal": t.optimization_goal.as_str(),
+            }))
+            .unwrap();
+            ts.baseline_time_ms = Some(100.0);
+            if memory {
+                ts.best_speedup = Some(1.2);
+                ts.baseline_memory_mb = Some(1024.0);
+                ts.best_memory_savings_pct = Some(spec.savings_pct);
+            } else {
+                ts.best_speedup = Some(spec.speedup);
+            }
+            tier1::aggregate::backfill(&mut ts);
+            ts
+        })
+        .collect();
+    let aggregates: Aggregates = tier1::aggregate::compute(&targets);
+    let id = &spec.run_id;
+    serde_json::from_value(serde_json::json!({
+        "suite_name": suite.suite_name, "suite_version": suite.version, "description": "",
+        "run_id": id, "generated_at": spec.generated_at,
+        "source_result_json": format!("{id}/results/benchmark_test_results.json"),
+        "source_manifest_json": format!("{id}/manifest.json"),
+        "source_markdown_report": format!("{id}/report.md"),
+        "source_git_commit": COMMIT, "source_git_dirty": false, "source_manifest_git_commit": COMMIT,
+        "evidence_artifact_name": format!("tier1-evidence-{id}"),
+        "targets": targets, "summary": aggregates,
+    }))
+    .unwrap()
+}
+
+/// Build a candidate history in `out`: a copy of `live` (if any) plus the run, compared against
+/// live's latest compatible anchor, with `run_accepted` from the gate and `baseline_eligible: false`.
+pub fn candidate(live: Option<&Path>, out: &Path, spec: &RunSpec) -> IndexRow {
+    let suite = suite();
+    std::fs::create_dir_all(out).unwrap();
+    let mut doc = match live {
+        Some(l) if l.join("index.json").is_file() => {
+            tier1::fsx::copy_tree(l, out).unwrap();
+            IndexDoc::load(out).unwrap().unwrap()
+        }
+        _ => IndexDoc::new_chained(&suite.suite_name, suite.version),
+    };
+    let anchor = doc
+        .index
+        .runs
+        .iter()
+        .rev()
+        .find(|r| r.is_eligible())
+        .map(|r| package::read_json::<Summary>(out, &r.summary_path).unwrap());
+    let s = summary(spec, &suite);
+    let mut reg = tier1::regress::compare(&s, anchor.as_ref(), &suite.thresholds).unwrap();
+    let id = spec.run_id.as_str();
+    let dir = out.join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    if anchor.is_some() {
+        reg.regression_rechecks_path = Some(format!("{id}/{RECHECKS_FILE}"));
+        std::fs::write(dir.join(RECHECKS_FILE), "[]\n").unwrap();
+    }
+    let accepted = tier1::gate::run_accepted(&s, &reg, !reg.warnings.is_empty(), false);
+    package::write_json(out, &format!("{id}/{SUMMARY_FILE}"), &s).unwrap();
+    package::write_json(out, &format!("{id}/{REGRESSION_JSON_FILE}"), &reg).unwrap();
+    std::fs::write(
+        dir.join(REGRESSION_MD_FILE),
+        tier1::history::render::regression_markdown(&reg),
+    )
+    .unwrap();
+    std::fs::write(dir.join(TREND_FILE), "{}\n").unwrap();
+    let a = &s.summary;
+    let row: IndexRow = serde_json::from_value(serde_json::json!({
+        "run_id": id, "generated_at": spec.generated_at,
+        "summary_path": format!("{id}/{SUMMARY_FILE}"),
+        "regression_summary_path": format!("{id}/{REGRESSION_MD_FILE}"),
+        "regression_json_path": format!("{id}/{REGRESSION_JSON_FILE}"),
+        "trend_snapshot_path": format!("{id}/{TREND_FILE}"),
+        "avg_speedup": a.avg_speedup, "median_speedup": a.median_speedup,
+        "geomean_speedup": a.geomean_speedup, "representative_speedup": a.representative_speedup,
+        "max_speedup": a.max_speedup, "succeeded": a.succeeded, "failed": a.failed,
+        "skipped": a.skipped, "missing": a.missing,
+        "run_accepted": accepted, "baseline_eligible": false,
+    }))
+    .unwrap();
+    doc.adopt_chain().unwrap();
+    doc.push_row(&row).unwrap();
+    std::fs::write(out.join("index.json"), doc.to_bytes().unwrap()).unwrap();
+    row
+}
+
+/// Write the evidence package of a run under `root`.
+pub fn evidence(root: &Path, run_id: &str) {
+    let dir = root.join(run_id);
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::json!({"run_id": run_id, "git": {"commit": COMMIT, "dirty": false}})
+            .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("results/benchmark_test_results.json"),
+        serde_json::json!({"run_id": run_id, "timestamp": "2026-08-16T00:00:00Z"}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("report.md"), "# report\n").unwrap();
+}
+
+/// A promotion request for `run_id` with valid defaults.
+pub fn promote_request(
+    cand: &Path,
+    evidence: &Path,
+    live: Option<&Path>,
+    out: &Path,
+    run_id: &str,
+) -> tier1::promote::PromoteRequest {
+    tier1::promote::PromoteRequest {
+        history_root: cand.into(),
+        evidence_root: evidence.into(),
+        run_id: run_id.into(),
+        requester: "dispatcher".into(),
+        note: "Reviewed the immutable evidence package".into(),
+        workflow_run: "https://github.example/owner/repo/actions/runs/123".into(),
+        expected_git_commit: COMMIT.into(),
+        expected_evidence_artifact: format!("tier1-evidence-{run_id}"),
+        expected_evidence_digest: DIGEST.into(),
+        canonical_history_root: live.map(Into::into),
+        output_history_root: out.into(),
+        suite_config: suite_path(),
+        allow_bootstrap: live.is_none(),
+        reviewers: vec![],
+        allow_local_workflow_run: false,
+    }
+}
+
+/// The promotion request as `tier1-promote` arguments.
+pub fn promote_args(r: &tier1::promote::PromoteRequest) -> Vec<String> {
+    let mut v: Vec<String> = [
+        ("--history-root", r.history_root.display().to_string()),
+        ("--evidence-root", r.evidence_root.display().to_string()),
+        ("--run-id", r.run_id.clone()),
+        ("--requester", r.requester.clone()),
+        ("--note", r.note.clone()),
+        ("--workflow-run", r.workflow_run.clone()),
+        ("--expected-git-commit", r.expected_git_commit.clone()),
+        (
+            "--expected-evidence-artifact",
+            r.expected_evidence_artifact.clone(),
+        ),
+        (
+            "--expected-evidence-digest",
+            r.expected_evidence_digest.clone(),
+        ),
+        (
+            "--output-history-root",
+            r.output_history_root.display().to_string(),
+        ),
+        ("--suite-config", r.suite_config.display().to_string()),
+    ]
+    .into_iter()
+    .flat_map(|(k, v)| [k.to_string(), v])
+    .collect();
+    if let Some(l) = &r.canonical_history_root {
+        v.extend(["--canonical-history-root".into(), l.display().to_string()]);
+    }
+    if r.allow_bootstrap {
+        v.push("--allow-bootstrap".into());
+    }
+    for rev in &r.reviewers {
+        v.extend(["--reviewer".into(), rev.clone()]);
+    }
+    if r.allow_local_workflow_run {
+        v.push("--allow-local-workflow-run".into());
+    }
+    v
+}
+
+/// Bootstrap a live history in `live` whose only run `run_id` is the ratified anchor.
+pub fn bootstrap_live(work: &Path, live: &Path, spec: &RunSpec) {
+    let cand = work.join(format!("cand-{}", spec.run_id));
+    let ev = work.join(format!("ev-{}", spec.run_id));
+    candidate(None, &cand, spec);
+    evidence(&ev, &spec.run_id);
+    let req = promote_request(&cand, &ev, None, live, &spec.run_id);
+    tier1::promote::promote(&req).expect("bootstrap promotion");
+}
+
+/// Every file under `root` with its bytes (for byte-identical assertions).
+pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
+    if !root.exists() {
+        return vec![];
+    }
+    tier1::fsx::list_files(root)
+        .unwrap()
+        .into_iter()
+        .map(|f| {
+            let b = std::fs::read(root.join(&f)).unwrap();
+            (f, b)
+        })
+        .collect()
+}
+
+/// Result of running a binary.
+#[derive(Debug)]
+pub struct Ran {
+    /// Exit code.
+    pub code: i32,
+    /// stdout.
+    pub stdout: String,
+    /// stderr.
+    pub stderr: String,
+}
+
+impl Ran {
+    /// The stdout JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout not JSON ({e}): {self:?}"))
+    }
+}
+
+/// Run a binary with arguments.
+pub fn run(exe: &str, args: &[String]) -> Ran {
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .env_remove("GITHUB_ACTOR")
+        .env("TIER1_LOG", "warn")
+        .output()
+        .expect("spawn binary");
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Run and assert a refusal: exit code, message fragment, output absent, inputs byte-identical.
+pub fn assert_refused(
+    exe: &str,
+    args: &[String],
+    code: i32,
+    needle: &str,
+    inputs: &[&Path],
+    output: &Path,
+) {
+    let before: Vec<_> = inputs.iter().map(|p| snapshot(p)).collect();
+    let out_before = snapshot(output);
+    let r = run(exe, args);
+    assert_eq!(r.code, code, "exit code; stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains(needle),
+        "stderr {:?} lacks {needle:?}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.trim().is_empty(),
+        "no machine output on refusal: {}",
+        r.stdout
+    );
+    for (p, b) in inputs.iter().zip(before) {
+        assert_eq!(snapshot(p), b, "input {} changed", p.display());
+    }
+    assert_eq!(
+        snapshot(output),
+        out_before,
+        "output {} changed",
+        output.display()
+    );
+    if out_before.is_empty() {
+        assert!(
+            !output.exists() || tier1::fsx::is_absent_or_empty(output).unwrap(),
+            "output written"
+        );
+    }
+}
