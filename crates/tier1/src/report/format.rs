@@ -85,24 +85,47 @@ fn looks_like_host_path(t: &str) -> bool {
         || windows
 }
 
+/// Decimals for speedups: `1000`, `14.4`, `2.49`.
+const SPEEDUP_DECIMALS: [(f64, usize); 3] = [(100.0, 0), (10.0, 1), (0.0, 2)];
+/// Decimals for milliseconds: `1585.6`, `5.714`, `0.0741`.
+const MS_DECIMALS: [(f64, usize); 3] = [(100.0, 1), (1.0, 3), (0.0, 4)];
+
+/// `v` with the decimals of the first tier whose threshold `|v|` reaches (exact zero: the middle).
+fn scaled(v: f64, tiers: &[(f64, usize); 3]) -> String {
+    let a = v.abs();
+    let d = if a == 0.0 {
+        tiers[1].1
+    } else {
+        tiers
+            .iter()
+            .find(|(t, _)| a >= *t)
+            .map_or(tiers[2].1, |(_, d)| *d)
+    };
+    format!("{a:.d$}")
+}
+
+fn finite_or_dash(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    x.filter(|v| v.is_finite()).map_or_else(|| "–".into(), f)
+}
+
+fn sign(v: f64) -> &'static str {
+    if v < 0.0 { "−" } else { "+" }
+}
+
 /// A speedup as `2.49×` (three significant digits, more for large values).
 pub fn speedup(x: Option<f64>) -> String {
-    match x.filter(|v| v.is_finite()) {
-        None => "–".into(),
-        Some(v) if v.abs() >= 100.0 => format!("{v:.0}×"),
-        Some(v) if v.abs() >= 10.0 => format!("{v:.1}×"),
-        Some(v) => format!("{v:.2}×"),
-    }
+    finite_or_dash(x, |v| {
+        let s = if v < 0.0 { "−" } else { "" };
+        format!("{s}{}×", scaled(v, &SPEEDUP_DECIMALS))
+    })
 }
 
 /// Milliseconds with precision scaled to magnitude.
 pub fn ms(x: Option<f64>) -> String {
-    match x.filter(|v| v.is_finite()) {
-        None => "–".into(),
-        Some(v) if v.abs() >= 100.0 => format!("{v:.1} ms"),
-        Some(v) if v.abs() >= 1.0 => format!("{v:.3} ms"),
-        Some(v) => format!("{v:.4} ms"),
-    }
+    finite_or_dash(x, |v| {
+        let s = if v < 0.0 { "−" } else { "" };
+        format!("{s}{} ms", scaled(v, &MS_DECIMALS))
+    })
 }
 
 /// Megabytes.
@@ -123,27 +146,14 @@ pub fn pct(x: Option<f64>) -> String {
 
 /// A signed change with a unit suffix (`+5.25 %`, `−0.70 pts`).
 pub fn signed(x: f64, unit: &str) -> String {
-    if !x.is_finite() {
-        return "–".into();
-    }
-    let sign = if x < 0.0 { "−" } else { "+" };
-    format!("{sign}{:.2}{unit}", x.abs())
+    finite_or_dash(Some(x), |v| format!("{}{:.2}{unit}", sign(v), v.abs()))
 }
 
-/// A signed millisecond change with precision scaled to magnitude (`+0.0013`, `−0.436`).
+/// A signed millisecond change with precision scaled to magnitude (`+0.0013`, `−0.4360`).
 pub fn signed_ms(x: f64) -> String {
-    if !x.is_finite() {
-        return "–".into();
-    }
-    let sign = if x < 0.0 { "−" } else { "+" };
-    let a = x.abs();
-    if a >= 100.0 {
-        format!("{sign}{a:.1}")
-    } else if a >= 1.0 || a == 0.0 {
-        format!("{sign}{a:.3}")
-    } else {
-        format!("{sign}{a:.4}")
-    }
+    finite_or_dash(Some(x), |v| {
+        format!("{}{}", sign(v), scaled(v, &MS_DECIMALS))
+    })
 }
 
 /// The first 10 characters of a commit (the full id belongs in a tooltip).

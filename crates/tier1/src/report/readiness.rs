@@ -225,33 +225,26 @@ pub fn assess(dash: &Dashboard) -> Verdict {
                     missing: agg.missing,
                 });
             }
-            let count = reg.regressions.len();
-            if count > 0 {
-                blockers.push(Blocker::Regressions {
-                    run_id: id(),
+            type Make = fn(String, usize) -> Blocker;
+            let counted: [(usize, Make); 4] = [
+                (reg.regressions.len(), |run_id, count| {
+                    Blocker::Regressions { run_id, count }
+                }),
+                (reg.suppressed_regressions.len(), |run_id, count| {
+                    Blocker::SuppressedRegressions { run_id, count }
+                }),
+                (reg.missing_targets.len(), |run_id, count| {
+                    Blocker::MissingTargets { run_id, count }
+                }),
+                (reg.warnings.len(), |run_id, count| Blocker::Warnings {
+                    run_id,
                     count,
-                });
-            }
-            let count = reg.suppressed_regressions.len();
-            if count > 0 {
-                blockers.push(Blocker::SuppressedRegressions {
-                    run_id: id(),
-                    count,
-                });
-            }
-            let count = reg.missing_targets.len();
-            if count > 0 {
-                blockers.push(Blocker::MissingTargets {
-                    run_id: id(),
-                    count,
-                });
-            }
-            let count = reg.warnings.len();
-            if count > 0 {
-                blockers.push(Blocker::Warnings {
-                    run_id: id(),
-                    count,
-                });
+                }),
+            ];
+            for (count, make) in counted {
+                if count > 0 {
+                    blockers.push(make(id(), count));
+                }
             }
             if !reg.anchor_declines.is_empty() {
                 notes.push(Note::AnchorDeclines {

@@ -38,33 +38,36 @@ fn x_labels(dash: &Dashboard) -> (String, String) {
     (label(dash.runs.first()), label(dash.runs.last()))
 }
 
-fn point(run: &RunView, x: f64, y: f64, shown: String) -> Point {
-    Point {
-        x,
-        y,
-        kind: kind(run),
-        label: format!(
-            "{} · {} · {} · {}",
-            run.row.run_id,
-            format::time(&run.row.generated_at),
-            shown,
-            run.class().label()
-        ),
-    }
+/// One point per run that has a value, labelled with run, time, value and class.
+fn series(
+    dash: &Dashboard,
+    value: impl Fn(&RunView) -> Option<f64>,
+    fmt_y: fn(Option<f64>) -> String,
+) -> Vec<Point> {
+    dash.runs
+        .iter()
+        .zip(xs(dash))
+        .filter_map(|(run, x)| {
+            let y = value(run)?;
+            Some(Point {
+                x,
+                y,
+                kind: kind(run),
+                label: format!(
+                    "{} · {} · {} · {}",
+                    run.row.run_id,
+                    format::time(&run.row.generated_at),
+                    fmt_y(Some(y)),
+                    run.class().label()
+                ),
+            })
+        })
+        .collect()
 }
 
 /// The suite representative (geomean) speedup over time.
 pub fn suite_chart(dash: &Dashboard) -> Chart {
-    let xs = xs(dash);
-    let points = dash
-        .runs
-        .iter()
-        .zip(&xs)
-        .filter_map(|(r, &x)| {
-            let y = r.representative()?;
-            Some(point(r, x, y, format::speedup(Some(y))))
-        })
-        .collect();
+    let points = series(dash, RunView::representative, format::speedup);
     Chart {
         title: "Suite representative (geomean) speedup over time".into(),
         width: 1160,
@@ -98,20 +101,15 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
         Goal::Speed => format::speedup,
         Goal::Memory => format::pct,
     };
-    let xs = xs(dash);
-    let points = dash
-        .runs
-        .iter()
-        .zip(&xs)
-        .filter_map(|(r, &x)| {
-            let t = r.target(&target.target)?;
-            if t.status != "succeeded" {
-                return None;
-            }
-            let y = target_value(t)?;
-            Some(point(r, x, y, fmt_y(Some(y))))
-        })
-        .collect();
+    let points = series(
+        dash,
+        |r| {
+            r.target(&target.target)
+                .filter(|t| t.status == "succeeded")
+                .and_then(target_value)
+        },
+        fmt_y,
+    );
     let what = match goal {
         Goal::Speed => "speedup",
         Goal::Memory => "memory savings",
