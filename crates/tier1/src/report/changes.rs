@@ -134,7 +134,20 @@ pub fn section(s: &mut String, dash: &Dashboard) {
         "<section id=\"changes\"><h2>Changes of <code>{}</code> against {anchor}</h2>",
         esc(&run.row.run_id)
     );
-    for g in groups(run) {
+    let groups = groups(run);
+    let empty: Vec<&str> = groups
+        .iter()
+        .filter(|g| g.rows.is_empty())
+        .map(|g| g.title.split(" (").next().unwrap_or(g.title))
+        .collect();
+    if !empty.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"muted\" id=\"no-changes\">None: {}.</p>",
+            esc(&empty.join(", "))
+        );
+    }
+    for g in groups.iter().filter(|g| !g.rows.is_empty()) {
         let _ = write!(
             s,
             "<h3 id=\"{}\">{} <span class=\"count\">{}</span></h3>",
@@ -142,10 +155,6 @@ pub fn section(s: &mut String, dash: &Dashboard) {
             esc(g.title),
             g.rows.len()
         );
-        if g.rows.is_empty() {
-            s.push_str("<p class=\"muted\">None.</p>");
-            continue;
-        }
         s.push_str("<table><thead><tr>");
         for c in g.columns {
             let _ = write!(s, "<th>{}</th>", esc(c));

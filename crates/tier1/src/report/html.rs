@@ -328,9 +328,9 @@ fn runs_table(s: &mut String, dash: &Dashboard) {
         let agg = &run.summary.summary;
         let _ = write!(
             s,
-            "<tr class=\"{class}\"><td><code>{}</code></td><td>{}</td><td><code>{}</code></td>\
+            "<tr class=\"{class}\"><td class=\"nowrap\"><code>{}</code></td><td class=\"nowrap\">{}</td><td class=\"nowrap\"><code>{}</code></td>\
              <td><span class=\"badge {class}\">{class}</span></td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}/{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+             <td class=\"num\">{}/{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>",
             esc(&run.row.run_id),
             esc(&format::time(&run.row.generated_at)),
             esc(&format::short_commit(
