@@ -132,7 +132,6 @@ fn dashboard_opens_in_headless_chromium() {
         "id=\"latest-accepted\"",
         "id=\"targets\"",
         "<svg class=\"chart\"",
-        "<polyline class=\"line\"",
         "id=\"runs\"",
     ] {
         assert!(dom_text.contains(needle), "DOM lacks {needle:?}");
