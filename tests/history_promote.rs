@@ -25,7 +25,7 @@ impl World {
             &w.join("cand"),
             &RunSpec::new("c", 1).speedup(2.5),
         );
-        evidence(&w.join("ev"), "c");
+        evidence(&w.join("ev"), &RunSpec::new("c", 1).speedup(2.5));
         World { _t: t, w }
     }
     fn p(&self, name: &str) -> PathBuf {
@@ -62,7 +62,7 @@ fn bootstrap_starts_a_new_chain() {
         t.path().join("out"),
     );
     candidate(None, &cand, &RunSpec::new("first", 0));
-    evidence(&ev, "first");
+    evidence(&ev, &RunSpec::new("first", 0));
     let req = promote_request(&cand, &ev, None, &out, "first");
     let r = run(EXE, &promote_args(&req));
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -123,7 +123,7 @@ fn accepts_a_confirmed_regression_through_the_protected_path() {
         &w.join("cand"),
         &RunSpec::new("slow", 1).speedup(1.5),
     );
-    evidence(&w.join("ev"), "slow");
+    evidence(&w.join("ev"), &RunSpec::new("slow", 1).speedup(1.5));
     let req = promote_request(
         &w.join("cand"),
         &w.join("ev"),
@@ -139,7 +139,8 @@ fn accepts_a_confirmed_regression_through_the_protected_path() {
 #[test]
 fn refuses_bad_request_fields_in_order() {
     let w = World::new();
-    let cases: Vec<(fn(&mut PromoteRequest), &str)> = vec![
+    type Edit = fn(&mut PromoteRequest);
+    let cases: Vec<(Edit, &str)> = vec![
         (|r| r.run_id = "../c".into(), "--run-id"),
         (|r| r.note = "  ".into(), "--note must be a non-blank"),
         (
@@ -268,7 +269,7 @@ fn refuses_a_stale_or_foreign_anchor() {
     let w = World::new();
     tier1::promote::promote(&w.req()).unwrap();
     candidate(Some(&w.p("live")), &w.p("cand2"), &RunSpec::new("late", 2));
-    evidence(&w.p("ev"), "late");
+    evidence(&w.p("ev"), &RunSpec::new("late", 2));
     let mut r = promote_request(
         &w.p("cand2"),
         &w.p("ev"),
@@ -305,4 +306,18 @@ fn refuses_evidence_problems() {
     )
     .unwrap();
     w.refused(&w.req(), 3, "manifest git: expected");
+    evidence(&w.p("ev"), &RunSpec::new("c", 1).speedup(2.4));
+    w.refused(
+        &w.req(),
+        3,
+        "differs from the one derived from the result file",
+    );
+    let results = w.p("ev/c/results/benchmark_test_results.json");
+    let text = std::fs::read_to_string(&results).unwrap();
+    std::fs::write(
+        &results,
+        text.replacen("\"run_id\": \"c\"", "\"run_id\": \"d\"", 1),
+    )
+    .unwrap();
+    w.refused(&w.req(), 3, "result JSON run_id: expected \"c\"");
 }

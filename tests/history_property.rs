@@ -29,7 +29,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0usize..3, 0.5f64..4.0, -10.0f64..90.0)
             .prop_map(|(back, speedup, savings)| Op::Publish { back, speedup, savings }),
-        1 => (0.5f64..4.0).prop_map(|speedup| Op::Promote { speedup }),
+        1 => (1.1f64..4.0).prop_map(|speedup| Op::Promote { speedup }),
     ]
 }
 
@@ -66,9 +66,10 @@ proptest! {
                     prop_assert!(!o.baseline_eligible);
                 }
                 Op::Promote { speedup } => {
-                    candidate(Some(&live), &cand, &RunSpec::new(&id, i as u32 + 1).speedup(*speedup));
+                    let spec = RunSpec::new(&id, i as u32 + 1).speedup(*speedup);
+                    candidate(Some(&live), &cand, &spec);
                     let ev = w.join(format!("ev-{id}"));
-                    evidence(&ev, &id);
+                    evidence(&ev, &spec);
                     let mut req = promote_request(&cand, &ev, Some(&live), &out, &id);
                     req.allow_bootstrap = false;
                     tier1::promote::promote(&req).map_err(|e| TestCaseError::fail(e.to_string()))?;

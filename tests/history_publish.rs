@@ -85,7 +85,7 @@ fn a_stale_producer_is_merged_as_ineligible_evidence() {
     let w = World::new();
     let (live, live2) = (w.p("live"), w.p("live2"));
     candidate(Some(&live), &w.p("cand-c"), &RunSpec::new("c", 2));
-    evidence(&w.p("ev-c"), "c");
+    evidence(&w.p("ev-c"), &RunSpec::new("c", 2));
     tier1::promote::promote(&promote_request(
         &w.p("cand-c"),
         &w.p("ev-c"),
@@ -234,6 +234,26 @@ fn refuses_a_different_suite_and_a_missing_canonical_index() {
         3,
         "has no index.json",
         &[&empty, &cand],
+        &out,
+    );
+}
+
+#[test]
+fn refuses_paths_not_bound_to_the_run() {
+    let w = World::new();
+    let (live, cand, out) = (w.p("live"), w.p("cand"), w.p("out"));
+    candidate(Some(&live), &cand, &RunSpec::new("r1", 1));
+    let idx = cand.join("index.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&idx).unwrap()).unwrap();
+    v["runs"][1]["regression_summary_path"] = "anchor/regression_summary.md".into();
+    tier1::history::chain::seal_all(v["runs"].as_array_mut().unwrap());
+    std::fs::write(&idx, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    assert_refused(
+        EXE,
+        &args(&cand, &live, &out, "r1"),
+        3,
+        "`regression_summary_path` must be bound to \"r1/\"",
+        &[&live, &cand],
         &out,
     );
 }

@@ -4,11 +4,17 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use tier1::bench::result::{
+    InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, TargetResult, VariantResult,
+    VariantVerification, summarize,
+};
+use tier1::bench::stats::Stats;
 use tier1::history::model::{
     Aggregates, IndexRow, RECHECKS_FILE, REGRESSION_JSON_FILE, REGRESSION_MD_FILE, SUMMARY_FILE,
-    Summary, TREND_FILE, TargetSummary,
+    Summary, TREND_FILE,
 };
 use tier1::history::package::{self, IndexDoc};
+use tier1::suite::Goal;
 use tier1::suite::Suite;
 
 /// The commit every fixture run is built from.
@@ -56,30 +62,94 @@ impl RunSpec {
     }
 }
 
-/// The summary of a run.
-pub fn summary(spec: &RunSpec, suite: &Suite) -> Summary {
-    let targets: Vec<TargetSummary> = suite
+/// The harness results file of a run: every target measured with constant samples so the derived
+/// speedup is `spec.speedup` (memory target: 1.2x and `spec.savings_pct` savings).
+pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
+    let sig = InputSignature {
+        seed: 1,
+        inputs: vec![],
+    };
+    let variant = |name: &str, role: Role, ms: f64, mem: Option<u64>| {
+        let samples = vec![ms; 5];
+        VariantResult {
+            name: name.into(),
+            role,
+            input_signature: sig.clone(),
+            stats: Stats::of(&samples).unwrap(),
+            samples_ms: samples,
+            memory_peak_bytes: mem,
+            verification: (role == Role::Optimized).then_some(VariantVerification {
+                passed: true,
+                elements: 1,
+                mismatches: 0,
+                max_abs_err: 0.0,
+                max_rel_err: 0.0,
+                reference: None,
+                message: None,
+            }),
+        }
+    };
+    let targets = suite
         .targets
         .iter()
         .map(|t| {
-            let memory = t.optimization_goal == tier1::suite::Goal::Memory;
-            let mut ts: TargetSummary = serde_json::from_value(serde_json::json!({
-                "key": t.key, "target": t.target, "category": t.category, "status": "succeeded",
-                "optimization_goal": t.optimization_goal.as_str(),
-            }))
-            .unwrap();
-            ts.baseline_time_ms = Some(100.0);
-            if memory {
-                ts.best_speedup = Some(1.2);
-                ts.baseline_memory_mb = Some(1024.0);
-                ts.best_memory_savings_pct = Some(spec.savings_pct);
-            } else {
-                ts.best_speedup = Some(spec.speedup);
-            }
-            tier1::aggregate::backfill(&mut ts);
-            ts
+            let memory = t.optimization_goal == Goal::Memory;
+            let base_mem = 1u64 << 30;
+            let opt_mem = (base_mem as f64 * (1.0 - spec.savings_pct / 100.0)).round() as u64;
+            let speedup = if memory { 1.2 } else { spec.speedup };
+            let mut tr = TargetResult {
+                key: t.key.clone(),
+                target: t.target.clone(),
+                kind: t.kind,
+                optimization_goal: t.optimization_goal,
+                shapes: Default::default(),
+                tolerance: t.tolerance,
+                work: Default::default(),
+                baseline_file: None,
+                artifacts: Default::default(),
+                failure: None,
+                variants: vec![
+                    variant(
+                        "baseline",
+                        Role::Baseline,
+                        100.0,
+                        memory.then_some(base_mem),
+                    ),
+                    variant(
+                        "optimized_fast",
+                        Role::Optimized,
+                        100.0 / speedup,
+                        memory.then_some(opt_mem),
+                    ),
+                ],
+                status: String::new(),
+                message: None,
+                metrics: Default::default(),
+            };
+            tr.finalize(suite.thresholds.min_speedup);
+            tr
         })
         .collect();
+    ResultsFile {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        run_id: spec.run_id.clone(),
+        timestamp: spec.generated_at.clone(),
+        suite_name: suite.suite_name.clone(),
+        suite_version: suite.version,
+        profile: "smoke".into(),
+        backend: "cpu".into(),
+        environment: serde_json::from_value(serde_json::json!({"backend": "cpu"})).unwrap(),
+        seed: 1,
+        min_speedup: suite.thresholds.min_speedup,
+        warmup: 5,
+        iterations: 5,
+        targets,
+    }
+}
+
+/// The summary of a run, derived from its results file as the producer does.
+pub fn summary(spec: &RunSpec, suite: &Suite) -> Summary {
+    let targets = summarize(&results(spec, suite), suite).unwrap();
     let aggregates: Aggregates = tier1::aggregate::compute(&targets);
     let id = &spec.run_id;
     serde_json::from_value(serde_json::json!({
@@ -128,7 +198,7 @@ pub fn candidate(live: Option<&Path>, out: &Path, spec: &RunSpec) -> IndexRow {
     package::write_json(out, &format!("{id}/{REGRESSION_JSON_FILE}"), &reg).unwrap();
     std::fs::write(
         dir.join(REGRESSION_MD_FILE),
-        tier1::history::render::regression_markdown(&reg),
+        tier1::regress_md::render(&reg),
     )
     .unwrap();
     std::fs::write(dir.join(TREND_FILE), "{}\n").unwrap();
@@ -152,8 +222,9 @@ pub fn candidate(live: Option<&Path>, out: &Path, spec: &RunSpec) -> IndexRow {
     row
 }
 
-/// Write the evidence package of a run under `root`.
-pub fn evidence(root: &Path, run_id: &str) {
+/// Write the evidence package of a run under `root`: manifest, results file, report.
+pub fn evidence(root: &Path, spec: &RunSpec) {
+    let run_id = spec.run_id.as_str();
     let dir = root.join(run_id);
     std::fs::create_dir_all(dir.join("results")).unwrap();
     std::fs::write(
@@ -162,9 +233,9 @@ pub fn evidence(root: &Path, run_id: &str) {
             .to_string(),
     )
     .unwrap();
-    std::fs::write(
-        dir.join("results/benchmark_test_results.json"),
-        serde_json::json!({"run_id": run_id, "timestamp": "2026-08-16T00:00:00Z"}).to_string(),
+    tier1::json::write(
+        &dir.join("results/benchmark_test_results.json"),
+        &results(spec, &suite()),
     )
     .unwrap();
     std::fs::write(dir.join("report.md"), "# report\n").unwrap();
@@ -244,7 +315,7 @@ pub fn bootstrap_live(work: &Path, live: &Path, spec: &RunSpec) {
     let cand = work.join(format!("cand-{}", spec.run_id));
     let ev = work.join(format!("ev-{}", spec.run_id));
     candidate(None, &cand, spec);
-    evidence(&ev, &spec.run_id);
+    evidence(&ev, spec);
     let req = promote_request(&cand, &ev, None, live, &spec.run_id);
     tier1::promote::promote(&req).expect("bootstrap promotion");
 }

@@ -2,6 +2,7 @@
 //! Binaries under `bins/` are thin: parse arguments, call one function here, map to an exit code.
 
 pub mod aggregate;
+pub mod bench;
 pub mod cli;
 pub mod digest;
 pub mod exit;

@@ -13,7 +13,7 @@ use crate::history::validate::{
     HistoryError, ValidatedHistory, is_evidence_artifact_name, validate_history_root,
 };
 use crate::history::{INDEX_FILE, trend};
-use crate::publish::{check_suite_identity, check_summary_identity};
+use crate::publish::{check_paths_bound, check_suite_identity, check_summary_identity};
 use crate::suite::{Suite, SuiteError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -254,6 +254,7 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     )
     .map_err(PromoteError::Invalid)?;
     // 9. The run's files and its target list.
+    check_paths_bound(row).map_err(PromoteError::Invalid)?;
     let files =
         package::load_run(&r.history_root, row).map_err(|source| PromoteError::History {
             which: "candidate",
@@ -318,7 +319,15 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     )?;
     check_same_comparison(&files.regression, &recomputed)?;
     // 14. Evidence package.
-    check_evidence(r, &checked, &files)?;
+    evidence::check(
+        &r.evidence_root,
+        &r.history_root,
+        &r.run_id,
+        &checked.commit,
+        &files,
+        &suite,
+    )
+    .map_err(PromoteError::Invalid)?;
 
     let entry = ratified_row(r, row, &checked);
     let (mut doc, base) = match (&live, bootstrap_reset) {
@@ -350,7 +359,7 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     let plan = TreePlan {
         base,
         runs: vec![(&r.history_root, &r.run_id)],
-        trends: vec![(r.run_id.clone(), trend::build(&doc.index))],
+        trends: vec![(entry.trend_snapshot_path.clone(), trend::build(&doc.index))],
         index: &doc,
     };
     package::write_tree(&r.output_history_root, &plan).map_err(|source| PromoteError::Io {
@@ -508,9 +517,4 @@ fn ratified_row(r: &PromoteRequest, row: &IndexRow, c: &Checked) -> IndexRow {
     e.baseline_acceptance_reviewers = r.reviewers.iter().map(|s| s.trim().to_string()).collect();
     e.baseline_evidence_digest = Some(c.digest.as_str().to_string());
     e
-}
-
-fn check_evidence(r: &PromoteRequest, c: &Checked, f: &RunFiles) -> Result<(), PromoteError> {
-    evidence::check(&r.evidence_root, &r.history_root, &r.run_id, &c.commit, f)
-        .map_err(PromoteError::Invalid)
 }

@@ -268,11 +268,11 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             source,
         })?;
     let snapshot = trend::build(&doc.index);
-    let mut trends = vec![(req.run_id.clone(), snapshot.clone())];
+    let mut trends = vec![(new_row.trend_snapshot_path.clone(), snapshot.clone())];
     if let Some(latest) = trend::sorted_by_time(&doc.index.runs).last()
         && latest.run_id != req.run_id
     {
-        trends.push((latest.run_id.clone(), snapshot));
+        trends.push((latest.trend_snapshot_path.clone(), snapshot));
     }
     let plan = TreePlan {
         base: Some(&req.canonical_root),

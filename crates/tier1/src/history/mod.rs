@@ -1,9 +1,8 @@
-//! The history package: model types, validation, the hash chain, trend snapshots and rendering.
+//! The history package: model types, validation, the hash chain, trend snapshots, package I/O.
 
 pub mod chain;
 pub mod model;
 pub mod package;
-pub mod render;
 pub mod sanitize;
 pub mod trend;
 pub mod validate;

@@ -3,8 +3,7 @@
 
 use super::chain::{self, ChainState};
 use super::model::{
-    INDEX_FILE, Index, IndexRow, RegressionSummary, SCHEMA_VERSION, Summary, TREND_FILE,
-    TrendSnapshot,
+    INDEX_FILE, Index, IndexRow, RegressionSummary, SCHEMA_VERSION, Summary, TrendSnapshot,
 };
 use super::validate::HistoryError;
 use crate::fsx;
@@ -249,7 +248,7 @@ pub struct TreePlan<'a> {
     pub base: Option<&'a Path>,
     /// Run directories copied next: (source history root, run id).
     pub runs: Vec<(&'a Path, &'a str)>,
-    /// Trend snapshots written last: (run id, snapshot) to `<run_id>/trend_snapshot.json`.
+    /// Trend snapshots written last: (the row's `trend_snapshot_path`, snapshot).
     pub trends: Vec<(String, TrendSnapshot)>,
     /// The index written at the root.
     pub index: &'a IndexDoc,
@@ -269,9 +268,11 @@ pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::
         }
         fsx::copy_tree(&src_root.join(run_id), &to)?;
     }
-    for (run_id, trend) in &plan.trends {
-        let bytes = crate::json::to_pretty(trend, TREND_FILE).map_err(std::io::Error::other)?;
-        fsx::write_atomic(&stage.path().join(run_id).join(TREND_FILE), &bytes)?;
+    for (rel, trend) in &plan.trends {
+        let path = fsx::join_safe(stage.path(), rel)
+            .ok_or_else(|| std::io::Error::other(format!("unsafe trend snapshot path {rel:?}")))?;
+        let bytes = crate::json::to_pretty(trend, rel).map_err(std::io::Error::other)?;
+        fsx::write_atomic(&path, &bytes)?;
     }
     let bytes = plan.index.to_bytes().map_err(std::io::Error::other)?;
     fsx::write_atomic(&stage.path().join(INDEX_FILE), &bytes)?;

@@ -5,7 +5,6 @@
 use super::chain::ChainState;
 use super::model::{INDEX_FILE, IndexRow, REGRESSION_MD_FILE};
 use super::package::{self, IndexDoc, RunFiles};
-use super::render;
 use super::validate::{HistoryError, is_evidence_artifact_name};
 use crate::aggregate;
 use crate::fsx;
@@ -132,7 +131,7 @@ pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(),
     }
     package::write_json(root, &row.summary_path, &f.summary)?;
     package::write_json(root, &row.regression_json_path, &f.regression)?;
-    let md = render::regression_markdown(&f.regression);
+    let md = crate::regress_md::render(&f.regression);
     let md_rel = if row.regression_summary_path.ends_with(".md") {
         row.regression_summary_path.clone()
     } else {

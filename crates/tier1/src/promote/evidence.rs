@@ -2,8 +2,11 @@
 //! exist under the evidence root and belong to the run; the manifest binds the expected clean commit;
 //! every referenced artifact and recheck output exists; the recheck list exists in the history tree.
 
+use crate::bench::result::{ResultsFile, summarize};
 use crate::fsx;
+use crate::history::model::TargetSummary;
 use crate::history::package::RunFiles;
+use crate::suite::Suite;
 use serde_json::Value;
 use std::path::Path;
 
@@ -55,6 +58,7 @@ pub fn check(
     run_id: &str,
     commit: &str,
     f: &RunFiles,
+    suite: &Suite,
 ) -> Result<(), String> {
     let s = &f.summary;
     let manifest = resolve(
@@ -90,14 +94,7 @@ pub fn check(
             m.get("run_id")
         ));
     }
-    let r = read_object(&result, "result JSON")?;
-    if let Some(found) = r.get("run_id")
-        && found.as_str() != Some(run_id)
-    {
-        return Err(format!(
-            "result JSON run_id: expected {run_id:?}, found {found}"
-        ));
-    }
+    check_summary_against_result(&result, run_id, f, suite)?;
     for t in &s.targets {
         for (kind, rel) in &t.artifacts {
             resolve(
@@ -123,6 +120,67 @@ pub fn check(
                 "regression_rechecks_path {p:?} does not exist in the candidate history"
             ));
         }
+    }
+    Ok(())
+}
+
+/// The fields of a target row the result file determines (reference `_validate_summary_against_result`).
+fn derived_fields(t: &TargetSummary) -> Value {
+    serde_json::json!({
+        "status": t.status,
+        "optimization_goal": t.optimization_goal,
+        "baseline_time_ms": t.baseline_time_ms,
+        "best_speedup": t.best_speedup,
+        "best_optimized_time_ms": t.best_optimized_time_ms,
+        "best_optimization": t.best_optimization,
+        "baseline_memory_mb": t.baseline_memory_mb,
+        "best_memory_savings_pct": t.best_memory_savings_pct,
+        "best_optimized_memory_mb": t.best_optimized_memory_mb,
+        "baseline_p75_ms": t.baseline_p75_ms,
+    })
+}
+
+/// Re-derive the summary's targets, counts and aggregates from the immutable result file and
+/// require exact equality.
+fn check_summary_against_result(
+    path: &Path,
+    run_id: &str,
+    f: &RunFiles,
+    suite: &Suite,
+) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("result JSON {}: {e}", path.display()))?;
+    let r: ResultsFile = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("result JSON {}: invalid results file: {e}", path.display()))?;
+    if r.run_id != run_id {
+        return Err(format!(
+            "result JSON run_id: expected {run_id:?}, found {:?}",
+            r.run_id
+        ));
+    }
+    let rows = summarize(&r, suite).map_err(|e| format!("result JSON {}: {e}", path.display()))?;
+    let s = &f.summary;
+    if rows.len() != s.targets.len() {
+        return Err(format!(
+            "summary has {} targets but the result file derives {}",
+            s.targets.len(),
+            rows.len()
+        ));
+    }
+    for (stored, derived) in s.targets.iter().zip(&rows) {
+        let (a, b) = (derived_fields(stored), derived_fields(derived));
+        if stored.key != derived.key || a != b {
+            return Err(format!(
+                "summary target {:?} differs from the one derived from the result file: stored {a}, derived {b}",
+                stored.key
+            ));
+        }
+    }
+    let aggregates = crate::aggregate::compute(&rows);
+    if aggregates != s.summary {
+        return Err(format!(
+            "summary counts and aggregates differ from those derived from the result file: stored {:?}, derived {aggregates:?}",
+            s.summary
+        ));
     }
     Ok(())
 }

@@ -1,0 +1,242 @@
+//! Command targets (`kind: command`): run the argv (no shell) with the run's parameters in the
+//! environment, parse the JSON result it prints on stdout (protocol in docs/command-targets.md),
+//! validate it like a built-in result (finite non-negative samples, baseline first, unique safe
+//! names, verification present on every optimized variant) and turn it into a [`TargetResult`].
+
+use crate::bench::backend::Shapes;
+use crate::bench::harness::{HarnessOptions, Timing, empty_result};
+use crate::bench::result::{
+    BASELINE, InputSignature, Role, TargetFailure, TargetResult, VariantResult,
+    VariantVerification, Work, status,
+};
+use crate::bench::stats::Stats;
+use crate::suite::Target;
+use serde::Deserialize;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `schema` value a command must print.
+pub const COMMAND_SCHEMA: &str = "tier1.command_result.v1";
+/// Largest stdout accepted from a command.
+pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+
+/// The JSON a command prints.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandOutput {
+    /// Must be [`COMMAND_SCHEMA`].
+    pub schema: String,
+    /// Repo-relative source of the baseline.
+    #[serde(default)]
+    pub baseline_file: Option<String>,
+    /// Work per execution.
+    #[serde(default)]
+    pub work: Work,
+    /// Baseline first.
+    pub variants: Vec<CommandVariant>,
+}
+
+/// One variant of a command's output.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandVariant {
+    /// `baseline` first, then optimized names.
+    pub name: String,
+    /// Timed samples (ms).
+    pub samples_ms: Vec<f64>,
+    /// Peak bytes of one execution, when measured.
+    #[serde(default)]
+    pub memory_peak_bytes: Option<u64>,
+    /// Input signature (must equal the baseline's).
+    pub input_signature: InputSignature,
+    /// Required for optimized variants.
+    #[serde(default)]
+    pub verification: Option<VariantVerification>,
+}
+
+/// Run a command target; every failure is recorded on the result, never raised.
+pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -> TargetResult {
+    let mut r = empty_result(t, shapes);
+    let fail = |r: &mut TargetResult, st: &str, message: String| {
+        r.failure = Some(TargetFailure {
+            status: st.into(),
+            message,
+        });
+    };
+    let stdout = match execute(t, shapes, opts, timing) {
+        Ok(s) => s,
+        Err((st, msg)) => {
+            fail(&mut r, st, msg);
+            return r;
+        }
+    };
+    match parse(&t.key, &stdout) {
+        Ok(mut out) => {
+            r.work = out.work;
+            r.baseline_file = out.baseline_file.take();
+            r.variants = out.into_results();
+        }
+        Err(msg) => fail(&mut r, status::FAILED_ERROR, msg),
+    }
+    r
+}
+
+fn execute(
+    t: &Target,
+    shapes: &Shapes,
+    opts: &HarnessOptions,
+    timing: Timing,
+) -> Result<Vec<u8>, (&'static str, String)> {
+    let err = |m: String| (status::FAILED_ERROR, m);
+    let (prog, args) = t
+        .command
+        .split_first()
+        .ok_or_else(|| err(format!("target {}: empty command", t.key)))?;
+    let shapes_json = serde_json::to_string(shapes).unwrap_or_else(|_| "{}".into());
+    let mut child = Command::new(prog)
+        .args(args)
+        .env("TIER1_TARGET", &t.key)
+        .env("TIER1_PROFILE", &opts.profile)
+        .env("TIER1_SEED", opts.seed.to_string())
+        .env("TIER1_WARMUP", timing.warmup.to_string())
+        .env("TIER1_ITERATIONS", timing.iterations.to_string())
+        .env("TIER1_SHAPES", shapes_json)
+        .env("TIER1_RTOL", t.tolerance.rtol.to_string())
+        .env("TIER1_ATOL", t.tolerance.atol.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| err(format!("target {}: could not start {prog:?}: {e}", t.key)))?;
+    let mut pipe = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(p) = pipe.as_mut() {
+            let _ = p.take(MAX_OUTPUT_BYTES + 1).read_to_end(&mut buf);
+        }
+        buf
+    });
+    let deadline = Instant::now() + timing.timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err((
+                    status::FAILED_TIMEOUT,
+                    format!(
+                        "target {}: command did not finish within {} s",
+                        t.key,
+                        timing.timeout.as_secs_f64()
+                    ),
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => {
+                return Err(err(format!(
+                    "target {}: waiting for the command: {e}",
+                    t.key
+                )));
+            }
+        }
+    };
+    let out = reader.join().unwrap_or_default();
+    if !status.success() {
+        return Err(err(format!(
+            "target {}: command exited with {status}",
+            t.key
+        )));
+    }
+    if out.len() as u64 > MAX_OUTPUT_BYTES {
+        return Err(err(format!(
+            "target {}: command printed more than {MAX_OUTPUT_BYTES} bytes",
+            t.key
+        )));
+    }
+    Ok(out)
+}
+
+/// Parse and validate a command's stdout into variant results (baseline first).
+pub fn parse(key: &str, stdout: &[u8]) -> Result<CommandOutput, String> {
+    let bad = |m: String| format!("target {key}: malformed command result: {m}");
+    let raw: CommandOutput = serde_json::from_slice(stdout).map_err(|e| bad(e.to_string()))?;
+    if raw.schema != COMMAND_SCHEMA {
+        return Err(bad(format!(
+            "schema: expected {COMMAND_SCHEMA:?}, found {:?}",
+            raw.schema
+        )));
+    }
+    if let Some(f) = &raw.baseline_file
+        && crate::fsx::safe_relative_parts(f).is_none()
+    {
+        return Err(bad(format!(
+            "baseline_file: expected a repo-relative path, found {f:?}"
+        )));
+    }
+    for (name, v) in [("flops", raw.work.flops), ("bytes", raw.work.bytes)] {
+        if v.is_some_and(|x| !x.is_finite() || x < 0.0) {
+            return Err(bad(format!("work.{name}: expected a finite number >= 0")));
+        }
+    }
+    match raw.variants.first() {
+        Some(v) if v.name == BASELINE => {}
+        Some(v) => {
+            return Err(bad(format!(
+                "variants[0].name: expected {BASELINE:?}, found {:?}",
+                v.name
+            )));
+        }
+        None => return Err(bad("variants: expected at least a baseline".into())),
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for (i, v) in raw.variants.iter().enumerate() {
+        if !crate::fsx::is_safe_component(&v.name) || !names.insert(v.name.as_str()) {
+            return Err(bad(format!(
+                "variants[{i}].name: expected a unique safe name, found {:?}",
+                v.name
+            )));
+        }
+        if Stats::of(&v.samples_ms).is_none() {
+            return Err(bad(format!(
+                "variants[{i}] ({}).samples_ms: expected at least one finite, non-negative sample",
+                v.name
+            )));
+        }
+        if let Some(ver) = &v.verification
+            && (!ver.max_abs_err.is_finite() || !ver.max_rel_err.is_finite())
+        {
+            return Err(bad(format!(
+                "variants[{i}] ({}).verification: errors must be finite",
+                v.name
+            )));
+        }
+    }
+    Ok(raw)
+}
+
+impl CommandOutput {
+    /// The variants as harness results (statistics computed here from the samples).
+    fn into_results(self) -> Vec<VariantResult> {
+        self.variants
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                Some(VariantResult {
+                    stats: Stats::of(&v.samples_ms)?,
+                    name: v.name,
+                    role: if i == 0 {
+                        Role::Baseline
+                    } else {
+                        Role::Optimized
+                    },
+                    input_signature: v.input_signature,
+                    samples_ms: v.samples_ms,
+                    memory_peak_bytes: v.memory_peak_bytes,
+                    verification: if i == 0 { None } else { v.verification },
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,134 @@
+//! Command targets: the example Python target runs green; malformed, non-finite, unverified and
+//! timed-out command results fail only that target with a message naming the problem.
+
+use std::sync::Arc;
+use std::time::Duration;
+use tier1::bench::result::status;
+use tier1::bench::{CpuBackend, HarnessOptions, alloc::CountingAlloc, run_suite};
+use tier1::suite::Suite;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::new();
+
+fn suite(argv: &[&str]) -> Suite {
+    let argv: Vec<String> = argv.iter().map(|a| format!("{a:?}")).collect();
+    let yaml = format!(
+        "suite_name: t\nversion: 1\ndefault_profile: smoke\nprofiles:\n  smoke: {{ backend: cpu, warmup: 5, iterations: 5 }}\n\
+         targets:\n  - key: ext\n    category: demo\n    target: demo:ext\n    kind: command\n    tolerance: {{ rtol: 1.0e-6, atol: 1.0e-9 }}\n    command: [{}]\n    shapes:\n      smoke: {{ n: 1024, rows: 8 }}\n",
+        argv.join(", ")
+    );
+    Suite::parse(&yaml, "t.yaml").expect("test suite parses")
+}
+
+fn run_one(argv: &[&str], timeout: Option<Duration>) -> tier1::bench::result::TargetResult {
+    let mut opts = HarnessOptions::new("smoke", "cmd_run");
+    opts.timeout = timeout;
+    let mut r = run_suite(&suite(argv), Arc::new(CpuBackend), &opts).expect("runs");
+    tier1::bench::result::validate(&r).expect("valid file");
+    r.targets.remove(0)
+}
+
+fn example() -> String {
+    format!("{}/examples/command_target.py", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn example_command_target_runs_and_verifies() {
+    let t = run_one(&["python3", &example()], None);
+    assert_eq!(t.status, status::SUCCEEDED, "{:?}", t.message);
+    assert_eq!(t.variants.len(), 2);
+    assert_eq!(t.variants[0].samples_ms.len(), 5);
+    assert!(t.variants[1].verification.as_ref().unwrap().passed);
+    assert_eq!(
+        t.baseline_file.as_deref(),
+        Some("examples/command_target.py")
+    );
+    assert_eq!(t.work.flops, Some(2.0 * 8.0 * 1024.0));
+}
+
+const SIG: &str = r#"{"seed":42,"inputs":[{"name":"x","shape":[4],"dtype":"f32"}]}"#;
+
+fn printer(json: &str) -> Vec<String> {
+    vec![
+        "python3".into(),
+        "-c".into(),
+        format!("import sys; sys.stdout.write({json:?})"),
+    ]
+}
+
+fn run_json(json: &str) -> tier1::bench::result::TargetResult {
+    let argv = printer(json);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    run_one(&argv, None)
+}
+
+#[test]
+fn missing_verification_fails_verification() {
+    let t = run_json(&format!(
+        r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[2.0],"input_signature":{SIG}}},{{"name":"optimized_x","samples_ms":[1.0],"input_signature":{SIG}}}]}}"#
+    ));
+    assert_eq!(t.status, status::FAILED_VERIFICATION);
+    assert!(
+        t.message
+            .unwrap()
+            .contains("missing verification for optimized_x")
+    );
+}
+
+#[test]
+fn malformed_and_non_finite_results_are_refused() {
+    for (json, want) in [
+        ("not json".to_string(), "malformed command result"),
+        (
+            format!(
+                r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[NaN],"input_signature":{SIG}}}]}}"#
+            ),
+            "malformed command result",
+        ),
+        (
+            format!(
+                r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[-1.0],"input_signature":{SIG}}}]}}"#
+            ),
+            "samples_ms: expected at least one finite, non-negative sample",
+        ),
+        (
+            format!(
+                r#"{{"schema":"other","variants":[{{"name":"baseline","samples_ms":[1.0],"input_signature":{SIG}}}]}}"#
+            ),
+            "schema: expected \"tier1.command_result.v1\", found \"other\"",
+        ),
+        (
+            format!(
+                r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"fast","samples_ms":[1.0],"input_signature":{SIG}}}]}}"#
+            ),
+            "variants[0].name: expected \"baseline\"",
+        ),
+        (
+            format!(
+                r#"{{"schema":"tier1.command_result.v1","baseline_file":"/abs/x.py","variants":[{{"name":"baseline","samples_ms":[1.0],"input_signature":{SIG}}}]}}"#
+            ),
+            "baseline_file: expected a repo-relative path",
+        ),
+    ] {
+        let t = run_json(&json);
+        assert_eq!(t.status, status::FAILED_ERROR, "{json}");
+        let msg = t.message.unwrap();
+        assert!(msg.contains(want), "{msg} should contain {want}");
+        assert!(t.variants.is_empty());
+    }
+}
+
+#[test]
+fn failing_and_slow_commands_fail_the_target() {
+    let t = run_one(&["python3", "-c", "import sys; sys.exit(3)"], None);
+    assert_eq!(t.status, status::FAILED_ERROR);
+    assert!(t.message.unwrap().contains("exited with exit status: 3"));
+    let t = run_one(&["tier1-no-such-program"], None);
+    assert!(t.message.unwrap().contains("could not start"));
+    let t = run_one(
+        &["python3", "-c", "import time; time.sleep(5)"],
+        Some(Duration::from_millis(300)),
+    );
+    assert_eq!(t.status, status::FAILED_TIMEOUT);
+    assert!(t.message.unwrap().contains("did not finish within 0.3 s"));
+}
