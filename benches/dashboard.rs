@@ -24,7 +24,7 @@ fn main() {
                 output: out.clone(),
                 evidence_root: None,
                 now: Some("2026-08-05T00:00:00Z".into()),
-                step_summary: None,
+                step_summary: false,
             };
             let start = Instant::now();
             write_dashboard(&opts).expect("dashboard renders");

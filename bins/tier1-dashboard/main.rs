@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use tier1::exit::Exit;
 use tier1::report::{DashboardOptions, write_dashboard};
 
-/// Render a tier-1 history root as `OUT/index.html` and `OUT/summary.md`.
+/// Render a tier-1 history root as `OUT/index.html` and `OUT/summary.md` (the summary is also
+/// appended to `$GITHUB_STEP_SUMMARY` when set).
 #[derive(Debug, Parser)]
 #[command(name = "tier1-dashboard", version, about)]
 struct Args {
@@ -21,9 +22,6 @@ struct Args {
     /// The clock for the anchor age (RFC 3339); default: now.
     #[arg(long, env = "TIER1_NOW")]
     now: Option<String>,
-    /// Append the Markdown summary to this file.
-    #[arg(long, env = "GITHUB_STEP_SUMMARY")]
-    step_summary: Option<PathBuf>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -34,7 +32,7 @@ fn main() -> std::process::ExitCode {
         output: args.output,
         evidence_root: args.evidence_root,
         now: args.now,
-        step_summary: args.step_summary.filter(|p| !p.as_os_str().is_empty()),
+        step_summary: true,
     };
     let result = write_dashboard(&opts).map(|outcome| {
         tier1::cli::print_json(&outcome);

@@ -1,6 +1,98 @@
-//! `tier1-nightly`: not implemented yet.
+//! `tier1-nightly`: the main job, run locally against the local store (the embedded default).
 
-fn main() -> std::process::ExitCode {
-    eprintln!("tier1-nightly: not implemented yet");
-    std::process::ExitCode::from(10)
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tier1::bench::alloc::CountingAlloc;
+use tier1::cli;
+use tier1::nightly::{self, NightlyRequest};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::new();
+
+/// Run the tier1-nightly job chain locally: restore, run, bind, pack, upload evidence, verify,
+/// upload the candidate, then publish (or promote with --accept), against a local artifact store.
+#[derive(Debug, Parser)]
+#[command(name = "tier1-nightly", version)]
+struct Args {
+    /// The local store directory (created when absent).
+    #[arg(long, env = "TIER1_STORE_DIR", default_value = ".tier1/store")]
+    store: PathBuf,
+    /// Suite YAML (default: configs/benchmark_suites/tier1.yaml when present, else the embedded suite).
+    #[arg(long, env = "TIER1_SUITE_CONFIG")]
+    suite_config: Option<PathBuf>,
+    /// Profile (default: `minimal` when a GPU is usable, else `cpu`).
+    #[arg(long, env = "TIER1_PROFILE")]
+    profile: Option<String>,
+    /// Establish the first anchor (requires --accept and --note).
+    #[arg(long)]
+    bootstrap: bool,
+    /// Ratify this run as the new anchor through tier1-promote (requires --note).
+    #[arg(long)]
+    accept: bool,
+    /// The public acceptance note.
+    #[arg(long)]
+    note: Option<String>,
+    /// Who requests the acceptance (default: $GITHUB_ACTOR, else $USER).
+    #[arg(long)]
+    requester: Option<String>,
+    /// Refuse to bootstrap a brand-new store automatically.
+    #[arg(long)]
+    no_auto_bootstrap: bool,
+    /// Leave a copy of the published history here (replaced if it exists).
+    #[arg(long)]
+    history_out: Option<PathBuf>,
+    /// Branch recorded for the run.
+    #[arg(long, default_value = "main")]
+    branch: String,
+    /// The checkout whose commit is recorded.
+    #[arg(long, default_value = ".")]
+    repo_root: PathBuf,
+    /// Clock override (RFC 3339) for the store's age and expiry checks.
+    #[arg(long)]
+    now: Option<chrono::DateTime<chrono::Utc>>,
+    /// Keep the job's work directory under the store.
+    #[arg(long)]
+    keep_work: bool,
+}
+
+fn main() -> ExitCode {
+    cli::init();
+    let a = Args::parse();
+    let suite = match tier1::run::load_suite(a.suite_config.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return cli::fail("tier1-nightly", &e),
+    };
+    let suite_path = a.suite_config.clone().or_else(|| {
+        let p = PathBuf::from(tier1::suite::DEFAULT_SUITE_PATH);
+        p.is_file().then_some(p)
+    });
+    let req = NightlyRequest {
+        profile: a
+            .profile
+            .unwrap_or_else(|| tier1::run::default_profile(&suite)),
+        suite,
+        suite_path,
+        store_dir: a.store,
+        repo_root: a.repo_root,
+        branch: a.branch,
+        bootstrap: a.bootstrap,
+        accept: a.accept,
+        note: a.note,
+        requester: a.requester,
+        auto_bootstrap: !a.no_auto_bootstrap,
+        history_out: a.history_out,
+        now: a.now,
+        keep_work: a.keep_work,
+    };
+    match nightly::run(&req) {
+        Ok(outcome) => {
+            if let Some(f) = &outcome.failure {
+                eprintln!("tier1-nightly: error: {f}");
+            }
+            cli::print_json(&outcome);
+            outcome.exit.into()
+        }
+        Err(e) => cli::fail("tier1-nightly", &e),
+    }
 }

@@ -1,6 +1,82 @@
-//! `tier1-restore`: not implemented yet.
+//! `tier1-restore`: restore the latest canonical tier-1 history (or report bootstrap) into an empty
+//! destination, from the GitHub Actions artifact store or a local store.
 
-fn main() -> std::process::ExitCode {
-    eprintln!("tier1-restore: not implemented yet");
-    std::process::ExitCode::from(10)
+use chrono::{DateTime, Utc};
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tier1::restore::{DEFAULT_WORKFLOW, RestoreError, RestoreOptions};
+use tier1::store::{StoreConfig, open_store};
+
+/// Restore canonical tier-1 history from workflow artifacts (fail closed).
+#[derive(Debug, Parser)]
+#[command(name = "tier1-restore", version)]
+struct Args {
+    /// `owner/name` of the repository whose history is restored.
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repository: String,
+    /// Workflow file that produces the history.
+    #[arg(long, default_value = DEFAULT_WORKFLOW)]
+    workflow: String,
+    /// Branch whose history is restored.
+    #[arg(long, env = "GITHUB_REF_NAME")]
+    branch: String,
+    /// The current run id (never a candidate).
+    #[arg(long, env = "GITHUB_RUN_ID")]
+    current_run_id: Option<u64>,
+    /// Destination directory (absent or empty).
+    #[arg(long)]
+    destination: PathBuf,
+    /// REST API base URL (github store).
+    #[arg(long, env = "GITHUB_API_URL")]
+    api_url: Option<String>,
+    /// Print the bootstrap status instead of failing when no usable history exists.
+    #[arg(long)]
+    allow_bootstrap: bool,
+    /// Allow anchor evidence 60 days old or older (protected renewal).
+    #[arg(long)]
+    allow_anchor_renewal: bool,
+    /// Artifact store: `local:DIR` or `github` (default `github` when GITHUB_ACTIONS=true).
+    #[arg(long, env = "TIER1_STORE")]
+    store: Option<String>,
+    /// Fixed clock, RFC 3339 (ages and expiry are computed against it).
+    #[arg(long, env = "TIER1_NOW")]
+    now: Option<DateTime<Utc>>,
+}
+
+fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
+    let spec = match args.store {
+        Some(s) => s,
+        None if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") => "github".into(),
+        None => {
+            return Err(RestoreError::Invalid(
+                "--store is required outside GitHub Actions: expected `local:DIR` or `github`"
+                    .into(),
+            ));
+        }
+    };
+    let cfg = StoreConfig {
+        repository: args.repository.clone(),
+        api_url: args.api_url,
+        now: args.now,
+    };
+    let store = open_store(&spec, &cfg)?;
+    let opts = RestoreOptions {
+        repository: args.repository,
+        workflow: args.workflow,
+        branch: args.branch,
+        current_run_id: args.current_run_id,
+        destination: args.destination,
+        allow_bootstrap: args.allow_bootstrap,
+        allow_anchor_renewal: args.allow_anchor_renewal,
+    };
+    let outcome = tier1::restore::restore(store.as_ref(), &opts)?;
+    tier1::cli::print_json(&outcome);
+    Ok(tier1::Exit::Ok)
+}
+
+fn main() -> ExitCode {
+    tier1::cli::init();
+    let args = Args::parse();
+    tier1::cli::finish("tier1-restore", run(args))
 }

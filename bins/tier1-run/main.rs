@@ -1,6 +1,86 @@
-//! `tier1-run`: not implemented yet.
+//! `tier1-run`: run the suite, write the evidence package and the candidate history, exit by the gate.
 
-fn main() -> std::process::ExitCode {
-    eprintln!("tier1-run: not implemented yet");
-    std::process::ExitCode::from(10)
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tier1::bench::alloc::CountingAlloc;
+use tier1::cli;
+use tier1::run::{self, RunRequest};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::new();
+
+/// Run the tier-1 suite once: evidence under the evidence root, the run appended to the candidate
+/// history, a JSON result on stdout, and the release gate as the exit code.
+#[derive(Debug, Parser)]
+#[command(name = "tier1-run", version)]
+struct Args {
+    /// Suite YAML (default: configs/benchmark_suites/tier1.yaml when present, else the embedded suite).
+    #[arg(long, env = "TIER1_SUITE_CONFIG")]
+    suite_config: Option<PathBuf>,
+    /// Profile (default: the suite's default when a GPU is usable, else `cpu`).
+    #[arg(long, env = "TIER1_PROFILE")]
+    profile: Option<String>,
+    /// Run id (default `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`).
+    #[arg(long, env = "RUN_ID")]
+    run_id: Option<String>,
+    /// Candidate history root (the restored live history; updated in place).
+    #[arg(
+        long,
+        env = "TIER1_HISTORY_ROOT",
+        default_value = "artifacts/history/tier1"
+    )]
+    history_root: PathBuf,
+    /// Evidence root.
+    #[arg(long, env = "TIER1_EVIDENCE_ROOT", default_value = "artifacts/runs")]
+    evidence_root: PathBuf,
+    /// This run is a candidate for protected promotion: it may not elect itself as the first anchor.
+    #[arg(long)]
+    history_anchor_candidate: bool,
+    /// Attestation JSON files (tier1-attest, tier1-preflight output) to embed in the manifest.
+    #[arg(long = "environment-json", value_name = "FILE")]
+    environment_json: Vec<PathBuf>,
+    /// Evidence artifact name recorded in the summary.
+    #[arg(long, env = "TIER1_EVIDENCE_ARTIFACT_NAME")]
+    evidence_artifact_name: Option<String>,
+    /// The checkout whose commit and cleanliness are recorded.
+    #[arg(long, default_value = ".")]
+    repo_root: PathBuf,
+}
+
+fn main() -> ExitCode {
+    cli::init();
+    let args = Args::parse();
+    match execute(args) {
+        Ok(outcome) => {
+            cli::print_json(&outcome);
+            outcome.exit().into()
+        }
+        Err(e) => cli::fail("tier1-run", &e),
+    }
+}
+
+fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
+    let suite = run::load_suite(args.suite_config.as_deref())?;
+    let profile = args.profile.unwrap_or_else(|| run::default_profile(&suite));
+    let git = run::detect_git(&args.repo_root, &[&args.history_root, &args.evidence_root]);
+    let run_id = args
+        .run_id
+        .unwrap_or_else(|| run::default_run_id_now(git.commit.as_deref()));
+    let attestation = run::read_attestations(&args.environment_json)?;
+    let backend = run::backend_for(&suite, &profile)?;
+    let req = RunRequest {
+        suite: &suite,
+        profile,
+        run_id,
+        history_root: args.history_root,
+        evidence_root: args.evidence_root,
+        backend,
+        anchor_candidate: args.history_anchor_candidate,
+        attestation,
+        git,
+        evidence_artifact_name: args.evidence_artifact_name,
+        hook: None,
+    };
+    Ok(run::run(&req)?)
 }

@@ -38,3 +38,18 @@ pub fn finish<E: Classify + Display>(tool: &str, r: Result<Exit, E>) -> ExitCode
         Err(e) => fail(tool, &e),
     }
 }
+
+/// Append Markdown to the GitHub step summary (`$GITHUB_STEP_SUMMARY`) when that variable is set.
+/// Returns whether it was appended.
+pub fn append_step_summary(markdown: &str) -> std::io::Result<bool> {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(false);
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    f.write_all(markdown.as_bytes())?;
+    Ok(true)
+}

@@ -4,6 +4,7 @@
 pub mod alloc;
 pub mod backend;
 pub mod command;
+pub mod cuda;
 pub mod harness;
 pub mod result;
 pub mod rng;
@@ -18,3 +19,10 @@ pub use result::{ResultsFile, summarize};
 #[cfg(test)]
 #[global_allocator]
 static TEST_ALLOC: alloc::CountingAlloc = alloc::CountingAlloc::new();
+
+/// The CUDA backend when this machine has a usable device, else why not.
+/// (The CUDA implementation plugs in here; until a device and the driver are present this is an
+/// error value, never a panic.)
+pub fn cuda_backend() -> Result<std::sync::Arc<dyn Backend>, String> {
+    Err("the CUDA backend is not available in this build".into())
+}

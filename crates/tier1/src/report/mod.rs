@@ -20,7 +20,6 @@ use crate::fsx::{StagedDir, write_atomic};
 use crate::history::validate::HistoryError;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// File name of the HTML page inside the output directory.
@@ -79,8 +78,8 @@ pub struct DashboardOptions {
     pub evidence_root: Option<PathBuf>,
     /// The clock (anchor age); `None` means the system clock.
     pub now: Option<String>,
-    /// Append the Markdown summary to this file (`$GITHUB_STEP_SUMMARY`).
-    pub step_summary: Option<PathBuf>,
+    /// Append the Markdown summary to `$GITHUB_STEP_SUMMARY` (through `gha`) when it is set.
+    pub step_summary: bool,
 }
 
 /// The machine-readable outcome printed on stdout.
@@ -133,8 +132,11 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
     write_readable(&stage.path().join(MARKDOWN_FILE), md.as_bytes())?;
     stage.commit().map_err(io_err(&opts.output))?;
 
-    if let Some(path) = &opts.step_summary {
-        append_step_summary(path, &md)?;
+    if opts.step_summary {
+        crate::gha::step_summary(&md).map_err(|source| ReportError::Io {
+            path: "$GITHUB_STEP_SUMMARY".into(),
+            source,
+        })?;
     }
     Ok(DashboardOutcome {
         ready: verdict.ready,
@@ -156,20 +158,6 @@ fn write_readable(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
             .map_err(io_err(path))?;
-    }
-    Ok(())
-}
-
-/// Append Markdown to the GitHub step summary file (created when absent).
-pub fn append_step_summary(path: &Path, markdown: &str) -> Result<(), ReportError> {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io_err(path))?;
-    f.write_all(markdown.as_bytes()).map_err(io_err(path))?;
-    if !markdown.ends_with('\n') {
-        f.write_all(b"\n").map_err(io_err(path))?;
     }
     Ok(())
 }

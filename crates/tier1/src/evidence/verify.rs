@@ -1,0 +1,249 @@
+//! `tier1-evidence verify`: after `actions/upload-artifact` uploaded the packed evidence file, find
+//! that artifact in this run and require REST `digest` == local file digest == the action's
+//! `artifact-digest` output, and `size_in_bytes` == the file's length; then publish the identity as
+//! step outputs.
+
+use crate::digest::Digest;
+use crate::exit::{Classify, Exit};
+use crate::github::workflow_commands::append_outputs;
+use crate::store::{ArtifactMeta, ArtifactStore, StoreError};
+use std::path::PathBuf;
+
+/// Which artifact of the run to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArtifactRef {
+    /// By name (the highest id where a re-run uploaded the name twice).
+    Name(String),
+    /// By id (must belong to the run).
+    Id(u64),
+    /// By id, also requiring the name.
+    IdAndName(u64, String),
+}
+
+/// What to verify.
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    /// The packed evidence file that was uploaded.
+    pub file: PathBuf,
+    /// This workflow run (`GITHUB_RUN_ID`).
+    pub run_id: u64,
+    /// The artifact to look up.
+    pub artifact: ArtifactRef,
+    /// The upload action's `artifact-digest` output (bare hex or `sha256:<hex>`).
+    pub expected_digest: String,
+    /// `$GITHUB_OUTPUT`, when set.
+    pub github_output: Option<PathBuf>,
+}
+
+/// The verified identity (printed as JSON, written as step outputs).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerifyReport {
+    /// Always `verified`.
+    pub status: &'static str,
+    /// The run checked.
+    pub run_id: u64,
+    /// Artifact name.
+    pub evidence_artifact_name: String,
+    /// Artifact id.
+    pub evidence_artifact_id: u64,
+    /// `sha256:<hex>`, equal on all three sides.
+    pub evidence_artifact_digest: Digest,
+    /// Bytes.
+    pub size_in_bytes: u64,
+}
+
+/// Why verification failed.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// A request value is malformed.
+    #[error("{0}")]
+    Invalid(String),
+    /// The local file could not be read.
+    #[error("evidence file {path}: {source}")]
+    File {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The artifact lookup failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Two sides disagree.
+    #[error("evidence artifact {name} (id {id}): {what}: expected {expected}, found {found}")]
+    Mismatch {
+        /// Artifact name.
+        name: String,
+        /// Artifact id.
+        id: u64,
+        /// What was compared.
+        what: String,
+        /// The reference value.
+        expected: String,
+        /// The disagreeing value.
+        found: String,
+    },
+    /// `$GITHUB_OUTPUT` could not be written.
+    #[error("step outputs {path}: {source}")]
+    Output {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl Classify for VerifyError {
+    fn exit(&self) -> Exit {
+        match self {
+            VerifyError::Invalid(_) => Exit::Invalid,
+            VerifyError::File { .. } | VerifyError::Output { .. } => Exit::Io,
+            VerifyError::Store(e) => e.exit(),
+            VerifyError::Mismatch { .. } => Exit::Integrity,
+        }
+    }
+}
+
+/// Verify the uploaded evidence artifact against the local file and the action's digest output.
+pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyReport, VerifyError> {
+    if req.run_id == 0 {
+        return Err(VerifyError::Invalid("run id must be > 0".into()));
+    }
+    let action_digest = Digest::parse_lenient(&req.expected_digest).map_err(|e| {
+        VerifyError::Invalid(format!(
+            "--expected-digest (upload-artifact artifact-digest): {e}"
+        ))
+    })?;
+    let file_err = |source| VerifyError::File {
+        path: req.file.display().to_string(),
+        source,
+    };
+    let local = Digest::of_file(&req.file).map_err(file_err)?;
+    let local_len = std::fs::metadata(&req.file).map_err(file_err)?.len();
+
+    let artifact = lookup(store, req)?;
+    let mismatch = |what: &str, expected: String, found: String| VerifyError::Mismatch {
+        name: artifact.name.clone(),
+        id: artifact.id,
+        what: what.into(),
+        expected,
+        found,
+    };
+    if local != action_digest {
+        return Err(mismatch(
+            "upload-artifact artifact-digest output differs from the local file digest",
+            local.to_string(),
+            action_digest.to_string(),
+        ));
+    }
+    if artifact.expired {
+        return Err(mismatch("expired", "false".into(), "true".into()));
+    }
+    let rest = match artifact.digest.as_deref() {
+        None => {
+            return Err(mismatch(
+                "REST digest",
+                local.to_string(),
+                "null (no digest recorded)".into(),
+            ));
+        }
+        Some(d) => {
+            Digest::parse(d).map_err(|e| mismatch("REST digest", local.to_string(), e.found))?
+        }
+    };
+    if rest != local {
+        return Err(mismatch(
+            "REST digest differs from the local file digest",
+            local.to_string(),
+            rest.to_string(),
+        ));
+    }
+    if artifact.size_in_bytes != local_len {
+        return Err(mismatch(
+            "size_in_bytes differs from the local file length",
+            local_len.to_string(),
+            artifact.size_in_bytes.to_string(),
+        ));
+    }
+    let report = VerifyReport {
+        status: "verified",
+        run_id: req.run_id,
+        evidence_artifact_name: artifact.name.clone(),
+        evidence_artifact_id: artifact.id,
+        evidence_artifact_digest: rest,
+        size_in_bytes: artifact.size_in_bytes,
+    };
+    if let Some(path) = &req.github_output {
+        append_outputs(
+            path,
+            &[
+                (
+                    "evidence_artifact_name",
+                    report.evidence_artifact_name.clone(),
+                ),
+                (
+                    "evidence_artifact_id",
+                    report.evidence_artifact_id.to_string(),
+                ),
+                (
+                    "evidence_artifact_digest",
+                    report.evidence_artifact_digest.to_string(),
+                ),
+            ],
+        )
+        .map_err(|source| VerifyError::Output {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(report)
+}
+
+fn lookup(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<ArtifactMeta, VerifyError> {
+    let by_id = |id: u64| -> Result<ArtifactMeta, VerifyError> {
+        let listing = store.list_run_artifacts(req.run_id)?;
+        let truncated = listing.truncated;
+        match listing.items.into_iter().find(|a| a.id == id) {
+            Some(a) => Ok(a),
+            None if truncated => Err(StoreError::Corrupt {
+                path: format!("artifacts of run {}", req.run_id),
+                message: format!("listing is incomplete and does not contain artifact id {id}"),
+            }
+            .into()),
+            None => Err(StoreError::NotFound {
+                what: format!(
+                    "artifact id {id} among the latest artifacts of run {}",
+                    req.run_id
+                ),
+            }
+            .into()),
+        }
+    };
+    let found = match &req.artifact {
+        ArtifactRef::Name(name) => store.find_run_artifact(req.run_id, name)?,
+        ArtifactRef::Id(id) => by_id(*id)?,
+        ArtifactRef::IdAndName(id, name) => {
+            let a = by_id(*id)?;
+            if &a.name != name {
+                return Err(VerifyError::Mismatch {
+                    name: a.name.clone(),
+                    id: a.id,
+                    what: "artifact name".into(),
+                    expected: name.clone(),
+                    found: a.name,
+                });
+            }
+            a
+        }
+    };
+    if found.workflow_run_id != req.run_id {
+        return Err(VerifyError::Mismatch {
+            name: found.name.clone(),
+            id: found.id,
+            what: "uploading run".into(),
+            expected: req.run_id.to_string(),
+            found: found.workflow_run_id.to_string(),
+        });
+    }
+    Ok(found)
+}

@@ -1,0 +1,107 @@
+//! GitHub-facing output, in one place: log groups, step summary, step outputs, annotations and
+//! masks. Outside Actions (`GITHUB_ACTIONS` unset) the group markers and annotations are not printed
+//! and the file-based outputs are skipped.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+/// True inside a GitHub Actions job.
+pub fn in_actions() -> bool {
+    std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
+}
+
+/// Open a collapsible log group (on stderr, so stdout stays machine output).
+pub fn group(title: &str) {
+    if in_actions() {
+        eprintln!("::group::{}", escape_data(title));
+    }
+}
+
+/// Close the current log group.
+pub fn endgroup() {
+    if in_actions() {
+        eprintln!("::endgroup::");
+    }
+}
+
+/// Emit an error annotation.
+pub fn error(message: &str) {
+    if in_actions() {
+        eprintln!("::error::{}", escape_data(message));
+    }
+}
+
+/// Emit a warning annotation.
+pub fn warning(message: &str) {
+    if in_actions() {
+        eprintln!("::warning::{}", escape_data(message));
+    }
+}
+
+/// Ask the runner to mask a secret in all later log output.
+pub fn mask(secret: &str) {
+    if in_actions() && !secret.is_empty() {
+        eprintln!("::add-mask::{}", escape_data(secret));
+    }
+}
+
+fn env_file(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn append(var: &str, text: &str) -> std::io::Result<bool> {
+    let Some(path) = env_file(var) else {
+        return Ok(false);
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    f.write_all(text.as_bytes())?;
+    Ok(true)
+}
+
+/// Append Markdown to `$GITHUB_STEP_SUMMARY` when set; returns whether it was written.
+pub fn step_summary(markdown: &str) -> std::io::Result<bool> {
+    let mut text = markdown.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    append("GITHUB_STEP_SUMMARY", &text)
+}
+
+/// Write `name=value` to `$GITHUB_OUTPUT` when set (multi-line values use a heredoc delimiter).
+pub fn set_output(name: &str, value: &str) -> std::io::Result<bool> {
+    let line = if value.contains('\n') {
+        let delim = format!(
+            "tier1_eof_{}",
+            crate::digest::Digest::of_bytes(value.as_bytes())
+                .hex()
+                .get(..16)
+                .unwrap_or("x")
+        );
+        format!("{name}<<{delim}\n{value}\n{delim}\n")
+    } else {
+        format!("{name}={value}\n")
+    };
+    append("GITHUB_OUTPUT", &line)
+}
+
+/// Escape a workflow-command message (`%`, CR, LF).
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_workflow_command_data() {
+        assert_eq!(escape_data("a%b\nc\rd"), "a%25b%0Ac%0Dd");
+    }
+}

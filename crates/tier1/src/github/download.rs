@@ -1,0 +1,151 @@
+//! Artifact download: `GET …/artifacts/{id}/zip` with the token and WITHOUT following the redirect,
+//! then the pre-signed `Location` fetched with NO `Authorization`, streamed through
+//! `digest::copy_hashed` under the size cap, its length and digest checked against the metadata.
+
+use super::GithubError;
+use super::client::{GithubClient, transport_message};
+use crate::digest::{Digest, copy_hashed};
+use std::io::{self, Read, Write};
+
+/// What the caller knows about the artifact before downloading it.
+#[derive(Debug, Clone)]
+pub struct Expected<'a> {
+    /// Artifact id.
+    pub id: u64,
+    /// `size_in_bytes` from the listing.
+    pub size_in_bytes: u64,
+    /// `digest` from the listing, when it has one.
+    pub digest: Option<&'a Digest>,
+}
+
+/// Stream artifact `expected.id` into `sink` (at most `cap` bytes). Returns the digest and length
+/// of what was written. 410 => `Gone`; length or digest disagreement => `Integrity`.
+pub fn download_artifact(
+    client: &GithubClient,
+    expected: &Expected<'_>,
+    sink: &mut dyn Write,
+    cap: u64,
+) -> Result<(Digest, u64), GithubError> {
+    let route = format!(
+        "{}/actions/artifacts/{}/zip",
+        client.config().repo_route(),
+        expected.id
+    );
+    let api_url = client.url(&route, &[])?;
+    let fin = client.get_api(&api_url)?;
+    let endpoint = fin.endpoint.clone();
+    let status = fin.response.status().as_u16();
+    if status == 410 {
+        return Err(GithubError::Gone { endpoint });
+    }
+    if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+        let message = if (200..300).contains(&status) {
+            "expected a redirect to the artifact's storage URL".to_string()
+        } else {
+            client.error_message(fin.response)
+        };
+        return Err(GithubError::Status {
+            endpoint,
+            status,
+            message,
+        });
+    }
+    let location = fin
+        .response
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| GithubError::Status {
+            endpoint: endpoint.clone(),
+            status,
+            message: "redirect without a Location header".into(),
+        })?;
+    let blob_url = api_url.join(location).map_err(|e| GithubError::Status {
+        endpoint: endpoint.clone(),
+        status,
+        message: format!("unusable Location header: {e}"),
+    })?;
+    if expected.size_in_bytes > cap {
+        return Err(GithubError::Integrity {
+            endpoint,
+            message: format!(
+                "size_in_bytes {} exceeds the download cap of {cap} bytes",
+                expected.size_in_bytes
+            ),
+        });
+    }
+    let fin = client.get_blob(&blob_url)?;
+    let blob_endpoint = fin.endpoint.clone();
+    let status = fin.response.status().as_u16();
+    if status != 200 {
+        return Err(GithubError::Status {
+            endpoint: blob_endpoint,
+            status,
+            message: client.error_message(fin.response),
+        });
+    }
+    let mut body = BodyReader {
+        client,
+        response: fin.response,
+        pending: Vec::new(),
+    };
+    let (digest, n) = match copy_hashed(&mut body, sink, expected.size_in_bytes) {
+        Ok(x) => x,
+        Err(e) if e.kind() == io::ErrorKind::FileTooLarge => {
+            return Err(GithubError::Integrity {
+                endpoint: blob_endpoint,
+                message: format!(
+                    "body is longer than size_in_bytes: expected {} bytes, found more",
+                    expected.size_in_bytes
+                ),
+            });
+        }
+        Err(e) => {
+            return Err(GithubError::Transport {
+                endpoint: blob_endpoint,
+                message: e.to_string(),
+            });
+        }
+    };
+    if n != expected.size_in_bytes {
+        return Err(GithubError::Integrity {
+            endpoint: blob_endpoint,
+            message: format!(
+                "body length differs from size_in_bytes: expected {} bytes, found {n}",
+                expected.size_in_bytes
+            ),
+        });
+    }
+    if let Some(want) = expected.digest
+        && *want != digest
+    {
+        return Err(GithubError::Integrity {
+            endpoint: blob_endpoint,
+            message: format!("digest mismatch: expected {want}, found {digest}"),
+        });
+    }
+    Ok((digest, n))
+}
+
+/// A blocking `Read` over the async response body, chunk by chunk.
+struct BodyReader<'a> {
+    client: &'a GithubClient,
+    response: reqwest::Response,
+    pending: Vec<u8>,
+}
+
+impl Read for BodyReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pending.is_empty() {
+            match self.client.block_on(self.response.chunk()) {
+                Ok(Some(chunk)) => self.pending = chunk.to_vec(),
+                Ok(None) => return Ok(0),
+                Err(e) => return Err(io::Error::other(transport_message(&e))),
+            }
+        }
+        let n = buf.len().min(self.pending.len());
+        buf[..n].copy_from_slice(&self.pending[..n]);
+        self.pending.drain(..n);
+        Ok(n)
+    }
+}

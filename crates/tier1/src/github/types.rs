@@ -1,0 +1,247 @@
+//! Serde types of the GitHub REST responses tier1 reads (workflow, run, artifact, job, approval),
+//! with nullable fields as `Option` and the fields octocrab's models lack (`digest`, `path`,
+//! `run_attempt`, `head_repository_id`).
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+/// `GET /repos/{o}/{r}/actions/workflows/{workflow_id}`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiWorkflow {
+    /// Numeric workflow id.
+    pub id: u64,
+    /// Display name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `.github/workflows/<file>`.
+    pub path: String,
+    /// `active`, `disabled_manually`, ...
+    #[serde(default)]
+    pub state: Option<String>,
+}
+
+/// The `minimal-repository` object embedded in a run.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiRepository {
+    /// Repository id.
+    pub id: u64,
+    /// `owner/name`.
+    pub full_name: String,
+}
+
+/// A workflow run (the fields provenance checks need).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiRun {
+    /// Run id.
+    pub id: u64,
+    /// Parent workflow id.
+    pub workflow_id: u64,
+    /// `.github/workflows/<file>` with an optional `@ref` suffix (spec examples vary).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Nullable per the spec.
+    #[serde(default)]
+    pub head_branch: Option<String>,
+    /// Head commit.
+    pub head_sha: String,
+    /// Triggering event.
+    pub event: String,
+    /// `completed`, `in_progress`, ... (nullable).
+    #[serde(default)]
+    pub status: Option<String>,
+    /// `success`, `failure`, ... (nullable).
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    /// Attempt number; not in the spec's `required`.
+    #[serde(default)]
+    pub run_attempt: Option<u32>,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Base repository.
+    pub repository: ApiRepository,
+    /// Head repository (a fork for fork pull requests; nullable when deleted).
+    #[serde(default)]
+    pub head_repository: Option<ApiRepository>,
+    /// Head repository id.
+    #[serde(default)]
+    pub head_repository_id: Option<u64>,
+}
+
+/// `{ total_count, workflow_runs: [...] }`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiRunsPage {
+    /// Total across pages.
+    pub total_count: u64,
+    /// This page.
+    pub workflow_runs: Vec<ApiRun>,
+}
+
+/// The `workflow_run` object embedded in an artifact (all fields optional in the spec).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ApiArtifactRun {
+    /// Run id.
+    #[serde(default)]
+    pub id: Option<u64>,
+    /// Base repository id.
+    #[serde(default)]
+    pub repository_id: Option<u64>,
+    /// Head repository id.
+    #[serde(default)]
+    pub head_repository_id: Option<u64>,
+    /// Branch.
+    #[serde(default)]
+    pub head_branch: Option<String>,
+    /// Commit.
+    #[serde(default)]
+    pub head_sha: Option<String>,
+}
+
+/// An artifact.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiArtifact {
+    /// Artifact id.
+    pub id: u64,
+    /// Name.
+    pub name: String,
+    /// Size of the stored bytes.
+    pub size_in_bytes: u64,
+    /// `…/actions/artifacts/{id}/zip`.
+    #[serde(default)]
+    pub archive_download_url: Option<String>,
+    /// Whether it expired.
+    pub expired: bool,
+    /// `sha256:<hex>`; null for artifacts older than upload-artifact v4.
+    #[serde(default)]
+    pub digest: Option<String>,
+    /// Nullable per the spec.
+    #[serde(default)]
+    pub created_at: Option<DateTime<Utc>>,
+    /// Nullable per the spec.
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
+    /// The uploading run.
+    #[serde(default)]
+    pub workflow_run: Option<ApiArtifactRun>,
+}
+
+/// `{ total_count, artifacts: [...] }`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiArtifactsPage {
+    /// Total across pages.
+    pub total_count: u64,
+    /// This page.
+    pub artifacts: Vec<ApiArtifact>,
+}
+
+/// A job of a run attempt (where it ran).
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+pub struct ApiJob {
+    /// Job id.
+    pub id: u64,
+    /// Run id.
+    pub run_id: u64,
+    /// Attempt.
+    #[serde(default)]
+    pub run_attempt: Option<u32>,
+    /// Job name.
+    pub name: String,
+    /// `queued`, `in_progress`, `completed`, ... (kept as text: the spec has values octocrab lacks).
+    pub status: String,
+    /// Nullable.
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    /// The `runs-on` labels.
+    #[serde(default)]
+    pub labels: Vec<String>,
+    /// Nullable until assigned.
+    #[serde(default)]
+    pub runner_id: Option<u64>,
+    /// Nullable until assigned.
+    #[serde(default)]
+    pub runner_name: Option<String>,
+    /// Nullable until assigned.
+    #[serde(default)]
+    pub runner_group_name: Option<String>,
+}
+
+/// `{ total_count, jobs: [...] }`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiJobsPage {
+    /// Total across pages.
+    pub total_count: u64,
+    /// This page.
+    pub jobs: Vec<ApiJob>,
+}
+
+/// The `simple-user` fields an approval record keeps.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq, Eq)]
+pub struct ApiUser {
+    /// Login.
+    pub login: String,
+    /// Numeric id.
+    pub id: u64,
+}
+
+/// An environment named in an approval.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiApprovalEnvironment {
+    /// Environment id.
+    #[serde(default)]
+    pub id: Option<u64>,
+    /// Environment name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// One element of `GET …/runs/{id}/approvals` (an array, not paginated).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiApproval {
+    /// Environments the review covered.
+    #[serde(default)]
+    pub environments: Vec<ApiApprovalEnvironment>,
+    /// `approved`, `rejected` or `pending`.
+    pub state: String,
+    /// The reviewer.
+    pub user: ApiUser,
+    /// The reviewer's comment.
+    #[serde(default)]
+    pub comment: Option<String>,
+}
+
+/// The error body GitHub sends: `{ "message": "...", "documentation_url": "..." }`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApiErrorBody {
+    /// GitHub's message.
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_with_null_branch_and_no_attempt_parses() {
+        let v = serde_json::json!({
+            "id": 5, "workflow_id": 7, "head_branch": null, "head_sha": "a", "event": "push",
+            "status": "completed", "conclusion": null, "created_at": "2026-01-01T00:00:00Z",
+            "repository": {"id": 1, "full_name": "o/r"}, "head_repository": null,
+            "extra": {"ignored": true}
+        });
+        let r: ApiRun = serde_json::from_value(v).unwrap();
+        assert_eq!((r.head_branch, r.run_attempt, r.path), (None, None, None));
+    }
+
+    #[test]
+    fn artifact_digest_and_nullable_times() {
+        let v = serde_json::json!({
+            "id": 9, "node_id": "x", "name": "a", "size_in_bytes": 3, "url": "u",
+            "archive_download_url": "u/zip", "expired": false, "created_at": null,
+            "expires_at": null, "updated_at": null, "digest": "sha256:00",
+            "workflow_run": {"id": 5}
+        });
+        let a: ApiArtifact = serde_json::from_value(v).unwrap();
+        assert_eq!(a.digest.as_deref(), Some("sha256:00"));
+        assert!(a.created_at.is_none());
+        assert_eq!(a.workflow_run.unwrap().id, Some(5));
+    }
+}

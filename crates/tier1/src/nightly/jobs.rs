@@ -1,0 +1,282 @@
+//! The job chain of the local main job, step by step as the workflow runs it.
+
+use super::{NightlyOutcome, NightlyRequest, RETENTION_DAYS, WORKFLOW_FILE};
+use crate::archive::{self, ExtractPolicy};
+use crate::evidence::git::GitInfo;
+use crate::evidence::{EvidenceError, bind, pack};
+use crate::exit::{Classify, Exit};
+use crate::promote::{self, PromoteRequest};
+use crate::publish::{self, MergeRequest};
+use crate::restore::{self, RestoreOptions, RestoreOutcome};
+use crate::run::{self, RunRequest};
+use crate::store::local::LocalStore;
+use crate::store::{ArtifactMeta, ArtifactStore, StoreError, WorkflowRun};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A step of the chain that failed; the chain stops there, as a failed job step does.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// Restore refused.
+    #[error("restore: {0}")]
+    Restore(#[from] restore::RestoreError),
+    /// The run could not start or complete.
+    #[error("run: {0}")]
+    Run(#[from] run::RunError),
+    /// Bind or pack refused.
+    #[error("evidence: {0}")]
+    Evidence(#[from] EvidenceError),
+    /// The store refused an upload or download.
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    /// Publication refused.
+    #[error("publish: {0}")]
+    Publish(#[from] publish::PublishError),
+    /// Promotion refused.
+    #[error("promote: {0}")]
+    Promote(#[from] promote::PromoteError),
+    /// The uploaded evidence is not what was packed.
+    #[error("verify: uploaded evidence {name} has digest {found}, packed {expected}")]
+    Verify {
+        /// Artifact name.
+        name: String,
+        /// Packed digest.
+        expected: String,
+        /// Digest the store reports.
+        found: String,
+    },
+    /// The publication job found no canonical history to merge into.
+    #[error(
+        "publish: no canonical history exists yet; establish the first anchor with --bootstrap --accept --note"
+    )]
+    NoCanonicalHistory,
+    /// Local I/O of the job's work directory.
+    #[error("{path}: {source}")]
+    Io {
+        /// Path.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Extracting the uploaded evidence for promotion failed.
+    #[error("evidence download: {0}")]
+    Archive(#[from] archive::ArchiveError),
+}
+
+impl Classify for JobError {
+    fn exit(&self) -> Exit {
+        match self {
+            JobError::Restore(e) => e.exit(),
+            JobError::Run(e) => e.exit(),
+            JobError::Evidence(e) => e.exit(),
+            JobError::Store(e) => e.exit(),
+            JobError::Publish(e) => e.exit(),
+            JobError::Promote(e) => e.exit(),
+            JobError::Verify { .. } => Exit::Integrity,
+            JobError::NoCanonicalHistory => Exit::Unavailable,
+            JobError::Io { .. } => Exit::Io,
+            JobError::Archive(e) => e.exit(),
+        }
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
+    move |source| JobError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Option<Value> {
+    serde_json::to_value(v).ok()
+}
+
+fn restore_into(
+    req: &NightlyRequest,
+    store: &LocalStore,
+    wf: &WorkflowRun,
+    dest: &Path,
+    renewal: bool,
+    bootstrap: bool,
+) -> Result<RestoreOutcome, JobError> {
+    let opts = RestoreOptions {
+        repository: store.repository().to_string(),
+        workflow: WORKFLOW_FILE.into(),
+        branch: req.branch.clone(),
+        current_run_id: Some(wf.id),
+        destination: dest.to_path_buf(),
+        allow_bootstrap: bootstrap,
+        allow_anchor_renewal: renewal,
+    };
+    Ok(restore::restore(store, &opts)?)
+}
+
+/// Producer job, then publication or promotion. Returns the job's verdict.
+pub(super) fn chain(
+    req: &NightlyRequest,
+    store: &LocalStore,
+    wf: &WorkflowRun,
+    git: &GitInfo,
+    work: &Path,
+    out: &mut NightlyOutcome,
+) -> Result<Exit, JobError> {
+    let suffix = format!("{}-{}", wf.id, wf.run_attempt);
+    let evidence_name = format!("tier1-evidence-{suffix}");
+    let history_dir = work.join("history");
+    let runs_dir = work.join("runs");
+
+    // Producer: restore before anything runs.
+    let restored = restore_into(req, store, wf, &history_dir, req.accept, req.bootstrap)?;
+    out.restore = json(&restored);
+    std::fs::create_dir_all(&history_dir).map_err(io(&history_dir))?;
+
+    // Run the suite (continue-on-error on the acceptance path, as the workflow does).
+    let commit = git.commit.clone().unwrap_or_default();
+    let run_id = run::default_run_id_now(Some(&commit));
+    out.run_id = Some(run_id.clone());
+    let backend = run::backend_for(&req.suite, &req.profile).map_err(run::RunError::from)?;
+    let run_req = RunRequest {
+        suite: &req.suite,
+        profile: req.profile.clone(),
+        run_id: run_id.clone(),
+        history_root: history_dir.clone(),
+        evidence_root: runs_dir.clone(),
+        backend,
+        anchor_candidate: req.accept,
+        attestation: None,
+        git: git.clone(),
+        evidence_artifact_name: Some(evidence_name.clone()),
+        hook: None,
+    };
+    let ran = run::run(&run_req)?;
+    let run_exit = ran.exit();
+    out.run = json(&ran);
+
+    // Bind, pack, upload evidence, verify its digest; the candidate only after that.
+    bind::bind(&bind::BindRequest {
+        run_id: &run_id,
+        evidence_root: &runs_dir,
+        history_root: &history_dir,
+        commit: &commit,
+        dirty: git.dirty.unwrap_or(true),
+        evidence_artifact_name: Some(&evidence_name),
+    })?;
+    let zip = work.join(format!("{evidence_name}.zip"));
+    let packed = pack::pack(&runs_dir, &run_id, &zip)?;
+    let uploaded = store.upload_file(wf.id, &evidence_name, &zip, RETENTION_DAYS)?;
+    if uploaded.digest.as_deref() != Some(packed.digest.as_str()) {
+        return Err(JobError::Verify {
+            name: evidence_name,
+            expected: packed.digest.to_string(),
+            found: uploaded.digest.unwrap_or_else(|| "none".into()),
+        });
+    }
+    out.evidence = Some(
+        serde_json::json!({"name": evidence_name, "id": uploaded.id, "digest": packed.digest, "bytes": packed.bytes}),
+    );
+    store.upload_dir_zipped(
+        wf.id,
+        &format!("tier1-candidate-history-{suffix}"),
+        &history_dir,
+        RETENTION_DAYS,
+    )?;
+
+    // Publication job (normal) or protected promotion (accept), each restoring live history again.
+    let live = work.join("live");
+    let published = work.join("published");
+    if req.accept {
+        let live_restored = restore_into(req, store, wf, &live, true, req.bootstrap)?;
+        let evidence_root = work.join("evidence");
+        download_evidence(store, &uploaded, work, &evidence_root)?;
+        let suite_config = match &req.suite_path {
+            Some(p) => p.clone(),
+            None => {
+                let p = work.join("tier1.yaml");
+                std::fs::write(&p, crate::suite::EMBEDDED_TIER1_YAML).map_err(io(&p))?;
+                p
+            }
+        };
+        let store_name = store.repository().trim_start_matches("local/").to_string();
+        let promoted = promote::promote(&PromoteRequest {
+            history_root: history_dir.clone(),
+            evidence_root,
+            run_id: run_id.clone(),
+            requester: req.requester.clone().unwrap_or_else(requester_from_env),
+            note: req.note.clone().unwrap_or_default(),
+            workflow_run: format!("local://{store_name}/actions/runs/{}", wf.id),
+            expected_git_commit: commit.clone(),
+            expected_evidence_artifact: evidence_name.clone(),
+            expected_evidence_digest: packed.digest.to_string(),
+            canonical_history_root: live_restored.history_restored.then(|| live.clone()),
+            output_history_root: published.clone(),
+            suite_config,
+            allow_bootstrap: req.bootstrap,
+            reviewers: vec![],
+            allow_local_workflow_run: true,
+        })?;
+        out.publication = json(&promoted);
+    } else {
+        let live_restored = restore_into(req, store, wf, &live, false, false)?;
+        if !live_restored.history_restored {
+            return Err(JobError::NoCanonicalHistory);
+        }
+        let merged = publish::merge(
+            &MergeRequest {
+                candidate_root: history_dir.clone(),
+                canonical_root: live.clone(),
+                output_root: published.clone(),
+                run_id: run_id.clone(),
+            },
+            &req.suite,
+        )?;
+        out.publication = json(&merged);
+    }
+    let history_name = format!("tier1-history-{suffix}");
+    store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;
+    out.history_artifact = Some(history_name);
+    if let Some(dest) = &req.history_out {
+        replace_dir(&published, dest)?;
+        out.history_out = Some(dest.display().to_string());
+    }
+    // On the acceptance path a failing gate does not stop promotion (continue-on-error), but
+    // promotion itself re-checks everything; the job's verdict is then the promotion's.
+    Ok(if req.accept { Exit::Ok } else { run_exit })
+}
+
+/// Download the uploaded evidence (the packed zip) and extract it safely, as the promotion job
+/// does with the artifact it downloads.
+fn download_evidence(
+    store: &LocalStore,
+    meta: &ArtifactMeta,
+    work: &Path,
+    dest: &Path,
+) -> Result<(), JobError> {
+    let zip = work.join("evidence-download.zip");
+    let mut f = std::fs::File::create(&zip).map_err(io(&zip))?;
+    store.download(meta, &mut f, archive::MAX_ARCHIVE_BYTES)?;
+    drop(f);
+    let policy = ExtractPolicy {
+        strip_prefixes: vec![],
+        ..ExtractPolicy::history()
+    };
+    archive::extract_safe(&zip, dest, &policy)?;
+    Ok(())
+}
+
+fn requester_from_env() -> String {
+    std::env::var("GITHUB_ACTOR")
+        .or_else(|_| std::env::var("USER"))
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "local-operator".into())
+}
+
+/// Replace `dest` with a copy of `src` (staged, then renamed).
+fn replace_dir(src: &Path, dest: &Path) -> Result<PathBuf, JobError> {
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(io(dest))?;
+    }
+    let stage = crate::fsx::StagedDir::new(dest).map_err(io(dest))?;
+    crate::fsx::copy_tree(src, stage.path()).map_err(io(src))?;
+    stage.commit().map_err(io(dest))
+}

@@ -1,0 +1,250 @@
+//! `tier1-nightly`: the workflow's job chain run locally against the local store, in the same
+//! order: validate the request → restore → run → bind → pack → upload evidence → verify its digest →
+//! upload the candidate → publish (normal) or promote (accept) after restoring live history again
+//! → record the run's conclusion. The same core functions serve the GitHub jobs.
+
+mod jobs;
+
+use crate::exit::{Classify, Exit};
+use crate::store::StoreError;
+use crate::store::local::{LocalStore, NewRun};
+use crate::suite::Suite;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+pub use jobs::JobError;
+
+/// Workflow file the local runs are recorded under.
+pub const WORKFLOW_FILE: &str = "tier1-nightly.yml";
+/// Artifact retention, as in the workflow.
+pub const RETENTION_DAYS: u32 = 90;
+
+/// What the local main job is asked to do.
+#[derive(Debug, Clone)]
+pub struct NightlyRequest {
+    /// The local store directory (created when absent).
+    pub store_dir: PathBuf,
+    /// The suite and where it was read from (promotion re-reads the file).
+    pub suite: Suite,
+    /// The suite file promotion reads (a copy of the embedded suite when none is on disk).
+    pub suite_path: Option<PathBuf>,
+    /// Profile.
+    pub profile: String,
+    /// The checkout (commit and cleanliness).
+    pub repo_root: PathBuf,
+    /// Branch recorded for the run.
+    pub branch: String,
+    /// `--bootstrap`: establish the first anchor (requires accept).
+    pub bootstrap: bool,
+    /// `--accept`: ratify this run as the new anchor through promotion.
+    pub accept: bool,
+    /// Public acceptance note (required with accept, refused without).
+    pub note: Option<String>,
+    /// Who requests the acceptance.
+    pub requester: Option<String>,
+    /// Bootstrap automatically when the store has never recorded a run.
+    pub auto_bootstrap: bool,
+    /// Copy of the published history for inspection.
+    pub history_out: Option<PathBuf>,
+    /// Clock override for the store (tests of renewal and expiry).
+    pub now: Option<DateTime<Utc>>,
+    /// Keep the job's work directory.
+    pub keep_work: bool,
+}
+
+/// What the job did, printed as JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct NightlyOutcome {
+    /// The local workflow run id.
+    pub workflow_run_id: u64,
+    /// `success` or `failure`.
+    pub conclusion: String,
+    /// The tier1 run id.
+    pub run_id: Option<String>,
+    /// Bootstrap was used (explicitly or because the store was new).
+    pub bootstrap: bool,
+    /// The acceptance path ran.
+    pub accept: bool,
+    /// Restore's status.
+    pub restore: Option<serde_json::Value>,
+    /// The run's result.
+    pub run: Option<serde_json::Value>,
+    /// Evidence artifact name and digest.
+    pub evidence: Option<serde_json::Value>,
+    /// The publish or promote result.
+    pub publication: Option<serde_json::Value>,
+    /// The history artifact published.
+    pub history_artifact: Option<String>,
+    /// Where the published history was copied.
+    pub history_out: Option<String>,
+    /// Why the job failed, when it did.
+    pub failure: Option<String>,
+    /// The exit code (not serialized).
+    #[serde(skip)]
+    pub exit: Exit,
+}
+
+/// A request the job refuses before doing anything.
+#[derive(Debug, thiserror::Error)]
+pub enum NightlyError {
+    /// The request breaks a rule of the workflow's request validation.
+    #[error("{0}")]
+    Request(String),
+    /// The checkout cannot be bound.
+    #[error("{0}")]
+    Checkout(String),
+    /// The store could not be opened or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Classify for NightlyError {
+    fn exit(&self) -> Exit {
+        match self {
+            NightlyError::Request(_) | NightlyError::Checkout(_) => Exit::Invalid,
+            NightlyError::Store(e) => e.exit(),
+        }
+    }
+}
+
+/// The workflow's "Validate canonical request" step.
+pub fn validate_request(
+    accept: bool,
+    bootstrap: bool,
+    note: Option<&str>,
+) -> Result<(), NightlyError> {
+    let note_blank = note.is_none_or(|n| n.trim().is_empty());
+    if accept && note_blank {
+        return Err(NightlyError::Request(
+            "A public acceptance note is required (--note) with --accept".into(),
+        ));
+    }
+    if !accept && !note_blank {
+        return Err(NightlyError::Request(
+            "--note requires --accept (acceptance_note requires accept_history_anchor)".into(),
+        ));
+    }
+    if bootstrap && !accept {
+        return Err(NightlyError::Request(
+            "--bootstrap requires protected anchor acceptance (--accept with --note)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The repository name a local store models: `local/<store dir name>`.
+pub fn local_repository(store_dir: &Path) -> String {
+    let name = store_dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| crate::fsx::is_safe_component(n))
+        .unwrap_or_else(|| "store".into());
+    format!("local/{name}")
+}
+
+/// Run the local main job.
+pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
+    let mut req = req.clone();
+    validate_request(req.accept, req.bootstrap, req.note.as_deref())?;
+    // The job's own outputs (the store, the history copy) do not make the checkout dirty.
+    let outputs: Vec<&Path> = std::iter::once(req.store_dir.as_path())
+        .chain(req.history_out.as_deref())
+        .collect();
+    let git = crate::run::detect_git(&req.repo_root, &outputs);
+    let Some(commit) = git.commit.clone() else {
+        return Err(NightlyError::Checkout(format!(
+            "{}: not a git checkout: canonical history binds every run to a clean commit",
+            req.repo_root.display()
+        )));
+    };
+    std::fs::create_dir_all(&req.store_dir).map_err(|e| StoreError::Io {
+        path: req.store_dir.display().to_string(),
+        source: e,
+    })?;
+    let mut store = LocalStore::create(&req.store_dir, &local_repository(&req.store_dir))?;
+    if let Some(now) = req.now {
+        store = store.with_now(now);
+    }
+    let fresh = store.load()?.runs.is_empty();
+    if fresh && req.auto_bootstrap && !req.accept {
+        tracing::warn!(
+            "the local store is new: establishing the first anchor (bootstrap with an automatic note)"
+        );
+        req.bootstrap = true;
+        req.accept = true;
+        req.note =
+            Some("Local store initialised by tier1-nightly: first anchor of this machine".into());
+    }
+    let mut new_run = NewRun::new(WORKFLOW_FILE, &req.branch, &commit);
+    new_run.event = if req.accept {
+        "workflow_dispatch".into()
+    } else {
+        "schedule".into()
+    };
+    let wf = store.create_run(&new_run)?;
+    let work = tempfile::Builder::new()
+        .prefix(&format!(".work-{}-", wf.id))
+        .tempdir_in(&req.store_dir)
+        .map_err(|e| StoreError::Io {
+            path: req.store_dir.display().to_string(),
+            source: e,
+        })?;
+    let mut outcome = NightlyOutcome {
+        workflow_run_id: wf.id,
+        conclusion: "failure".into(),
+        run_id: None,
+        bootstrap: req.bootstrap,
+        accept: req.accept,
+        restore: None,
+        run: None,
+        evidence: None,
+        publication: None,
+        history_artifact: None,
+        history_out: None,
+        failure: None,
+        exit: Exit::Ok,
+    };
+    let result = jobs::chain(&req, &store, &wf, &git, work.path(), &mut outcome);
+    match &result {
+        Ok(exit) => outcome.exit = *exit,
+        Err(e) => {
+            outcome.failure = Some(e.to_string());
+            outcome.exit = e.exit();
+        }
+    }
+    outcome.conclusion = if outcome.exit == Exit::Ok {
+        "success".into()
+    } else {
+        "failure".into()
+    };
+    store.complete_run(wf.id, &outcome.conclusion)?;
+    if req.keep_work {
+        let kept = work.keep();
+        tracing::info!(dir = %kept.display(), "work directory kept");
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_validation_matches_the_workflow() {
+        assert!(validate_request(false, false, None).is_ok());
+        assert!(validate_request(true, false, Some("why")).is_ok());
+        assert!(validate_request(true, true, Some("why")).is_ok());
+        let e = validate_request(true, false, Some("  "))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("acceptance note is required"), "{e}");
+        let e = validate_request(false, false, Some("why"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--note requires --accept"), "{e}");
+        let e = validate_request(false, true, None).unwrap_err().to_string();
+        assert!(e.contains("--bootstrap requires"), "{e}");
+    }
+}

@@ -1,0 +1,113 @@
+//! Discovery of history candidates (reference §5.3): completed runs of the workflow on the branch,
+//! newest first and capped, each history artifact paired with its run's evidence artifact.
+
+use super::{MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN, RestoreError};
+use crate::store::{ArtifactMeta, ArtifactStore, WorkflowRun};
+
+/// Prefix of the canonical history artifact name.
+pub const HISTORY_ARTIFACT_PREFIX: &str = "tier1-history-";
+/// Prefix of the evidence artifact name.
+pub const EVIDENCE_ARTIFACT_PREFIX: &str = "tier1-evidence-";
+
+/// A history artifact with its run and the same run's evidence artifact.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The history artifact.
+    pub history: ArtifactMeta,
+    /// The evidence artifact of the same run and suffix.
+    pub evidence: ArtifactMeta,
+    /// The run that uploaded both.
+    pub run: WorkflowRun,
+}
+
+/// What discovery found.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    /// Candidates, newest history artifact first, at most [`MAX_ARTIFACT_CANDIDATES`].
+    pub candidates: Vec<Candidate>,
+    /// True when a cap was hit or a listing was incomplete: more candidates may exist.
+    pub truncated: bool,
+    /// Completed runs scanned.
+    pub runs_scanned: usize,
+}
+
+/// Of several artifacts with one name in a run (re-run attempts), the one with the highest id.
+fn latest_named<'a>(arts: &'a [ArtifactMeta], name: &str) -> Option<&'a ArtifactMeta> {
+    arts.iter()
+        .filter(|a| a.name == name && !a.expired)
+        .max_by_key(|a| a.id)
+}
+
+/// Find history candidates of `workflow` on `branch`, skipping `current_run_id`.
+pub fn discover(
+    store: &dyn ArtifactStore,
+    workflow: &str,
+    branch: &str,
+    current_run_id: Option<u64>,
+) -> Result<Discovery, RestoreError> {
+    // One more than the scan cap: a longer list proves the scan is truncated.
+    let listing = store.list_completed_runs(workflow, branch, MAX_RUNS_TO_SCAN + 1)?;
+    let mut truncated = listing.truncated;
+    let mut runs: Vec<WorkflowRun> = listing
+        .items
+        .into_iter()
+        .filter(|r| r.id > 0 && Some(r.id) != current_run_id && r.status == "completed")
+        .collect();
+    runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    if runs.len() > MAX_RUNS_TO_SCAN {
+        truncated = true;
+        runs.truncate(MAX_RUNS_TO_SCAN);
+    }
+    let mut candidates = Vec::new();
+    for run in &runs {
+        let arts = store.list_run_artifacts(run.id)?;
+        truncated |= arts.truncated;
+        let mut names: Vec<&str> = arts
+            .items
+            .iter()
+            .filter(|a| a.name.starts_with(HISTORY_ARTIFACT_PREFIX) && !a.expired)
+            .map(|a| a.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let suffix = &name[HISTORY_ARTIFACT_PREFIX.len()..];
+            let evidence_name = format!("{EVIDENCE_ARTIFACT_PREFIX}{suffix}");
+            let (Some(history), Some(evidence)) = (
+                latest_named(&arts.items, name),
+                latest_named(&arts.items, &evidence_name),
+            ) else {
+                tracing::debug!(run = run.id, artifact = name, "no unexpired evidence pair");
+                continue;
+            };
+            candidates.push(Candidate {
+                history: history.clone(),
+                evidence: evidence.clone(),
+                run: run.clone(),
+            });
+        }
+    }
+    candidates.sort_by(|a, b| {
+        b.history
+            .created_at
+            .cmp(&a.history.created_at)
+            .then(b.history.id.cmp(&a.history.id))
+    });
+    if candidates.len() > MAX_ARTIFACT_CANDIDATES {
+        truncated = true;
+        candidates.truncate(MAX_ARTIFACT_CANDIDATES);
+    }
+    if truncated && candidates.is_empty() {
+        return Err(RestoreError::DiscoveryTruncated {
+            message: format!(
+                "the run scan of {workflow} on {branch} was truncated after {} runs and found no history candidate",
+                runs.len()
+            ),
+        });
+    }
+    Ok(Discovery {
+        candidates,
+        truncated,
+        runs_scanned: runs.len(),
+    })
+}

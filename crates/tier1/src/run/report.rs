@@ -1,0 +1,115 @@
+//! The human side of a run: `<run_id>/report.md` in the evidence package and the step summary.
+
+use super::RunOutcome;
+use crate::bench::result::ResultsFile;
+use crate::evidence::{EvidenceError, REPORT_FILE};
+use crate::history::model::{RegressionSummary, Summary};
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn num(x: Option<f64>, unit: &str) -> String {
+    x.map(|v| format!("{v:.4}{unit}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// The per-target table shared by the report and the step summary.
+pub fn target_table(summary: &Summary) -> String {
+    let mut s = String::from(
+        "| Target | Goal | Status | Baseline | Optimized | Speedup | Memory savings |\n|---|---|---|---|---|---|---|\n",
+    );
+    for t in &summary.targets {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            t.key,
+            t.optimization_goal.as_deref().unwrap_or("speed"),
+            t.status,
+            num(t.baseline_time_ms, " ms"),
+            num(t.best_optimized_time_ms, " ms"),
+            num(t.best_speedup, "x"),
+            num(t.best_memory_savings_pct, " %"),
+        );
+    }
+    s
+}
+
+/// Write `<run_dir>/report.md`.
+pub fn write(
+    run_dir: &Path,
+    summary: &Summary,
+    comparison: &RegressionSummary,
+    results: &ResultsFile,
+) -> Result<(), EvidenceError> {
+    let mut s = format!("# Tier-1 run `{}`\n\n", summary.run_id);
+    let _ = writeln!(
+        s,
+        "- Suite: `{}` v{} profile `{}`",
+        summary.suite_name, summary.suite_version, results.profile
+    );
+    let _ = writeln!(
+        s,
+        "- Commit: `{}` (dirty: {})",
+        summary.source_git_commit.as_deref().unwrap_or("unknown"),
+        summary
+            .source_git_dirty
+            .map_or("unknown".into(), |d| d.to_string())
+    );
+    let env = &results.environment;
+    let _ = writeln!(
+        s,
+        "- Backend: `{}` on {}",
+        env.backend,
+        env.device_names.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "- Started: {}; warm-up {} and {} timed iterations per variant; times are medians",
+        results.timestamp, results.warmup, results.iterations
+    );
+    s.push_str("\n## Targets\n\n");
+    s.push_str(&target_table(summary));
+    s.push_str("\n## Verification\n\n| Target | Variant | Passed | Max abs err | Max rel err |\n|---|---|---|---|---|\n");
+    for t in &results.targets {
+        for v in &t.variants {
+            if let Some(ver) = &v.verification {
+                let _ = writeln!(
+                    s,
+                    "| `{}` | `{}` | {} | {:.3e} | {:.3e} |",
+                    t.key, v.name, ver.passed, ver.max_abs_err, ver.max_rel_err
+                );
+            }
+        }
+    }
+    s.push('\n');
+    s.push_str(&crate::regress_md::render(comparison));
+    let path = run_dir.join(REPORT_FILE);
+    crate::fsx::write_atomic(&path, s.as_bytes()).map_err(|e| EvidenceError::io(&path, e))
+}
+
+/// Markdown for `$GITHUB_STEP_SUMMARY`.
+pub fn step_summary(o: &RunOutcome, comparison: &RegressionSummary) -> String {
+    let a = &o.summary;
+    let mut s = format!("## Tier-1 run `{}`\n\n", o.run_id);
+    let _ = writeln!(
+        s,
+        "- Gate: **{}**",
+        if o.verdict.passed { "passed" } else { "failed" }
+    );
+    for f in &o.verdict.failures {
+        let _ = writeln!(s, "  - {f}");
+    }
+    let _ = writeln!(
+        s,
+        "- Targets: {} ({} succeeded, {} failed, {} skipped, {} missing)",
+        a.target_count, a.succeeded, a.failed, a.skipped, a.missing
+    );
+    let _ = writeln!(
+        s,
+        "- Geomean speedup: {}; max: {}",
+        num(a.geomean_speedup, "x"),
+        num(a.max_speedup, "x")
+    );
+    let _ = writeln!(s, "- Anchor eligible: {}\n", o.baseline_eligible);
+    s.push_str(&crate::regress_md::render(comparison));
+    s
+}

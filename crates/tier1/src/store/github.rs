@@ -1,0 +1,514 @@
+//! `GithubStore`: the `ArtifactStore` backed by the GitHub REST API, with the provenance filter on
+//! runs (workflow id, no pull-request events, head repository = repository), highest-id artifacts
+//! per name, the token-free redirect download, and the extra lookups promotion needs (approvals).
+
+use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun};
+use crate::digest::Digest;
+use crate::github::download::{Expected, download_artifact};
+use crate::github::types::{
+    ApiApproval, ApiArtifact, ApiArtifactsPage, ApiJob, ApiJobsPage, ApiRun, ApiRunsPage,
+    ApiWorkflow,
+};
+use crate::github::{GithubClient, GithubConfig, GithubError};
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::sync::Mutex;
+
+/// Items per page asked of list endpoints (GitHub's maximum).
+const PER_PAGE: u32 = 100;
+/// Most pages of artifacts read for one run or one name (1,000 artifacts).
+const MAX_ARTIFACT_PAGES: usize = 10;
+/// Most pages of runs read (the reference's `MAX_RUN_PAGES`).
+const MAX_RUN_PAGES: usize = 10;
+
+/// One review of a run's protected-environment gate.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Approval {
+    /// `approved`, `rejected` or `pending`.
+    pub state: String,
+    /// Reviewer login.
+    pub reviewer_login: String,
+    /// Reviewer numeric id.
+    pub reviewer_id: u64,
+    /// Reviewer comment (may be empty).
+    pub comment: String,
+    /// Names of the environments the review covered.
+    pub environments: Vec<String>,
+}
+
+/// The GitHub REST backend.
+#[derive(Debug)]
+pub struct GithubStore {
+    client: GithubClient,
+    workflow_ids: Mutex<HashMap<String, u64>>,
+    now: Option<DateTime<Utc>>,
+}
+
+impl GithubStore {
+    /// A store over an explicit configuration.
+    pub fn new(cfg: GithubConfig) -> Result<Self, StoreError> {
+        Ok(GithubStore {
+            client: GithubClient::new(cfg)?,
+            workflow_ids: Mutex::new(HashMap::new()),
+            now: None,
+        })
+    }
+
+    /// Fix the clock used for age checks (`--now`); the default is the system clock.
+    pub fn with_now(mut self, now: DateTime<Utc>) -> Self {
+        self.now = Some(now);
+        self
+    }
+
+    /// A store configured from `GITHUB_API_URL` and `GITHUB_REPOSITORY` (unless given) and
+    /// `GITHUB_TOKEN` (see [`GithubConfig::from_env`]).
+    pub fn from_env(api_url: Option<&str>, repository: Option<&str>) -> Result<Self, StoreError> {
+        Self::new(GithubConfig::from_env(api_url, repository)?)
+    }
+
+    fn route(&self, tail: &str) -> String {
+        format!("{}{tail}", self.client.config().repo_route())
+    }
+
+    /// Numeric id of a workflow given by file name (`tier1-nightly.yml`), resolved once.
+    pub fn workflow_id(&self, workflow: &str) -> Result<u64, StoreError> {
+        if let Ok(n) = workflow.parse::<u64>() {
+            return Ok(n);
+        }
+        let file = workflow.rsplit('/').next().unwrap_or(workflow);
+        if !crate::fsx::is_safe_component(file) {
+            return Err(StoreError::Invalid(format!(
+                "workflow must be a file name such as tier1-nightly.yml, found {workflow:?}"
+            )));
+        }
+        if let Some(id) = self.cached_workflow(file) {
+            return Ok(id);
+        }
+        let wf: ApiWorkflow = self
+            .client
+            .get_json(&self.route(&format!("/actions/workflows/{file}")), &[])
+            .map_err(|e| not_found_as(e, format!("workflow {file}")))?;
+        if let Ok(mut m) = self.workflow_ids.lock() {
+            m.insert(file.to_string(), wf.id);
+        }
+        Ok(wf.id)
+    }
+
+    fn cached_workflow(&self, file: &str) -> Option<u64> {
+        self.workflow_ids.lock().ok()?.get(file).copied()
+    }
+
+    /// One artifact by id.
+    pub fn get_artifact(&self, id: u64) -> Result<ArtifactMeta, StoreError> {
+        let a: ApiArtifact = self
+            .client
+            .get_json(&self.route(&format!("/actions/artifacts/{id}")), &[])
+            .map_err(|e| not_found_as(e, format!("artifact {id}")))?;
+        artifact_meta(a)
+    }
+
+    /// Reviews of run `run_id`'s environment gates (`GET …/runs/{id}/approvals`).
+    pub fn run_approvals(&self, run_id: u64) -> Result<Vec<Approval>, StoreError> {
+        let list: Vec<ApiApproval> = self
+            .client
+            .get_json(
+                &self.route(&format!("/actions/runs/{run_id}/approvals")),
+                &[],
+            )
+            .map_err(|e| not_found_as(e, format!("run {run_id}")))?;
+        Ok(list
+            .into_iter()
+            .map(|a| Approval {
+                state: a.state,
+                reviewer_login: a.user.login,
+                reviewer_id: a.user.id,
+                comment: a.comment.unwrap_or_default(),
+                environments: a.environments.into_iter().filter_map(|e| e.name).collect(),
+            })
+            .collect())
+    }
+
+    /// Jobs of one attempt of a run (where each ran: labels, runner name).
+    pub fn attempt_jobs(&self, run_id: u64, attempt: u32) -> Result<Vec<ApiJob>, StoreError> {
+        let paged = self.client.get_paginated(
+            &self.route(&format!("/actions/runs/{run_id}/attempts/{attempt}/jobs")),
+            &[("per_page", PER_PAGE.to_string())],
+            (MAX_ARTIFACT_PAGES, usize::MAX),
+            |p: ApiJobsPage| (p.total_count, p.jobs),
+        )?;
+        if !paged.complete {
+            return Err(incomplete(format!(
+                "jobs of run {run_id} attempt {attempt}"
+            )));
+        }
+        Ok(paged.items)
+    }
+
+    fn list_artifacts(
+        &self,
+        route: &str,
+        query: &[(&str, String)],
+    ) -> Result<Listing<ArtifactMeta>, StoreError> {
+        let paged = self
+            .client
+            .get_paginated(
+                route,
+                query,
+                (MAX_ARTIFACT_PAGES, usize::MAX),
+                |p: ApiArtifactsPage| (p.total_count, p.artifacts),
+            )
+            .map_err(|e| not_found_as(e, route.to_string()))?;
+        let items = paged
+            .items
+            .into_iter()
+            .filter(|a| {
+                let fork = is_fork_artifact(a);
+                if fork {
+                    tracing::warn!(
+                        "artifact {} (id {}) ignored: uploaded by a fork's run",
+                        a.name,
+                        a.id
+                    );
+                }
+                !fork
+            })
+            .map(artifact_meta)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Listing {
+            items,
+            truncated: !paged.complete,
+        })
+    }
+}
+
+impl ArtifactStore for GithubStore {
+    fn repository(&self) -> &str {
+        &self.client.config().repository
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.now.unwrap_or_else(Utc::now)
+    }
+
+    fn list_completed_runs(
+        &self,
+        workflow: &str,
+        branch: &str,
+        cap: usize,
+    ) -> Result<Listing<WorkflowRun>, StoreError> {
+        let workflow_id = self.workflow_id(workflow)?;
+        let paged = self.client.get_paginated(
+            &self.route(&format!("/actions/workflows/{workflow_id}/runs")),
+            &[
+                ("branch", branch.to_string()),
+                ("status", "completed".to_string()),
+                ("exclude_pull_requests", "true".to_string()),
+                ("per_page", PER_PAGE.to_string()),
+            ],
+            (MAX_RUN_PAGES, cap),
+            |p: ApiRunsPage| (p.total_count, p.workflow_runs),
+        )?;
+        let mut by_id = BTreeMap::new();
+        for run in paged.items {
+            if let Some(why) = run_rejection(&run, workflow_id, self.repository()) {
+                tracing::warn!("run {} rejected: {why}", run.id);
+                continue;
+            }
+            if run.status.as_deref() != Some("completed")
+                || run.head_branch.as_deref() != Some(branch)
+            {
+                continue;
+            }
+            by_id.insert(run.id, workflow_run(run));
+        }
+        let mut runs: Vec<WorkflowRun> = by_id.into_values().collect();
+        runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        let truncated = !paged.complete || runs.len() > cap;
+        runs.truncate(cap);
+        Ok(Listing {
+            items: runs,
+            truncated,
+        })
+    }
+
+    fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {
+        let run: ApiRun = self
+            .client
+            .get_json(&self.route(&format!("/actions/runs/{run_id}")), &[])
+            .map_err(|e| not_found_as(e, format!("run {run_id}")))?;
+        Ok(workflow_run(run))
+    }
+
+    fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError> {
+        let mut listing = self.list_artifacts(
+            &self.route(&format!("/actions/runs/{run_id}/artifacts")),
+            &[("per_page", PER_PAGE.to_string())],
+        )?;
+        listing.items = latest_per_name(listing.items);
+        Ok(listing)
+    }
+
+    fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError> {
+        let mut listing = self.list_artifacts(
+            &self.route("/actions/artifacts"),
+            &[
+                ("name", name.to_string()),
+                ("per_page", PER_PAGE.to_string()),
+            ],
+        )?;
+        listing.items.retain(|a| a.name == name);
+        listing
+            .items
+            .sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        Ok(listing)
+    }
+
+    fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
+        let listing = self.list_artifacts(
+            &self.route(&format!("/actions/runs/{run_id}/artifacts")),
+            &[
+                ("name", name.to_string()),
+                ("per_page", PER_PAGE.to_string()),
+            ],
+        )?;
+        let found = listing
+            .items
+            .into_iter()
+            .filter(|a| a.name == name && a.workflow_run_id == run_id)
+            .max_by_key(|a| a.id);
+        match found {
+            Some(a) => Ok(a),
+            None if listing.truncated => Err(incomplete(format!("artifacts of run {run_id}"))),
+            None => Err(StoreError::NotFound {
+                what: format!("artifact {name:?} of run {run_id}"),
+            }),
+        }
+    }
+
+    fn download(
+        &self,
+        artifact: &ArtifactMeta,
+        sink: &mut dyn Write,
+        cap: u64,
+    ) -> Result<Downloaded, StoreError> {
+        let integrity = |message: String| StoreError::Integrity {
+            id: artifact.id,
+            name: artifact.name.clone(),
+            message,
+        };
+        let digest = match artifact.digest.as_deref() {
+            Some(d) => Some(Digest::parse(d).map_err(|e| integrity(e.to_string()))?),
+            None => None,
+        };
+        let expected = Expected {
+            id: artifact.id,
+            size_in_bytes: artifact.size_in_bytes,
+            digest: digest.as_ref(),
+        };
+        match download_artifact(&self.client, &expected, sink, cap) {
+            Ok((digest, bytes)) => Ok(Downloaded { digest, bytes }),
+            Err(GithubError::Gone { .. }) => Err(StoreError::Expired {
+                id: artifact.id,
+                name: artifact.name.clone(),
+            }),
+            Err(GithubError::Integrity { endpoint, message }) => {
+                Err(integrity(format!("{endpoint}: {message}")))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Why a listed run cannot be history provenance, or `None` when it can: the workflow id must be
+/// the resolved one, the event must not be a pull-request event, and both the base and the head
+/// repository must be `repository` (a fork's branch named `main` passes the branch filter).
+pub fn run_rejection(run: &ApiRun, workflow_id: u64, repository: &str) -> Option<String> {
+    if run.workflow_id != workflow_id {
+        return Some(format!(
+            "workflow_id is {}, expected {workflow_id}",
+            run.workflow_id
+        ));
+    }
+    if run.event.starts_with("pull_request") {
+        return Some(format!("event is {}", run.event));
+    }
+    if !run.repository.full_name.eq_ignore_ascii_case(repository) {
+        return Some(format!(
+            "repository is {}, expected {repository}",
+            run.repository.full_name
+        ));
+    }
+    match &run.head_repository {
+        None => return Some("head repository is absent".into()),
+        Some(h) if !h.full_name.eq_ignore_ascii_case(repository) || h.id != run.repository.id => {
+            return Some(format!(
+                "head repository is {} (id {}), expected {repository} (id {})",
+                h.full_name, h.id, run.repository.id
+            ));
+        }
+        Some(_) => {}
+    }
+    match run.head_repository_id {
+        Some(id) if id != run.repository.id => Some(format!(
+            "head_repository_id is {id}, expected {}",
+            run.repository.id
+        )),
+        _ => None,
+    }
+}
+
+fn workflow_run(run: ApiRun) -> WorkflowRun {
+    let path = run.path.as_deref().unwrap_or_default();
+    let path = path.split('@').next().unwrap_or_default();
+    let path = match path.find(".github/workflows/") {
+        Some(i) => &path[i..],
+        None => path,
+    };
+    WorkflowRun {
+        id: run.id,
+        workflow_id: Some(run.workflow_id),
+        path: path.to_string(),
+        head_branch: run.head_branch.unwrap_or_default(),
+        head_sha: run.head_sha,
+        event: run.event,
+        status: run.status.unwrap_or_default(),
+        conclusion: run.conclusion,
+        repository: run.repository.full_name,
+        head_repository: run.head_repository.map(|h| h.full_name).unwrap_or_default(),
+        run_attempt: run.run_attempt.unwrap_or(1),
+        created_at: run.created_at,
+    }
+}
+
+/// True when the artifact's run came from another head repository (a fork's pull request run can
+/// upload artifacts with any name into the base repository).
+pub fn is_fork_artifact(a: &ApiArtifact) -> bool {
+    a.workflow_run
+        .as_ref()
+        .and_then(|r| Some(r.repository_id? != r.head_repository_id?))
+        .unwrap_or(false)
+}
+
+fn artifact_meta(a: ApiArtifact) -> Result<ArtifactMeta, StoreError> {
+    let corrupt = |message: &str| StoreError::Corrupt {
+        path: format!("artifact {} (id {})", a.name, a.id),
+        message: message.to_string(),
+    };
+    let run = a.workflow_run.clone().unwrap_or_default();
+    let workflow_run_id = run.id.ok_or_else(|| corrupt("workflow_run.id is absent"))?;
+    let created_at = a.created_at.ok_or_else(|| corrupt("created_at is null"))?;
+    Ok(ArtifactMeta {
+        id: a.id,
+        name: a.name,
+        size_in_bytes: a.size_in_bytes,
+        digest: a.digest,
+        expired: a.expired,
+        created_at,
+        expires_at: a.expires_at,
+        workflow_run_id,
+        workflow_run_head_branch: run.head_branch,
+        workflow_run_head_sha: run.head_sha,
+    })
+}
+
+/// Keep, for each name, the artifact with the highest id (a re-run attempt uploads a name again).
+pub fn latest_per_name(items: Vec<ArtifactMeta>) -> Vec<ArtifactMeta> {
+    let mut best: BTreeMap<String, ArtifactMeta> = BTreeMap::new();
+    for a in items {
+        match best.get(&a.name) {
+            Some(b) if b.id >= a.id => {}
+            _ => {
+                best.insert(a.name.clone(), a);
+            }
+        }
+    }
+    let mut out: Vec<ArtifactMeta> = best.into_values().collect();
+    out.sort_by_key(|a| std::cmp::Reverse(a.id));
+    out
+}
+
+fn not_found_as(e: GithubError, what: String) -> StoreError {
+    if e.status() == 404 {
+        StoreError::NotFound { what }
+    } else {
+        e.into()
+    }
+}
+
+fn incomplete(what: String) -> StoreError {
+    StoreError::Corrupt {
+        path: what,
+        message: "listing is incomplete (page cap, Link loop or fewer items than total_count)"
+            .into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::github::types::ApiRepository;
+
+    fn run(event: &str, head: &str, head_id: u64) -> ApiRun {
+        ApiRun {
+            id: 1,
+            workflow_id: 7,
+            path: Some("o/r/.github/workflows/tier1-nightly.yml@refs/heads/main".into()),
+            head_branch: Some("main".into()),
+            head_sha: "a".repeat(40),
+            event: event.into(),
+            status: Some("completed".into()),
+            conclusion: Some("success".into()),
+            run_attempt: None,
+            created_at: Utc::now(),
+            repository: ApiRepository {
+                id: 1,
+                full_name: "o/r".into(),
+            },
+            head_repository: Some(ApiRepository {
+                id: head_id,
+                full_name: head.into(),
+            }),
+            head_repository_id: Some(head_id),
+        }
+    }
+
+    #[test]
+    fn provenance_filter() {
+        assert_eq!(run_rejection(&run("schedule", "o/r", 1), 7, "O/R"), None);
+        assert!(run_rejection(&run("schedule", "o/r", 1), 8, "o/r").is_some());
+        assert!(run_rejection(&run("pull_request", "o/r", 1), 7, "o/r").is_some());
+        assert!(run_rejection(&run("pull_request_target", "o/r", 1), 7, "o/r").is_some());
+        let fork = run_rejection(&run("push", "evil/r", 2), 7, "o/r").unwrap();
+        assert!(fork.contains("evil/r"), "{fork}");
+        let mut r = run("push", "o/r", 1);
+        r.head_repository = None;
+        assert!(run_rejection(&r, 7, "o/r").is_some());
+    }
+
+    #[test]
+    fn run_path_is_normalised() {
+        let w = workflow_run(run("push", "o/r", 1));
+        assert_eq!(w.path, ".github/workflows/tier1-nightly.yml");
+        assert_eq!(w.run_attempt, 1);
+    }
+
+    #[test]
+    fn highest_id_wins_per_name() {
+        let meta = |id, name: &str| ArtifactMeta {
+            id,
+            name: name.into(),
+            size_in_bytes: 1,
+            digest: None,
+            expired: false,
+            created_at: Utc::now(),
+            expires_at: None,
+            workflow_run_id: 1,
+            workflow_run_head_branch: None,
+            workflow_run_head_sha: None,
+        };
+        let out = latest_per_name(vec![meta(3, "a"), meta(9, "a"), meta(5, "b"), meta(4, "a")]);
+        let ids: Vec<u64> = out.iter().map(|a| a.id).collect();
+        assert_eq!(ids, vec![9, 5]);
+    }
+}

@@ -1,0 +1,643 @@
+//! The local artifact store: a directory that models GitHub Actions runs and artifacts
+//! (`store.json` + `artifacts/<id>.bin`), with a settable clock, derived expiry, and atomic writes
+//! serialized by an exclusive lock on `store.lock`. Layout documented in docs/local-store.md.
+
+use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun};
+use crate::digest::{self, Digest};
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Name of the metadata file in the store directory.
+pub const STATE_FILE: &str = "store.json";
+/// Name of the lock file every writer holds exclusively.
+pub const LOCK_FILE: &str = "store.lock";
+/// Directory of artifact bytes, one `<id>.bin` per artifact.
+pub const ARTIFACTS_DIR: &str = "artifacts";
+/// Version of the `store.json` layout.
+pub const STORE_SCHEMA_VERSION: u32 = 1;
+/// Longest retention GitHub allows (private repositories), in days.
+pub const MAX_RETENTION_DAYS: u32 = 400;
+
+/// One stored artifact as `store.json` records it. `expired` is a forced flag (deleted); the
+/// effective state also expires when the clock reaches `expires_at`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredArtifact {
+    /// Artifact id (> 0); its bytes live in `artifacts/<id>.bin`.
+    pub id: u64,
+    /// Artifact name, unique within its run.
+    pub name: String,
+    /// The run that uploaded it.
+    pub workflow_run_id: u64,
+    /// Size of the stored bytes.
+    pub size_in_bytes: u64,
+    /// `sha256:<hex>` of the stored bytes as recorded at upload (tests may tamper with it).
+    pub digest: Option<String>,
+    /// Upload time.
+    pub created_at: DateTime<Utc>,
+    /// Expiry time (`created_at` + retention days).
+    pub expires_at: DateTime<Utc>,
+    /// Forced expiry (as if deleted); expiry by clock is derived, not stored.
+    #[serde(default)]
+    pub expired: bool,
+}
+
+/// The whole of `store.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreState {
+    /// [`STORE_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// `owner/name` this store models; the default repository of new runs.
+    pub repository: String,
+    /// Next run id to hand out.
+    pub next_run_id: u64,
+    /// Next artifact id to hand out.
+    pub next_artifact_id: u64,
+    /// Every run, in creation order.
+    pub runs: Vec<WorkflowRun>,
+    /// Every artifact, in upload order.
+    pub artifacts: Vec<StoredArtifact>,
+}
+
+impl StoreState {
+    fn empty(repository: &str) -> Self {
+        StoreState {
+            schema_version: STORE_SCHEMA_VERSION,
+            repository: repository.to_string(),
+            next_run_id: 1,
+            next_artifact_id: 1,
+            runs: Vec::new(),
+            artifacts: Vec::new(),
+        }
+    }
+}
+
+/// What `create_run` needs; the store assigns the id, status and creation time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRun {
+    /// Workflow file path, e.g. `.github/workflows/tier1-nightly.yml`.
+    pub workflow_path: String,
+    /// Branch.
+    pub head_branch: String,
+    /// 40-hex commit.
+    pub head_sha: String,
+    /// Triggering event (`schedule`, `workflow_dispatch`, ...).
+    pub event: String,
+    /// Base repository; None: the store's repository.
+    pub repository: Option<String>,
+    /// Head repository; None: the base repository.
+    pub head_repository: Option<String>,
+    /// Attempt number (1-based).
+    pub run_attempt: u32,
+}
+
+impl NewRun {
+    /// A first attempt of `.github/workflows/<workflow>` on `branch` at `sha` (event `schedule`).
+    pub fn new(workflow: &str, branch: &str, sha: &str) -> Self {
+        NewRun {
+            workflow_path: format!(".github/workflows/{workflow}"),
+            head_branch: branch.to_string(),
+            head_sha: sha.to_string(),
+            event: "schedule".to_string(),
+            repository: None,
+            head_repository: None,
+            run_attempt: 1,
+        }
+    }
+}
+
+/// A local store rooted at a directory.
+#[derive(Debug, Clone)]
+pub struct LocalStore {
+    dir: PathBuf,
+    repository: String,
+    now: Option<DateTime<Utc>>,
+}
+
+fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// True when an artifact name is acceptable to `actions/upload-artifact`.
+pub fn is_valid_artifact_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.chars().any(|c| {
+            matches!(
+                c,
+                '"' | ':' | '<' | '>' | '|' | '*' | '?' | '\r' | '\n' | '\\' | '/'
+            )
+        })
+}
+
+impl LocalStore {
+    /// Create the store directory for `repository` if it does not exist yet, then open it.
+    /// An existing store for another repository is refused.
+    pub fn create(dir: &Path, repository: &str) -> Result<Self, StoreError> {
+        if repository.is_empty() {
+            return Err(StoreError::Invalid(
+                "local store: repository must be `owner/name`, found an empty string".into(),
+            ));
+        }
+        fs::create_dir_all(dir.join(ARTIFACTS_DIR)).map_err(io_at(dir))?;
+        let store = LocalStore {
+            dir: dir.to_path_buf(),
+            repository: repository.to_string(),
+            now: None,
+        };
+        let _lock = store.lock()?;
+        let state_path = dir.join(STATE_FILE);
+        if state_path.exists() {
+            let state = store.load()?;
+            if state.repository != repository {
+                return Err(StoreError::Invalid(format!(
+                    "local store {} models repository {}, not {repository}",
+                    dir.display(),
+                    state.repository
+                )));
+            }
+        } else {
+            store.save(&StoreState::empty(repository))?;
+        }
+        Ok(store)
+    }
+
+    /// Open an existing store (its `store.json` must exist).
+    pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        let mut store = LocalStore {
+            dir: dir.to_path_buf(),
+            repository: String::new(),
+            now: None,
+        };
+        if !dir.join(STATE_FILE).is_file() {
+            return Err(StoreError::NotFound {
+                what: format!("local store {} ({STATE_FILE})", dir.display()),
+            });
+        }
+        store.repository = store.load()?.repository;
+        Ok(store)
+    }
+
+    /// Fix the clock (tests, `--now`): creation times, ages and expiry use it.
+    pub fn with_now(mut self, now: DateTime<Utc>) -> Self {
+        self.now = Some(now);
+        self
+    }
+
+    /// The store directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Path of an artifact's bytes.
+    pub fn artifact_path(&self, id: u64) -> PathBuf {
+        self.dir.join(ARTIFACTS_DIR).join(format!("{id}.bin"))
+    }
+
+    fn lock(&self) -> Result<fs::File, StoreError> {
+        let path = self.dir.join(LOCK_FILE);
+        let f = fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io_at(&path))?;
+        f.lock().map_err(io_at(&path))?;
+        Ok(f)
+    }
+
+    /// Read `store.json`.
+    pub fn load(&self) -> Result<StoreState, StoreError> {
+        let path = self.dir.join(STATE_FILE);
+        let bytes = fs::read(&path).map_err(io_at(&path))?;
+        let state: StoreState =
+            serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+        if state.schema_version != STORE_SCHEMA_VERSION {
+            return Err(StoreError::Corrupt {
+                path: path.display().to_string(),
+                message: format!(
+                    "schema_version: expected {STORE_SCHEMA_VERSION}, found {}",
+                    state.schema_version
+                ),
+            });
+        }
+        Ok(state)
+    }
+
+    fn save(&self, state: &StoreState) -> Result<(), StoreError> {
+        let path = self.dir.join(STATE_FILE);
+        let bytes = crate::json::to_pretty(state, &path.display().to_string()).map_err(|e| {
+            StoreError::Corrupt {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            }
+        })?;
+        crate::fsx::write_atomic(&path, &bytes).map_err(io_at(&path))
+    }
+
+    /// Read-modify-write `store.json` under the exclusive lock. `f`'s error leaves the store as it was.
+    pub fn update<T>(
+        &self,
+        f: impl FnOnce(&mut StoreState) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let _lock = self.lock()?;
+        let mut state = self.load()?;
+        let out = f(&mut state)?;
+        self.save(&state)?;
+        Ok(out)
+    }
+
+    /// Start a run (status `in_progress`, created now).
+    pub fn create_run(&self, new: &NewRun) -> Result<WorkflowRun, StoreError> {
+        let now = self.now();
+        self.update(|state| {
+            let repository = new
+                .repository
+                .clone()
+                .unwrap_or_else(|| state.repository.clone());
+            let run = WorkflowRun {
+                id: state.next_run_id,
+                workflow_id: None,
+                path: new.workflow_path.clone(),
+                head_branch: new.head_branch.clone(),
+                head_sha: new.head_sha.clone(),
+                event: new.event.clone(),
+                status: "in_progress".into(),
+                conclusion: None,
+                head_repository: new
+                    .head_repository
+                    .clone()
+                    .unwrap_or_else(|| repository.clone()),
+                repository,
+                run_attempt: new.run_attempt.max(1),
+                created_at: now,
+            };
+            state.next_run_id += 1;
+            state.runs.push(run.clone());
+            Ok(run)
+        })
+    }
+
+    /// Finish a run with a conclusion (`success`, `failure`, ...).
+    pub fn complete_run(&self, run_id: u64, conclusion: &str) -> Result<WorkflowRun, StoreError> {
+        self.update(|state| {
+            let run = state
+                .runs
+                .iter_mut()
+                .find(|r| r.id == run_id)
+                .ok_or_else(|| StoreError::NotFound {
+                    what: format!("run {run_id}"),
+                })?;
+            run.status = "completed".into();
+            run.conclusion = Some(conclusion.to_string());
+            Ok(run.clone())
+        })
+    }
+
+    /// Upload one file's bytes as given (like `upload-artifact` with `archive: false`).
+    pub fn upload_file(
+        &self,
+        run_id: u64,
+        name: &str,
+        path: &Path,
+        retention_days: u32,
+    ) -> Result<ArtifactMeta, StoreError> {
+        let mut src = fs::File::open(path).map_err(io_at(path))?;
+        self.upload_reader(run_id, name, &mut src, retention_days)
+    }
+
+    /// Zip a directory deterministically (see `archive::write_deterministic_zip`) and upload the zip
+    /// (like the default `upload-artifact`).
+    pub fn upload_dir_zipped(
+        &self,
+        run_id: u64,
+        name: &str,
+        dir: &Path,
+        retention_days: u32,
+    ) -> Result<ArtifactMeta, StoreError> {
+        let tmp = tempfile::Builder::new()
+            .prefix(".tier1-upload-")
+            .tempdir_in(&self.dir)
+            .map_err(io_at(&self.dir))?;
+        let zip = tmp.path().join("artifact.zip");
+        crate::archive::write_deterministic_zip(dir, &zip).map_err(|e| {
+            StoreError::Invalid(format!(
+                "artifact {name}: cannot zip {}: {e}",
+                dir.display()
+            ))
+        })?;
+        self.upload_file(run_id, name, &zip, retention_days)
+    }
+
+    fn upload_reader(
+        &self,
+        run_id: u64,
+        name: &str,
+        src: &mut dyn io::Read,
+        retention_days: u32,
+    ) -> Result<ArtifactMeta, StoreError> {
+        if !is_valid_artifact_name(name) {
+            return Err(StoreError::Invalid(format!(
+                "artifact name {name:?} is empty or contains one of \" : < > | * ? \\r \\n \\ /"
+            )));
+        }
+        if retention_days == 0 || retention_days > MAX_RETENTION_DAYS {
+            return Err(StoreError::Invalid(format!(
+                "artifact {name}: retention days must be 1..={MAX_RETENTION_DAYS}, found {retention_days}"
+            )));
+        }
+        let now = self.now();
+        let art_dir = self.dir.join(ARTIFACTS_DIR);
+        fs::create_dir_all(&art_dir).map_err(io_at(&art_dir))?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tier1-")
+            .suffix(".tmp")
+            .tempfile_in(&art_dir)
+            .map_err(io_at(&art_dir))?;
+        let (digest, size) =
+            digest::copy_hashed(src, tmp.as_file_mut(), u64::MAX).map_err(io_at(&art_dir))?;
+        tmp.as_file_mut().flush().map_err(io_at(&art_dir))?;
+        tmp.as_file().sync_all().map_err(io_at(&art_dir))?;
+        let stored =
+            self.update(|state| {
+                let run = state.runs.iter().find(|r| r.id == run_id).ok_or_else(|| {
+                    StoreError::NotFound {
+                        what: format!("run {run_id}"),
+                    }
+                })?;
+                if state
+                    .artifacts
+                    .iter()
+                    .any(|a| a.workflow_run_id == run.id && a.name == name)
+                {
+                    return Err(StoreError::Invalid(format!(
+                        "run {run_id} already has an artifact named {name}"
+                    )));
+                }
+                let a = StoredArtifact {
+                    id: state.next_artifact_id,
+                    name: name.to_string(),
+                    workflow_run_id: run_id,
+                    size_in_bytes: size,
+                    digest: Some(digest.to_string()),
+                    created_at: now,
+                    expires_at: now + Duration::days(i64::from(retention_days)),
+                    expired: false,
+                };
+                // Bytes first, then the record that points at them (both inside the lock).
+                let dest = self.artifact_path(a.id);
+                tmp.persist(&dest).map_err(|e| StoreError::Io {
+                    path: dest.display().to_string(),
+                    source: e.error,
+                })?;
+                state.next_artifact_id += 1;
+                state.artifacts.push(a.clone());
+                Ok((a, run.clone()))
+            })?;
+        Ok(self.meta(&stored.0, Some(&stored.1)))
+    }
+
+    fn meta(&self, a: &StoredArtifact, run: Option<&WorkflowRun>) -> ArtifactMeta {
+        ArtifactMeta {
+            id: a.id,
+            name: a.name.clone(),
+            size_in_bytes: a.size_in_bytes,
+            digest: a.digest.clone(),
+            expired: a.expired || self.now() >= a.expires_at,
+            created_at: a.created_at,
+            expires_at: Some(a.expires_at),
+            workflow_run_id: a.workflow_run_id,
+            workflow_run_head_branch: run.map(|r| r.head_branch.clone()),
+            workflow_run_head_sha: run.map(|r| r.head_sha.clone()),
+        }
+    }
+
+    fn metas<'a>(
+        &self,
+        state: &StoreState,
+        arts: impl Iterator<Item = &'a StoredArtifact>,
+    ) -> Vec<ArtifactMeta> {
+        arts.map(|a| {
+            let run = state.runs.iter().find(|r| r.id == a.workflow_run_id);
+            self.meta(a, run)
+        })
+        .collect()
+    }
+}
+
+/// `path` without an `@ref` suffix.
+pub fn strip_ref(path: &str) -> &str {
+    path.split_once('@').map_or(path, |(p, _)| p)
+}
+
+impl ArtifactStore for LocalStore {
+    fn repository(&self) -> &str {
+        &self.repository
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.now.unwrap_or_else(Utc::now)
+    }
+
+    fn list_completed_runs(
+        &self,
+        workflow: &str,
+        branch: &str,
+        cap: usize,
+    ) -> Result<Listing<WorkflowRun>, StoreError> {
+        let state = self.load()?;
+        let want = format!(".github/workflows/{workflow}");
+        let mut runs: Vec<WorkflowRun> = state
+            .runs
+            .into_iter()
+            .filter(|r| {
+                strip_ref(&r.path) == want && r.head_branch == branch && r.status == "completed"
+            })
+            .collect();
+        runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        let truncated = runs.len() > cap;
+        runs.truncate(cap);
+        Ok(Listing {
+            items: runs,
+            truncated,
+        })
+    }
+
+    fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {
+        self.load()?
+            .runs
+            .into_iter()
+            .find(|r| r.id == run_id)
+            .ok_or_else(|| StoreError::NotFound {
+                what: format!("run {run_id}"),
+            })
+    }
+
+    fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError> {
+        let state = self.load()?;
+        let items = self.metas(
+            &state,
+            state
+                .artifacts
+                .iter()
+                .filter(|a| a.workflow_run_id == run_id),
+        );
+        Ok(Listing {
+            items,
+            truncated: false,
+        })
+    }
+
+    fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError> {
+        let state = self.load()?;
+        let mut items = self.metas(&state, state.artifacts.iter().filter(|a| a.name == name));
+        items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        Ok(Listing {
+            items,
+            truncated: false,
+        })
+    }
+
+    fn download(
+        &self,
+        artifact: &ArtifactMeta,
+        sink: &mut dyn Write,
+        cap: u64,
+    ) -> Result<Downloaded, StoreError> {
+        let state = self.load()?;
+        let a = state
+            .artifacts
+            .iter()
+            .find(|a| a.id == artifact.id)
+            .ok_or_else(|| StoreError::NotFound {
+                what: format!("artifact {} (id {})", artifact.name, artifact.id),
+            })?;
+        if a.expired || self.now() >= a.expires_at {
+            return Err(StoreError::Expired {
+                id: a.id,
+                name: a.name.clone(),
+            });
+        }
+        let path = self.artifact_path(a.id);
+        let mut f = fs::File::open(&path).map_err(io_at(&path))?;
+        match digest::copy_hashed(&mut f, sink, cap) {
+            Ok((digest, bytes)) => Ok(Downloaded { digest, bytes }),
+            Err(e) if e.kind() == io::ErrorKind::FileTooLarge => Err(StoreError::Integrity {
+                id: a.id,
+                name: a.name.clone(),
+                message: format!("download exceeds the cap of {cap} bytes"),
+            }),
+            Err(e) => Err(StoreError::Io {
+                path: path.display().to_string(),
+                source: e,
+            }),
+        }
+    }
+}
+
+/// Digest of an artifact's stored bytes (for tests and the fake server).
+pub fn stored_digest(store: &LocalStore, id: u64) -> Result<Digest, StoreError> {
+    let p = store.artifact_path(id);
+    Digest::of_file(&p).map_err(io_at(&p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    fn t0() -> DateTime<Utc> {
+        "2026-08-16T03:15:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn runs_artifacts_and_expiry() {
+        let d = tempfile::tempdir().unwrap();
+        let s = LocalStore::create(d.path(), "o/r").unwrap().with_now(t0());
+        let run = s
+            .create_run(&NewRun::new("tier1-nightly.yml", "main", SHA))
+            .unwrap();
+        assert_eq!(run.id, 1);
+        let f = d.path().join("x.bin");
+        fs::write(&f, b"hello").unwrap();
+        let a = s.upload_file(run.id, "tier1-evidence-1-1", &f, 90).unwrap();
+        assert_eq!(
+            a.digest.as_deref(),
+            Some(Digest::of_bytes(b"hello").as_str())
+        );
+        assert_eq!(a.size_in_bytes, 5);
+        assert!(s.upload_file(run.id, "tier1-evidence-1-1", &f, 90).is_err());
+        assert!(s.upload_file(run.id, "bad/name", &f, 90).is_err());
+        assert!(
+            s.list_completed_runs("tier1-nightly.yml", "main", 100)
+                .unwrap()
+                .items
+                .is_empty()
+        );
+        s.complete_run(run.id, "success").unwrap();
+        let l = s
+            .list_completed_runs("tier1-nightly.yml", "main", 100)
+            .unwrap();
+        assert_eq!(l.items.len(), 1);
+        assert!(!l.truncated);
+        let mut out = Vec::new();
+        let dl = s.download(&a, &mut out, 100).unwrap();
+        assert_eq!(out, b"hello");
+        assert_eq!(Some(dl.digest.to_string()), a.digest);
+        assert!(matches!(
+            s.download(&a, &mut Vec::new(), 4),
+            Err(StoreError::Integrity { .. })
+        ));
+        let later = LocalStore::open(d.path())
+            .unwrap()
+            .with_now(t0() + Duration::days(90));
+        let m = &later
+            .find_artifacts_by_name("tier1-evidence-1-1")
+            .unwrap()
+            .items[0];
+        assert!(m.expired);
+        assert!(matches!(
+            later.download(m, &mut Vec::new(), 100),
+            Err(StoreError::Expired { .. })
+        ));
+    }
+
+    #[test]
+    fn concurrent_writers_lose_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        LocalStore::create(d.path(), "o/r").unwrap();
+        let handles: Vec<_> = (0..4)
+            .map(|i| {
+                let dir = d.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let s = LocalStore::open(&dir).unwrap();
+                    let src = dir.join(format!("src{i}"));
+                    fs::write(&src, format!("bytes {i}")).unwrap();
+                    for _ in 0..5 {
+                        let r = s.create_run(&NewRun::new("w.yml", "main", SHA)).unwrap();
+                        s.upload_file(r.id, "a", &src, 1).unwrap();
+                        s.complete_run(r.id, "success").unwrap();
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let state = LocalStore::open(d.path()).unwrap().load().unwrap();
+        assert_eq!(state.runs.len(), 20);
+        assert_eq!(state.artifacts.len(), 20);
+        let mut ids: Vec<u64> = state.runs.iter().map(|r| r.id).collect();
+        ids.dedup();
+        assert_eq!(ids.len(), 20);
+        assert!(state.runs.iter().all(|r| r.status == "completed"));
+    }
+}
