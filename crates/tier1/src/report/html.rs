@@ -46,6 +46,16 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         dash.runs.iter().filter(|r| r.counts_as_accepted()).count()
     );
     verdict_section(&mut s, verdict);
+    if let Some(reset) = &dash.chain_reset {
+        let _ = write!(
+            s,
+            "<p id=\"chain-reset\" class=\"warn\">History restarted {} by {} (first run <code>{}</code>): {}</p>\n",
+            esc(&format::time(&reset.at)),
+            text(&reset.actor),
+            esc(&reset.first_run_id),
+            text(&reset.reason)
+        );
+    }
     if dash.runs.is_empty() {
         s.push_str(
             "<section id=\"empty\"><h2>No history yet</h2><p>This history root holds no run. \

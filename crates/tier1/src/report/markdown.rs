@@ -37,6 +37,16 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
             age.days_left().max(0)
         );
     }
+    if let Some(reset) = &dash.chain_reset {
+        let _ = writeln!(
+            s,
+            "- History restarted {} by {} (first run `{}`): {}",
+            md(&format::time(&reset.at)),
+            text(&reset.actor),
+            reset.first_run_id,
+            text(&reset.reason)
+        );
+    }
     if dash.runs.is_empty() {
         s.push_str(
             "\nNo history yet: this history root holds no run. The first anchor is created by a \

@@ -120,6 +120,22 @@ fn run_table_lists_the_most_recent_and_counts_the_rest() {
 }
 
 #[test]
+fn a_chain_reset_is_shown_escaped() {
+    let index: crate::history::model::Index = serde_json::from_value(serde_json::json!({
+        "suite_name": "tier1", "suite_version": 2, "runs": [],
+        "chain_reset": {"at": "2026-06-01T00:00:00Z", "reason": "suite v2 <new shapes>",
+            "actor": "octo", "first_run_id": "r1"}
+    }))
+    .expect("index");
+    let now = super::model::parse_time(NOW).expect("now");
+    let d = super::model::Dashboard::from_runs(Some(&index), healthy(), None, now);
+    let page = html::render(&d, &assess(&d));
+    assert!(page.contains("History restarted 2026-06-01 00:00 UTC by octo (first run <code>r1</code>): suite v2 &lt;new shapes&gt;"));
+    assert!(page.contains("tier1 benchmark history v2"));
+    assert!(markdown::render(&d, &assess(&d)).contains("suite v2 &lt;new shapes&gt;"));
+}
+
+#[test]
 fn markdown_summary_snapshot() {
     let mut runs = healthy();
     runs[0].row.baseline_acceptance_note = Some("reviewed <b>|</b> ok".into());
