@@ -1,6 +1,42 @@
-//! `tier1-dashboard`: not implemented yet.
+//! `tier1-dashboard`: render a history root as a static HTML page and a Markdown step summary.
+
+use clap::Parser;
+use std::path::PathBuf;
+use tier1::exit::Exit;
+use tier1::report::{DashboardOptions, write_dashboard};
+
+/// Render a tier-1 history root as `OUT/index.html` and `OUT/summary.md` (the summary is also
+/// appended to `$GITHUB_STEP_SUMMARY` when set).
+#[derive(Debug, Parser)]
+#[command(name = "tier1-dashboard", version, about)]
+struct Args {
+    /// History root to read (absent or empty: "no history yet").
+    #[arg(long, env = "TIER1_HISTORY_ROOT")]
+    history_root: PathBuf,
+    /// Output directory; must be absent or empty.
+    #[arg(long, env = "TIER1_DASHBOARD_OUTPUT")]
+    output: PathBuf,
+    /// Local evidence root; references to files found there are shown as local paths.
+    #[arg(long, env = "TIER1_EVIDENCE_ROOT")]
+    evidence_root: Option<PathBuf>,
+    /// The clock for the anchor age (RFC 3339); default: now.
+    #[arg(long, env = "TIER1_NOW")]
+    now: Option<String>,
+}
 
 fn main() -> std::process::ExitCode {
-    eprintln!("tier1-dashboard: not implemented yet");
-    std::process::ExitCode::from(10)
+    tier1::cli::init();
+    let args = Args::parse();
+    let opts = DashboardOptions {
+        history_root: args.history_root,
+        output: args.output,
+        evidence_root: args.evidence_root,
+        now: args.now,
+        step_summary: true,
+    };
+    let result = write_dashboard(&opts).map(|outcome| {
+        tier1::cli::print_json(&outcome);
+        Exit::Ok
+    });
+    tier1::cli::finish("tier1-dashboard", result)
 }

@@ -21,6 +21,7 @@ pub mod publish;
 pub mod recheck;
 pub mod regress;
 pub mod regress_md;
+pub mod report;
 pub mod restore;
 pub mod run;
 pub mod runner;

@@ -1,0 +1,247 @@
+//! The latest run's changes against its anchor: regressions, improvements, anchor declines,
+//! suppressed regressions, rechecks, new and missing targets, warnings, and its evidence files.
+//! Groups are built once here and drawn by both HTML and Markdown.
+
+use super::format::{self, esc};
+use super::html::{evidence_html, text};
+use super::model::{Dashboard, RunView};
+use std::fmt::Write;
+
+/// A titled table of change rows (cells unescaped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// HTML id and stable name.
+    pub id: &'static str,
+    /// Heading.
+    pub title: &'static str,
+    /// Column headers.
+    pub columns: &'static [&'static str],
+    /// Rows.
+    pub rows: Vec<Vec<String>>,
+}
+
+const CHANGE_COLUMNS: &[&str] = &["Target", "Reason", "Before", "After", "Delta"];
+
+fn change_group(
+    id: &'static str,
+    title: &'static str,
+    rows: &[crate::history::model::ChangeRow],
+) -> Group {
+    Group {
+        id,
+        title,
+        columns: CHANGE_COLUMNS,
+        rows: rows
+            .iter()
+            .map(|r| {
+                let [b, a, d] = format::change_cells(r);
+                vec![r.target().to_string(), r.reason().to_string(), b, a, d]
+            })
+            .collect(),
+    }
+}
+
+/// The groups of a run, in reading order (empty groups included).
+pub fn groups(run: &RunView) -> Vec<Group> {
+    let r = &run.regression;
+    let target_rows = |ts: &[crate::history::model::TargetSummary]| {
+        ts.iter()
+            .map(|t| vec![t.target.clone(), t.status.clone()])
+            .collect()
+    };
+    vec![
+        change_group("regressions", "Regressions", &r.regressions),
+        Group {
+            id: "suppressed",
+            title: "Suppressed regressions (cleared only by a recheck; block release)",
+            columns: &[
+                "Target",
+                "Reason",
+                "Before",
+                "After",
+                "Delta",
+                "Recheck run",
+                "Recheck",
+            ],
+            rows: r
+                .suppressed_regressions
+                .iter()
+                .map(|s| {
+                    let [b, a, d] = format::change_cells(&s.row);
+                    let recheck = match (s.recheck_speedup, s.recheck_optimized_time_ms) {
+                        (Some(x), Some(ms)) => {
+                            format!("{}, {}", format::speedup(Some(x)), format::ms(Some(ms)))
+                        }
+                        (Some(x), None) => format::speedup(Some(x)),
+                        (None, ms) => format::ms(ms),
+                    };
+                    vec![
+                        s.row.target().to_string(),
+                        s.row.reason().to_string(),
+                        b,
+                        a,
+                        d,
+                        s.recheck_run_id.clone(),
+                        recheck,
+                    ]
+                })
+                .collect(),
+        },
+        change_group("improvements", "Improvements", &r.improvements),
+        change_group(
+            "declines",
+            "Anchor declines (below the thresholds; hold anchor advancement, do not block)",
+            &r.anchor_declines,
+        ),
+        Group {
+            id: "missing-targets",
+            title: "Missing targets (in the anchor, not in this run)",
+            columns: &["Target", "Anchor status"],
+            rows: target_rows(&r.missing_targets),
+        },
+        Group {
+            id: "new-targets",
+            title: "New targets",
+            columns: &["Target", "Status"],
+            rows: if r.baseline_run_id.is_some() {
+                target_rows(&r.new_targets)
+            } else {
+                vec![]
+            },
+        },
+        Group {
+            id: "warnings",
+            title: "Warnings",
+            columns: &["Warning"],
+            rows: r.warnings.iter().map(|w| vec![w.clone()]).collect(),
+        },
+    ]
+}
+
+/// The section as HTML.
+pub fn section(s: &mut String, dash: &Dashboard) {
+    let Some(run) = dash.latest_evidence() else {
+        return;
+    };
+    let anchor = run
+        .regression
+        .baseline_run_id
+        .as_deref()
+        .map(|a| format!("anchor <code>{}</code>", esc(a)))
+        .unwrap_or_else(|| "no anchor (first anchor: nothing to compare)".into());
+    let _ = write!(
+        s,
+        "<section id=\"changes\"><h2>Changes of <code>{}</code> against {anchor}</h2>",
+        esc(&run.row.run_id)
+    );
+    let groups = groups(run);
+    let empty: Vec<&str> = groups
+        .iter()
+        .filter(|g| g.rows.is_empty())
+        .map(|g| g.title.split(" (").next().unwrap_or(g.title))
+        .collect();
+    if !empty.is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"muted\" id=\"no-changes\">None: {}.</p>",
+            esc(&empty.join(", "))
+        );
+    }
+    for g in groups.iter().filter(|g| !g.rows.is_empty()) {
+        let _ = write!(
+            s,
+            "<h3 id=\"{}\">{} <span class=\"count\">{}</span></h3>",
+            g.id,
+            esc(g.title),
+            g.rows.len()
+        );
+        s.push_str("<table><thead><tr>");
+        for c in g.columns {
+            let _ = write!(s, "<th>{}</th>", esc(c));
+        }
+        s.push_str("</tr></thead><tbody>");
+        for row in &g.rows {
+            s.push_str("<tr>");
+            for cell in row {
+                let _ = write!(s, "<td>{}</td>", text(cell));
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</tbody></table>");
+    }
+    rechecks(s, dash, run);
+    evidence(s, dash, run);
+    s.push_str("</section>\n");
+}
+
+fn rechecks(s: &mut String, dash: &Dashboard, run: &RunView) {
+    let rc = &run.regression.rechecks;
+    let _ = write!(
+        s,
+        "<h3 id=\"rechecks\">Rechecks <span class=\"count\">{}</span></h3>",
+        rc.len()
+    );
+    if rc.is_empty() {
+        s.push_str("<p class=\"muted\">None.</p>");
+        return;
+    }
+    s.push_str("<table><thead><tr><th>Target</th><th>Recheck run</th><th>Outcome</th><th>Metrics</th><th>Result JSON</th></tr></thead><tbody>");
+    for r in rc {
+        let outcome = if r.confirmed_regression {
+            "<span class=\"badge regressed\">regression confirmed</span>"
+        } else {
+            "<span class=\"badge suppressed\">not regressed</span>"
+        };
+        let valid = if r.recheck_metrics_valid {
+            "valid"
+        } else {
+            "invalid"
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td><code>{}</code></td><td>{outcome}</td><td>{valid}</td><td>{}</td></tr>",
+            text(&r.target),
+            esc(&r.recheck_run_id),
+            evidence_html(dash, run, &r.recheck_output_json)
+        );
+    }
+    s.push_str("</tbody></table>");
+}
+
+fn evidence(s: &mut String, dash: &Dashboard, run: &RunView) {
+    let sum = &run.summary;
+    let mut refs: Vec<(String, &str)> = Vec::new();
+    for (label, v) in [
+        ("result JSON", &sum.source_result_json),
+        ("manifest", &sum.source_manifest_json),
+        ("report", &sum.source_markdown_report),
+    ] {
+        if let Some(v) = v {
+            refs.push((label.to_string(), v.as_str()));
+        }
+    }
+    for t in &sum.targets {
+        for (kind, path) in &t.artifacts {
+            refs.push((format!("{} {kind}", t.key), path.as_str()));
+        }
+    }
+    let _ = write!(
+        s,
+        "<h3 id=\"evidence\">Evidence files <span class=\"count\">{}</span></h3>",
+        refs.len()
+    );
+    if refs.is_empty() {
+        s.push_str("<p class=\"muted\">None recorded.</p>");
+        return;
+    }
+    s.push_str("<ul class=\"evidence\">");
+    for (label, path) in refs {
+        let _ = write!(
+            s,
+            "<li>{}: {}</li>",
+            text(&label),
+            evidence_html(dash, run, path)
+        );
+    }
+    s.push_str("</ul>");
+}

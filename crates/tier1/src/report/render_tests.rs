@@ -1,0 +1,149 @@
+//! Rendering tests of each dashboard section (HTML) and a snapshot of the Markdown summary.
+
+use super::readiness::assess;
+use super::testkit::*;
+use super::{html, markdown};
+
+fn page(runs: Vec<super::model::RunView>) -> String {
+    let d = dash(runs);
+    html::render(&d, &assess(&d))
+}
+
+fn section<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("section {id} present"));
+    let rest = &html[start..];
+    let end = rest.find("</section>").unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[test]
+fn verdict_lists_blockers_and_notes() {
+    let ready = page(healthy());
+    assert!(section(&ready, "verdict").contains("Release ready"));
+    let mut runs = healthy();
+    if let Some(r) = runs.last_mut() {
+        r.regression.regressions.push(gemm_speedup_change(2.0, 1.5));
+        r.regression
+            .anchor_declines
+            .push(gemm_speedup_change(2.0, 1.5));
+    }
+    let blocked = page(runs);
+    let v = section(&blocked, "verdict");
+    assert!(v.contains("Not ready for release"));
+    assert!(v.contains("latest run r3 has 1 confirmed regression(s)"));
+    assert!(v.contains("1 anchor decline(s) below the thresholds"));
+}
+
+#[test]
+fn cards_show_environment_and_the_acceptance_record_escaped() {
+    let mut runs = healthy();
+    runs[0].row.baseline_acceptance_note = Some("ok <script>alert(1)</script> & done".into());
+    runs[0].row.baseline_acceptance_reviewers = vec!["rev-a".into(), "rev-b".into()];
+    let html = page(runs.clone());
+    let anchor = section(&html, "cards");
+    assert!(anchor.contains("id=\"anchor\""), "distinct anchor card");
+    assert!(anchor.contains("ok &lt;script&gt;alert(1)&lt;/script&gt; &amp; done"));
+    assert!(anchor.contains("rev-a, rev-b"));
+    assert!(anchor.contains("<a href=\"https://github.com/o/r/actions/runs/1\">"));
+    assert!(anchor.contains("cuda · NVIDIA H100 · driver 570.1"));
+    assert!(!html.contains("<script"));
+
+    runs[0].row.baseline_acceptance_workflow_run = Some("javascript:alert(1)".into());
+    let html = page(runs);
+    assert!(
+        !html.contains("href=\"javascript:"),
+        "only https URLs are links"
+    );
+    assert!(html.contains("javascript:alert(1)"));
+}
+
+#[test]
+fn target_table_shows_goal_values_change_threshold_and_flags() {
+    let mut runs = healthy();
+    if let Some(r) = runs.last_mut() {
+        r.regression.regressions.push(gemm_speedup_change(2.0, 1.5));
+    }
+    let html = page(runs);
+    let t = section(&html, "targets");
+    assert!(t.contains("<span class=\"badge regressed\">regressed</span>"));
+    assert!(
+        t.contains("speedup +0.50 %"),
+        "gemm 2.01 vs anchor 2.0: {t}"
+    );
+    assert!(t.contains("speedup −5% or latency +5% (if |Δ| ≥ 0.05 ms)"));
+    assert!(t.contains("40.0 % saved"), "memory target shows savings");
+    assert!(t.contains("savings −5 pts or memory +5%"));
+    assert!(t.contains("rtol 1e-2, atol 1e-1"), "tolerance of the run");
+}
+
+#[test]
+fn changes_show_before_after_delta_and_evidence() {
+    let mut runs = healthy();
+    if let Some(r) = runs.last_mut() {
+        r.regression.regressions.push(gemm_speedup_change(2.0, 1.5));
+    }
+    let html = page(runs);
+    let c = section(&html, "changes");
+    assert!(c.contains("<td>labs/gemm:gemm</td><td>speedup</td><td>2.00×</td><td>1.50×</td><td>−25.00 % (+1.667 ms)</td>"), "{c}");
+    assert!(c.contains("artifact://tier1-evidence-r3/r3/artifacts/gemm.nsys-rep"));
+}
+
+#[test]
+fn charts_mark_anchor_and_clip_rejected_outliers() {
+    let mut runs = healthy();
+    runs.push(compared(run("r4", 4, "rejected", 2000.0), "r1"));
+    let html = page(runs);
+    let t = section(&html, "trends");
+    assert!(t.contains("id=\"best-seen\">2.02×</strong>"), "{t}");
+    assert!(t.contains("class=\"anchor\""));
+    assert!(t.contains("class=\"clipped\""));
+    assert!(t.contains("gemm speedup over time"));
+    assert!(t.contains("kv memory savings over time"));
+}
+
+#[test]
+fn run_table_lists_the_most_recent_and_counts_the_rest() {
+    let mut runs = vec![run("r000", 1, "anchor", 2.0)];
+    for i in 1..120u32 {
+        let mut r = compared(run(&format!("r{i:03}"), 1, "accepted", 2.0), "r000");
+        r.time = r.time.map(|t| t + chrono::Duration::hours(i64::from(i)));
+        runs.push(r);
+    }
+    let html = page(runs);
+    let t = section(&html, "runs");
+    assert_eq!(t.matches("<tr class=").count(), html::RUN_TABLE_ROWS);
+    assert!(t.contains("<code>r119</code>"));
+    assert!(!t.contains("<code>r069</code>"));
+    assert!(t.contains("Showing the 50 most recent of 120 runs; 70 older runs are not listed."));
+}
+
+#[test]
+fn a_chain_reset_is_shown_escaped() {
+    let index: crate::history::model::Index = serde_json::from_value(serde_json::json!({
+        "suite_name": "tier1", "suite_version": 2, "runs": [],
+        "chain_reset": {"at": "2026-06-01T00:00:00Z", "reason": "suite v2 <new shapes>",
+            "actor": "octo", "first_run_id": "r1"}
+    }))
+    .expect("index");
+    let now = super::model::parse_time(NOW).expect("now");
+    let d = super::model::Dashboard::from_runs(Some(&index), healthy(), None, now);
+    let page = html::render(&d, &assess(&d));
+    assert!(page.contains("History restarted 2026-06-01 00:00 UTC by octo (first run <code>r1</code>): suite v2 &lt;new shapes&gt;"));
+    assert!(page.contains("tier1 benchmark history v2"));
+    assert!(markdown::render(&d, &assess(&d)).contains("suite v2 &lt;new shapes&gt;"));
+}
+
+#[test]
+fn markdown_summary_snapshot() {
+    let mut runs = healthy();
+    runs[0].row.baseline_acceptance_note = Some("reviewed <b>|</b> ok".into());
+    if let Some(r) = runs.last_mut() {
+        r.regression
+            .anchor_declines
+            .push(gemm_speedup_change(2.02, 2.01));
+    }
+    let d = dash(runs);
+    insta::assert_snapshot!(markdown::render(&d, &assess(&d)));
+}

@@ -1,0 +1,356 @@
+//! Hand-written inline SVG trend charts: accepted runs as a line, anchors marked, rejected evidence
+//! as faint points that never move the y-axis (an outlier beyond it is drawn clipped at the edge
+//! with a marker), and point thinning that keeps anchors and extremes.
+
+use super::format::esc;
+use std::borrow::Borrow;
+use std::fmt::Write;
+
+/// Most points drawn per series before thinning starts.
+pub const MAX_POINTS: usize = 200;
+
+/// What a point stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointKind {
+    /// An accepted run (part of the line).
+    Accepted,
+    /// An accepted anchor (part of the line, marked).
+    Anchor,
+    /// Rejected evidence (faint, off the line, never scales the axis).
+    Rejected,
+}
+
+impl PointKind {
+    fn on_line(self) -> bool {
+        !matches!(self, PointKind::Rejected)
+    }
+}
+
+/// One data point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Position on the x axis (time in seconds, or an ordinal).
+    pub x: f64,
+    /// Value.
+    pub y: f64,
+    /// Accepted, anchor or rejected.
+    pub kind: PointKind,
+    /// Tooltip text (escaped when drawn).
+    pub label: String,
+}
+
+/// A chart to draw.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// Accessible name of the chart.
+    pub title: String,
+    /// Width in px.
+    pub width: u32,
+    /// Height in px.
+    pub height: u32,
+    /// Formats a y value for the axis labels.
+    pub fmt_y: fn(Option<f64>) -> String,
+    /// Labels under the left and right ends of the x axis.
+    pub x_labels: (String, String),
+    /// The points in x order.
+    pub points: Vec<Point>,
+}
+
+/// The y range drawn: scaled to the accepted points only (rejected points only when nothing
+/// was accepted), padded by 10 % of the spread and spanning at least ±5 % of the largest value,
+/// so a change below the regression thresholds never looks like a cliff; `None` without points.
+pub fn y_range(points: &[Point]) -> Option<(f64, f64)> {
+    let accepted: Vec<f64> = points
+        .iter()
+        .filter(|p| p.kind.on_line() && p.y.is_finite())
+        .map(|p| p.y)
+        .collect();
+    let ys = if accepted.is_empty() {
+        points
+            .iter()
+            .filter(|p| p.y.is_finite())
+            .map(|p| p.y)
+            .collect()
+    } else {
+        accepted
+    };
+    let lo = ys.iter().copied().reduce(f64::min)?;
+    let hi = ys.iter().copied().reduce(f64::max)?;
+    let pad = ((hi - lo) * 0.1)
+        .max(hi.abs().max(lo.abs()) * 0.05)
+        .max(0.01);
+    let bottom = if lo >= 0.0 {
+        (lo - pad).max(0.0)
+    } else {
+        lo - pad
+    };
+    Some((bottom, hi + pad))
+}
+
+/// Indices of the points to draw: all when `points.len() <= max`, else the first, the last,
+/// every anchor, the global extremes, and the min and max of each of `max / 2` equal buckets.
+pub fn thin<P: Borrow<Point>>(points: &[P], max: usize) -> Vec<usize> {
+    let points: Vec<&Point> = points.iter().map(Borrow::borrow).collect();
+    let n = points.len();
+    if n <= max {
+        return (0..n).collect();
+    }
+    let mut keep = vec![false; n];
+    keep[0] = true;
+    keep[n - 1] = true;
+    let mut extremes = (0, 0);
+    for (i, p) in points.iter().enumerate() {
+        if p.kind == PointKind::Anchor {
+            keep[i] = true;
+        }
+        if p.y < points[extremes.0].y {
+            extremes.0 = i;
+        }
+        if p.y > points[extremes.1].y {
+            extremes.1 = i;
+        }
+    }
+    keep[extremes.0] = true;
+    keep[extremes.1] = true;
+    let buckets = (max / 2).max(1);
+    let size = n.div_ceil(buckets);
+    for start in (0..n).step_by(size) {
+        let end = (start + size).min(n);
+        let (mut lo, mut hi) = (start, start);
+        for i in start..end {
+            if points[i].y < points[lo].y {
+                lo = i;
+            }
+            if points[i].y > points[hi].y {
+                hi = i;
+            }
+        }
+        keep[lo] = true;
+        keep[hi] = true;
+    }
+    (0..n).filter(|&i| keep[i]).collect()
+}
+
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 22.0;
+
+/// Draw the chart as an `<svg>` element.
+pub fn render(chart: &Chart) -> String {
+    let (w, h) = (f64::from(chart.width), f64::from(chart.height));
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{}">"#,
+        esc(&chart.title)
+    );
+    let _ = write!(s, "<title>{}</title>", esc(&chart.title));
+    let Some((y0, y1)) = y_range(&chart.points) else {
+        let _ = write!(
+            s,
+            r#"<text class="empty" x="{}" y="{}" text-anchor="middle">no data yet</text></svg>"#,
+            w / 2.0,
+            h / 2.0
+        );
+        return s;
+    };
+    let (px0, px1, py0, py1) = (LEFT, w - RIGHT, h - BOTTOM, TOP);
+    let (x_min, x_max) = x_range(&chart.points);
+    let sx = |x: f64| {
+        if x_max > x_min {
+            px0 + (x - x_min) / (x_max - x_min) * (px1 - px0)
+        } else {
+            (px0 + px1) / 2.0
+        }
+    };
+    let sy = |y: f64| py0 - (y - y0) / (y1 - y0) * (py0 - py1);
+
+    // Frame, grid and y labels.
+    let _ = write!(
+        s,
+        r#"<rect class="plot" x="{px0}" y="{py1}" width="{:.1}" height="{:.1}"/>"#,
+        px1 - px0,
+        py0 - py1
+    );
+    for frac in [0.0, 0.5, 1.0] {
+        let v = y0 + (y1 - y0) * frac;
+        let y = sy(v);
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{px0}" y1="{y:.1}" x2="{px1}" y2="{y:.1}"/><text class="axis" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            px0 - 4.0,
+            y + 3.5,
+            esc(&(chart.fmt_y)(Some(v)))
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text class="axis" x="{px0}" y="{:.1}">{}</text><text class="axis" x="{px1}" y="{:.1}" text-anchor="end">{}</text>"#,
+        h - 6.0,
+        esc(&chart.x_labels.0),
+        h - 6.0,
+        esc(&chart.x_labels.1)
+    );
+
+    let (line, rejected): (Vec<&Point>, Vec<&Point>) =
+        chart.points.iter().partition(|p| p.kind.on_line());
+    let line = thinned(&line);
+    let rejected = thinned(&rejected);
+
+    // Rejected evidence first, so the accepted line stays on top.
+    for p in &rejected {
+        let x = sx(p.x);
+        let tip = esc(&p.label);
+        if p.y > y1 {
+            let _ = write!(
+                s,
+                r#"<path class="clipped" d="M{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z"><title>{tip} (above the axis)</title></path>"#,
+                x - 4.0,
+                py1 + 7.0,
+                x,
+                py1,
+                x + 4.0,
+                py1 + 7.0
+            );
+        } else if p.y < y0 {
+            let _ = write!(
+                s,
+                r#"<path class="clipped" d="M{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z"><title>{tip} (below the axis)</title></path>"#,
+                x - 4.0,
+                py0 - 7.0,
+                x,
+                py0,
+                x + 4.0,
+                py0 - 7.0
+            );
+        } else {
+            let _ = write!(
+                s,
+                r#"<circle class="rejected" cx="{x:.1}" cy="{:.1}" r="2.5"><title>{tip}</title></circle>"#,
+                sy(p.y)
+            );
+        }
+    }
+    if line.len() > 1 {
+        s.push_str(r#"<polyline class="line" points=""#);
+        for (i, p) in line.iter().enumerate() {
+            let sep = if i == 0 { "" } else { " " };
+            let _ = write!(s, "{sep}{:.1},{:.1}", sx(p.x), sy(p.y));
+        }
+        s.push_str(r#""/>"#);
+    }
+    for p in &line {
+        let (x, y, tip) = (sx(p.x), sy(p.y), esc(&p.label));
+        if p.kind == PointKind::Anchor {
+            let _ = write!(
+                s,
+                r#"<path class="anchor" d="M{x:.1} {:.1}L{:.1} {y:.1}L{x:.1} {:.1}L{:.1} {y:.1}Z"><title>{tip} (anchor)</title></path>"#,
+                y - 5.0,
+                x + 5.0,
+                y + 5.0,
+                x - 5.0
+            );
+        } else if line.len() <= 60 {
+            let _ = write!(
+                s,
+                r#"<circle class="accepted" cx="{x:.1}" cy="{y:.1}" r="2.5"><title>{tip}</title></circle>"#
+            );
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+fn x_range(points: &[Point]) -> (f64, f64) {
+    let xs = points.iter().map(|p| p.x);
+    let lo = xs.clone().fold(f64::INFINITY, f64::min);
+    let hi = xs.fold(f64::NEG_INFINITY, f64::max);
+    (lo, hi)
+}
+
+fn thinned<'a>(points: &[&'a Point]) -> Vec<&'a Point> {
+    thin(points, MAX_POINTS)
+        .into_iter()
+        .map(|i| points[i])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pts(ys: &[(f64, PointKind)]) -> Vec<Point> {
+        ys.iter()
+            .enumerate()
+            .map(|(i, &(y, kind))| Point {
+                x: i as f64,
+                y,
+                kind,
+                label: format!("run{i}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rejected_outlier_never_moves_the_axis_and_is_clipped() {
+        use PointKind::*;
+        let base = pts(&[(2.0, Anchor), (2.1, Accepted), (1.9, Accepted)]);
+        let mut with_outlier = base.clone();
+        with_outlier.push(Point {
+            x: 3.0,
+            y: 2000.0,
+            kind: Rejected,
+            label: "outlier <b>".into(),
+        });
+        assert_eq!(y_range(&base), y_range(&with_outlier));
+        let (_, top) = y_range(&with_outlier).unwrap();
+        assert!(top < 3.0, "axis top {top} follows accepted runs only");
+        let svg = render(&Chart {
+            title: "t".into(),
+            width: 300,
+            height: 120,
+            fmt_y: super::super::format::speedup,
+            x_labels: ("a".into(), "b".into()),
+            points: with_outlier,
+        });
+        assert!(svg.contains(r#"class="clipped""#), "{svg}");
+        assert!(svg.contains("outlier &lt;b&gt; (above the axis)"));
+        assert!(svg.contains(r#"class="anchor""#));
+        assert!(!svg.contains("<b>"));
+    }
+
+    #[test]
+    fn thinning_keeps_anchors_extremes_and_ends() {
+        let mut points: Vec<Point> = (0..1000)
+            .map(|i| Point {
+                x: f64::from(i),
+                y: 2.0 + f64::from(i % 7) * 0.01,
+                kind: PointKind::Accepted,
+                label: String::new(),
+            })
+            .collect();
+        points[437].kind = PointKind::Anchor;
+        points[500].y = 9.0;
+        points[600].y = 0.5;
+        let kept = thin(&points, MAX_POINTS);
+        assert!(kept.len() <= MAX_POINTS + 5, "{} kept", kept.len());
+        for i in [0, 437, 500, 600, 999] {
+            assert!(kept.contains(&i), "index {i} kept");
+        }
+        assert_eq!(thin(&points[..50], MAX_POINTS).len(), 50);
+    }
+
+    #[test]
+    fn empty_chart_says_so() {
+        let svg = render(&Chart {
+            title: "t".into(),
+            width: 100,
+            height: 50,
+            fmt_y: super::super::format::speedup,
+            x_labels: (String::new(), String::new()),
+            points: vec![],
+        });
+        assert!(svg.contains("no data yet"));
+    }
+}

@@ -1,0 +1,201 @@
+//! The per-target table of the latest run: goal, baseline and optimized measurements, speedup or
+//! memory savings, the change against the anchor with the threshold that applies, status and
+//! verification tolerance. Cells are built once here and drawn by both HTML and Markdown.
+
+use super::format::{self, esc};
+use super::html::text;
+use super::model::{Dashboard, RunView};
+use crate::history::model::TargetSummary;
+use crate::suite::{Goal, Thresholds};
+use std::fmt::Write;
+
+/// One row, as display strings (unescaped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetRow {
+    /// Target key.
+    pub key: String,
+    /// Category.
+    pub category: String,
+    /// `speed` or `memory`.
+    pub goal: &'static str,
+    /// Baseline time (speed) or memory (memory).
+    pub baseline: String,
+    /// Optimized time or memory.
+    pub optimized: String,
+    /// Speedup, or memory savings.
+    pub result: String,
+    /// Change against the anchor.
+    pub vs_anchor: String,
+    /// The regression threshold that applies.
+    pub threshold: String,
+    /// Stored status.
+    pub status: String,
+    /// `regressed`, `suppressed`, `improved`, `declined`, `new` (worst first), if any.
+    pub flag: Option<&'static str>,
+    /// Verification tolerance.
+    pub tolerance: String,
+}
+
+/// The threshold text for a goal.
+pub fn threshold_text(goal: Goal, t: &Thresholds) -> String {
+    match goal {
+        Goal::Speed => format!(
+            "speedup −{}% or latency +{}% (if |Δ| ≥ {} ms)",
+            t.speedup_regression_pct,
+            t.optimized_latency_regression_pct,
+            t.min_optimized_time_delta_ms
+        ),
+        Goal::Memory => format!(
+            "savings −{} pts or memory +{}%",
+            t.memory_savings_regression_points, t.optimized_memory_regression_pct
+        ),
+    }
+}
+
+fn vs_anchor(goal: Goal, cur: &TargetSummary, prev: Option<&TargetSummary>) -> String {
+    let Some(prev) = prev else {
+        return "no anchor value".into();
+    };
+    match goal {
+        Goal::Speed => {
+            let mut parts = Vec::new();
+            if let (Some(c), Some(p)) = (cur.best_speedup, prev.best_speedup)
+                && p > 0.0
+            {
+                parts.push(format!(
+                    "speedup {}",
+                    format::signed((c - p) / p * 100.0, " %")
+                ));
+            }
+            if let (Some(c), Some(p)) = (cur.best_optimized_time_ms, prev.best_optimized_time_ms)
+                && c > 0.0
+                && p > 0.0
+            {
+                parts.push(format!("latency {} ms", format::signed_ms(c - p)));
+            }
+            if parts.is_empty() {
+                "–".into()
+            } else {
+                parts.join(", ")
+            }
+        }
+        Goal::Memory => match (cur.best_memory_savings_pct, prev.best_memory_savings_pct) {
+            (Some(c), Some(p)) => format!("savings {}", format::signed(c - p, " pts")),
+            _ => "–".into(),
+        },
+    }
+}
+
+fn flag(run: &RunView, target: &str) -> Option<&'static str> {
+    let r = &run.regression;
+    let hit = |rows: &[crate::history::model::ChangeRow]| rows.iter().any(|x| x.target() == target);
+    if hit(&r.regressions) {
+        Some("regressed")
+    } else if r
+        .suppressed_regressions
+        .iter()
+        .any(|x| x.row.target() == target)
+    {
+        Some("suppressed")
+    } else if hit(&r.improvements) {
+        Some("improved")
+    } else if hit(&r.anchor_declines) {
+        Some("declined")
+    } else if r.new_targets.iter().any(|t| t.target == target) && r.baseline_run_id.is_some() {
+        Some("new")
+    } else {
+        None
+    }
+}
+
+/// Rows for the latest run, compared with the anchor it was compared with.
+pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
+    let Some(run) = dash.latest_evidence() else {
+        return vec![];
+    };
+    let anchor = dash.compared_anchor(run);
+    let thresholds = &dash.suite.thresholds;
+    run.summary
+        .targets
+        .iter()
+        .map(|t| {
+            let goal = Goal::from_stored(t.optimization_goal.as_deref());
+            let (baseline, optimized, result) = match goal {
+                Goal::Speed => (
+                    format::ms(t.baseline_time_ms),
+                    format::ms(t.best_optimized_time_ms),
+                    format::speedup(t.best_speedup),
+                ),
+                Goal::Memory => (
+                    format::mb(t.baseline_memory_mb),
+                    format::mb(t.best_optimized_memory_mb),
+                    format!("{} saved", format::pct(t.best_memory_savings_pct)),
+                ),
+            };
+            let tolerance = t
+                .verification_tolerance
+                .or_else(|| {
+                    dash.suite
+                        .targets
+                        .iter()
+                        .find(|s| s.key == t.key)
+                        .map(|s| s.tolerance)
+                })
+                .map(|tol| format!("rtol {:e}, atol {:e}", tol.rtol, tol.atol))
+                .unwrap_or_else(|| "–".into());
+            TargetRow {
+                key: t.key.clone(),
+                category: t.category.clone(),
+                goal: goal.as_str(),
+                baseline,
+                optimized,
+                result,
+                vs_anchor: vs_anchor(goal, t, anchor.and_then(|a| a.target(&t.target))),
+                threshold: threshold_text(goal, thresholds),
+                status: t.status.clone(),
+                flag: flag(run, &t.target),
+                tolerance,
+            }
+        })
+        .collect()
+}
+
+/// The table as HTML.
+pub fn table(s: &mut String, dash: &Dashboard) {
+    let rows = rows(dash);
+    let run_id = dash
+        .latest_evidence()
+        .map(|r| r.row.run_id.as_str())
+        .unwrap_or("");
+    let _ = write!(
+        s,
+        "<section id=\"targets\"><h2>Targets of <code>{}</code></h2><table><thead><tr><th>Target</th><th>Goal</th>\
+         <th class=\"num\">Baseline</th><th class=\"num\">Optimized</th><th class=\"num\">Speedup / savings</th>\
+         <th>vs anchor</th><th>Regression threshold</th><th>Status</th><th>Tolerance</th></tr></thead><tbody>",
+        esc(run_id)
+    );
+    for r in rows {
+        let ok = if r.status == "succeeded" { "ok" } else { "bad" };
+        let flag = r
+            .flag
+            .map(|f| format!(" <span class=\"badge {f}\">{f}</span>"))
+            .unwrap_or_default();
+        let _ = write!(
+            s,
+            "<tr><td><strong>{}</strong><br><span class=\"muted\">{}</span></td><td>{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"small\">{}</td>\
+             <td><span class=\"status {ok}\">{}</span>{flag}</td><td class=\"small\">{}</td></tr>",
+            text(&r.key),
+            text(&r.category),
+            r.goal,
+            esc(&r.baseline),
+            esc(&r.optimized),
+            esc(&r.result),
+            esc(&r.vs_anchor),
+            esc(&r.threshold),
+            text(&r.status),
+            esc(&r.tolerance)
+        );
+    }
+    s.push_str("</tbody></table></section>\n");
+}
