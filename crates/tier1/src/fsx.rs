@@ -62,6 +62,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// [`write_atomic`] unless `path` already holds exactly `bytes`; returns whether it wrote.
+/// Rewriting identical content would only cost an fsync per file (thousands in a large history).
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    match fs::read(path) {
+        Ok(old) if old == bytes => Ok(false),
+        Ok(_) => write_atomic(path, bytes).map(|()| true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => write_atomic(path, bytes).map(|()| true),
+        Err(e) => Err(e),
+    }
+}
+
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -198,6 +209,16 @@ mod tests {
         for bad in ["/abs", "../x", "a/../b", "a//b", "a/./b", "a\\b", ""] {
             assert!(safe_relative_parts(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn write_if_changed_skips_identical_content() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f");
+        assert!(write_if_changed(&p, b"a").unwrap());
+        assert!(!write_if_changed(&p, b"a").unwrap());
+        assert!(write_if_changed(&p, b"b").unwrap());
+        assert_eq!(fs::read(&p).unwrap(), b"b");
     }
 
     #[test]

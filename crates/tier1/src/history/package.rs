@@ -29,13 +29,17 @@ pub fn read_json<T: DeserializeOwned>(root: &Path, rel: &str) -> Result<T, Histo
         .map_err(|e| HistoryError::structural(rel, format!("invalid content: {e}")))
 }
 
-/// Write `value` as pretty JSON to `<root>/<rel>` atomically; failures are structural and name the file.
+/// Write `value` as pretty JSON to `<root>/<rel>` atomically, unless the file already holds exactly
+/// those bytes; failures are structural and name the file.
 pub fn write_json<T: serde::Serialize>(
     root: &Path,
     rel: &str,
     value: &T,
 ) -> Result<(), HistoryError> {
-    crate::json::write(&root.join(rel), value)
+    let bytes = crate::json::to_pretty(value, rel)
+        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))?;
+    fsx::write_if_changed(&root.join(rel), &bytes)
+        .map(|_| ())
         .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
 }
 

@@ -137,7 +137,8 @@ pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(),
     } else {
         package::run_path(id, REGRESSION_MD_FILE)
     };
-    fsx::write_atomic(&root.join(&md_rel), md.as_bytes())
+    fsx::write_if_changed(&root.join(&md_rel), md.as_bytes())
+        .map(|_| ())
         .map_err(|e| HistoryError::structural(&md_rel, format!("cannot rewrite: {e}")))
 }
 
