@@ -5,7 +5,8 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tier1::Exit;
-use tier1::promote::{PromoteRequest, promote};
+use tier1::promote::{PromoteError, PromoteRequest, inputs, promote};
+use tier1::store::github::GithubStore;
 
 /// Ratify the candidate's newest run as the canonical anchor.
 #[derive(Parser, Debug)]
@@ -14,9 +15,31 @@ struct Args {
     /// The immutable candidate history tree.
     #[arg(long, env = "TIER1_HISTORY_ROOT")]
     history_root: PathBuf,
-    /// The downloaded evidence artifact root.
-    #[arg(long, env = "TIER1_EVIDENCE_ROOT")]
-    evidence_root: PathBuf,
+    /// The evidence tree (`<run_id>/manifest.json`, ...).
+    #[arg(
+        long,
+        env = "TIER1_EVIDENCE_ROOT",
+        required_unless_present = "evidence_archive",
+        conflicts_with = "evidence_archive"
+    )]
+    evidence_root: Option<PathBuf>,
+    /// The packed evidence file as downloaded (`archive: false`): its digest must equal
+    /// --expected-evidence-digest before it is safely extracted and checked.
+    #[arg(long, env = "TIER1_EVIDENCE_ARCHIVE")]
+    evidence_archive: Option<PathBuf>,
+    /// Read the protected environment's approvals of this workflow run from the GitHub API and
+    /// record the approving reviewers; refused when none is `approved`.
+    #[arg(long, value_name = "RUN_ID")]
+    approvals_from_run: Option<u64>,
+    /// The environment whose approval counts.
+    #[arg(long, default_value = tier1::promote::inputs::ACCEPTANCE_ENVIRONMENT)]
+    approval_environment: String,
+    /// REST base URL for --approvals-from-run.
+    #[arg(long, env = "GITHUB_API_URL")]
+    api_url: Option<String>,
+    /// owner/name for --approvals-from-run.
+    #[arg(long, env = "GITHUB_REPOSITORY")]
+    repository: Option<String>,
     /// The run to ratify (the candidate's newest run).
     #[arg(long, env = "TIER1_RUN_ID")]
     run_id: String,
@@ -60,10 +83,40 @@ struct Args {
 
 fn main() -> ExitCode {
     tier1::cli::init();
-    let a = Args::parse();
+    tier1::cli::finish("tier1-promote", run(Args::parse()))
+}
+
+fn run(a: Args) -> Result<Exit, PromoteError> {
+    let mut reviewers = a.reviewers;
+    if let Some(run_id) = a.approvals_from_run {
+        let store = GithubStore::from_env(a.api_url.as_deref(), a.repository.as_deref())?;
+        reviewers.extend(inputs::approving_reviewers(
+            &store.run_approvals(run_id)?,
+            &a.approval_environment,
+        )?);
+        reviewers.sort();
+        reviewers.dedup();
+    }
+    let unpacked = tempfile::tempdir().map_err(|source| PromoteError::Io {
+        path: "<tmp>".into(),
+        source,
+    })?;
+    let evidence_root = match (a.evidence_root, &a.evidence_archive) {
+        (Some(root), _) => root,
+        (None, Some(archive)) => {
+            let dest = unpacked.path().join("evidence");
+            inputs::unpack_evidence_archive(archive, &a.expected_evidence_digest, &dest)?;
+            dest
+        }
+        (None, None) => {
+            return Err(PromoteError::Invalid(
+                "--evidence-root or --evidence-archive is required".into(),
+            ));
+        }
+    };
     let req = PromoteRequest {
         history_root: a.history_root,
-        evidence_root: a.evidence_root,
+        evidence_root,
         run_id: a.run_id,
         requester: a.requester,
         note: a.note,
@@ -75,14 +128,10 @@ fn main() -> ExitCode {
         output_history_root: a.output_history_root,
         suite_config: a.suite_config,
         allow_bootstrap: a.allow_bootstrap,
-        reviewers: a.reviewers,
+        reviewers,
         allow_local_workflow_run: a.allow_local_workflow_run,
     };
-    tier1::cli::finish(
-        "tier1-promote",
-        promote(&req).map(|out| {
-            tier1::cli::print_json(&out);
-            Exit::Ok
-        }),
-    )
+    let out = promote(&req)?;
+    tier1::cli::print_json(&out);
+    Ok(Exit::Ok)
 }

@@ -3,6 +3,7 @@
 //! row (chained) to a staged output root. A bootstrap promotion starts a new chain.
 
 mod evidence;
+pub mod inputs;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
@@ -41,6 +42,15 @@ pub enum PromoteError {
     /// The comparison cannot be recomputed.
     #[error(transparent)]
     Compare(#[from] crate::regress::RegressError),
+    /// The downloaded evidence is not what was uploaded.
+    #[error("{0}")]
+    Integrity(String),
+    /// The evidence archive is unsafe or unreadable.
+    #[error(transparent)]
+    Archive(#[from] crate::archive::ArchiveError),
+    /// The approvals could not be read from GitHub.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// Writing the output failed.
     #[error("{path}: {source}")]
     Io {
@@ -59,6 +69,9 @@ impl Classify for PromoteError {
             PromoteError::Suite(e) => e.exit(),
             PromoteError::History { source, .. } => source.exit(),
             PromoteError::Io { .. } => Exit::Io,
+            PromoteError::Integrity(_) => Exit::Integrity,
+            PromoteError::Archive(e) => e.exit(),
+            PromoteError::Store(e) => e.exit(),
         }
     }
 }

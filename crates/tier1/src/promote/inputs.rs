@@ -1,0 +1,134 @@
+//! Promotion inputs that come from the GitHub job rather than from disk trees: the downloaded
+//! evidence file (its digest must equal the expected one before it is safely extracted) and the
+//! protected environment's approvals (who approved; a missing or non-approved record is refused).
+
+use super::PromoteError;
+use crate::archive::{self, ExtractPolicy};
+use crate::digest::Digest;
+use crate::store::github::Approval;
+use std::path::Path;
+
+/// The environment whose approval ratifies an anchor.
+pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
+
+/// Check `archive` (the packed evidence as downloaded) against `expected_digest` (bare hex or
+/// `sha256:`), then extract it into `dest` (absent or empty) under the archive safety rules.
+pub fn unpack_evidence_archive(
+    archive: &Path,
+    expected_digest: &str,
+    dest: &Path,
+) -> Result<(), PromoteError> {
+    let expected = Digest::parse_lenient(expected_digest)
+        .map_err(|e| PromoteError::Invalid(format!("--expected-evidence-digest: {e}")))?;
+    let found = Digest::of_file(archive).map_err(|source| PromoteError::Io {
+        path: archive.display().to_string(),
+        source,
+    })?;
+    if found != expected {
+        return Err(PromoteError::Integrity(format!(
+            "evidence archive {}: digest {found} differs from the expected {expected}",
+            archive.display()
+        )));
+    }
+    let policy = ExtractPolicy {
+        strip_prefixes: vec![],
+        ..ExtractPolicy::history()
+    };
+    archive::extract_safe(archive, dest, &policy)?;
+    Ok(())
+}
+
+/// The reviewers who approved `environment`, from a run's approval records. The newest record for
+/// the environment must be `approved`.
+pub fn approving_reviewers(
+    approvals: &[Approval],
+    environment: &str,
+) -> Result<Vec<String>, PromoteError> {
+    let relevant: Vec<&Approval> = approvals
+        .iter()
+        .filter(|a| a.environments.iter().any(|e| e == environment))
+        .collect();
+    let Some(last) = relevant.last() else {
+        return Err(PromoteError::Invalid(format!(
+            "no approval record of environment {environment} exists for this run"
+        )));
+    };
+    if last.state != "approved" {
+        return Err(PromoteError::Invalid(format!(
+            "the latest approval record of environment {environment} is {:?} by {}, expected \"approved\"",
+            last.state, last.reviewer_login
+        )));
+    }
+    let mut logins: Vec<String> = relevant
+        .iter()
+        .filter(|a| a.state == "approved")
+        .map(|a| a.reviewer_login.clone())
+        .collect();
+    logins.sort();
+    logins.dedup();
+    Ok(logins)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn approval(state: &str, who: &str, env: &str) -> Approval {
+        Approval {
+            state: state.into(),
+            reviewer_login: who.into(),
+            reviewer_id: 1,
+            comment: String::new(),
+            environments: vec![env.into()],
+        }
+    }
+
+    #[test]
+    fn approvals_must_exist_and_be_approved() {
+        let env = ACCEPTANCE_ENVIRONMENT;
+        let e = approving_reviewers(&[], env).unwrap_err().to_string();
+        assert!(e.contains("no approval record"), "{e}");
+        let e = approving_reviewers(&[approval("approved", "bob", "other")], env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no approval record"), "{e}");
+        let e = approving_reviewers(
+            &[
+                approval("approved", "bob", env),
+                approval("rejected", "carol", env),
+            ],
+            env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("\"rejected\" by carol"), "{e}");
+        let ok = approving_reviewers(
+            &[
+                approval("approved", "bob", env),
+                approval("approved", "ann", env),
+            ],
+            env,
+        )
+        .unwrap();
+        assert_eq!(ok, ["ann", "bob"]);
+    }
+
+    #[test]
+    fn evidence_archive_digest_is_checked_before_extraction() {
+        let t = tempfile::tempdir().unwrap();
+        let src = t.path().join("src/r1");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("manifest.json"), b"{}").unwrap();
+        let zip = t.path().join("tier1-evidence-1-1");
+        let digest = archive::write_deterministic_zip(&t.path().join("src"), &zip).unwrap();
+        let dest = t.path().join("out");
+        let wrong = Digest::of_bytes(b"x");
+        let e = unpack_evidence_archive(&zip, wrong.as_str(), &dest)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("differs from the expected"), "{e}");
+        assert!(!dest.exists(), "nothing extracted on a digest mismatch");
+        unpack_evidence_archive(&zip, digest.hex(), &dest).unwrap();
+        assert!(dest.join("r1/manifest.json").is_file());
+    }
+}
