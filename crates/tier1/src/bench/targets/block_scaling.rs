@@ -124,9 +124,15 @@ const NB: usize = 64;
 const KB: usize = 256;
 
 /// Optimized: rows of C split across threads; per (N-block, K-block) a dequantized B panel
-/// (`KB×NB`, k-major) and one A row segment at a time feed a vectorized axpy kernel.
+/// (`KB×NB`, k-major) and one A row segment at a time feed a vectorized axpy kernel. Products
+/// below `gemm::PARALLEL_MIN_MACS` run on one thread.
 pub fn optimized(inp: &Inputs, c: &mut [f32], threads: usize) {
-    let Params { n, k, .. } = inp.p;
+    let Params { m, n, k } = inp.p;
+    let threads = if m * n * k < super::gemm::PARALLEL_MIN_MACS {
+        1
+    } else {
+        threads
+    };
     par_rows(c, n, threads, |rows, chunk| {
         chunk.fill(0.0);
         let mut panel = vec![0.0f32; KB * NB];

@@ -105,17 +105,7 @@ pub fn baseline(inp: &Inputs, out: &mut [f32]) {
         for (x, b) in scores.iter_mut().zip(&bias) {
             *x += b;
         }
-        for row in scores.chunks_mut(s) {
-            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let mut sum = 0.0;
-            for x in row.iter_mut() {
-                *x = (*x - max).exp();
-                sum += *x;
-            }
-            for x in row.iter_mut() {
-                *x /= sum;
-            }
-        }
+        super::softmax_rows(&mut scores, s);
         o.fill(0.0);
         for i in 0..s {
             let orow = &mut o[i * d..(i + 1) * d];
@@ -201,14 +191,20 @@ pub fn attend_causal(
     }
 }
 
-/// Optimized: [`attend_causal`] per (batch, head), heads split across threads.
+/// Optimized: [`attend_causal`] per (batch, head), heads split across threads (one thread below
+/// `gemm::PARALLEL_MIN_MACS` multiply-adds).
 pub fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
     let Params {
         seq: s,
         head_dim: d,
         heads,
-        ..
+        batch,
     } = inp.p;
+    let threads = if batch * heads * s * s * d < super::gemm::PARALLEL_MIN_MACS {
+        1
+    } else {
+        threads
+    };
     par_rows(out, s * d, threads, |bhs, chunk| {
         for (li, bh) in bhs.enumerate() {
             let r = bh * s * d..(bh + 1) * s * d;

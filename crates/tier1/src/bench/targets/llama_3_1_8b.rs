@@ -232,17 +232,7 @@ fn attention_naive(p: &Params, q: &[f32], k: &[f32], v: &[f32]) -> Vec<f32> {
                     + mask[i * t + j];
             }
         }
-        for row in scores.chunks_mut(t) {
-            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let mut sum = 0.0;
-            for x in row.iter_mut() {
-                *x = (*x - max).exp();
-                sum += *x;
-            }
-            for x in row.iter_mut() {
-                *x /= sum;
-            }
-        }
+        super::softmax_rows(&mut scores, t);
         for i in 0..t {
             for j in 0..t {
                 let pij = scores[i * t + j];

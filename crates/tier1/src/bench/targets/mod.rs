@@ -62,6 +62,21 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
+/// Numerically stable softmax of each `row_len` row of `x`, in place (the baselines' form).
+pub fn softmax_rows(x: &mut [f32], row_len: usize) {
+    for row in x.chunks_mut(row_len.max(1)) {
+        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0.0;
+        for v in row.iter_mut() {
+            *v = (*v - max).exp();
+            sum += *v;
+        }
+        for v in row.iter_mut() {
+            *v /= sum;
+        }
+    }
+}
+
 /// Sequential dot product (the baselines' naive form).
 pub fn dot_naive(a: &[f32], b: &[f32]) -> f32 {
     let mut s = 0.0f32;
