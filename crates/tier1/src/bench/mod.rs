@@ -1,4 +1,21 @@
-//! The benchmark harness and its backends. (On branch `cuda` this file only declares the CUDA
-//! backend; branch `bench` owns the rest of the module.)
+//! The benchmark harness and its targets: timing, statistics, memory counting, verification, the
+//! backend trait with the CPU backend, command targets and the results file (`result`).
 
+pub mod alloc;
+pub mod backend;
+pub mod command;
 pub mod cuda;
+pub mod harness;
+pub mod result;
+pub mod rng;
+pub mod stats;
+pub mod targets;
+pub mod verify;
+
+pub use backend::{Backend, CpuBackend};
+pub use harness::{HarnessOptions, run_suite, write_results};
+pub use result::{ResultsFile, summarize};
+
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOC: alloc::CountingAlloc = alloc::CountingAlloc::new();

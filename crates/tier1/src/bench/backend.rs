@@ -1,0 +1,188 @@
+//! The backend abstraction: a backend names itself, fingerprints its device and prepares a target's
+//! [`Workload`] (its variants, each runnable and able to hand back its output). The CPU backend
+//! lives here; the CUDA backend implements the same trait with the CPU targets as its twins.
+
+use crate::bench::result::{InputSignature, Work};
+use crate::history::model::Environment;
+use std::collections::BTreeMap;
+
+/// Shapes of one target under one profile (parameter name to value).
+pub type Shapes = BTreeMap<String, u64>;
+
+/// A failure to prepare or run a variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The backend has no implementation of this target.
+    #[error("backend {backend} has no implementation of target {key:?}")]
+    Unsupported {
+        /// Backend name.
+        backend: String,
+        /// Target key.
+        key: String,
+    },
+    /// A shape parameter is missing or out of range.
+    #[error("target {key:?}: shape parameter {param:?}: {message}")]
+    Shape {
+        /// Target key.
+        key: String,
+        /// Parameter name.
+        param: String,
+        /// Expected and found.
+        message: String,
+    },
+    /// The device failed while running a variant.
+    #[error("{0}")]
+    Device(String),
+}
+
+impl crate::exit::Classify for BackendError {
+    fn exit(&self) -> crate::exit::Exit {
+        match self {
+            BackendError::Device(_) => crate::exit::Exit::Io,
+            _ => crate::exit::Exit::Invalid,
+        }
+    }
+}
+
+/// One runnable variant of a target. `run` is the timed work; `output` is called outside the
+/// timed region for verification. A run must not keep its per-run allocations alive after it
+/// returns (memory is the peak a single run allocates above its starting level).
+pub trait VariantRun: Send {
+    /// Execute once. `Ok(Some(ms))` is a device-measured time (CUDA events) used instead of the
+    /// harness's wall clock; `Ok(None)` lets the harness time the call.
+    fn run(&mut self) -> Result<Option<f64>, BackendError>;
+    /// Execute once more (untimed) and return the output, flattened, for verification.
+    fn output(&mut self) -> Result<Vec<f32>, BackendError>;
+}
+
+/// A named variant with its input signature.
+pub struct Variant {
+    /// `baseline` or `optimized_<technique>`.
+    pub name: String,
+    /// What it consumes.
+    pub signature: InputSignature,
+    /// The implementation.
+    pub runner: Box<dyn VariantRun>,
+}
+
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Variant")
+            .field("name", &self.name)
+            .field("signature", &self.signature)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An f64 reference output, computed lazily (only where it is cheap).
+pub type Reference = Box<dyn FnOnce() -> Vec<f64> + Send>;
+
+/// A prepared target: baseline first, then the optimized variants.
+pub struct Workload {
+    /// Baseline first.
+    pub variants: Vec<Variant>,
+    /// Work per execution.
+    pub work: Work,
+    /// Repo-relative source file of the baseline.
+    pub baseline_file: String,
+    /// f64 reference of the output, when cheap enough to compute.
+    pub reference: Option<Reference>,
+}
+
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workload")
+            .field("variants", &self.variants)
+            .field("work", &self.work)
+            .field("baseline_file", &self.baseline_file)
+            .field("reference", &self.reference.is_some())
+            .finish()
+    }
+}
+
+/// A compute backend.
+pub trait Backend: Send + Sync {
+    /// `cpu` or `cuda`.
+    fn name(&self) -> &str;
+    /// Device fingerprint (`profile` left `None`; the harness fills it).
+    fn fingerprint(&self) -> Environment;
+    /// Prepare `key` with `shapes` and `seed`: inputs generated, buffers allocated, nothing timed.
+    fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError>;
+}
+
+/// The Rust CPU backend: every built-in target, multithreaded with `std::thread::scope`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuBackend;
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &str {
+        "cpu"
+    }
+
+    fn fingerprint(&self) -> Environment {
+        Environment {
+            backend: "cpu".into(),
+            device_names: vec![cpu_model()],
+            device_uuids: Vec::new(),
+            driver_version: None,
+            cuda_version: None,
+            runner: std::env::var("RUNNER_NAME")
+                .ok()
+                .filter(|s| !s.is_empty())
+                .or_else(host_name),
+            profile: None,
+        }
+    }
+
+    fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+        crate::bench::targets::cpu_workload(key, shapes, seed)
+    }
+}
+
+/// `<model name> x<logical cores>` from `/proc/cpuinfo`, or the architecture when unknown.
+pub fn cpu_model() -> String {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    format!("{model} x{threads}")
+}
+
+fn host_name() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Read a required shape parameter of `key` as `usize`, at least `min`.
+pub fn param(key: &str, shapes: &Shapes, name: &str, min: u64) -> Result<usize, BackendError> {
+    let v = *shapes.get(name).ok_or_else(|| BackendError::Shape {
+        key: key.into(),
+        param: name.into(),
+        message: "missing from the profile's shapes".into(),
+    })?;
+    if v < min {
+        return Err(BackendError::Shape {
+            key: key.into(),
+            param: name.into(),
+            message: format!("expected at least {min}, found {v}"),
+        });
+    }
+    usize::try_from(v).map_err(|_| BackendError::Shape {
+        key: key.into(),
+        param: name.into(),
+        message: format!("{v} does not fit this machine's address size"),
+    })
+}
+
+/// Number of worker threads the optimized CPU variants use.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

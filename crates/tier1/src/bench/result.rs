@@ -1,0 +1,617 @@
+//! The harness result file `<run_dir>/results/benchmark_test_results.json`: raw samples, statistics,
+//! verification, memory and input signature per variant, and the derived per-target verdict.
+//! [`derive`] turns a target's raw facts into its verdict and metrics; [`summarize`] turns the file
+//! into `summary.json` target rows. Both are pure functions of the file (and the suite's labels), so
+//! promotion can re-derive a summary and [`validate`] can refuse a file whose stored verdicts or
+//! statistics do not match its own samples.
+
+use crate::bench::stats::Stats;
+use crate::history::model::{Environment, TargetSummary};
+use crate::json::{ser_finite, ser_finite_opt};
+use crate::suite::{Goal, Suite, TargetKind, Tolerance};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Where the results file lives inside a run directory (evidence root `<run_id>/...`).
+pub const RESULTS_REL_PATH: &str = "results/benchmark_test_results.json";
+/// Format version of the results file.
+pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+/// Name of the baseline variant.
+pub const BASELINE: &str = "baseline";
+
+/// Status values written by the harness (`failed_*` counts as failed in aggregates).
+pub mod status {
+    /// Verified and, for a speed goal, at least `min_speedup`.
+    pub const SUCCEEDED: &str = "succeeded";
+    /// A variant's output or input signature did not match, or verification is missing.
+    pub const FAILED_VERIFICATION: &str = "failed_verification";
+    /// Speed goal with a best verified speedup below `min_speedup`.
+    pub const FAILED_NO_SPEEDUP: &str = "failed_no_speedup";
+    /// The target panicked, errored or returned a malformed result.
+    pub const FAILED_ERROR: &str = "failed_error";
+    /// The target ran past the profile's `timeout_s`.
+    pub const FAILED_TIMEOUT: &str = "failed_timeout";
+}
+
+/// The whole results file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultsFile {
+    /// [`RESULTS_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The run id (safe run-id pattern).
+    pub run_id: String,
+    /// RFC 3339 UTC time the run started (becomes `summary.generated_at`).
+    pub timestamp: String,
+    /// Suite identity.
+    pub suite_name: String,
+    /// Suite contract version.
+    pub suite_version: u32,
+    /// Profile whose shapes and timing knobs were used.
+    pub profile: String,
+    /// Backend name (`cpu`, `cuda`).
+    pub backend: String,
+    /// Device fingerprint of the backend.
+    pub environment: Environment,
+    /// Input seed of every target.
+    pub seed: u64,
+    /// The speed gate applied (`thresholds.min_speedup` of the suite at run time).
+    #[serde(serialize_with = "ser_finite")]
+    pub min_speedup: f64,
+    /// Warm-up iterations per variant.
+    pub warmup: u32,
+    /// Timed iterations per variant.
+    pub iterations: u32,
+    /// One entry per executed target, in suite order.
+    pub targets: Vec<TargetResult>,
+}
+
+/// Which side of the pair a variant is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The reference implementation every other variant is compared with.
+    Baseline,
+    /// A candidate.
+    Optimized,
+}
+
+/// Work done by one execution of a variant (for GFLOP/s and GB/s).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Work {
+    /// Floating-point operations per execution.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub flops: Option<f64>,
+    /// Bytes moved per execution (the minimum a perfect implementation must read and write).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub bytes: Option<f64>,
+}
+
+/// One input tensor of a signature.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorSpec {
+    /// Name (`a`, `q`, `grads`...).
+    pub name: String,
+    /// Shape.
+    pub shape: Vec<u64>,
+    /// Element type (`f32`, `e2m1`, `e8m0`...).
+    pub dtype: String,
+}
+
+/// What a variant consumes: tensors (shapes, dtypes) and the seed. Must be identical across a pair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputSignature {
+    /// Input seed.
+    pub seed: u64,
+    /// Inputs in a fixed order.
+    pub inputs: Vec<TensorSpec>,
+}
+
+impl InputSignature {
+    /// One line for messages: `seed=42 a:e2m1[64,128] ...`.
+    pub fn describe(&self) -> String {
+        let mut s = format!("seed={}", self.seed);
+        for t in &self.inputs {
+            let dims: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+            s.push_str(&format!(" {}:{}[{}]", t.name, t.dtype, dims.join(",")));
+        }
+        s
+    }
+}
+
+/// An output comparison against an f64 reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceCheck {
+    /// Within tolerance everywhere.
+    pub passed: bool,
+    /// Largest `|out - ref|`.
+    #[serde(serialize_with = "ser_finite")]
+    pub max_abs_err: f64,
+    /// Largest `|out - ref| / |ref|` over elements with `ref != 0`.
+    #[serde(serialize_with = "ser_finite")]
+    pub max_rel_err: f64,
+}
+
+/// Verification of one optimized variant (run outside the timed region).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantVerification {
+    /// Output within tolerance of the baseline (and of the f64 reference when there is one).
+    pub passed: bool,
+    /// Elements compared.
+    pub elements: u64,
+    /// Elements outside `atol + rtol * |baseline|` (or not finite).
+    pub mismatches: u64,
+    /// Largest `|opt - base|`.
+    #[serde(serialize_with = "ser_finite")]
+    pub max_abs_err: f64,
+    /// Largest `|opt - base| / |base|` over elements with `base != 0`.
+    #[serde(serialize_with = "ser_finite")]
+    pub max_rel_err: f64,
+    /// Comparison with the f64 reference, where computing one is cheap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ReferenceCheck>,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// One variant's measurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantResult {
+    /// `baseline` or `optimized_<technique>`.
+    pub name: String,
+    /// Baseline or optimized.
+    pub role: Role,
+    /// What it consumed.
+    pub input_signature: InputSignature,
+    /// Raw timed samples in milliseconds, in execution order.
+    pub samples_ms: Vec<f64>,
+    /// Statistics of `samples_ms`.
+    pub stats: Stats,
+    /// Peak heap bytes a single timed execution allocated above its starting level (max over
+    /// executions); `None` when the counting allocator is not installed.
+    #[serde(default)]
+    pub memory_peak_bytes: Option<u64>,
+    /// Verification record (optimized variants; `None` for the baseline).
+    #[serde(default)]
+    pub verification: Option<VariantVerification>,
+}
+
+/// A failure that ended a target before its pair was complete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetFailure {
+    /// `failed_error` or `failed_timeout`.
+    pub status: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// One target's raw facts and derived verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetResult {
+    /// Suite key.
+    pub key: String,
+    /// Reference target string.
+    pub target: String,
+    /// Built-in or command.
+    pub kind: TargetKind,
+    /// Speed or memory.
+    pub optimization_goal: Goal,
+    /// Shapes used (from the profile).
+    pub shapes: BTreeMap<String, u64>,
+    /// Verification tolerance applied.
+    pub tolerance: Tolerance,
+    /// Work per execution.
+    #[serde(default)]
+    pub work: Work,
+    /// Repo-relative source of the baseline implementation.
+    #[serde(default)]
+    pub baseline_file: Option<String>,
+    /// Evidence files of this target, relative to the run directory; keys end in `_rep`, `_trace`
+    /// or `_json`.
+    #[serde(default)]
+    pub artifacts: BTreeMap<String, String>,
+    /// Set when the target panicked, errored or timed out.
+    #[serde(default)]
+    pub failure: Option<TargetFailure>,
+    /// Completed variants, baseline first.
+    pub variants: Vec<VariantResult>,
+    /// Derived: status (see [`status`]).
+    pub status: String,
+    /// Derived: why it is not `succeeded`.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Derived metrics.
+    #[serde(default)]
+    pub metrics: Metrics,
+}
+
+/// The metrics [`derive`] computes from the variants.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metrics {
+    /// Baseline median (ms).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub baseline_time_ms: Option<f64>,
+    /// Baseline p75 (ms).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub baseline_p75_ms: Option<f64>,
+    /// Best `baseline median / variant median` over verified variants.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub best_speedup: Option<f64>,
+    /// Name of the variant with the best speedup.
+    #[serde(default)]
+    pub best_optimization: Option<String>,
+    /// Baseline peak (MB, 2^20 bytes).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub baseline_memory_mb: Option<f64>,
+    /// Best `(base - opt) / base * 100` over verified variants (may be negative).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub best_memory_savings_pct: Option<f64>,
+    /// Largest error against the baseline over optimized variants.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub max_abs_err: Option<f64>,
+    /// Largest relative error against the baseline over optimized variants.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub max_rel_err: Option<f64>,
+}
+
+/// A results file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultError {
+    /// A field has a bad value.
+    #[error("{what}: {message}")]
+    Invalid {
+        /// File, target and field (`benchmark_test_results.json: targets[block_scaling].variants[0]`).
+        what: String,
+        /// Expected and found.
+        message: String,
+    },
+    /// The file was made for another suite.
+    #[error("results are for suite {found}, expected {expected}")]
+    SuiteMismatch {
+        /// `name v<version>` of the suite given.
+        expected: String,
+        /// `name v<version>` in the file.
+        found: String,
+    },
+}
+
+impl crate::exit::Classify for ResultError {
+    fn exit(&self) -> crate::exit::Exit {
+        crate::exit::Exit::Invalid
+    }
+}
+
+fn invalid(what: impl Into<String>, message: impl Into<String>) -> ResultError {
+    ResultError::Invalid {
+        what: what.into(),
+        message: message.into(),
+    }
+}
+
+/// Bytes to MB (2^20).
+pub fn bytes_to_mb(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The speed-gate message of the reference harness.
+pub fn no_speedup_message(best: f64, min: f64) -> String {
+    format!("Best speedup {best:.2}x below required {min:.2}x threshold for speed-goal benchmark")
+}
+
+/// Status, message and metrics of a target, from its raw facts only. A variant counts as verified
+/// when it has a passing verification record and the baseline's input signature; any optimized
+/// variant that is unverified fails the whole target (fail closed).
+pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Metrics) {
+    let mut m = Metrics::default();
+    let base = t.variants.first().filter(|v| v.role == Role::Baseline);
+    if let Some(b) = base {
+        m.baseline_time_ms = Some(b.stats.median_ms);
+        m.baseline_p75_ms = Some(b.stats.p75_ms);
+        m.baseline_memory_mb = b.memory_peak_bytes.map(bytes_to_mb);
+    }
+    let mut problems = Vec::new();
+    if let Some(ver) = base.and_then(|b| b.verification.as_ref())
+        && !ver.passed
+    {
+        problems.push(format!(
+            "baseline output differs from the f64 reference{}",
+            ver.reference
+                .as_ref()
+                .map(|r| format!(" (max abs err {:.3e})", r.max_abs_err))
+                .unwrap_or_default()
+        ));
+    }
+    let optimized: Vec<&VariantResult> = t
+        .variants
+        .iter()
+        .filter(|v| v.role == Role::Optimized)
+        .collect();
+    for v in &optimized {
+        let Some(b) = base else { break };
+        if v.input_signature != b.input_signature {
+            problems.push(format!(
+                "input signature of {} ({}) differs from baseline ({})",
+                v.name,
+                v.input_signature.describe(),
+                b.input_signature.describe()
+            ));
+            continue;
+        }
+        let Some(ver) = &v.verification else {
+            problems.push(format!("missing verification for {}", v.name));
+            continue;
+        };
+        m.max_abs_err = Some(m.max_abs_err.unwrap_or(0.0).max(ver.max_abs_err));
+        m.max_rel_err = Some(m.max_rel_err.unwrap_or(0.0).max(ver.max_rel_err));
+        if !ver.passed {
+            problems.push(format!(
+                "{} output differs from baseline: {} of {} elements outside tolerance (max abs err {:.3e}, max rel err {:.3e}){}",
+                v.name,
+                ver.mismatches,
+                ver.elements,
+                ver.max_abs_err,
+                ver.max_rel_err,
+                ver.message.as_deref().map(|s| format!("; {s}")).unwrap_or_default()
+            ));
+            continue;
+        }
+        if b.stats.median_ms > 0.0 && v.stats.median_ms > 0.0 {
+            let s = b.stats.median_ms / v.stats.median_ms;
+            if m.best_speedup.is_none_or(|best| s > best) {
+                m.best_speedup = Some(s);
+                m.best_optimization = Some(v.name.clone());
+            }
+        }
+        if let (Some(bb), Some(vb)) = (b.memory_peak_bytes, v.memory_peak_bytes)
+            && bb > 0
+        {
+            let pct = (bb as f64 - vb as f64) / bb as f64 * 100.0;
+            if m.best_memory_savings_pct.is_none_or(|best| pct > best) {
+                m.best_memory_savings_pct = Some(pct);
+            }
+        }
+    }
+    if let Some(f) = &t.failure {
+        return (f.status.clone(), Some(f.message.clone()), m);
+    }
+    if base.is_none() {
+        return (
+            status::FAILED_ERROR.into(),
+            Some("no baseline variant was measured".into()),
+            m,
+        );
+    }
+    if optimized.is_empty() {
+        problems.push("no optimized variant was measured".into());
+    }
+    if !problems.is_empty() {
+        return (
+            status::FAILED_VERIFICATION.into(),
+            Some(problems.join("; ")),
+            m,
+        );
+    }
+    match t.optimization_goal {
+        Goal::Speed => match m.best_speedup {
+            Some(s) if s >= min_speedup => (status::SUCCEEDED.into(), None, m),
+            Some(s) => (
+                status::FAILED_NO_SPEEDUP.into(),
+                Some(no_speedup_message(s, min_speedup)),
+                m,
+            ),
+            None => (
+                status::FAILED_ERROR.into(),
+                Some("no positive timing to compute a speedup from".into()),
+                m,
+            ),
+        },
+        Goal::Memory => {
+            if m.baseline_memory_mb.is_some_and(|b| b > 0.0) && m.best_memory_savings_pct.is_some()
+            {
+                (status::SUCCEEDED.into(), None, m)
+            } else {
+                (
+                    status::FAILED_ERROR.into(),
+                    Some("memory goal but no baseline memory was measured (is the counting allocator installed?)".into()),
+                    m,
+                )
+            }
+        }
+    }
+}
+
+impl TargetResult {
+    /// Fill `status`, `message` and `metrics` from the raw facts ([`derive`]).
+    pub fn finalize(&mut self, min_speedup: f64) {
+        let (s, msg, m) = derive(self, min_speedup);
+        self.status = s;
+        self.message = msg;
+        self.metrics = m;
+    }
+}
+
+/// Check the file: schema, names, finite samples, statistics equal to a recomputation from the
+/// samples, and stored verdicts equal to [`derive`]. A file that fails is not a usable result.
+pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
+    let file = "benchmark_test_results.json";
+    if r.schema_version != RESULTS_SCHEMA_VERSION {
+        return Err(invalid(
+            format!("{file}: schema_version"),
+            format!(
+                "expected {RESULTS_SCHEMA_VERSION}, found {}",
+                r.schema_version
+            ),
+        ));
+    }
+    if !crate::fsx::is_safe_run_id(&r.run_id) {
+        return Err(invalid(
+            format!("{file}: run_id"),
+            format!("{:?} is not a safe run id", r.run_id),
+        ));
+    }
+    if chrono::DateTime::parse_from_rfc3339(&r.timestamp).is_err() {
+        return Err(invalid(
+            format!("{file}: timestamp"),
+            format!("expected RFC 3339, found {:?}", r.timestamp),
+        ));
+    }
+    if !r.min_speedup.is_finite() || r.min_speedup < 0.0 {
+        return Err(invalid(
+            format!("{file}: min_speedup"),
+            format!("expected a finite number >= 0, found {}", r.min_speedup),
+        ));
+    }
+    let mut keys = std::collections::BTreeSet::new();
+    for t in &r.targets {
+        let what = format!("{file}: targets[{}]", t.key);
+        if !keys.insert(t.key.as_str()) {
+            return Err(invalid(what, "duplicate target key"));
+        }
+        for (k, p) in &t.artifacts {
+            if !is_artifact_key(k) || crate::fsx::safe_relative_parts(p).is_none() {
+                return Err(invalid(
+                    format!("{what}.artifacts.{k}"),
+                    format!(
+                        "expected a key ending in _rep/_trace/_json and a safe relative path, found {p:?}"
+                    ),
+                ));
+            }
+        }
+        for (i, v) in t.variants.iter().enumerate() {
+            let vw = format!("{what}.variants[{i}] ({})", v.name);
+            let expect_role = if i == 0 {
+                Role::Baseline
+            } else {
+                Role::Optimized
+            };
+            if v.role != expect_role {
+                return Err(invalid(
+                    vw,
+                    format!("expected role {expect_role:?}, found {:?}", v.role),
+                ));
+            }
+            match Stats::of(&v.samples_ms) {
+                None => {
+                    return Err(invalid(
+                        format!("{vw}.samples_ms"),
+                        "expected at least one finite, non-negative sample",
+                    ));
+                }
+                Some(s) if s != v.stats => {
+                    return Err(invalid(
+                        format!("{vw}.stats"),
+                        "stored statistics differ from those of samples_ms",
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        let (s, msg, m) = derive(t, r.min_speedup);
+        if s != t.status || msg != t.message || m != t.metrics {
+            return Err(invalid(
+                format!("{what}.status"),
+                format!(
+                    "stored verdict {:?} differs from the one derived from its samples ({s:?})",
+                    t.status
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_artifact_key(k: &str) -> bool {
+    k.ends_with("_rep") || k.ends_with("_trace") || k.ends_with("_json")
+}
+
+/// `summary.json` target rows, in suite order: the reference row rules (`best_optimized_time_ms =
+/// baseline / best_speedup`, `best_optimized_memory_mb = baseline * (1 - savings / 100)`,
+/// `artifacts` rewritten to `<run_id>/...`, `missing` rows for suite targets without a result).
+/// The file is validated first. Aggregates are left to the caller.
+pub fn summarize(r: &ResultsFile, suite: &Suite) -> Result<Vec<TargetSummary>, ResultError> {
+    if r.suite_name != suite.suite_name || r.suite_version != suite.version {
+        return Err(ResultError::SuiteMismatch {
+            expected: format!("{} v{}", suite.suite_name, suite.version),
+            found: format!("{} v{}", r.suite_name, r.suite_version),
+        });
+    }
+    validate(r)?;
+    let mut rows = Vec::with_capacity(suite.targets.len());
+    for st in &suite.targets {
+        let Some(t) = r.targets.iter().find(|t| t.target == st.target) else {
+            rows.push(TargetSummary {
+                key: st.key.clone(),
+                target: st.target.clone(),
+                category: st.category.clone(),
+                rationale: st.rationale.clone(),
+                status: "missing".into(),
+                baseline_time_ms: None,
+                best_speedup: None,
+                best_optimized_time_ms: None,
+                best_optimization: None,
+                optimization_goal: None,
+                baseline_memory_mb: None,
+                best_memory_savings_pct: None,
+                best_optimized_memory_mb: None,
+                baseline_p75_ms: None,
+                baseline_file: None,
+                artifacts: BTreeMap::new(),
+                verification_tolerance: None,
+                extra: Default::default(),
+            });
+            continue;
+        };
+        let m = &t.metrics;
+        let best_optimized_time_ms = match (m.baseline_time_ms, m.best_speedup) {
+            (Some(b), Some(s)) if b > 0.0 && s > 0.0 => Some(b / s),
+            _ => None,
+        };
+        let best_optimized_memory_mb = match (m.baseline_memory_mb, m.best_memory_savings_pct) {
+            (Some(b), Some(p)) if b > 0.0 => Some(b * (1.0 - p / 100.0)),
+            _ => None,
+        };
+        let mut extra = serde_json::Map::new();
+        if let Some(msg) = &t.message {
+            extra.insert("message".into(), serde_json::Value::String(msg.clone()));
+        }
+        rows.push(TargetSummary {
+            key: st.key.clone(),
+            target: st.target.clone(),
+            category: st.category.clone(),
+            rationale: st.rationale.clone(),
+            status: t.status.clone(),
+            baseline_time_ms: m.baseline_time_ms,
+            best_speedup: m.best_speedup,
+            best_optimized_time_ms,
+            best_optimization: m.best_optimization.clone(),
+            optimization_goal: Some(t.optimization_goal.as_str().into()),
+            baseline_memory_mb: m.baseline_memory_mb,
+            best_memory_savings_pct: m.best_memory_savings_pct,
+            best_optimized_memory_mb,
+            baseline_p75_ms: m.baseline_p75_ms,
+            baseline_file: t
+                .baseline_file
+                .as_deref()
+                .filter(|p| crate::fsx::safe_relative_parts(p).is_some())
+                .map(str::to_string),
+            artifacts: t
+                .artifacts
+                .iter()
+                .map(|(k, p)| (k.clone(), format!("{}/{p}", r.run_id)))
+                .collect(),
+            verification_tolerance: Some(t.tolerance),
+            extra,
+        });
+    }
+    Ok(rows)
+}

@@ -1,0 +1,113 @@
+//! Summary statistics of raw timing samples: median, mean, population standard deviation, min, max,
+//! linearly interpolated percentiles (numpy's default) and the coefficient of variation.
+
+use crate::json::ser_finite;
+use serde::{Deserialize, Serialize};
+
+/// Statistics of one variant's timed samples (milliseconds). A pure function of the samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stats {
+    /// Number of samples.
+    pub count: u32,
+    /// Median (the reported time of a variant).
+    #[serde(serialize_with = "ser_finite")]
+    pub median_ms: f64,
+    /// Arithmetic mean (the reference implementation reported this one).
+    #[serde(serialize_with = "ser_finite")]
+    pub mean_ms: f64,
+    /// Population standard deviation (ddof 0).
+    #[serde(serialize_with = "ser_finite")]
+    pub std_ms: f64,
+    /// Smallest sample.
+    #[serde(serialize_with = "ser_finite")]
+    pub min_ms: f64,
+    /// Largest sample.
+    #[serde(serialize_with = "ser_finite")]
+    pub max_ms: f64,
+    /// 25th percentile.
+    #[serde(serialize_with = "ser_finite")]
+    pub p25_ms: f64,
+    /// 75th percentile.
+    #[serde(serialize_with = "ser_finite")]
+    pub p75_ms: f64,
+    /// 90th percentile.
+    #[serde(serialize_with = "ser_finite")]
+    pub p90_ms: f64,
+    /// 99th percentile.
+    #[serde(serialize_with = "ser_finite")]
+    pub p99_ms: f64,
+    /// `std / mean` (0 when the mean is 0).
+    #[serde(serialize_with = "ser_finite")]
+    pub cv: f64,
+}
+
+impl Stats {
+    /// Statistics of `samples`; `None` when empty or when any sample is negative or not finite.
+    pub fn of(samples: &[f64]) -> Option<Stats> {
+        if samples.is_empty() || samples.iter().any(|s| !s.is_finite() || *s < 0.0) {
+            return None;
+        }
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len() as f64;
+        let mean = sorted.iter().sum::<f64>() / n;
+        let var = sorted.iter().map(|s| (s - mean) * (s - mean)).sum::<f64>() / n;
+        let std = var.sqrt();
+        Some(Stats {
+            count: u32::try_from(sorted.len()).unwrap_or(u32::MAX),
+            median_ms: percentile(&sorted, 50.0),
+            mean_ms: mean,
+            std_ms: std,
+            min_ms: sorted[0],
+            max_ms: sorted[sorted.len() - 1],
+            p25_ms: percentile(&sorted, 25.0),
+            p75_ms: percentile(&sorted, 75.0),
+            p90_ms: percentile(&sorted, 90.0),
+            p99_ms: percentile(&sorted, 99.0),
+            cv: if mean > 0.0 { std / mean } else { 0.0 },
+        })
+    }
+}
+
+/// Percentile `p` (0..=100) of ascending `sorted` by linear interpolation between closest ranks.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (p / 100.0) * (sorted.len() - 1) as f64;
+    let lo = rank.floor() as usize;
+    let hi = rank.ceil() as usize;
+    let frac = rank - lo as f64;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * frac
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_match_hand_computed_values() {
+        let s = Stats::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!(s.count, 4);
+        assert_eq!(s.median_ms, 2.5);
+        assert_eq!(s.mean_ms, 2.5);
+        assert_eq!(s.min_ms, 1.0);
+        assert_eq!(s.max_ms, 4.0);
+        assert_eq!(s.p25_ms, 1.75);
+        assert_eq!(s.p75_ms, 3.25);
+        assert!((s.std_ms - 1.25f64.sqrt()).abs() < 1e-12);
+        assert!((s.cv - 1.25f64.sqrt() / 2.5).abs() < 1e-12);
+        let odd = Stats::of(&[5.0, 1.0, 9.0]).unwrap();
+        assert_eq!(odd.median_ms, 5.0);
+        assert!((odd.p90_ms - 8.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn empty_or_non_finite_samples_have_no_stats() {
+        assert!(Stats::of(&[]).is_none());
+        assert!(Stats::of(&[1.0, f64::NAN]).is_none());
+        assert!(Stats::of(&[1.0, f64::INFINITY]).is_none());
+        assert!(Stats::of(&[-1.0]).is_none());
+    }
+}

@@ -1,0 +1,219 @@
+//! `gradient_fusion`: `tensors` small gradient tensors all-reduced across `ranks` worker threads,
+//! `repeats` times, into an accumulator. Baseline all-reduces each tensor separately (one barrier
+//! per tensor); optimized packs each rank's tensors into a flat buffer and all-reduces it in
+//! `bucket_elems` buckets (one barrier per bucket).
+
+use super::{fn_variant, signature, split_ranges, tensor};
+use crate::bench::backend::{BackendError, Shapes, Workload, param};
+use crate::bench::result::Work;
+use std::sync::{Arc, Barrier};
+
+/// Source of the baseline (repo-relative).
+pub const FILE: &str = "crates/tier1/src/bench/targets/gradient_fusion.rs";
+
+/// Problem size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Params {
+    /// Gradient tensors per rank.
+    pub tensors: usize,
+    /// Elements per tensor.
+    pub tensor_elems: usize,
+    /// All-reduce repetitions per run.
+    pub repeats: usize,
+    /// Worker threads ("ranks").
+    pub ranks: usize,
+    /// Elements per fused bucket.
+    pub bucket_elems: usize,
+}
+
+impl Params {
+    /// From the profile's shapes.
+    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
+        let key = "gradient_fusion";
+        Ok(Params {
+            tensors: param(key, shapes, "tensors", 1)?,
+            tensor_elems: param(key, shapes, "tensor_elems", 1)?,
+            repeats: param(key, shapes, "repeats", 1)?,
+            ranks: param(key, shapes, "ranks", 1)?,
+            bucket_elems: param(key, shapes, "bucket_elems", 1)?,
+        })
+    }
+}
+
+/// Per rank, per tensor gradients (`grads[rank][tensor]`, separate allocations like real ones).
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// Sizes.
+    pub p: Params,
+    /// Gradients.
+    pub grads: Vec<Vec<Vec<f32>>>,
+}
+
+/// Seeded inputs.
+pub fn inputs(p: Params, seed: u64) -> Inputs {
+    let mut r = crate::bench::rng::Rng::new(seed, 40);
+    Inputs {
+        p,
+        grads: (0..p.ranks)
+            .map(|_| {
+                (0..p.tensors)
+                    .map(|_| r.normal_vec(p.tensor_elems, 0.1))
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+/// The output slices of `out` (`n` elements in segments of `seg`) that `rank` reduces: chunk
+/// `rank` of every segment, in segment order, with its offset.
+fn rank_slices(out: &mut [f32], seg: usize, ranks: usize) -> Vec<Vec<(usize, &mut [f32])>> {
+    let mut per: Vec<Vec<(usize, &mut [f32])>> = (0..ranks).map(|_| Vec::new()).collect();
+    let mut off = 0;
+    for s in out.chunks_mut(seg) {
+        let len = s.len();
+        let mut rest = s;
+        for (r, range) in split_ranges(len, ranks).into_iter().enumerate() {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(range.len());
+            rest = tail;
+            per[r].push((off + range.start, head));
+        }
+        off += len;
+    }
+    per
+}
+
+/// Baseline: per repeat, per tensor, each rank reduces its chunk across ranks, then a barrier.
+pub fn baseline(inp: &Inputs, out: &mut [f32]) {
+    let p = inp.p;
+    out.fill(0.0);
+    let barrier = Barrier::new(p.ranks);
+    let e = p.tensor_elems;
+    std::thread::scope(|s| {
+        for mine in rank_slices(out, e, p.ranks) {
+            let barrier = &barrier;
+            s.spawn(move || {
+                let mut mine = mine;
+                for _ in 0..p.repeats {
+                    for (off, dst) in mine.iter_mut() {
+                        let (t, o) = (*off / e, *off % e);
+                        for (i, d) in dst.iter_mut().enumerate() {
+                            let mut sum = 0.0f32;
+                            for g in &inp.grads {
+                                sum += g[t][o + i];
+                            }
+                            *d += sum;
+                        }
+                        barrier.wait();
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// Optimized: each rank packs its tensors into one flat buffer, then per repeat every rank
+/// reduces its chunk of each bucket across ranks, with one barrier per bucket.
+pub fn optimized(inp: &Inputs, out: &mut [f32]) {
+    let p = inp.p;
+    out.fill(0.0);
+    let packed: Vec<Vec<f32>> = std::thread::scope(|s| {
+        let handles: Vec<_> = inp
+            .grads
+            .iter()
+            .map(|g| s.spawn(move || g.concat()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let barrier = Barrier::new(p.ranks);
+    std::thread::scope(|s| {
+        for mine in rank_slices(out, p.bucket_elems, p.ranks) {
+            let (barrier, packed) = (&barrier, &packed);
+            s.spawn(move || {
+                let mut mine = mine;
+                for _ in 0..p.repeats {
+                    for (off, dst) in mine.iter_mut() {
+                        for (i, d) in dst.iter_mut().enumerate() {
+                            let mut sum = 0.0f32;
+                            for g in packed {
+                                sum += g[*off + i];
+                            }
+                            *d += sum;
+                        }
+                        barrier.wait();
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// f64 reference.
+pub fn reference(inp: &Inputs) -> Vec<f64> {
+    let p = inp.p;
+    let mut out = vec![0.0f64; p.tensors * p.tensor_elems];
+    for (i, o) in out.iter_mut().enumerate() {
+        let (t, e) = (i / p.tensor_elems, i % p.tensor_elems);
+        let s: f64 = inp.grads.iter().map(|g| f64::from(g[t][e])).sum();
+        *o = s * p.repeats as f64;
+    }
+    out
+}
+
+/// The CPU workload.
+pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+    let p = Params::from_shapes(shapes)?;
+    let inp = Arc::new(inputs(p, seed));
+    let sig = signature(
+        seed,
+        vec![tensor(
+            "grads",
+            "f32",
+            &[p.ranks, p.tensors, p.tensor_elems],
+        )],
+    );
+    let n = p.tensors * p.tensor_elems;
+    let r = Arc::clone(&inp);
+    let (rep, ranks, nf) = (p.repeats as f64, p.ranks as f64, n as f64);
+    Ok(Workload {
+        variants: vec![
+            fn_variant("baseline", sig.clone(), Arc::clone(&inp), n, baseline),
+            fn_variant("optimized_bucketed", sig, Arc::clone(&inp), n, optimized),
+        ],
+        work: Work {
+            flops: Some(rep * ranks * nf),
+            bytes: Some(rep * (ranks + 2.0) * nf * 4.0),
+        },
+        baseline_file: FILE.into(),
+        reference: Some(Box::new(move || reference(&r))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucketed_equals_per_tensor_for_uneven_buckets() {
+        let p = Params {
+            tensors: 5,
+            tensor_elems: 7,
+            repeats: 3,
+            ranks: 3,
+            bucket_elems: 11,
+        };
+        let inp = inputs(p, 42);
+        let (mut a, mut b) = (vec![0.0; 35], vec![0.0; 35]);
+        baseline(&inp, &mut a);
+        optimized(&inp, &mut b);
+        assert_eq!(a, b);
+        let want = reference(&inp);
+        assert!(
+            a.iter()
+                .zip(&want)
+                .all(|(x, w)| (f64::from(*x) - w).abs() < 1e-5)
+        );
+    }
+}

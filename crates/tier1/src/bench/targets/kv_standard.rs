@@ -1,0 +1,300 @@
+//! `kv_standard` (memory goal): append `steps` decode tokens to a KV cache of `layers` layers
+//! (`active_layers` of them written). Baseline stores bf16 values; optimized stores FP8 E4M3 codes
+//! with one f32 scale per (layer, position) (absmax mapped to 448), about half the bytes.
+//! Verification dequantizes every written token.
+
+use super::{signature, tensor};
+use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload, param};
+use crate::bench::result::Work;
+use std::sync::Arc;
+
+/// Source of the baseline (repo-relative).
+pub const FILE: &str = "crates/tier1/src/bench/targets/kv_standard.rs";
+/// Largest finite E4M3 value.
+pub const E4M3_MAX: f32 = 448.0;
+
+/// Problem size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Params {
+    /// Batch.
+    pub batch: usize,
+    /// Layers of the cache.
+    pub layers: usize,
+    /// KV heads.
+    pub heads: usize,
+    /// Cache capacity in tokens.
+    pub max_seq: usize,
+    /// Head dimension.
+    pub head_dim: usize,
+    /// Tokens appended per run.
+    pub steps: usize,
+    /// Layers written per token.
+    pub active_layers: usize,
+}
+
+impl Params {
+    /// From the profile's shapes.
+    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
+        let key = "kv_standard";
+        let p = Params {
+            batch: param(key, shapes, "batch", 1)?,
+            layers: param(key, shapes, "layers", 1)?,
+            heads: param(key, shapes, "heads", 1)?,
+            max_seq: param(key, shapes, "max_seq", 1)?,
+            head_dim: param(key, shapes, "head_dim", 1)?,
+            steps: param(key, shapes, "steps", 1)?,
+            active_layers: param(key, shapes, "active_layers", 1)?,
+        };
+        for (name, v, max) in [
+            ("steps", p.steps, p.max_seq),
+            ("active_layers", p.active_layers, p.layers),
+        ] {
+            if v > max {
+                return Err(BackendError::Shape {
+                    key: key.into(),
+                    param: name.into(),
+                    message: format!("expected at most {max}, found {v}"),
+                });
+            }
+        }
+        Ok(p)
+    }
+
+    /// Values of one token in one layer (K and V): `2 × batch × heads × head_dim`.
+    pub fn token_elems(&self) -> usize {
+        2 * self.batch * self.heads * self.head_dim
+    }
+
+    /// Elements of the whole cache `[layers, 2, batch, heads, max_seq, head_dim]`.
+    pub fn cache_elems(&self) -> usize {
+        self.layers * self.max_seq * self.token_elems()
+    }
+}
+
+/// New K/V values: `[steps, active_layers, 2, batch, heads, head_dim]`.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// Sizes.
+    pub p: Params,
+    /// Token values.
+    pub kv: Vec<f32>,
+}
+
+/// Seeded inputs.
+pub fn inputs(p: Params, seed: u64) -> Inputs {
+    let mut r = crate::bench::rng::Rng::new(seed, 30);
+    Inputs {
+        p,
+        kv: r.normal_vec(p.steps * p.active_layers * p.token_elems(), 2.0),
+    }
+}
+
+/// f32 to bf16 bits, round to nearest even.
+pub fn to_bf16(x: f32) -> u16 {
+    let b = x.to_bits();
+    ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) as u16
+}
+
+/// bf16 bits to f32.
+pub fn from_bf16(h: u16) -> f32 {
+    f32::from_bits(u32::from(h) << 16)
+}
+
+/// f32 (already scaled into ±448) to an E4M3 code, round to nearest even, saturating.
+pub fn to_e4m3(x: f32) -> u8 {
+    let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+    let a = x.abs();
+    if a.is_nan() {
+        return 0x7F;
+    }
+    let mag = if a < 2f32.powi(-6) {
+        // Subnormal: multiples of 2^-9; code 8 is the smallest normal, which is the same value.
+        let q = a * 512.0;
+        let r = q.round_ties_even();
+        r as u8
+    } else {
+        let b = a.to_bits();
+        let e = ((b >> 23) as i32) - 127 + 7;
+        let m = b & 0x7F_FFFF;
+        let mut code = ((e as u32) << 3) | (m >> 20);
+        let rem = m & 0xF_FFFF;
+        if rem > 0x8_0000 || (rem == 0x8_0000 && code & 1 == 1) {
+            code += 1;
+        }
+        code.min(0x7E) as u8
+    };
+    sign | mag
+}
+
+/// E4M3 code to f32.
+pub fn from_e4m3(c: u8) -> f32 {
+    let sign = if c & 0x80 != 0 { -1.0 } else { 1.0 };
+    let e = i32::from((c >> 3) & 0xF);
+    let m = f32::from(c & 7);
+    sign * if e == 0 {
+        m * 2f32.powi(-9)
+    } else {
+        (1.0 + m / 8.0) * 2f32.powi(e - 7)
+    }
+}
+
+fn cache_index(p: &Params, layer: usize, kvb: usize, pos: usize) -> usize {
+    // kvb indexes (k_or_v, batch, head) flattened; the cache is [layers, 2, batch, heads, max_seq, d].
+    ((layer * 2 * p.batch * p.heads + kvb) * p.max_seq + pos) * p.head_dim
+}
+
+/// A cache after a run: bf16 values, or E4M3 codes with per-(layer, position) scales.
+pub enum Cache {
+    /// `[layers, 2, batch, heads, max_seq, head_dim]` bf16 bits.
+    Bf16(Vec<u16>),
+    /// Codes of the same shape and scales `[layers, max_seq]`.
+    Fp8(Vec<u8>, Vec<f32>),
+}
+
+/// Baseline: allocate the bf16 cache and append every token.
+pub fn append_bf16(inp: &Inputs) -> Cache {
+    let p = inp.p;
+    let d = p.head_dim;
+    let mut cache = vec![0u16; p.cache_elems()];
+    for (tok, src) in inp.kv.chunks(p.token_elems()).enumerate() {
+        let (pos, layer) = (tok / p.active_layers, tok % p.active_layers);
+        for (kvb, row) in src.chunks(d).enumerate() {
+            let o = cache_index(&p, layer, kvb, pos);
+            for (dst, x) in cache[o..o + d].iter_mut().zip(row) {
+                *dst = to_bf16(*x);
+            }
+        }
+    }
+    Cache::Bf16(cache)
+}
+
+/// Optimized: allocate the E4M3 cache and scales, quantize each token once and append it.
+pub fn append_fp8(inp: &Inputs) -> Cache {
+    let p = inp.p;
+    let d = p.head_dim;
+    let mut codes = vec![0u8; p.cache_elems()];
+    let mut scales = vec![0.0f32; p.layers * p.max_seq];
+    for (tok, src) in inp.kv.chunks(p.token_elems()).enumerate() {
+        let (pos, layer) = (tok / p.active_layers, tok % p.active_layers);
+        let absmax = src.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let scale = if absmax > 0.0 { absmax / E4M3_MAX } else { 1.0 };
+        let inv = 1.0 / scale;
+        scales[layer * p.max_seq + pos] = scale;
+        for (kvb, row) in src.chunks(d).enumerate() {
+            let o = cache_index(&p, layer, kvb, pos);
+            for (dst, x) in codes[o..o + d].iter_mut().zip(row) {
+                *dst = to_e4m3(x * inv);
+            }
+        }
+    }
+    Cache::Fp8(codes, scales)
+}
+
+/// Dequantize every written token, in input order.
+pub fn read_back(p: &Params, cache: &Cache) -> Vec<f32> {
+    let d = p.head_dim;
+    let mut out = Vec::with_capacity(p.steps * p.active_layers * p.token_elems());
+    for tok in 0..p.steps * p.active_layers {
+        let (pos, layer) = (tok / p.active_layers, tok % p.active_layers);
+        for kvb in 0..2 * p.batch * p.heads {
+            let o = cache_index(p, layer, kvb, pos);
+            match cache {
+                Cache::Bf16(c) => out.extend(c[o..o + d].iter().map(|h| from_bf16(*h))),
+                Cache::Fp8(c, s) => {
+                    let scale = s[layer * p.max_seq + pos];
+                    out.extend(c[o..o + d].iter().map(|q| from_e4m3(*q) * scale));
+                }
+            }
+        }
+    }
+    out
+}
+
+struct KvRun {
+    inp: Arc<Inputs>,
+    fp8: bool,
+}
+
+impl KvRun {
+    fn append(&self) -> Cache {
+        if self.fp8 {
+            append_fp8(&self.inp)
+        } else {
+            append_bf16(&self.inp)
+        }
+    }
+}
+
+impl VariantRun for KvRun {
+    fn run(&mut self) -> Result<Option<f64>, BackendError> {
+        let cache = self.append();
+        std::hint::black_box(&cache);
+        Ok(None)
+    }
+
+    fn output(&mut self) -> Result<Vec<f32>, BackendError> {
+        Ok(read_back(&self.inp.p, &self.append()))
+    }
+}
+
+/// The CPU workload.
+pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+    let p = Params::from_shapes(shapes)?;
+    let inp = Arc::new(inputs(p, seed));
+    let sig = signature(
+        seed,
+        vec![tensor(
+            "kv",
+            "f32",
+            &[p.steps, p.active_layers, 2, p.batch, p.heads, p.head_dim],
+        )],
+    );
+    let n = inp.kv.len() as f64;
+    let r = Arc::clone(&inp);
+    let mk = |name: &str, fp8: bool, sig| Variant {
+        name: name.into(),
+        signature: sig,
+        runner: Box::new(KvRun {
+            inp: Arc::clone(&inp),
+            fp8,
+        }),
+    };
+    Ok(Workload {
+        variants: vec![
+            mk("baseline", false, sig.clone()),
+            mk("optimized_fp8_e4m3_scaled", true, sig),
+        ],
+        work: Work {
+            flops: None,
+            bytes: Some(n * (4.0 + 2.0)),
+        },
+        baseline_file: FILE.into(),
+        reference: Some(Box::new(move || {
+            r.kv.iter().map(|x| f64::from(*x)).collect()
+        })),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e4m3_round_trips_every_finite_code() {
+        for c in 0u8..=255 {
+            if c & 0x7F == 0x7F {
+                continue;
+            }
+            let x = from_e4m3(c);
+            let back = to_e4m3(x);
+            assert!(
+                back == c || (x == 0.0 && back & 0x7F == 0),
+                "{c:#x} {x} {back:#x}"
+            );
+        }
+        assert_eq!(from_e4m3(0x7E), 448.0);
+        assert_eq!(to_e4m3(1000.0), 0x7E);
+        assert_eq!(to_e4m3(1.0 + 1.0 / 16.0), to_e4m3(1.0)); // tie to even
+        assert_eq!(from_bf16(to_bf16(1.5)), 1.5);
+    }
+}
