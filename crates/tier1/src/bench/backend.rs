@@ -53,6 +53,12 @@ pub trait VariantRun: Send {
     fn run(&mut self) -> Result<Option<f64>, BackendError>;
     /// Execute once more (untimed) and return the output, flattened, for verification.
     fn output(&mut self) -> Result<Vec<f32>, BackendError>;
+    /// Bytes of device memory this variant holds for a run (its scratch and output buffers, not
+    /// the shared inputs), reported as its memory peak instead of the host allocator's count.
+    /// `None` (the default) for host-only variants.
+    fn device_peak_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A named variant with its input signature.
