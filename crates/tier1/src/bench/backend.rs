@@ -132,10 +132,7 @@ impl Backend for CpuBackend {
             device_uuids: Vec::new(),
             driver_version: None,
             cuda_version: None,
-            runner: std::env::var("RUNNER_NAME")
-                .ok()
-                .filter(|s| !s.is_empty())
-                .or_else(host_name),
+            runner: runner_name(),
             profile: None,
         }
     }
@@ -158,6 +155,14 @@ pub fn cpu_model() -> String {
         })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
     format!("{model} x{threads}")
+}
+
+/// The runner: `RUNNER_NAME` when set and non-empty, else the host name.
+pub fn runner_name() -> Option<String> {
+    std::env::var("RUNNER_NAME")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(host_name)
 }
 
 fn host_name() -> Option<String> {

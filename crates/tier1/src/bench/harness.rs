@@ -491,6 +491,9 @@ mod tests {
             err.to_string(),
             "profile \"minimal\" is for the cuda backend, found backend cpu"
         );
-        assert_eq!(crate::exit::Classify::exit(&err), crate::exit::Exit::Invalid);
+        assert_eq!(
+            crate::exit::Classify::exit(&err),
+            crate::exit::Exit::Invalid
+        );
     }
 }

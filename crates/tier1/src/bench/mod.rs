@@ -19,3 +19,12 @@ pub use result::{ResultsFile, summarize};
 #[cfg(test)]
 #[global_allocator]
 static TEST_ALLOC: alloc::CountingAlloc = alloc::CountingAlloc::new();
+
+/// The CUDA backend on device 0: probe the driver, compile the kernels for the device's
+/// architecture (once per process), load them. A missing driver, NVRTC or device is an `Err`
+/// naming what is missing, never a panic.
+pub fn cuda_backend() -> Result<std::sync::Arc<dyn Backend>, String> {
+    cuda::CudaBackend::new(0)
+        .map(|b| std::sync::Arc::new(b) as std::sync::Arc<dyn Backend>)
+        .map_err(|e| e.to_string())
+}
