@@ -255,3 +255,158 @@ fn llama_inputs(inp: &llama_3_1_8b::Inputs) -> Inputs {
         ("mask", HostData::F32(mask)),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `kv_append_bf16` of `kernels/kv_cache.cu`, emulated on the host over the uploaded layout.
+    fn emulate_bf16(p: &kv_standard::Params, src: &[f32]) -> Vec<u8> {
+        let mut cache = vec![0u8; p.cache_elems() * 2];
+        let per_layer = p.batch * 2 * p.heads * p.head_dim;
+        for pos in 0..p.steps {
+            let step =
+                &src[pos * p.active_layers * per_layer..(pos + 1) * p.active_layers * per_layer];
+            for (x, v) in step.iter().enumerate() {
+                let (layer, mut r) = (x / per_layer, x % per_layer);
+                let c = r % p.head_dim;
+                r /= p.head_dim;
+                let h = r % p.heads;
+                r /= p.heads;
+                let (kv, b) = (r % 2, r / 2);
+                let at = ((((b * p.layers + layer) * 2 + kv) * p.heads + h) * p.max_seq + pos)
+                    * p.head_dim
+                    + c;
+                cache[2 * at..2 * at + 2].copy_from_slice(&kv_standard::to_bf16(*v).to_le_bytes());
+            }
+        }
+        cache
+    }
+
+    #[test]
+    fn kv_upload_layout_and_read_back_match_the_cpu_twin() {
+        let p = kv_standard::Params {
+            batch: 2,
+            layers: 3,
+            heads: 2,
+            max_seq: 9,
+            head_dim: 4,
+            steps: 5,
+            active_layers: 2,
+        };
+        let inp = kv_standard::inputs(p, 42);
+        let cache = emulate_bf16(&p, &kv_src(&inp));
+        let compact: Vec<u8> = kv_segments(&p, 2)
+            .into_iter()
+            .flat_map(|(o, l)| cache[o..o + l].to_vec())
+            .collect();
+        let want = kv_standard::read_back(&p, &kv_standard::append_bf16(&inp));
+        assert_eq!(kv_decode(&p, &compact, None), want);
+        // FP8: codes in the same layout, one scale per (layer, pos).
+        let codes: Vec<u8> = compact
+            .chunks_exact(2)
+            .map(|c| kv_standard::to_e4m3(kv_standard::from_bf16(u16::from_le_bytes([c[0], c[1]]))))
+            .collect();
+        let scales = vec![1.0f32; p.layers * p.max_seq];
+        let got = kv_decode(&p, &codes, Some(&scales));
+        assert_eq!(got.len(), want.len());
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(g, w)| (g - w).abs() <= w.abs() / 8.0 + 1e-2)
+        );
+    }
+
+    #[test]
+    fn block_scaling_padding_keeps_rows_and_zeroes_the_rest() {
+        let p = block_scaling::Params {
+            m: 3,
+            n: 130,
+            k: 48,
+        };
+        let inp = block_scaling::inputs(p, 7);
+        let data = block_scaling_inputs(&inp);
+        let HostData::U8(a) = &data[0].1 else {
+            panic!("bytes expected")
+        };
+        assert_eq!(a.len(), 128 * 64 / 2);
+        assert_eq!(
+            &a[32..32 + 24],
+            &inp.a[24..48],
+            "row 1 starts at the padded stride"
+        );
+        assert!(a[24..32].iter().all(|b| *b == 0) && a[3 * 32..].iter().all(|b| *b == 0));
+        let HostData::U8(b) = &data[2].1 else {
+            panic!("bytes expected")
+        };
+        assert_eq!(b.len(), 256 * 64 / 2);
+    }
+
+    #[test]
+    fn llama_weights_are_transposed_and_rope_permuted() {
+        let p = llama_3_1_8b::Params {
+            layers: 1,
+            hidden: 8,
+            heads: 2,
+            kv_heads: 1,
+            mlp: 6,
+            seq: 3,
+            batch: 1,
+        };
+        let inp = llama_3_1_8b::inputs(p, 3);
+        let data = llama_inputs(&inp);
+        let get = |n: &str| match &data.iter().find(|(k, _)| *k == n).expect("buffer").1 {
+            HostData::F32(v) => v.clone(),
+            HostData::U8(_) => panic!("f32 expected"),
+        };
+        let (h, hd, kvd) = (8, 4, 4);
+        let wqkv = get("wqkv");
+        assert_eq!(wqkv.len(), (h + 2 * kvd) * h);
+        let l = &inp.layers[0];
+        // q row 1 of head 0 is CPU column rope_perm(1) = 2; q row 2 is column 1.
+        for i in 0..h {
+            assert_eq!(wqkv[h + i], l.wq[i * h + 2]);
+            assert_eq!(wqkv[2 * h + i], l.wq[i * h + 1]);
+            assert_eq!(
+                wqkv[(h + kvd + 3) * h + i],
+                l.wv[i * kvd + 3],
+                "v rows are not permuted"
+            );
+        }
+        let mut seen: Vec<usize> = (0..hd).map(|c| rope_perm(c, hd)).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..hd).collect::<Vec<_>>());
+        let wdown = get("wdown");
+        assert_eq!(
+            wdown[5],
+            l.w_down[5 * h],
+            "row 0 of [out, in] is column 0 of [in, out]"
+        );
+        assert_eq!(get("mask")[1], f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn every_target_has_host_data_of_the_planned_sizes_at_smoke() {
+        let suite = crate::suite::Suite::embedded();
+        for key in crate::bench::targets::BUILTIN_KEYS {
+            let shapes = suite
+                .target(key)
+                .and_then(|t| t.shapes.get("smoke").cloned())
+                .expect("smoke");
+            let plan = super::super::plans::plan(key, &shapes).expect("plan");
+            let (data, cpu) = inputs(key, &shapes, 42).expect("inputs");
+            for spec in plan
+                .buffers
+                .iter()
+                .filter(|b| b.owner == super::super::plan::Owner::Input)
+            {
+                let d = data
+                    .iter()
+                    .find(|(n, _)| *n == spec.name)
+                    .unwrap_or_else(|| panic!("{key}: no data for {}", spec.name));
+                assert_eq!(d.1.bytes() as u64, spec.bytes, "{key} {}", spec.name);
+            }
+            assert!(!cpu.variants.is_empty());
+        }
+    }
+}
