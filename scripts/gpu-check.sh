@@ -3,8 +3,8 @@
 # 1. probes the driver (nvidia-smi) and NVRTC (.ci/nvrtc.sh provides libnvrtc.so.12 from PyPI);
 # 2. builds release;
 # 3. runs the CUDA tests with TIER1_NVRTC_REQUIRED=1 and TIER1_GPU_TESTS=1;
-# 4. runs the `minimal` suite once on the cuda backend and writes a results table
-#    (GPU model, per-target baseline/optimized time, speedup, fraction of peak) to
+# 4. runs `tier1-run --profile minimal` once (the profile selects the cuda backend) and writes a
+#    results table (GPU model, per-target baseline/optimized ms, speedup, fraction of peak) to
 #    ${TIER1_GPU_CHECK_OUT:-target/gpu-check}/results.md.
 # Exits non-zero on any failure, naming the step.
 set -euo pipefail
@@ -37,27 +37,51 @@ cargo test --release --locked --test 'cuda_*' 2>&1 | tee "$out/tests.log" \
 cargo test --release --locked -p tier1 --lib bench::cuda 2>&1 | tee -a "$out/tests.log" \
   || die "bench::cuda unit tests (log: $out/tests.log)"
 
-step "minimal suite on the cuda backend"
+step "minimal suite on the cuda backend (the profile's backend selects CUDA)"
 run_bin=target/release/tier1-run
-"$run_bin" --help 2>/dev/null | grep -q -- '--backend' \
-  || die "$run_bin has no --backend option yet: the harness run of the cuda backend is not wired (see docs/cuda-backend.md)"
-"$run_bin" --profile minimal --backend cuda --output "$out/run" 2>"$out/run.log" >"$out/run.json" \
-  || die "tier1-run --profile minimal --backend cuda (log: $out/run.log)"
+"$run_bin" --profile minimal --history-root "$out/history" --evidence-root "$out/runs" \
+  2>"$out/run.log" >"$out/run.json" \
+  || die "tier1-run --profile minimal (log: $out/run.log)"
+results="$(find "$out/runs" -name benchmark_test_results.json | head -n1)"
+[ -n "$results" ] || die "no benchmark_test_results.json under $out/runs"
 
 step "results table"
-python3 - "$out/run.json" "$gpu" >"$out/results.md" <<'PY' || die "results table from $out/run.json"
+# Peaks per GPU (dense, no sparsity), from NVIDIA's datasheets: H100 SXM and H200 SXM:
+# FP32 67 TFLOP/s, BF16 tensor 989 TFLOP/s, memory 3.35 TB/s (H100, HBM3) and 4.8 TB/s (H200,
+# HBM3e); B200 (HGX B200): FP32 75 TFLOP/s, BF16 tensor 2250 TFLOP/s, memory 8 TB/s.
+# block_scaling is measured against the BF16 tensor peak (its kernels multiply bf16 on tensor
+# cores); the other targets with FLOPs against FP32; kv_standard (bytes only) against memory.
+python3 - "$results" "$gpu" >"$out/results.md" <<'PY' || die "results table from $results"
 import json, sys
 run = json.load(open(sys.argv[1]))
-print(f"GPU: {sys.argv[2]}\n")
-print("| target | status | baseline ms | optimized ms | speedup | fraction of peak |")
-print("| --- | --- | ---: | ---: | ---: | ---: |")
+gpu = sys.argv[2]
+PEAKS = {"H100": (67e12, 989e12, 3.35e12), "H200": (67e12, 989e12, 4.8e12), "B200": (75e12, 2250e12, 8e12)}
+peak = next((v for k, v in PEAKS.items() if k in gpu), None)
+print(f"GPU: {gpu}\n")
+print("| target | status | baseline ms | optimized ms | speedup | achieved | fraction of peak |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
 bad = 0
 for t in run.get("targets", []):
-    peak = t.get("fraction_of_peak")
-    print(f"| {t['key']} | {t['status']} | {t.get('baseline_time_ms', float('nan')):.3f} | "
-          f"{t.get('best_optimized_time_ms', float('nan')):.3f} | {t.get('best_speedup', float('nan')):.2f} | "
-          f"{'' if peak is None else f'{peak:.1%}'} |")
-    bad += t.get("status") != "succeeded"
+    m = t.get("metrics", {})
+    opt = [v["stats"]["median_ms"] for v in t.get("variants", []) if v.get("role") == "optimized"]
+    best = min(opt) if opt else None
+    work = t.get("work") or {}
+    achieved, frac = "", ""
+    if best:
+        if work.get("flops"):
+            rate = work["flops"] / (best * 1e-3)
+            achieved = f"{rate / 1e12:.1f} TFLOP/s"
+            if peak:
+                frac = f"{rate / (peak[1] if t['key'] == 'block_scaling' else peak[0]):.1%}"
+        elif work.get("bytes"):
+            rate = work["bytes"] / (best * 1e-3)
+            achieved = f"{rate / 1e9:.0f} GB/s"
+            if peak:
+                frac = f"{rate / peak[2]:.1%}"
+    fmt = lambda x, f: "" if x is None else format(x, f)
+    print(f"| {t['key']} | {t['status']} | {fmt(m.get('baseline_time_ms'), '.3f')} | {fmt(best, '.3f')} | "
+          f"{fmt(m.get('best_speedup'), '.2f')} | {achieved} | {frac} |")
+    bad += not str(t.get("status", "")).startswith("succeeded")
 sys.exit(1 if bad or not run.get("targets") else 0)
 PY
 cat "$out/results.md"

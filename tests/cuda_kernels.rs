@@ -169,3 +169,61 @@ fn every_cuda_target_is_a_suite_target_with_both_variants() {
         );
     }
 }
+
+#[test]
+fn cuda_backend_is_a_clean_error_without_a_device() {
+    let outcome = std::panic::catch_unwind(tier1::bench::cuda_backend);
+    let Ok(result) = outcome else {
+        panic!("cuda_backend() panicked");
+    };
+    match result {
+        Err(message) => {
+            assert!(!message.is_empty());
+            eprintln!("cuda_backend() here: {message}");
+        }
+        Ok(b) => assert_eq!(
+            b.name(),
+            "cuda",
+            "a device is present: the backend names itself"
+        ),
+    }
+}
+
+/// Device tests: `TIER1_GPU_TESTS=1` on a machine with a GPU. Every target at its `smoke` shapes:
+/// each CUDA variant's output against the CPU twin's baseline output at the same seed, within the
+/// target's tolerance; device memory reported for every variant.
+#[test]
+fn device_every_target_matches_its_cpu_twin_at_smoke_shapes() {
+    if std::env::var("TIER1_GPU_TESTS").ok().as_deref() != Some("1") {
+        eprintln!("SKIP device test: set TIER1_GPU_TESTS=1 on a GPU machine to run it");
+        return;
+    }
+    let backend = tier1::bench::cuda_backend()
+        .unwrap_or_else(|e| panic!("TIER1_GPU_TESTS=1 but no CUDA backend: {e}"));
+    let suite = tier1::suite::Suite::embedded();
+    for t in &suite.targets {
+        let Some(shapes) = t.shapes.get("smoke") else {
+            continue;
+        };
+        let mut gpu = backend
+            .prepare(&t.key, shapes, 42)
+            .unwrap_or_else(|e| panic!("{}: prepare: {e}", t.key));
+        let mut cpu = tier1::bench::targets::cpu_workload(&t.key, shapes, 42).expect("cpu twin");
+        let want = cpu.variants[0].runner.output().expect("cpu baseline");
+        for v in gpu.variants.iter_mut() {
+            let got = v
+                .runner
+                .output()
+                .unwrap_or_else(|e| panic!("{} {}: {e}", t.key, v.name));
+            let check = tier1::bench::verify::compare(&got, &want, None, t.tolerance);
+            assert!(
+                check.passed,
+                "{} {} vs CPU baseline: {check:?}",
+                t.key, v.name
+            );
+            let ms = v.runner.run().expect("timed run").expect("device time");
+            assert!(ms.is_finite() && ms >= 0.0);
+            assert!(v.runner.device_peak_bytes().is_some_and(|b| b > 0));
+        }
+    }
+}

@@ -53,6 +53,12 @@ pub trait VariantRun: Send {
     fn run(&mut self) -> Result<Option<f64>, BackendError>;
     /// Execute once more (untimed) and return the output, flattened, for verification.
     fn output(&mut self) -> Result<Vec<f32>, BackendError>;
+    /// Bytes of device memory this variant holds for a run (its scratch and output buffers, not
+    /// the shared inputs), reported as its memory peak instead of the host allocator's count.
+    /// `None` (the default) for host-only variants.
+    fn device_peak_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A named variant with its input signature.
@@ -126,10 +132,7 @@ impl Backend for CpuBackend {
             device_uuids: Vec::new(),
             driver_version: None,
             cuda_version: None,
-            runner: std::env::var("RUNNER_NAME")
-                .ok()
-                .filter(|s| !s.is_empty())
-                .or_else(host_name),
+            runner: runner_name(),
             profile: None,
         }
     }
@@ -152,6 +155,14 @@ pub fn cpu_model() -> String {
         })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
     format!("{model} x{threads}")
+}
+
+/// The runner: `RUNNER_NAME` when set and non-empty, else the host name.
+pub fn runner_name() -> Option<String> {
+    std::env::var("RUNNER_NAME")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(host_name)
 }
 
 fn host_name() -> Option<String> {

@@ -401,7 +401,9 @@ fn measure(
 }
 
 /// Warm up, then time `iterations` runs; returns samples (ms) and the peak bytes one run allocated
-/// above its starting level (`None` without the counting allocator).
+/// above its starting level (`None` without the counting allocator). A variant that reports
+/// [`VariantRun::device_peak_bytes`](crate::bench::backend::VariantRun::device_peak_bytes) has
+/// that figure recorded instead (device memory is what a GPU variant trades).
 pub fn time_variant(
     run: &mut dyn crate::bench::backend::VariantRun,
     timing: Timing,
@@ -419,5 +421,79 @@ pub fn time_variant(
         peak = peak.max(alloc::peak_bytes().saturating_sub(start));
         samples.push(device_ms.unwrap_or(wall));
     }
+    if let Some(device) = run.device_peak_bytes() {
+        return Ok((samples, Some(device)));
+    }
     Ok((samples, alloc::is_installed().then_some(peak as u64)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::backend::VariantRun;
+
+    /// A variant that reports device-measured time and device bytes, or allocates on the host.
+    struct Fake {
+        device_bytes: Option<u64>,
+        host_bytes: usize,
+    }
+
+    impl VariantRun for Fake {
+        fn run(&mut self) -> Result<Option<f64>, BackendError> {
+            let v = vec![1u8; self.host_bytes];
+            std::hint::black_box(&v);
+            Ok(self.device_bytes.map(|_| 1.5))
+        }
+        fn output(&mut self) -> Result<Vec<f32>, BackendError> {
+            Ok(Vec::new())
+        }
+        fn device_peak_bytes(&self) -> Option<u64> {
+            self.device_bytes
+        }
+    }
+
+    fn timing() -> Timing {
+        Timing {
+            warmup: 1,
+            iterations: 3,
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    #[test]
+    fn device_bytes_replace_the_host_allocator_count() {
+        let mut dev = Fake {
+            device_bytes: Some(4096),
+            host_bytes: 1 << 20,
+        };
+        let (samples, peak) = time_variant(&mut dev, timing()).expect("fake device run");
+        assert_eq!(samples, vec![1.5; 3]);
+        assert_eq!(peak, Some(4096));
+        let mut host = Fake {
+            device_bytes: None,
+            host_bytes: 1 << 20,
+        };
+        let (_, peak) = time_variant(&mut host, timing()).expect("host run");
+        assert!(peak.is_some_and(|p| p >= 1 << 20), "host peak {peak:?}");
+    }
+
+    #[test]
+    fn the_minimal_profile_refuses_the_cpu_backend() {
+        let suite = Suite::embedded();
+        let err = run_suite(
+            &suite,
+            Arc::new(crate::bench::CpuBackend),
+            &HarnessOptions::new("minimal", "r1"),
+        )
+        .expect_err("minimal is a cuda profile");
+        assert!(matches!(err, HarnessError::BackendMismatch { .. }));
+        assert_eq!(
+            err.to_string(),
+            "profile \"minimal\" is for the cuda backend, found backend cpu"
+        );
+        assert_eq!(
+            crate::exit::Classify::exit(&err),
+            crate::exit::Exit::Invalid
+        );
+    }
 }

@@ -20,9 +20,11 @@ pub use result::{ResultsFile, summarize};
 #[global_allocator]
 static TEST_ALLOC: alloc::CountingAlloc = alloc::CountingAlloc::new();
 
-/// The CUDA backend when this machine has a usable device, else why not.
-/// (The CUDA implementation plugs in here; until a device and the driver are present this is an
-/// error value, never a panic.)
+/// The CUDA backend on device 0: probe the driver, compile the kernels for the device's
+/// architecture (once per process), load them. A missing driver, NVRTC or device is an `Err`
+/// naming what is missing, never a panic.
 pub fn cuda_backend() -> Result<std::sync::Arc<dyn Backend>, String> {
-    Err("the CUDA backend is not available in this build".into())
+    cuda::CudaBackend::new(0)
+        .map(|b| std::sync::Arc::new(b) as std::sync::Arc<dyn Backend>)
+        .map_err(|e| e.to_string())
 }

@@ -144,6 +144,60 @@ pub fn entry_points(source: &str) -> Vec<String> {
     names
 }
 
+/// Kind of one kernel parameter, as the launch plans pass it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// Any pointer (`const float* __restrict__`, `u8*`, ...): a device address.
+    Ptr,
+    /// `int`.
+    I32,
+    /// `long long`.
+    I64,
+    /// `float`.
+    F32,
+}
+
+/// The parameter kinds of entry `entry` declared in `source` (`None` when the entry is absent or
+/// a parameter has a type the launch plans cannot pass).
+pub fn kernel_params(source: &str, entry: &str) -> Option<Vec<ParamKind>> {
+    const MARK: &str = "extern \"C\" __global__";
+    let mut rest = source;
+    while let Some(at) = rest.find(MARK) {
+        rest = &rest[at + MARK.len()..];
+        let open = find_param_list(rest)?;
+        let head = rest[..open].trim_end();
+        let close = open + rest[open..].find(')')?;
+        if head.ends_with(entry)
+            && !head[..head.len() - entry.len()]
+                .ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        {
+            let list = rest[open + 1..close].trim();
+            if list.is_empty() {
+                return Some(Vec::new());
+            }
+            return list.split(',').map(param_kind).collect();
+        }
+        rest = &rest[close..];
+    }
+    None
+}
+
+fn param_kind(decl: &str) -> Option<ParamKind> {
+    if decl.contains('*') {
+        return Some(ParamKind::Ptr);
+    }
+    let words: Vec<&str> = decl
+        .split_whitespace()
+        .filter(|w| *w != "const" && *w != "unsigned")
+        .collect();
+    match words.as_slice() {
+        ["int", _] => Some(ParamKind::I32),
+        ["long", "long", _] => Some(ParamKind::I64),
+        ["float", _] => Some(ParamKind::F32),
+        _ => None,
+    }
+}
+
 /// Byte offset of the `(` opening the parameter list: the first `(` not belonging to a
 /// `__launch_bounds__(...)` or `__align__(...)` attribute.
 fn find_param_list(s: &str) -> Option<usize> {
@@ -199,6 +253,29 @@ mod tests {
             assert!(!includes(k.source), "{} includes a header", k.file);
         }
         assert!(!includes(COMMON), "common.cuh includes a header");
+    }
+
+    #[test]
+    fn kernel_params_reads_kinds_in_order() {
+        let src = "extern \"C\" __global__ void __launch_bounds__(256)\n  k2(const u8* __restrict__ a, \n\
+                   float* c, int m, long long off, float s) {}\n\
+                   extern \"C\" __global__ void k(u16 x) {}\n";
+        use ParamKind::*;
+        assert_eq!(
+            kernel_params(src, "k2"),
+            Some(vec![Ptr, Ptr, I32, I64, F32])
+        );
+        assert_eq!(
+            kernel_params(src, "k"),
+            None,
+            "u16 by value is not passable"
+        );
+        assert_eq!(
+            kernel_params(src, "2"),
+            None,
+            "a suffix of a name is not the name"
+        );
+        assert_eq!(kernel_params(src, "absent"), None);
     }
 
     #[test]

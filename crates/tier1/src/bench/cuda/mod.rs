@@ -2,10 +2,16 @@
 //! (`compile`) and the run-time probe of the driver and NVRTC (`probe`). Every GPU path is
 //! guarded: a missing library or device is a [`CudaError`], never a panic.
 
+pub mod backend;
 pub mod compile;
+pub mod host;
 pub mod kernels;
+pub mod plan;
+pub mod plans;
+pub mod plans_llama;
 pub mod probe;
 
+pub use backend::CudaBackend;
 pub use compile::{CompiledKernel, compile_all, compile_kernel, nvrtc_present};
 pub use kernels::{KERNELS, KernelSource, LAUNCHES, entry_points};
 pub use probe::{DeviceInfo, probe_device};

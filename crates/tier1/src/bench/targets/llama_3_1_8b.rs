@@ -371,8 +371,13 @@ pub fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
 
 /// The CPU workload (no f64 reference: too costly; verified against the baseline).
 pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-    let p = Params::from_shapes(shapes)?;
-    let inp = Arc::new(inputs(p, seed));
+    workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
+}
+
+/// The CPU workload over inputs already generated (the CUDA backend takes its work, input
+/// signature and reference from here, so both backends describe the same problem).
+pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+    let p = inp.p;
     let sig = signature(
         seed,
         vec![

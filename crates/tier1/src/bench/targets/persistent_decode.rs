@@ -236,8 +236,13 @@ fn variant(
 
 /// The CPU workload.
 pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-    let p = Params::from_shapes(shapes)?;
-    let inp = Arc::new(inputs(p, seed));
+    workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
+}
+
+/// The CPU workload over inputs already generated (the CUDA backend takes its work, input
+/// signature and reference from here, so both backends describe the same problem).
+pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+    let p = inp.p;
     let dims = [p.steps, p.batch, p.head_dim];
     let sig = signature(
         seed,
