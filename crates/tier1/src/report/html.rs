@@ -47,9 +47,9 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
     );
     verdict_section(&mut s, verdict);
     if let Some(reset) = &dash.chain_reset {
-        let _ = write!(
+        let _ = writeln!(
             s,
-            "<p id=\"chain-reset\" class=\"warn\">History restarted {} by {} (first run <code>{}</code>): {}</p>\n",
+            "<p id=\"chain-reset\" class=\"warn\">History restarted {} by {} (first run <code>{}</code>): {}</p>",
             esc(&format::time(&reset.at)),
             text(&reset.actor),
             esc(&reset.first_run_id),
