@@ -3,6 +3,9 @@
 //! reason) when Chromium is absent, unless `TIER1_CHROMIUM_REQUIRED=1`.
 //! `TIER1_DASHBOARD_HISTORY` / `TIER1_DASHBOARD_EVIDENCE` point it at another history root.
 
+#[path = "support/nightly_repo.rs"]
+mod nightly_repo;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -78,15 +81,22 @@ fn console_errors(stderr: &str) -> Vec<&str> {
         .collect()
 }
 
-#[test]
-fn dashboard_opens_in_headless_chromium() {
-    let Some(bin) = chromium() else {
+fn chromium_or_skip(test: &str) -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
         if std::env::var("TIER1_CHROMIUM_REQUIRED").as_deref() == Ok("1") {
             panic!(
                 "chromium not found on PATH and TIER1_CHROMIUM_REQUIRED=1 (run .ci/chromium.sh)"
             );
         }
-        eprintln!("SKIP dashboard_opens_in_headless_chromium: chromium not found on PATH");
+        eprintln!("SKIP {test}: chromium not found on PATH");
+    }
+    found
+}
+
+#[test]
+fn dashboard_opens_in_headless_chromium() {
+    let Some(bin) = chromium_or_skip("dashboard_opens_in_headless_chromium") else {
         return;
     };
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dashboard");
@@ -96,19 +106,55 @@ fn dashboard_opens_in_headless_chromium() {
     let evidence = std::env::var_os("TIER1_DASHBOARD_EVIDENCE")
         .map(PathBuf::from)
         .unwrap_or_else(|| fixtures.join("evidence"));
-    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard");
+    render_and_check(
+        &bin,
+        &history,
+        &evidence,
+        Some("2026-08-05T00:00:00Z"),
+        "dashboard",
+    );
+}
+
+/// A history made by the real main job: a bootstrap anchor, an accepted run and a regression.
+#[test]
+fn a_history_made_by_tier1_nightly_opens_in_headless_chromium() {
+    let Some(bin) = chromium_or_skip("a_history_made_by_tier1_nightly_opens_in_headless_chromium")
+    else {
+        return;
+    };
+    let r = nightly_repo::repo();
+    for (speedup, code) in [(2.0, 0), (2.0, 0), (1.5, 1)] {
+        let o = nightly_repo::nightly(&r, speedup, &[]);
+        assert_eq!(o.code, code, "{}\n{}", o.json, o.stderr);
+    }
+    let history = r.root.join(".tier1/history");
+    render_and_check(
+        &bin,
+        &history,
+        &r.root.join(".tier1/no-evidence"),
+        None,
+        "dashboard-nightly",
+    );
+}
+
+/// Render `history` with the real binary into the test's output directory `name`, open it in
+/// headless Chromium, check the DOM and the console, and save a screenshot.
+fn render_and_check(bin: &Path, history: &Path, evidence: &Path, now: Option<&str>, name: &str) {
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::create_dir_all(&out_dir).expect("test out dir");
     let site = out_dir.join("site");
-    let o = Command::new(BIN)
-        .arg("--history-root")
-        .arg(&history)
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--history-root")
+        .arg(history)
         .arg("--output")
         .arg(&site)
         .arg("--evidence-root")
-        .arg(&evidence)
-        .arg("--now")
-        .arg("2026-08-05T00:00:00Z")
+        .arg(evidence);
+    if let Some(now) = now {
+        cmd.arg("--now").arg(now);
+    }
+    let o = cmd
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .expect("tier1-dashboard");
@@ -121,7 +167,7 @@ fn dashboard_opens_in_headless_chromium() {
     let url = format!("file://{}", site.join("index.html").display());
 
     let profile = tempfile::tempdir().expect("profile dir");
-    let dom = browser(&bin, profile.path(), &["--dump-dom".into()], &url);
+    let dom = browser(bin, profile.path(), &["--dump-dom".into()], &url);
     let dom_text = String::from_utf8_lossy(&dom.stdout);
     let log = String::from_utf8_lossy(&dom.stderr);
     assert!(dom.status.success(), "chromium failed: {log}");
@@ -141,7 +187,7 @@ fn dashboard_opens_in_headless_chromium() {
     let profile = tempfile::tempdir().expect("profile dir");
     let shot = out_dir.join("dashboard.png");
     let o = browser(
-        &bin,
+        bin,
         profile.path(),
         &[
             format!("--screenshot={}", shot.display()),

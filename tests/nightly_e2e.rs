@@ -3,79 +3,12 @@
 //! promotion with a note ratifies a new anchor -> at 60 days restore needs renewal -> at 90 days it
 //! fails closed. The suite is two deterministic command targets, so every outcome is exact.
 
+#[path = "support/nightly_repo.rs"]
+mod nightly_repo;
+
+use nightly_repo::{Repo, nightly, repo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-struct Repo {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(root)
-        .status()
-        .expect("git runs")
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
-fn repo() -> Repo {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("checkout");
-    std::fs::create_dir_all(&root).unwrap();
-    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nightly");
-    for f in ["fixed_target.py", "suite.yaml"] {
-        std::fs::copy(fx.join(f), root.join(f)).unwrap();
-    }
-    std::fs::write(root.join(".gitignore"), ".tier1/\n").unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["add", "."]);
-    git(&root, &["commit", "-q", "-m", "fixture"]);
-    Repo { _tmp: tmp, root }
-}
-
-struct Out {
-    code: i32,
-    json: Value,
-    stderr: String,
-}
-
-fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
-        .current_dir(&r.root)
-        .args([
-            "--store",
-            ".tier1/store",
-            "--suite-config",
-            "suite.yaml",
-            "--profile",
-            "smoke",
-        ])
-        .args(["--history-out", ".tier1/history"])
-        .args(extra)
-        .env("TIER1_FAKE_SPEEDUP", speedup.to_string())
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_SHA")
-        .output()
-        .expect("tier1-nightly runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn index(r: &Repo) -> Value {
     serde_json::from_slice(&std::fs::read(r.root.join(".tier1/history/index.json")).unwrap())
