@@ -9,10 +9,12 @@ use std::process::ExitCode;
 pub fn init() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIER1_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)
         .with_target(false)
+        .with_ansi(ansi)
         .try_init();
     let _ = rustls::crypto::ring::default_provider().install_default();
 }

@@ -379,6 +379,11 @@ fn measure(
     drop(reference);
     // Then timing: baseline, then each optimized variant.
     for (i, (v, verification)) in w.variants.iter_mut().zip(records).enumerate() {
+        let _bar = crate::bench::progress::variant(
+            key,
+            &v.name,
+            u64::from(timing.warmup + timing.iterations),
+        );
         let (samples, peak) = time_variant(v.runner.as_mut(), timing)?;
         let stats = Stats::of(&samples).ok_or_else(|| {
             BackendError::Device(format!("variant {}: non-finite timing sample", v.name))
@@ -410,6 +415,7 @@ pub fn time_variant(
 ) -> Result<(Vec<f64>, Option<u64>), BackendError> {
     for _ in 0..timing.warmup {
         run.run()?;
+        crate::bench::progress::tick();
     }
     let mut samples = Vec::with_capacity(timing.iterations as usize);
     let mut peak = 0usize;
@@ -420,6 +426,7 @@ pub fn time_variant(
         let wall = t0.elapsed().as_secs_f64() * 1e3;
         peak = peak.max(alloc::peak_bytes().saturating_sub(start));
         samples.push(device_ms.unwrap_or(wall));
+        crate::bench::progress::tick();
     }
     if let Some(device) = run.device_peak_bytes() {
         return Ok((samples, Some(device)));

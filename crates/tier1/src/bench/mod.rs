@@ -6,6 +6,7 @@ pub mod backend;
 pub mod command;
 pub mod cuda;
 pub mod harness;
+pub mod progress;
 pub mod result;
 pub mod rng;
 pub mod stats;
