@@ -224,10 +224,12 @@ fn malformed_jobs_file_is_invalid_input_and_output_is_not_written() {
     assert!(!dest.exists());
 }
 
-/// Serve the fixture's two jobs as two pages of one job each, recording each request line and
-/// whether it carried the bearer token.
+/// Serve the fixture's two jobs as two pages of one job each, the first with GitHub's
+/// `Link: <...page=2>; rel="next"` header, recording each request line and whether it carried the
+/// bearer token.
 fn serve_pages(listener: TcpListener) -> std::thread::JoinHandle<Vec<(String, bool)>> {
     let full: Value = serde_json::from_slice(&std::fs::read(fixture()).unwrap()).unwrap();
+    let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
         let mut seen = Vec::new();
         for (i, stream) in listener.incoming().take(2).enumerate() {
@@ -252,7 +254,14 @@ fn serve_pages(listener: TcpListener) -> std::thread::JoinHandle<Vec<(String, bo
                 &serde_json::json!({"total_count": 2, "jobs": [full["jobs"][i].clone()]}),
             )
             .unwrap();
-            write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len()).unwrap();
+            let link = if i == 0 {
+                format!(
+                    "link: <http://{addr}/repos/tier1-bench/tier1/actions/runs/17000000001/attempts/3/jobs?per_page=100&page=2>; rel=\"next\"\r\n"
+                )
+            } else {
+                String::new()
+            };
+            write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{link}connection: close\r\n\r\n", body.len()).unwrap();
             stream.write_all(&body).unwrap();
             let _ = reader.read(&mut [0u8; 0]);
             seen.push((request_line.trim().to_string(), authorized));
@@ -281,7 +290,7 @@ fn reads_every_page_of_the_jobs_api_for_this_attempt() {
     assert_eq!(
         seen,
         [
-            ("GET /repos/tier1-bench/tier1/actions/runs/17000000001/attempts/3/jobs?per_page=100&page=1 HTTP/1.1".to_string(), true),
+            ("GET /repos/tier1-bench/tier1/actions/runs/17000000001/attempts/3/jobs?per_page=100 HTTP/1.1".to_string(), true),
             ("GET /repos/tier1-bench/tier1/actions/runs/17000000001/attempts/3/jobs?per_page=100&page=2 HTTP/1.1".to_string(), true),
         ]
     );

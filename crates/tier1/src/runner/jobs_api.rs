@@ -1,13 +1,10 @@
-//! The one live call attestation makes: the jobs of this run attempt, from the GitHub REST API
-//! (`GET /repos/{o}/{r}/actions/runs/{id}/attempts/{n}/jobs`), every page. Minimal and isolated so
-//! the full GitHub client can replace it.
+//! The one live call attestation makes: the jobs of this run attempt
+//! (`GET /repos/{o}/{r}/actions/runs/{id}/attempts/{n}/jobs`, every page), through the shared GitHub
+//! client, so retries, pagination, headers and error reporting follow one policy.
 
-use super::{Job, JobsPage, RunnerError};
-
-/// Jobs per page requested (the API maximum).
-const PER_PAGE: u32 = 100;
-/// Pages read before declaring the listing unbounded.
-const MAX_PAGES: u32 = 50;
+use super::{Job, RunnerError};
+use crate::github::{GithubConfig, Token};
+use crate::store::github::GithubStore;
 
 /// Where and as whom to call the API.
 #[derive(Debug, Clone)]
@@ -24,71 +21,34 @@ pub struct JobsRequest {
     pub token: String,
 }
 
-/// Fetch every job of the attempt (blocking: runs its own single-threaded runtime).
+/// Fetch every job of the attempt; an incomplete listing is an error, never a partial answer.
 pub fn fetch(req: &JobsRequest) -> Result<Vec<Job>, RunnerError> {
-    let base = format!(
+    let endpoint = format!(
         "{}/repos/{}/actions/runs/{}/attempts/{}/jobs",
         req.api_url.trim_end_matches('/'),
         req.repository,
         req.run_id,
         req.attempt
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| RunnerError::Remote {
-            url: base.clone(),
-            message: format!("could not start a runtime: {e}"),
-        })?;
-    rt.block_on(fetch_all(&base, &req.token))
-}
-
-async fn fetch_all(base: &str, token: &str) -> Result<Vec<Job>, RunnerError> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let remote = |url: &str, message: String| RunnerError::Remote {
-        url: url.to_string(),
+    let remote = |message: String| RunnerError::Remote {
+        url: endpoint.clone(),
         message,
     };
-    let client = reqwest::Client::builder()
-        .user_agent(concat!("tier1-attest/", env!("CARGO_PKG_VERSION")))
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .map_err(|e| remote(base, e.to_string()))?;
-    let mut jobs = Vec::new();
-    for page in 1..=MAX_PAGES {
-        let url = format!("{base}?per_page={PER_PAGE}&page={page}");
-        let resp = client
-            .get(&url)
-            .bearer_auth(token)
-            .header("Accept", "application/vnd.github+json")
-            .header("X-GitHub-Api-Version", "2022-11-28")
-            .send()
-            .await
-            .map_err(|e| remote(&url, e.to_string()))?;
-        let status = resp.status();
-        let body = resp
-            .bytes()
-            .await
-            .map_err(|e| remote(&url, e.to_string()))?;
-        if !status.is_success() {
-            let excerpt: String = String::from_utf8_lossy(&body).chars().take(200).collect();
-            return Err(remote(
-                &url,
-                format!("expected 200, found {status}: {excerpt}"),
-            ));
-        }
-        let parsed: JobsPage = serde_json::from_slice(&body).map_err(|e| RunnerError::Jobs {
-            source_name: url.clone(),
-            message: e.to_string(),
-        })?;
-        let empty = parsed.jobs.is_empty();
-        jobs.extend(parsed.jobs);
-        if empty || jobs.len() as u64 >= parsed.total_count {
-            return Ok(jobs);
-        }
-    }
-    Err(remote(
-        base,
-        format!("expected the listing to end within {MAX_PAGES} pages, found more"),
-    ))
+    let cfg = GithubConfig::new(&req.api_url, &req.repository, Token::new(req.token.clone()))
+        .map_err(|e| remote(e.to_string()))?;
+    let store = GithubStore::new(cfg).map_err(|e| remote(e.to_string()))?;
+    let jobs = store
+        .attempt_jobs(req.run_id, req.attempt)
+        .map_err(|e| remote(e.to_string()))?;
+    Ok(jobs
+        .into_iter()
+        .map(|j| Job {
+            id: j.id,
+            name: j.name,
+            status: j.status,
+            run_attempt: j.run_attempt,
+            labels: j.labels,
+            runner_name: j.runner_name,
+        })
+        .collect())
 }
