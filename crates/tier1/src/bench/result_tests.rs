@@ -1,0 +1,124 @@
+//! Unit tests of `result`.
+use super::*;
+
+fn variant(name: &str, role: Role, samples: &[f64], mem: u64, passed: bool) -> VariantResult {
+    VariantResult {
+        name: name.into(),
+        role,
+        input_signature: InputSignature {
+            seed: 42,
+            inputs: Vec::new(),
+        },
+        samples_ms: samples.to_vec(),
+        stats: Stats::of(samples).unwrap(),
+        memory_peak_bytes: Some(mem),
+        verification: (role == Role::Optimized).then(|| VariantVerification {
+            passed,
+            elements: 1,
+            mismatches: u64::from(!passed),
+            max_abs_err: 0.0,
+            max_rel_err: 0.0,
+            reference: None,
+            message: None,
+        }),
+    }
+}
+
+fn target(goal: Goal, variants: Vec<VariantResult>) -> TargetResult {
+    let s = Suite::embedded();
+    let t = &s.targets[0];
+    TargetResult {
+        key: t.key.clone(),
+        target: t.target.clone(),
+        kind: TargetKind::Builtin,
+        optimization_goal: goal,
+        shapes: BTreeMap::new(),
+        tolerance: t.tolerance,
+        work: Work::default(),
+        baseline_file: Some("/abs/file.py".into()),
+        artifacts: BTreeMap::from([("nsys_rep".into(), "artifacts/x.nsys-rep".into())]),
+        failure: None,
+        variants,
+        status: String::new(),
+        message: None,
+        metrics: Metrics::default(),
+    }
+}
+
+#[test]
+fn speed_gate_uses_verified_medians_and_the_reference_message() {
+    let t = target(
+        Goal::Speed,
+        vec![
+            variant(BASELINE, Role::Baseline, &[2.0, 2.0, 9.0], 1 << 20, true),
+            variant(
+                "optimized_a",
+                Role::Optimized,
+                &[2.0, 2.0, 2.0],
+                1 << 19,
+                true,
+            ),
+            variant("optimized_wrong", Role::Optimized, &[0.1], 0, false),
+        ],
+    );
+    let (s, msg, m) = derive(&t, 1.05);
+    assert_eq!(s, status::FAILED_VERIFICATION);
+    assert!(
+        msg.unwrap()
+            .contains("optimized_wrong output differs from baseline")
+    );
+    assert_eq!(m.best_speedup, Some(1.0));
+    let mut t2 = t.clone();
+    t2.variants.pop();
+    let (s, msg, _) = derive(&t2, 1.05);
+    assert_eq!(s, status::FAILED_NO_SPEEDUP);
+    assert_eq!(
+        msg.as_deref(),
+        Some("Best speedup 1.00x below required 1.05x threshold for speed-goal benchmark")
+    );
+}
+
+#[test]
+fn memory_goal_is_not_speed_gated_and_rows_follow_reference_rules() {
+    let mut t = target(
+        Goal::Memory,
+        vec![
+            variant(BASELINE, Role::Baseline, &[1.0], 1 << 21, true),
+            variant("optimized_fp8", Role::Optimized, &[4.0], 1 << 20, true),
+        ],
+    );
+    t.finalize(1.05);
+    assert_eq!(t.status, status::SUCCEEDED);
+    assert_eq!(t.metrics.best_memory_savings_pct, Some(50.0));
+    let suite = Suite::embedded();
+    let r = ResultsFile {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        run_id: "run1".into(),
+        timestamp: "2026-01-01T00:00:00Z".into(),
+        suite_name: suite.suite_name.clone(),
+        suite_version: suite.version,
+        profile: "cpu".into(),
+        backend: "cpu".into(),
+        environment: crate::bench::backend::Backend::fingerprint(&crate::bench::CpuBackend),
+        seed: 42,
+        min_speedup: 1.05,
+        warmup: 5,
+        iterations: 1,
+        targets: vec![t],
+    };
+    let rows = summarize(&r, &suite).unwrap();
+    assert_eq!(rows.len(), suite.targets.len());
+    let row = &rows[0];
+    assert_eq!(row.best_speedup, Some(0.25));
+    assert_eq!(row.best_optimized_time_ms, Some(4.0));
+    assert_eq!(row.baseline_memory_mb, Some(2.0));
+    assert_eq!(row.best_optimized_memory_mb, Some(1.0));
+    assert_eq!(row.optimization_goal.as_deref(), Some("memory"));
+    assert_eq!(row.baseline_file, None, "absolute paths are dropped");
+    assert_eq!(row.artifacts["nsys_rep"], "run1/artifacts/x.nsys-rep");
+    assert!(
+        rows[1..]
+            .iter()
+            .all(|r| r.status == "missing" && r.best_speedup.is_none())
+    );
+}
