@@ -1,12 +1,13 @@
 //! The local main job end to end, through the real `tier1-nightly` binary on a fresh store:
-//! bootstrap anchor -> normal run accepted but not eligible -> regression refused by the gate ->
+//! bootstrap anchor -> normal run accepted but not eligible -> regressions refused by the gate (a
+//! speedup drop, and a 2x common-mode slowdown confirmed after recheck) ->
 //! promotion with a note ratifies a new anchor -> at 60 days restore needs renewal -> at 90 days it
 //! fails closed. The suite is two deterministic command targets, so every outcome is exact.
 
 #[path = "support/nightly_repo.rs"]
 mod nightly_repo;
 
-use nightly_repo::{Repo, nightly, repo};
+use nightly_repo::{Repo, nightly, nightly_with, repo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -73,6 +74,40 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
     assert_eq!(runs[2]["run_accepted"], false);
     assert_eq!(runs[2]["baseline_eligible"], false);
 
+    // 3b. A 2x common-mode slowdown (baseline and optimized both twice as slow, speedup unchanged)
+    //     is an optimized-latency regression, confirmed by its recheck: the gate fails.
+    let slow = [
+        ("TIER1_FAKE_BASELINE_MS", "20".to_string()),
+        ("TIER1_FAKE_SPEEDUP", "2".to_string()),
+    ];
+    let o = nightly_with(&r, &slow, &[]);
+    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.json["run"]["regressions"], 2);
+    assert_eq!(o.json["run"]["suppressed_regressions"], 0);
+    let slow_id = o.json["run_id"].as_str().unwrap().to_string();
+    let reg: Value = serde_json::from_slice(
+        &std::fs::read(
+            r.root
+                .join(format!(".tier1/history/{slow_id}/regression_summary.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for row in reg["regressions"].as_array().unwrap() {
+        assert_eq!(row["reason"], "optimized_latency", "{row}");
+        assert_eq!(row["before"], 5.0);
+        assert_eq!(row["after"], 10.0);
+    }
+    for rc in reg["rechecks"].as_array().unwrap() {
+        assert_eq!(rc["confirmed_regression"], true, "{rc}");
+        assert!(
+            rc["recheck_run_id"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{slow_id}__recheck__"))
+        );
+    }
+
     // 4. The regression is ratified as the new anchor only through promotion with a public note.
     let o = nightly(
         &r,
@@ -88,7 +123,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
     assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["publication"]["accepted_regression_count"], 2);
     let runs = index(&r)["runs"].as_array().unwrap().clone();
-    let anchor = &runs[3];
+    let anchor = &runs[4];
     assert_eq!(anchor["baseline_acceptance"], "accept_history_anchor");
     assert_eq!(anchor["baseline_acceptance_actor"], "alice");
     assert_eq!(
@@ -130,7 +165,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
     assert_eq!(history_artifacts(&r), published);
     assert_eq!(
         index(&r)["runs"].as_array().unwrap().len(),
-        4,
+        5,
         "the history copy is untouched"
     );
 

@@ -51,7 +51,17 @@ pub struct Out {
 }
 
 pub fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+    nightly_with(r, &[("TIER1_FAKE_SPEEDUP", speedup.to_string())], extra)
+}
+
+/// Run `tier1-nightly` with the fixture target's knobs (`TIER1_FAKE_BASELINE_MS`,
+/// `TIER1_FAKE_SPEEDUP`) set as given.
+pub fn nightly_with(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"));
+    for (k, v) in knobs {
+        cmd.env(k, v);
+    }
+    let out = cmd
         .current_dir(&r.root)
         .args([
             "--store",
@@ -63,7 +73,6 @@ pub fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
         ])
         .args(["--history-out", ".tier1/history"])
         .args(extra)
-        .env("TIER1_FAKE_SPEEDUP", speedup.to_string())
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_SHA")
         .output()
