@@ -216,3 +216,43 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A regression cleared only by its recheck passes the gate but can never become an anchor: the
+/// protected promotion refuses it, and the live history is not touched.
+#[test]
+fn promotion_refuses_a_regression_cleared_only_by_its_recheck() {
+    let r = repo();
+    let o = nightly(&r, 2.0, &[]);
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    let marker = r.root.join(".tier1/slow-once");
+    let knobs = [
+        ("TIER1_FAKE_SPEEDUP", "2".to_string()),
+        ("TIER1_FAKE_SLOW_ONCE", marker.display().to_string()),
+    ];
+    let o = nightly_with(
+        &r,
+        &knobs,
+        &[
+            "--accept",
+            "--note",
+            "Try to ratify a flaky run",
+            "--requester",
+            "alice",
+        ],
+    );
+    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.json["run"]["suppressed_regressions"], 1, "{}", o.json);
+    assert_eq!(o.json["run"]["regressions"], 0, "{}", o.json);
+    let failure = o.json["failure"].as_str().unwrap();
+    assert!(failure.contains("cleared only by a recheck"), "{failure}");
+    assert!(
+        o.json["history_artifact"].is_null(),
+        "nothing was published"
+    );
+    let runs = index(&r)["runs"].as_array().unwrap().clone();
+    assert_eq!(
+        runs.len(),
+        1,
+        "the live history still holds only the first anchor"
+    );
+}
