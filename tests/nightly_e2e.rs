@@ -256,3 +256,57 @@ fn promotion_refuses_a_regression_cleared_only_by_its_recheck() {
         "the live history still holds only the first anchor"
     );
 }
+
+/// Two main jobs at once on one store queue on the producer lock and publish under the
+/// publication lock: neither run is lost from the history that follows.
+#[test]
+fn concurrent_jobs_on_one_store_lose_no_run() {
+    let r = repo();
+    let o = nightly(&r, 2.0, &[]);
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    let spawn = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+            .current_dir(&r.root)
+            .args([
+                "--store",
+                ".tier1/store",
+                "--suite-config",
+                "suite.yaml",
+                "--profile",
+                "smoke",
+            ])
+            .env("TIER1_FAKE_SPEEDUP", "2")
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_SHA")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("tier1-nightly starts")
+    };
+    let (a, b) = (spawn(), spawn());
+    let mut ids = Vec::new();
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{json}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ids.push(json["run_id"].as_str().unwrap().to_string());
+    }
+    assert_ne!(ids[0], ids[1], "queued producers get distinct run ids");
+    let o = nightly(&r, 2.0, &[]);
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    let runs: Vec<String> = index(&r)["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["run_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    for id in &ids {
+        assert!(runs.contains(id), "{id} missing from {runs:?}");
+    }
+}

@@ -118,6 +118,7 @@ pub(super) fn chain(
     wf: &WorkflowRun,
     git: &GitInfo,
     work: &Path,
+    mut producer: super::locks::GroupLock,
     out: &mut NightlyOutcome,
 ) -> Result<Exit, JobError> {
     let suffix = format!("{}-{}", wf.id, wf.run_attempt);
@@ -132,7 +133,8 @@ pub(super) fn chain(
 
     // Run the suite (continue-on-error on the acceptance path, as the workflow does).
     let commit = git.commit.clone().unwrap_or_default();
-    let run_id = fresh_run_id(&history_dir, &commit);
+    let run_id = fresh_run_id(&history_dir, &producer.note(), &commit);
+    producer.set_note(&run_id).map_err(io(work))?;
     out.run_id = Some(run_id.clone());
     let backend = run::backend_for(&req.suite, &req.profile).map_err(run::RunError::from)?;
     let run_req = RunRequest {
@@ -181,7 +183,10 @@ pub(super) fn chain(
         RETENTION_DAYS,
     )?;
 
-    // Publication job (normal) or protected promotion (accept), each restoring live history again.
+    // Publication job (normal) or protected promotion (accept), each restoring live history again
+    // under the short publication lock; the producer lock is released first, as the jobs differ.
+    drop(producer);
+    let _publication = super::locks::acquire(&req.store_dir, super::locks::PUBLICATION)?;
     let live = work.join("live");
     let published = work.join("published");
     if req.accept {
@@ -264,12 +269,12 @@ fn download_evidence(
 }
 
 /// The reference run id `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`; it has one-second resolution, so
-/// when the restored history already holds this second's id (back-to-back local runs), wait for the
-/// next second rather than change the format.
-fn fresh_run_id(history_dir: &Path, commit: &str) -> String {
+/// when the restored history already holds this second's id, or the previous producer took it
+/// (back-to-back or queued local runs), wait for the next second rather than change the format.
+fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
     let mut id = run::default_run_id_now(Some(commit));
     for _ in 0..3 {
-        if !history_dir.join(&id).exists() {
+        if id != previous && !history_dir.join(&id).exists() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(1000));

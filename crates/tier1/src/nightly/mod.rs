@@ -4,6 +4,7 @@
 //! → record the run's conclusion. The same core functions serve the GitHub jobs.
 
 mod jobs;
+pub mod locks;
 
 use crate::exit::{Classify, Exit};
 use crate::store::StoreError;
@@ -206,7 +207,8 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         failure: None,
         exit: Exit::Ok,
     };
-    let result = jobs::chain(&req, &store, &wf, &git, work.path(), &mut outcome);
+    let producer = locks::acquire(&req.store_dir, locks::PRODUCER)?;
+    let result = jobs::chain(&req, &store, &wf, &git, work.path(), producer, &mut outcome);
     match &result {
         Ok(exit) => outcome.exit = *exit,
         Err(e) => {
