@@ -1,7 +1,7 @@
 //! The job chain of the local main job, step by step as the workflow runs it.
 
 use super::{NightlyOutcome, NightlyRequest, RETENTION_DAYS, WORKFLOW_FILE};
-use crate::archive::{self, ExtractPolicy};
+use crate::archive;
 use crate::evidence::git::GitInfo;
 use crate::evidence::{EvidenceError, bind, pack};
 use crate::exit::{Classify, Exit};
@@ -58,9 +58,6 @@ pub enum JobError {
         /// Cause.
         source: std::io::Error,
     },
-    /// Extracting the uploaded evidence for promotion failed.
-    #[error("evidence download: {0}")]
-    Archive(#[from] archive::ArchiveError),
 }
 
 impl Classify for JobError {
@@ -75,7 +72,6 @@ impl Classify for JobError {
             JobError::Verify { .. } => Exit::Integrity,
             JobError::NoCanonicalHistory => Exit::Unavailable,
             JobError::Io { .. } => Exit::Io,
-            JobError::Archive(e) => e.exit(),
         }
     }
 }
@@ -192,7 +188,13 @@ pub(super) fn chain(
     if req.accept {
         let live_restored = restore_into(req, store, wf, &live, true, req.bootstrap)?;
         let evidence_root = work.join("evidence");
-        download_evidence(store, &uploaded, work, &evidence_root)?;
+        download_evidence(
+            store,
+            &uploaded,
+            packed.digest.as_str(),
+            work,
+            &evidence_root,
+        )?;
         let suite_config = match &req.suite_path {
             Some(p) => p.clone(),
             None => {
@@ -248,11 +250,12 @@ pub(super) fn chain(
     Ok(if req.accept { Exit::Ok } else { run_exit })
 }
 
-/// Download the uploaded evidence (the packed zip) and extract it safely, as the promotion job
-/// does with the artifact it downloads.
+/// Download the uploaded evidence (the packed zip) and unpack it as the promotion job does with the
+/// artifact it downloads: digest checked against the packed one, then safely extracted.
 fn download_evidence(
     store: &LocalStore,
     meta: &ArtifactMeta,
+    digest: &str,
     work: &Path,
     dest: &Path,
 ) -> Result<(), JobError> {
@@ -260,11 +263,7 @@ fn download_evidence(
     let mut f = std::fs::File::create(&zip).map_err(io(&zip))?;
     store.download(meta, &mut f, archive::MAX_ARCHIVE_BYTES)?;
     drop(f);
-    let policy = ExtractPolicy {
-        strip_prefixes: vec![],
-        ..ExtractPolicy::history()
-    };
-    archive::extract_safe(&zip, dest, &policy)?;
+    promote::inputs::unpack_evidence_archive(&zip, digest, dest)?;
     Ok(())
 }
 
