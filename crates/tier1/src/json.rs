@@ -25,14 +25,6 @@ pub enum JsonError {
         /// The cause (with line and column).
         source: serde_json::Error,
     },
-    /// A number is NaN or infinite.
-    #[error("{path}: field `{field}` is not a finite number")]
-    NonFinite {
-        /// The file.
-        path: String,
-        /// The JSON pointer of the offending field.
-        field: String,
-    },
 }
 
 impl crate::exit::Classify for JsonError {
