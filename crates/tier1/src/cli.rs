@@ -27,9 +27,11 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
     }
 }
 
-/// Report a failure on stderr as `<tool>: error: <message>` and return its exit code.
+/// Report a failure on stderr as `<tool>: error: <message>` (and, inside GitHub Actions, as an error
+/// annotation) and return its exit code.
 pub fn fail<E: Classify + Display>(tool: &str, err: &E) -> ExitCode {
     eprintln!("{tool}: error: {err}");
+    crate::gha::error(&format!("{tool}: {err}"));
     err.exit().into()
 }
 
