@@ -72,9 +72,11 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
     }
     let summary_rel = format!("{}/{SUMMARY_FILE}", req.run_id);
     let summary_path = req.history_root.join(&summary_rel);
-    let mut summary: Summary = crate::json::read(&summary_path)
-        .map_err(|e| EvidenceError::invalid(summary_path.display().to_string(), e.to_string()))?;
     let sp = summary_path.display().to_string();
+    let old_summary: Value =
+        crate::json::read(&summary_path).map_err(|e| EvidenceError::invalid(&sp, e.to_string()))?;
+    let mut summary: Summary = serde_json::from_value(old_summary.clone())
+        .map_err(|e| EvidenceError::invalid(&sp, format!("invalid content: {e}")))?;
     if summary.run_id != req.run_id {
         return Err(EvidenceError::invalid(
             &sp,
@@ -123,8 +125,6 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
     summary.source_git_dirty = Some(false);
     let new_summary =
         serde_json::to_value(&summary).map_err(|e| EvidenceError::invalid(&sp, e.to_string()))?;
-    let old_summary: Value =
-        crate::json::read(&summary_path).map_err(|e| EvidenceError::invalid(&sp, e.to_string()))?;
     pending.push(Pending {
         changed: new_summary != old_summary,
         path: summary_path,
