@@ -430,7 +430,20 @@ fn candidate_upload_follows_evidence_upload_and_requires_its_success() {
         bind["if"],
         "always() && steps.run_tier1.outcome != 'skipped'"
     );
-    assert_eq!(pack["if"], "steps.bind_evidence.outcome == 'success'");
+    // After a failed gate the job has failed: each later step names a status function, or GitHub
+    // adds success() and skips it (the night would never be published).
+    assert_eq!(
+        pack["if"],
+        "${{ !cancelled() && steps.bind_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(
+        evidence["if"],
+        "${{ !cancelled() && steps.pack_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(
+        verify["if"],
+        "${{ !cancelled() && steps.upload_evidence.outcome == 'success' }}"
+    );
     assert_eq!(evidence["with"]["archive"], false);
     assert_eq!(
         evidence["with"]["path"],
@@ -451,7 +464,7 @@ fn candidate_upload_follows_evidence_upload_and_requires_its_success() {
     }
     assert_eq!(
         candidate["if"],
-        "steps.upload_evidence.outcome == 'success' && steps.verify_evidence.outcome == 'success'"
+        "${{ !cancelled() && steps.upload_evidence.outcome == 'success' && steps.verify_evidence.outcome == 'success' }}"
     );
     assert_eq!(
         candidate["with"]["name"],
