@@ -354,7 +354,7 @@ fn producer_steps_in_order() {
             "Attest runner",
             "Restore latest Tier-1 history",
             "GPU preflight",
-            "Run GPU tests on the attested runner",
+            "GPU check (driver and NVRTC, with the binaries just built)",
             "Run canonical tier-1 suite",
             "Bind immutable Tier-1 evidence identity",
             "Pack Tier-1 evidence",
@@ -371,9 +371,11 @@ fn producer_steps_in_order() {
     };
     assert!(run("Attest runner").contains("tier1-attest"));
     assert!(run("GPU preflight").contains("tier1-preflight"));
+    // The check uses the binaries just built (one toolchain) and does not run the suite a second
+    // time (a failing target must reach the canonical step and be recorded).
     assert_eq!(
-        run("Run GPU tests on the attested runner"),
-        "bash scripts/gpu-check.sh"
+        run("GPU check (driver and NVRTC, with the binaries just built)"),
+        "bash scripts/gpu-check.sh --bin-dir \"$TIER1_BIN\" --no-suite"
     );
     let restore = run("Restore latest Tier-1 history");
     for part in [
