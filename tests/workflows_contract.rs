@@ -351,6 +351,7 @@ fn producer_steps_in_order() {
             "Validate canonical request",
             "Checkout",
             "Build tier1",
+            "Provide NVRTC",
             "Attest runner",
             "Restore latest Tier-1 history",
             "GPU preflight",
@@ -767,4 +768,53 @@ fn request_validation_accepts_and_refuses_as_the_reference() {
         "${{ inputs.acceptance_note }}"
     );
     assert_eq!(env["TIER1_EXPECTED_GPU_NAME"], "NVIDIA B200");
+}
+
+#[test]
+fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
+    let req = text(".ci/nvrtc-requirements.txt");
+    let pins: Vec<&str> = req
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains("nvidia-cuda-nvrtc-cu12"))
+        .collect();
+    assert_eq!(pins.len(), 1, "{req}");
+    let version = pins[0]
+        .trim()
+        .strip_prefix("nvidia-cuda-nvrtc-cu12==")
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap_or_else(|| panic!("not an exact pin: {}", pins[0]));
+    assert!(
+        version.split('.').count() == 3 && version.bytes().all(|b| b.is_ascii_digit() || b == b'.'),
+        "{version}"
+    );
+    let hashes = req.matches("--hash=sha256:").count();
+    assert!(hashes >= 1, "no hash in {req}");
+    let script = text(".ci/nvrtc.sh");
+    let installs: Vec<&str> = script
+        .lines()
+        .filter(|l| l.contains("pip install"))
+        .collect();
+    assert_eq!(installs.len(), 1, "one install: {installs:?}");
+    assert!(
+        script.contains("--require-hashes -r \"$req\"") && script.contains("--no-deps"),
+        "nvrtc.sh installs only the hash-checked requirements"
+    );
+    assert!(
+        !script.contains("'nvidia-cuda-nvrtc-cu12>="),
+        "an unpinned range"
+    );
+    // The workflow provides NVRTC through $GITHUB_ENV before the GPU check and the canonical run.
+    let job = producer();
+    let (nvrtc_at, nvrtc) = step_named(&job, "Provide NVRTC");
+    let run = nvrtc["run"].as_str().unwrap();
+    assert!(
+        run.contains("bash .ci/nvrtc.sh") && run.contains(">> \"$GITHUB_ENV\""),
+        "{run}"
+    );
+    assert!(run.contains("LD_LIBRARY_PATH="), "{run}");
+    assert_eq!(
+        nvrtc["env"]["TIER1_NVRTC_VENV"],
+        "${{ runner.tool_cache }}/tier1-nvrtc"
+    );
+    assert!(nvrtc_at < step(&job, "gpu_check").0 && nvrtc_at < step(&job, "run_tier1").0);
 }
