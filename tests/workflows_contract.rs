@@ -399,7 +399,8 @@ fn producer_steps_in_order() {
         "--run-id \"$RUN_ID\"",
         "--history-root artifacts/history/tier1",
         "--profile minimal",
-        "--environment-json",
+        "--environment-json \"$RUNNER_TEMP/tier1-attestation.json\"",
+        "--environment-json \"$RUNNER_TEMP/tier1-environment.json\"",
         "--history-anchor-candidate",
     ] {
         assert!(suite_run.contains(part), "run lacks {part}");
@@ -598,7 +599,7 @@ fn composite_action_runs_the_chain_and_verifies_the_release() {
         assert_eq!(s["shell"], "bash", "{}", s["name"]);
         let run = s["run"].as_str().unwrap();
         for bin in [
-            "tier1-attest",
+            "tier1-attest\"",
             "tier1-restore",
             "tier1-preflight",
             "tier1-run",
@@ -613,7 +614,7 @@ fn composite_action_runs_the_chain_and_verifies_the_release() {
     assert_eq!(
         order,
         [
-            "tier1-attest",
+            "tier1-attest\"",
             "tier1-restore",
             "tier1-preflight",
             "tier1-run",
@@ -817,4 +818,41 @@ fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
         "${{ runner.tool_cache }}/tier1-nvrtc"
     );
     assert!(nvrtc_at < step(&job, "gpu_check").0 && nvrtc_at < step(&job, "run_tier1").0);
+}
+
+#[test]
+fn every_suite_run_records_the_runner_attestation() {
+    let job = producer();
+    let attest = step_named(&job, "Attest runner").1["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let action = yaml(ACTION);
+    let action_steps = action["runs"]["steps"].as_array().unwrap();
+    let action_attest = action_steps
+        .iter()
+        .find(|s| s["name"] == "Attest runner")
+        .unwrap()["run"]
+        .as_str()
+        .unwrap();
+    let action_run = action_steps.iter().find(|s| s["id"] == "run").unwrap()["run"]
+        .as_str()
+        .unwrap();
+    for (attest, run) in [
+        (
+            attest.as_str(),
+            step(&job, "run_tier1").1["run"].as_str().unwrap(),
+        ),
+        (action_attest, action_run),
+    ] {
+        assert!(
+            attest.contains("--output \"$RUNNER_TEMP/tier1-attestation.json\""),
+            "{attest}"
+        );
+        assert!(
+            run.contains("--environment-json \"$RUNNER_TEMP/tier1-attestation.json\""),
+            "the attestation does not reach tier1-run: {run}"
+        );
+        assert!(run.contains("--environment-json \"$RUNNER_TEMP/tier1-environment.json\""));
+    }
 }
