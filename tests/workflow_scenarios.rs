@@ -6,6 +6,8 @@
 
 #[path = "support/fake_github.rs"]
 mod fake_github;
+#[path = "support/nightly_repo.rs"]
+mod nightly_repo;
 #[path = "support/workflow_adapters.rs"]
 mod workflow_adapters;
 #[path = "support/workflow_harness.rs"]

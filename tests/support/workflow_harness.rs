@@ -3,10 +3,12 @@
 //! runner adapters installed; the scenario's machines (a B200 runner with the NVML fixture inventory
 //! and a tool cache holding the pinned NVRTC wheel, an ubuntu-latest runner); and a driver for the
 //! node harness in tests/workflows (GitHub's own parser and expression evaluator). See
-//! docs/workflow-tests.md for what is emulated and what is not.
+//! docs/workflow-tests.md for what is emulated and what is not. Needs the `fake_github`,
+//! `workflow_adapters` and `nightly_repo` support modules beside it.
 #![allow(dead_code)]
 
 use crate::fake_github::FakeGithub;
+use crate::nightly_repo::git;
 use crate::workflow_adapters::Adapters;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -101,24 +103,6 @@ fn run_ok(cmd: &mut Command, what: &str) -> std::process::Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let out = run_ok(
-        Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(root),
-        &format!("git {args:?}"),
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// The version `.ci/nvrtc-requirements.txt` pins.

@@ -1,4 +1,5 @@
-//! Evaluates `${{ }}` templates, `if:` conditions and model tokens with GitHub's own
+//! Evaluates `if:` conditions and model tokens (whose `${{ }}` the parser already turned into
+//! expressions) with GitHub's own
 //! `@actions/expressions`; the status functions (`success()`, `failure()`, `always()`,
 //! `cancelled()`) are the runner's part and come from the caller.
 import { Evaluator, Lexer, Parser, data } from "@actions/expressions";
@@ -55,11 +56,6 @@ export function evaluate(expr, contexts, status) {
 /** An `if:` condition (already given its status function by the converter) -> boolean. */
 export function condition(expr, contexts, status) {
   return truthy(evaluate(expr, contexts, status));
-}
-
-/** Replace every `${{ expr }}` of a string by its evaluated string form. */
-export function interpolate(text, contexts) {
-  return text.replace(/\$\{\{(.*?)\}\}/gs, (_, expr) => evaluate(expr.trim(), contexts).coerceString());
 }
 
 const TOKEN = { String: 0, Sequence: 1, Mapping: 2, BasicExpression: 3, InsertExpression: 4, Boolean: 5,

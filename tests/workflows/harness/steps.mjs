@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { asString, condition, interpolate, tokenValue } from "./expressions.mjs";
+import { asString, condition, tokenValue } from "./expressions.mjs";
 import { readKeyValueFile, readPathFile } from "./file-commands.mjs";
 import { child, loadAction, rawSteps } from "./load.mjs";
 import { refusal, runAdapter } from "./adapters.mjs";
@@ -70,9 +70,8 @@ export async function runSteps(job, modelSteps, rawStepList) {
     fs.mkdirSync(files, { recursive: true });
     const envContext = { ...job.baseEnv, ...githubEnv };
     const ctx = { ...job.contexts, env: envContext, steps: stepsContext, job: { status: failed ? "failure" : "success" } };
-    const status = job.composite
-      ? { success: !failed, failure: failed, always: true, cancelled: false }
-      : { success: !failed, failure: failed, always: true, cancelled: false };
+    // In a composite action the failure so far is the action's (github.action_status), not the job's.
+    const status = { success: !failed, failure: failed, always: true, cancelled: false };
     let outcome;
     let stepEnv = {};
     try {
@@ -159,7 +158,8 @@ async function executeStep(job, step, raw, ctx, env, files, record) {
     const wdToken = child(raw, "working-directory");
     const wd = wdToken !== undefined ? asString(tokenValue(wdToken, ctx)) : job.defaults["working-directory"];
     const cwd = wd ? path.resolve(job.workspace, wd) : job.workspace;
-    const script = interpolate(asString(tokenValue(step.run, ctx)), ctx);
+    // The parser already turned every `${{ }}` of the script into one expression (format()).
+    const script = asString(tokenValue(step.run, ctx));
     const { code, annotations } = await runBash(script, cwd, env, path.join(files, "log"));
     record.annotations.push(...annotations);
     record.exit_code = code;

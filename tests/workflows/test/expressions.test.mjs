@@ -1,7 +1,7 @@
 //! Conditions and templates evaluate as GitHub evaluates them (the library's own semantics).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { condition, interpolate, tokenValue } from "../harness/expressions.mjs";
+import { condition, evaluate, tokenValue } from "../harness/expressions.mjs";
 
 const status = (failed) => ({ success: !failed, failure: failed, always: true, cancelled: false });
 
@@ -15,12 +15,12 @@ test("status functions come from the runner's state", () => {
 test("coercion: a boolean input is not the string 'true'; a missing input is null", () => {
   assert.equal(condition("inputs.flag == 'true'", { inputs: { flag: true } }, status(false)), false);
   assert.equal(condition("inputs.flag == true", { inputs: {} }, status(false)), false);
-  assert.equal(interpolate("${{ inputs.flag == true }}", { inputs: {} }), "false");
+  assert.equal(evaluate("inputs.flag == true", { inputs: {} }).coerceString(), "false");
 });
 
-test("templates: several expressions in one string; unknown contexts and functions are errors", () => {
-  assert.equal(interpolate("e-${{ github.run_id }}-${{ github.run_attempt }}", { github: { run_id: "7", run_attempt: "1" } }), "e-7-1");
-  assert.throws(() => interpolate("${{ nope.x }}", {}), /Unrecognized named-value: 'nope'/);
+test("format() as the parser writes templates; unknown contexts and functions are errors", () => {
+  assert.equal(tokenValue({ type: 3, expr: "format('e-{0}-{1}', github.run_id, github.run_attempt)" }, { github: { run_id: "7", run_attempt: "1" } }), "e-7-1");
+  assert.throws(() => evaluate("nope.x", {}), /Unrecognized named-value: 'nope'/);
   assert.throws(() => condition("success()", {}), /Unrecognized function: 'success'/);
   assert.throws(() => condition("hashFiles('x')", {}, status(false)), /hashFiles\(\) is not emulated/);
 });
