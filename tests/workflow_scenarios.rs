@@ -266,6 +266,7 @@ fn two_nights_queue_on_the_producer_lock_and_both_are_published() {
         "the second producer was queued while the first ran"
     );
     assert!(at(trace, 0, "tier1", "finished") <= at(trace, 1, "tier1", "started"));
+    no_overlap(trace, "tier1-nightly-producer");
     no_overlap(trace, "tier1-history-publication");
     let index = h.restored_index().unwrap();
     let runs = rows(&index);
@@ -327,7 +328,7 @@ fn requests_the_validation_step_refuses_run_nothing() {
     let before = bootstrap(&h);
     let cases = [
         (
-            RunSpec::nightly().on_branch("feature"),
+            RunSpec::dispatch(json!({})).on_branch("feature"),
             "Tier-1 canonical runs only run on main, found refs/heads/feature",
         ),
         (

@@ -43,7 +43,8 @@ impl Adapters {
         }));
     }
 
-    fn handle(&self, fake: &FakeGithub, path: &str, body: &Value) -> Result<Value, String> {
+    /// Serve `POST /_harness/<path>` with JSON `body`.
+    pub fn handle(&self, fake: &FakeGithub, path: &str, body: &Value) -> Result<Value, String> {
         let store = LocalStore::open(&fake.store_dir()).map_err(|e| e.to_string())?;
         let seg: Vec<&str> = path.split('/').collect();
         match seg.as_slice() {
