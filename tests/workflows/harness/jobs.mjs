@@ -87,6 +87,7 @@ export class WorkflowRun {
       api_url: this.scenario.api_url, token: this.scenario.token, ref_type: "branch",
       event: isDispatch ? { inputs: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, asString(v)])) } : { schedule: "15 3 * * *" },
     };
+    if (this.loaded.template.concurrency) throw new Error(`${s.workflow}: workflow-level concurrency is not emulated`);
     this.done = this.runGraph(this.loaded, this.inputs, this.jobs, "")
       .then(async () => {
         const results = Object.values(this.jobs).map((j) => j.result);
@@ -136,6 +137,9 @@ export class WorkflowRun {
       success: ancestors.every((r) => r === "success"), failure: ancestors.includes("failure"), always: true, cancelled: false,
     };
     const contexts = { github: this.github, inputs, needs, vars: {} };
+    for (const key of ["strategy", "container", "services"]) {
+      if (def[key] !== undefined && def[key] !== null) throw new Error(`${label}: jobs.<id>.${key} is not emulated`);
+    }
     const finish = (result) => {
       rec.result = result;
       this.event("finished", prefix + id, { result });
