@@ -454,28 +454,7 @@ impl Harness {
     /// Restore the canonical history as the next nightly would (the real `tier1-restore` against
     /// the store) into `dest`; false when restore reports bootstrap (no history yet).
     pub fn restore_to(&self, dest: &Path) -> bool {
-        let out = Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
-            .arg("--store")
-            .arg(format!("local:{}", self.store_dir.display()))
-            .args([
-                "--repository",
-                REPOSITORY,
-                "--branch",
-                "main",
-                "--allow-bootstrap",
-            ])
-            .arg("--destination")
-            .arg(dest)
-            .env_remove("GITHUB_ACTIONS")
-            .output()
-            .expect("tier1-restore runs");
-        assert!(
-            out.status.success(),
-            "restore: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let status: Value = serde_json::from_slice(&out.stdout).unwrap();
-        status["status"] != "bootstrap"
+        restore_store(&self.store_dir, REPOSITORY, dest)
     }
 
     /// The restored history's `index.json`, or None when restore reports bootstrap.
@@ -528,6 +507,33 @@ impl Harness {
             .map(str::to_string)
             .collect()
     }
+}
+
+/// Restore the history of the local store at `store_dir` (repository `repository`, branch main)
+/// into `dest` with the real `tier1-restore`; false when it reports bootstrap.
+pub fn restore_store(store_dir: &Path, repository: &str, dest: &Path) -> bool {
+    let out = Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+        .arg("--store")
+        .arg(format!("local:{}", store_dir.display()))
+        .args([
+            "--repository",
+            repository,
+            "--branch",
+            "main",
+            "--allow-bootstrap",
+        ])
+        .arg("--destination")
+        .arg(dest)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("tier1-restore runs");
+    assert!(
+        out.status.success(),
+        "restore: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    status["status"] != "bootstrap"
 }
 
 /// A venv as the pinned NVRTC wheel leaves it in the GPU runner's tool cache: the package's
