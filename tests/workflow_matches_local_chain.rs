@@ -1,9 +1,10 @@
 //! One source of truth for the job chain: the same three nights (a bootstrap anchor accepted by
 //! review, a night whose gate fails, a night that passes) run once through the real workflow YAML
 //! (tests/workflows harness, fake GitHub) and once through the local `tier1-nightly` chain, on the
-//! same commit and fixture suite. The histories the next night restores from each store must agree
-//! file for file once the values that name a particular run are normalised (listed in
-//! `normalise`). Skips as the scenarios do.
+//! same commit and fixture suite. Both stores must hold the same runs (event, conclusion, artifacts
+//! uploaded), and the histories the next night restores from each must agree file for file once
+//! the values that name a particular run are normalised (listed in `normalise`). Skips as the
+//! scenarios do.
 
 #[path = "support/fake_github.rs"]
 mod fake_github;
@@ -142,6 +143,29 @@ fn drop_review_fields(v: &mut Value) {
     }
 }
 
+/// Per workflow run of a store: its event, its conclusion and the names of the artifacts it
+/// uploaded, in upload order.
+fn uploads(store_dir: &Path) -> Vec<(String, String, Vec<String>)> {
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(store_dir.join("store.json")).unwrap()).unwrap();
+    state["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| {
+            let names = state["artifacts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|a| a["workflow_run_id"] == run["id"])
+                .map(|a| a["name"].as_str().unwrap().to_string())
+                .collect();
+            let text = |k: &str| run[k].as_str().unwrap_or_default().to_string();
+            (text("event"), text("conclusion"), names)
+        })
+        .collect()
+}
+
 fn run_ids(index_root: &Path) -> Vec<String> {
     let index: Value =
         serde_json::from_slice(&std::fs::read(index_root.join("index.json")).unwrap()).unwrap();
@@ -222,6 +246,20 @@ fn the_local_chain_and_the_workflow_publish_the_same_history() {
         state["repository"].as_str().unwrap(),
         &local_history
     ));
+
+    // The same runs, concluded alike, uploading the same artifacts in the same order.
+    let uploaded = uploads(&h.store_dir);
+    assert_eq!(uploaded, uploads(&store), "workflow runs versus local runs");
+    assert_eq!(uploaded[1].1, "failure", "the gate failed");
+    assert_eq!(
+        uploaded[1].2,
+        [
+            "tier1-evidence-2-1",
+            "tier1-candidate-history-2-1",
+            "tier1-history-2-1"
+        ],
+        "a failed night still uploads evidence, candidate and published history"
+    );
 
     let ids_workflow = run_ids(&workflow);
     let ids_local = run_ids(&local_history);
