@@ -1,7 +1,8 @@
 //! `scripts/gpu-check.sh --bin-dir DIR --no-suite`, as the nightly workflow runs it: probes the
 //! driver and NVRTC with the binaries already built, never calls cargo (one toolchain), never
 //! installs anything, never runs the suite; and its refusals, each with a message and exit code.
-//! The driver is the scenario stand-in for nvidia-smi (tests/fixtures/workflows/bin).
+//! The driver is the scenario stand-in for nvidia-smi (tests/fixtures/workflows/bin). Also
+//! `.ci/nvrtc.sh`'s refusal of a requirements file without an exact pin.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -176,4 +177,35 @@ fn refusals_name_the_problem() {
         );
     }
     assert_eq!(std::fs::read_to_string(&m.log).unwrap(), "");
+}
+
+#[test]
+fn nvrtc_setup_refuses_requirements_without_an_exact_pin() {
+    if system_has("ldconfig -p 2>/dev/null | grep -q 'libnvrtc\\.so\\.12'") {
+        eprintln!("skipping: this machine's ldconfig provides libnvrtc.so.12");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let ci = t.path().join(".ci");
+    std::fs::create_dir_all(&ci).unwrap();
+    std::fs::copy(root().join(".ci/nvrtc.sh"), ci.join("nvrtc.sh")).unwrap();
+    std::fs::write(
+        ci.join("nvrtc-requirements.txt"),
+        "nvidia-cuda-nvrtc-cu12>=12.8,<13\n",
+    )
+    .unwrap();
+    let venv = t.path().join("venv");
+    let o = Command::new("bash")
+        .arg(ci.join("nvrtc.sh"))
+        .env("TIER1_NVRTC_VENV", &venv)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("expected a line nvidia-cuda-nvrtc-cu12==<version>, found none"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+    assert!(!venv.exists(), "nothing created");
 }
