@@ -351,10 +351,11 @@ fn producer_steps_in_order() {
             "Validate canonical request",
             "Checkout",
             "Build tier1",
+            "Provide NVRTC",
             "Attest runner",
             "Restore latest Tier-1 history",
             "GPU preflight",
-            "Run GPU tests on the attested runner",
+            "GPU check (driver and NVRTC, with the binaries just built)",
             "Run canonical tier-1 suite",
             "Bind immutable Tier-1 evidence identity",
             "Pack Tier-1 evidence",
@@ -371,9 +372,11 @@ fn producer_steps_in_order() {
     };
     assert!(run("Attest runner").contains("tier1-attest"));
     assert!(run("GPU preflight").contains("tier1-preflight"));
+    // The check uses the binaries just built (one toolchain) and does not run the suite a second
+    // time (a failing target must reach the canonical step and be recorded).
     assert_eq!(
-        run("Run GPU tests on the attested runner"),
-        "bash scripts/gpu-check.sh"
+        run("GPU check (driver and NVRTC, with the binaries just built)"),
+        "bash scripts/gpu-check.sh --bin-dir \"$TIER1_BIN\" --no-suite"
     );
     let restore = run("Restore latest Tier-1 history");
     for part in [
@@ -396,7 +399,8 @@ fn producer_steps_in_order() {
         "--run-id \"$RUN_ID\"",
         "--history-root artifacts/history/tier1",
         "--profile minimal",
-        "--environment-json",
+        "--environment-json \"$RUNNER_TEMP/tier1-attestation.json\"",
+        "--environment-json \"$RUNNER_TEMP/tier1-environment.json\"",
         "--history-anchor-candidate",
     ] {
         assert!(suite_run.contains(part), "run lacks {part}");
@@ -430,7 +434,20 @@ fn candidate_upload_follows_evidence_upload_and_requires_its_success() {
         bind["if"],
         "always() && steps.run_tier1.outcome != 'skipped'"
     );
-    assert_eq!(pack["if"], "steps.bind_evidence.outcome == 'success'");
+    // After a failed gate the job has failed: each later step names a status function, or GitHub
+    // adds success() and skips it (the night would never be published).
+    assert_eq!(
+        pack["if"],
+        "${{ !cancelled() && steps.bind_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(
+        evidence["if"],
+        "${{ !cancelled() && steps.pack_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(
+        verify["if"],
+        "${{ !cancelled() && steps.upload_evidence.outcome == 'success' }}"
+    );
     assert_eq!(evidence["with"]["archive"], false);
     assert_eq!(
         evidence["with"]["path"],
@@ -451,7 +468,7 @@ fn candidate_upload_follows_evidence_upload_and_requires_its_success() {
     }
     assert_eq!(
         candidate["if"],
-        "steps.upload_evidence.outcome == 'success' && steps.verify_evidence.outcome == 'success'"
+        "${{ !cancelled() && steps.upload_evidence.outcome == 'success' && steps.verify_evidence.outcome == 'success' }}"
     );
     assert_eq!(
         candidate["with"]["name"],
@@ -582,7 +599,7 @@ fn composite_action_runs_the_chain_and_verifies_the_release() {
         assert_eq!(s["shell"], "bash", "{}", s["name"]);
         let run = s["run"].as_str().unwrap();
         for bin in [
-            "tier1-attest",
+            "tier1-attest\"",
             "tier1-restore",
             "tier1-preflight",
             "tier1-run",
@@ -597,7 +614,7 @@ fn composite_action_runs_the_chain_and_verifies_the_release() {
     assert_eq!(
         order,
         [
-            "tier1-attest",
+            "tier1-attest\"",
             "tier1-restore",
             "tier1-preflight",
             "tier1-run",
@@ -752,4 +769,90 @@ fn request_validation_accepts_and_refuses_as_the_reference() {
         "${{ inputs.acceptance_note }}"
     );
     assert_eq!(env["TIER1_EXPECTED_GPU_NAME"], "NVIDIA B200");
+}
+
+#[test]
+fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
+    let req = text(".ci/nvrtc-requirements.txt");
+    let pins: Vec<&str> = req
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains("nvidia-cuda-nvrtc-cu12"))
+        .collect();
+    assert_eq!(pins.len(), 1, "{req}");
+    let version = pins[0]
+        .trim()
+        .strip_prefix("nvidia-cuda-nvrtc-cu12==")
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap_or_else(|| panic!("not an exact pin: {}", pins[0]));
+    assert!(
+        version.split('.').count() == 3 && version.bytes().all(|b| b.is_ascii_digit() || b == b'.'),
+        "{version}"
+    );
+    let hashes = req.matches("--hash=sha256:").count();
+    assert!(hashes >= 1, "no hash in {req}");
+    let script = text(".ci/nvrtc.sh");
+    let installs: Vec<&str> = script
+        .lines()
+        .filter(|l| l.contains("pip install"))
+        .collect();
+    assert_eq!(installs.len(), 1, "one install: {installs:?}");
+    assert!(
+        script.contains("--require-hashes -r \"$req\"") && script.contains("--no-deps"),
+        "nvrtc.sh installs only the hash-checked requirements"
+    );
+    assert!(
+        !script.contains("'nvidia-cuda-nvrtc-cu12>="),
+        "an unpinned range"
+    );
+    // The workflow provides NVRTC through $GITHUB_ENV before the GPU check and the canonical run.
+    let job = producer();
+    let (nvrtc_at, nvrtc) = step_named(&job, "Provide NVRTC");
+    let run = nvrtc["run"].as_str().unwrap();
+    assert!(
+        run.contains("bash .ci/nvrtc.sh") && run.contains(">> \"$GITHUB_ENV\""),
+        "{run}"
+    );
+    assert!(run.contains("LD_LIBRARY_PATH="), "{run}");
+    assert_eq!(
+        nvrtc["env"]["TIER1_NVRTC_VENV"],
+        "${{ runner.tool_cache }}/tier1-nvrtc"
+    );
+    assert!(nvrtc_at < step(&job, "gpu_check").0 && nvrtc_at < step(&job, "run_tier1").0);
+}
+
+#[test]
+fn every_suite_run_records_the_runner_attestation() {
+    let job = producer();
+    let attest = step_named(&job, "Attest runner").1["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let action = yaml(ACTION);
+    let action_steps = action["runs"]["steps"].as_array().unwrap();
+    let action_attest = action_steps
+        .iter()
+        .find(|s| s["name"] == "Attest runner")
+        .unwrap()["run"]
+        .as_str()
+        .unwrap();
+    let action_run = action_steps.iter().find(|s| s["id"] == "run").unwrap()["run"]
+        .as_str()
+        .unwrap();
+    for (attest, run) in [
+        (
+            attest.as_str(),
+            step(&job, "run_tier1").1["run"].as_str().unwrap(),
+        ),
+        (action_attest, action_run),
+    ] {
+        assert!(
+            attest.contains("--output \"$RUNNER_TEMP/tier1-attestation.json\""),
+            "{attest}"
+        );
+        assert!(
+            run.contains("--environment-json \"$RUNNER_TEMP/tier1-attestation.json\""),
+            "the attestation does not reach tier1-run: {run}"
+        );
+        assert!(run.contains("--environment-json \"$RUNNER_TEMP/tier1-environment.json\""));
+    }
 }

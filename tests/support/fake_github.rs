@@ -1,7 +1,8 @@
 //! A fake GitHub REST API for tests: an HTTP/1.1 server on 127.0.0.1 serving the real response
 //! shapes from a local-store directory (docs/local-store.md), a second "blob storage" listener for
 //! the artifact download redirect that rejects any `Authorization`, fault injection, and a record of
-//! every request.
+//! every request; and a hook for test harness endpoints under `/_harness/` (the workflow scenario
+//! adapters, tests/support/workflow_adapters.rs).
 #![allow(dead_code)]
 
 use chrono::{DateTime, Utc};
@@ -67,7 +68,12 @@ impl Recorded {
     }
 }
 
+/// A handler of `POST /_harness/<path>` requests: JSON body in, JSON answer or error message out.
+pub type HarnessHook =
+    Arc<dyn Fn(&FakeGithub, &str, &Value) -> Result<Value, String> + Send + Sync>;
+
 struct Shared {
+    harness: Mutex<Option<HarnessHook>>,
     store_dir: PathBuf,
     token: String,
     api_base: String,
@@ -81,6 +87,7 @@ struct Shared {
 }
 
 /// The running fake: API at [`FakeGithub::api_url`], blob storage on a second port.
+#[derive(Clone)]
 pub struct FakeGithub {
     shared: Arc<Shared>,
 }
@@ -91,6 +98,7 @@ impl FakeGithub {
         let api = TcpListener::bind("127.0.0.1:0").expect("bind api");
         let blob = TcpListener::bind("127.0.0.1:0").expect("bind blob");
         let shared = Arc::new(Shared {
+            harness: Mutex::new(None),
             store_dir: store_dir.to_path_buf(),
             token: token.to_string(),
             api_base: format!("http://{}", api.local_addr().expect("addr")),
@@ -152,6 +160,37 @@ impl FakeGithub {
             .push((run_id, attempt, jobs));
     }
 
+    /// Append one review record to those `GET …/runs/{run_id}/approvals` returns.
+    pub fn add_approval(&self, run_id: u64, record: Value) {
+        let mut list = self.shared.approvals.lock().expect("lock");
+        match list.iter_mut().find(|(r, _)| *r == run_id) {
+            Some((_, Value::Array(records))) => records.push(record),
+            _ => list.push((run_id, Value::Array(vec![record]))),
+        }
+    }
+
+    /// Append one job to those `GET …/runs/{run_id}/attempts/{attempt}/jobs` returns.
+    pub fn add_job(&self, run_id: u64, attempt: u32, job: Value) {
+        let mut list = self.shared.jobs.lock().expect("lock");
+        match list
+            .iter_mut()
+            .find(|(r, a, _)| *r == run_id && *a == attempt)
+        {
+            Some((_, _, Value::Array(jobs))) => jobs.push(job),
+            _ => list.push((run_id, attempt, Value::Array(vec![job]))),
+        }
+    }
+
+    /// Serve `POST /_harness/<path>` with `hook` (no token required: the harness is the runner).
+    pub fn set_harness(&self, hook: HarnessHook) {
+        *self.shared.harness.lock().expect("lock") = Some(hook);
+    }
+
+    /// The local-store directory served.
+    pub fn store_dir(&self) -> PathBuf {
+        self.shared.store_dir.clone()
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.requests.lock().expect("lock").clone()
@@ -189,7 +228,7 @@ fn error(status: u16, message: &str) -> Response {
     )
 }
 
-fn serve(shared: &Shared, stream: TcpStream, kind: &'static str) {
+fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -214,8 +253,21 @@ fn serve(shared: &Shared, stream: TcpStream, kind: &'static str) {
         target,
         headers,
     };
+    let length: usize = rec
+        .header("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    if reader.read_exact(&mut body).is_err() {
+        return write_response(
+            stream,
+            error(400, "request body shorter than content-length"),
+        );
+    }
     shared.requests.lock().expect("lock").push(rec.clone());
-    let resp = if kind == "api" {
+    let resp = if kind == "api" && rec.path().starts_with("/_harness/") {
+        harness(shared, &rec, &body)
+    } else if kind == "api" {
         api(shared, &rec)
     } else {
         blob(shared, &rec)
@@ -246,6 +298,24 @@ fn write_response(mut stream: TcpStream, r: Response) {
         }
     }
     let _ = stream.flush();
+}
+
+fn harness(shared: &Arc<Shared>, rec: &Recorded, body: &[u8]) -> Response {
+    let Some(hook) = shared.harness.lock().expect("lock").clone() else {
+        return error(404, "no harness hook installed");
+    };
+    let request: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => return error(400, &format!("harness request body: {e}")),
+    };
+    let fake = FakeGithub {
+        shared: shared.clone(),
+    };
+    let path = rec.path().trim_start_matches("/_harness/");
+    match hook(&fake, path, &request) {
+        Ok(v) => json_response(200, &v),
+        Err(message) => json_response(422, &json!({ "error": message })),
+    }
 }
 
 fn take_fault(shared: &Shared, pred: impl Fn(&Fault) -> bool) -> Option<Fault> {

@@ -11,8 +11,9 @@ pub struct Repo {
     pub root: PathBuf,
 }
 
-fn git(root: &Path, args: &[&str]) {
-    let ok = Command::new("git")
+/// Run git in `root` with a throwaway identity; panics unless it succeeds; returns its stdout.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
         .args([
             "-c",
             "user.name=t",
@@ -23,10 +24,14 @@ fn git(root: &Path, args: &[&str]) {
         ])
         .args(args)
         .current_dir(root)
-        .status()
-        .expect("git runs")
-        .success();
-    assert!(ok, "git {args:?}");
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 pub fn repo() -> Repo {

@@ -1,0 +1,236 @@
+//! A workflow run as GitHub plays it: jobs start when their `needs` are done, a job's `if` (with its
+//! status function) decides whether it runs, environments wait for the scenario's approval,
+//! concurrency groups queue, reusable workflows run their callee's jobs, and job outputs are
+//! evaluated when the job ends.
+import fs from "node:fs";
+import path from "node:path";
+import { asString, condition, tokenValue } from "./expressions.mjs";
+import { loadWorkflow, localWorkflowPath, rawJob, rawSteps, runDefaults } from "./load.mjs";
+import { groupOf } from "./groups.mjs";
+import { harnessCall } from "./adapters.mjs";
+import { runSteps } from "./steps.mjs";
+
+function stamp() {
+  return new Date().toISOString();
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The machine whose labels include every `runs-on` label. */
+function machineFor(scenario, runsOn, where) {
+  const wanted = (Array.isArray(runsOn) ? runsOn : [runsOn]).map((l) => String(l).toLowerCase());
+  const m = scenario.machines.find((x) => wanted.every((l) => x.labels.map((y) => y.toLowerCase()).includes(l)));
+  if (!m) throw new Error(`${where}: no scenario machine has every label of runs-on ${JSON.stringify(runsOn)}`);
+  return m;
+}
+
+/** Inputs of a callee from its `on.workflow_call.inputs` definitions and the caller's values. */
+function calleeInputs(definitions, values, where) {
+  const out = {};
+  for (const [id, def] of Object.entries(definitions ?? {})) {
+    let v = values[id];
+    if (v === undefined || v === null) {
+      if (def.required) throw new Error(`${where}: required input '${id}' not provided`);
+      v = def.default ?? (def.type === "boolean" ? false : def.type === "number" ? 0 : "");
+    }
+    if (def.type === "boolean" && typeof v !== "boolean") throw new Error(`${where}: input '${id}': expected a boolean, found ${JSON.stringify(v)}`);
+    if (def.type === "string") v = asString(v);
+    out[id] = v;
+  }
+  for (const id of Object.keys(values)) {
+    if (!(id in (definitions ?? {}))) throw new Error(`${where}: input '${id}' is not defined by the called workflow`);
+  }
+  return out;
+}
+
+export class WorkflowRun {
+  /**
+   * `scenario`: the shared scenario (machines, api, paths); `spec`: this run (workflow, event,
+   * ref, sha, inputs, approvals, env, hold); `loaded`: `{template, raw}` of the workflow;
+   * `groups`: the shared concurrency groups; `trace`: shared event list.
+   */
+  constructor(scenario, spec, loaded, groups, trace) {
+    Object.assign(this, { scenario, spec, loaded, groups, trace });
+    this.jobs = {};
+  }
+
+  event(kind, job, extra = {}) {
+    this.trace.push({ seq: this.trace.length, at: stamp(), run: this.index, kind, job, ...extra });
+  }
+
+  async start(index) {
+    const s = this.spec;
+    this.index = index;
+    const created = await harnessCall(this.scenario.api_url, "runs", {
+      workflow_path: s.workflow, head_branch: s.ref.replace(/^refs\/heads\//, ""), head_sha: s.sha, event: s.event,
+    });
+    this.id = created.id;
+    this.attempt = created.run_attempt;
+    const isDispatch = s.event === "workflow_dispatch";
+    const inputs = {};
+    if (isDispatch) {
+      const defs = this.loaded.template.events?.workflow_dispatch?.inputs ?? {};
+      for (const [k, def] of Object.entries(defs)) {
+        const given = s.inputs?.[k];
+        inputs[k] = given !== undefined ? given : (def.default ?? (def.type === "boolean" ? false : ""));
+      }
+    }
+    this.inputs = inputs;
+    const refName = s.ref.replace(/^refs\/(heads|tags)\//, "");
+    this.github = {
+      event_name: s.event, ref: s.ref, ref_name: refName, sha: s.sha, repository: this.scenario.repository,
+      repository_owner: this.scenario.repository.split("/")[0], run_id: String(this.id), run_attempt: String(this.attempt),
+      run_number: String(this.id), actor: s.actor, triggering_actor: s.actor, workflow: this.loaded.template.name ?? s.workflow,
+      workflow_ref: `${this.scenario.repository}/${s.workflow}@${s.ref}`, server_url: this.scenario.server_url,
+      api_url: this.scenario.api_url, token: this.scenario.token, ref_type: "branch",
+      event: isDispatch ? { inputs: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, asString(v)])) } : { schedule: "15 3 * * *" },
+    };
+    if (this.loaded.template.concurrency) throw new Error(`${s.workflow}: workflow-level concurrency is not emulated`);
+    this.done = this.runGraph(this.loaded, this.inputs, this.jobs, "")
+      .then(async () => {
+        const results = Object.values(this.jobs).map((j) => j.result);
+        this.conclusion = results.includes("failure") ? "failure" : "success";
+        await harnessCall(this.scenario.api_url, `runs/${this.id}/complete`, { conclusion: this.conclusion });
+        this.event("completed", null, { conclusion: this.conclusion });
+      });
+  }
+
+  /** Run a job graph (the workflow's, or a callee's) to the end. */
+  async runGraph(wf, inputs, into, prefix) {
+    const pending = new Map(wf.template.jobs.map((j) => [j.id.value, j]));
+    const running = new Map();
+    while (pending.size || running.size) {
+      for (const [id, def] of [...pending]) {
+        const needs = (def.needs ?? []).map((n) => n.value);
+        if (needs.every((n) => into[n]?.result)) {
+          pending.delete(id);
+          running.set(id, this.runJob(def, wf, inputs, into, prefix).then(() => running.delete(id)));
+        }
+      }
+      if (!running.size && pending.size) throw new Error(`jobs ${[...pending.keys()].join(", ")}: needs never satisfied`);
+      await Promise.race(running.values());
+    }
+  }
+
+  ancestorsOf(def, into, seen = new Set()) {
+    for (const n of (def.needs ?? []).map((x) => x.value)) {
+      if (seen.has(n)) continue;
+      seen.add(n);
+      const nd = into[n]?.def;
+      if (nd) this.ancestorsOf(nd, into, seen);
+    }
+    return [...seen];
+  }
+
+  async runJob(def, wf, inputs, into, prefix) {
+    const id = def.id.value;
+    const raw = rawJob(wf.raw, id);
+    const label = `${this.spec.workflow}#${this.index}/${prefix}${id}`;
+    const rec = { def, result: null, outputs: {}, steps: [] };
+    into[id] = rec;
+    const needs = {};
+    for (const n of (def.needs ?? []).map((x) => x.value)) needs[n] = { result: into[n].result, outputs: into[n].outputs };
+    const ancestors = this.ancestorsOf(def, into).map((n) => into[n].result);
+    const status = {
+      success: ancestors.every((r) => r === "success"), failure: ancestors.includes("failure"), always: true, cancelled: false,
+    };
+    const contexts = { github: this.github, inputs, needs, vars: {} };
+    for (const key of ["strategy", "container", "services"]) {
+      if (def[key] !== undefined && def[key] !== null) throw new Error(`${label}: jobs.<id>.${key} is not emulated`);
+    }
+    const finish = (result) => {
+      rec.result = result;
+      this.event("finished", prefix + id, { result });
+      return rec;
+    };
+    if (!condition(def.if?.expression ?? def.if?.expr ?? "success()", contexts, status)) return finish("skipped");
+    const envName = def.environment === undefined ? undefined : tokenValue(def.environment, contexts);
+    if (envName !== undefined) {
+      const name = typeof envName === "string" ? envName : envName.name;
+      const decision = this.spec.approvals?.[name];
+      if (!decision) throw new Error(`${label}: environment '${name}' needs a scenario approval decision`);
+      await harnessCall(this.scenario.api_url, `runs/${this.id}/approvals`, { environment: name, ...decision });
+      this.event("review", prefix + id, { environment: name, state: decision.state });
+      if (decision.state !== "approved") return finish("failure");
+    }
+    const group = groupOf(tokenValue(def.concurrency, contexts), label);
+    this.event("queued", prefix + id, { group });
+    const release = group ? await this.groups.acquire(group) : () => {};
+    this.event("started", prefix + id, { group });
+    try {
+      if (def.type === "reusableWorkflowJob") {
+        const values = tokenValue(def["input-values"], contexts) ?? {};
+        const callee = calleeInputs(tokenValue(def["input-definitions"], {}) ?? {}, values, label);
+        rec.jobs = {};
+        const calleeWf = await loadWorkflow(this.scenario.repo_root, localWorkflowPath(def.ref));
+        await this.runGraph(calleeWf, callee, rec.jobs, `${id}/`);
+        const results = Object.values(rec.jobs).map((j) => j.result);
+        const octx = { ...contexts, inputs: callee, jobs: Object.fromEntries(Object.entries(rec.jobs).map(([k, j]) => [k, { result: j.result, outputs: j.outputs }])) };
+        for (const [k, v] of Object.entries(tokenValue(def.outputs, {}) ?? {})) rec.outputs[k] = asString(tokenValue(v?.value, octx));
+        return finish(results.includes("failure") ? "failure" : "success");
+      }
+      await this.runSteppedJob(def, wf, raw, contexts, rec, label, prefix);
+      await this.holdFor(this.spec.hold?.[prefix + id], label);
+      return finish(rec.failed ? "failure" : "success");
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A scenario's hold on a job after its steps, keeping its concurrency group: a number of
+   * milliseconds, or `{until_queued: {run, job}}` (until that job of that run is queued).
+   */
+  async holdFor(hold, label) {
+    if (!hold) return;
+    if (typeof hold === "number") return sleep(hold);
+    const { run, job } = hold.until_queued;
+    for (let waited = 0; ; waited += 50) {
+      if (this.trace.some((e) => e.run === run && e.job === job && e.kind === "queued")) return;
+      if (waited > 300000) throw new Error(`${label}: held 300 s, but run ${run} never queued ${job}`);
+      await sleep(50);
+    }
+  }
+
+  async runSteppedJob(def, wf, raw, contexts, rec, label, prefix) {
+    const id = def.id.value;
+    const machine = machineFor(this.scenario, tokenValue(def["runs-on"], contexts), label);
+    const dir = path.join(this.scenario.work_dir, `run-${this.index}-${this.id}`, `${prefix}${id}`.replace(/\//g, "__"));
+    const workspace = path.join(dir, "workspace");
+    const temp = path.join(dir, "temp");
+    fs.mkdirSync(workspace, { recursive: true });
+    fs.mkdirSync(temp, { recursive: true });
+    const runner = { name: machine.name, os: "Linux", arch: "X64", temp, tool_cache: machine.tool_cache ?? path.join(dir, "tool-cache"), environment: machine.environment ?? "github-hosted", debug: "" };
+    const name = def.name ? asString(tokenValue(def.name, contexts)) : id;
+    await harnessCall(this.scenario.api_url, `runs/${this.id}/jobs`, { name, labels: machine.labels, runner_name: machine.name });
+    const github = { ...this.github, job: id, workspace };
+    const ctx = { ...contexts, github, runner };
+    const wfEnv = tokenValue(wf.template.env, ctx) ?? {};
+    const jobEnv = tokenValue(def.env, { ...ctx, env: wfEnv }) ?? {};
+    const baseEnv = Object.fromEntries(Object.entries({ ...wfEnv, ...jobEnv }).map(([k, v]) => [k, asString(v)]));
+    const processEnv = {
+      ...this.scenario.base_env, ...machine.env, ...this.spec.env,
+      CI: "true", GITHUB_ACTIONS: "true", GITHUB_ACTOR: github.actor, GITHUB_API_URL: github.api_url,
+      GITHUB_EVENT_NAME: github.event_name, GITHUB_JOB: id, GITHUB_REF: github.ref, GITHUB_REF_NAME: github.ref_name,
+      GITHUB_REF_TYPE: "branch", GITHUB_REPOSITORY: github.repository, GITHUB_REPOSITORY_OWNER: github.repository_owner,
+      GITHUB_RUN_ATTEMPT: github.run_attempt, GITHUB_RUN_ID: github.run_id, GITHUB_RUN_NUMBER: github.run_number,
+      GITHUB_SERVER_URL: github.server_url, GITHUB_SHA: github.sha, GITHUB_WORKFLOW: github.workflow,
+      GITHUB_WORKFLOW_REF: github.workflow_ref, GITHUB_WORKSPACE: workspace, GITHUB_TRIGGERING_ACTOR: github.actor,
+      RUNNER_ARCH: "X64", RUNNER_ENVIRONMENT: runner.environment, RUNNER_NAME: machine.name, RUNNER_OS: "Linux",
+      RUNNER_TEMP: temp, RUNNER_TOOL_CACHE: runner.tool_cache,
+    };
+    const defaults = { ...runDefaults(wf.raw), ...runDefaults(raw) };
+    const job = {
+      label, dir, workspace, temp, processEnv, baseEnv, contexts: ctx, defaults, apiUrl: this.scenario.api_url,
+      adapterRequest: { run_id: this.id, sha: github.sha, ref: github.ref },
+    };
+    const result = await runSteps(job, def.steps ?? [], rawSteps(raw));
+    rec.steps = result.steps;
+    rec.failed = result.failed;
+    rec.summary = result.summary;
+    const octx = { ...ctx, env: result.env, steps: result.stepsContext, job: { status: result.failed ? "failure" : "success" } };
+    for (const pair of def.outputs?.map ?? []) rec.outputs[pair.key.value] = asString(tokenValue(pair.value, octx));
+  }
+}

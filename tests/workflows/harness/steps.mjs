@@ -1,0 +1,209 @@
+//! The steps of one job as the runner plays them (actions/runner `StepsRunner.cs`): env evaluated
+//! before `if`, status functions, outcome versus conclusion under `continue-on-error`, file
+//! commands after each step, only explicit ids in the `steps` context, `run:` blocks under bash.
+import fs from "node:fs";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { asString, condition, tokenValue } from "./expressions.mjs";
+import { readKeyValueFile, readPathFile } from "./file-commands.mjs";
+import { child, loadAction, rawSteps } from "./load.mjs";
+import { refusal, runAdapter } from "./adapters.mjs";
+
+const ANNOTATION = /^::(error|warning|notice)(?: [^:]*)?::(.*)$/;
+
+function stringsOf(obj) {
+  const out = {};
+  for (const [k, v] of Object.entries(obj ?? {})) out[k] = asString(v);
+  return out;
+}
+
+/** Run `script` with bash as GitHub's `shell: bash` does; resolves to `{code, annotations}`. */
+function runBash(script, cwd, env, logFile) {
+  const scriptFile = `${logFile}.sh`;
+  fs.writeFileSync(scriptFile, script);
+  return new Promise((resolve) => {
+    const log = fs.openSync(logFile, "a");
+    const p = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", scriptFile], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const annotations = [];
+    let pending = "";
+    p.stdout.on("data", (chunk) => {
+      fs.writeSync(log, chunk);
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop();
+      for (const l of lines) {
+        const m = ANNOTATION.exec(l);
+        if (m) annotations.push({ level: m[1], message: m[2] });
+      }
+    });
+    p.stderr.on("data", (chunk) => fs.writeSync(log, chunk));
+    p.on("error", (e) => { fs.closeSync(log); resolve({ code: 127, annotations: [{ level: "error", message: e.message }] }); });
+    p.on("close", (code, signal) => {
+      const m = ANNOTATION.exec(pending);
+      if (m) annotations.push({ level: m[1], message: m[2] });
+      fs.closeSync(log);
+      resolve({ code: code ?? (signal ? 128 : 1), annotations });
+    });
+  });
+}
+
+/**
+ * Run the steps of a job (or of a composite action when `job.composite`). `job` carries:
+ * `label`, `dir` (its private directory), `workspace`, `temp`, `processEnv` (runner-provided
+ * variables), `baseEnv` (the env context before steps: workflow + job env), `contexts` (github,
+ * inputs, needs, runner, ...), `defaults` ({shell, working-directory}), `apiUrl`, `adapterRequest`.
+ * Returns `{failed, steps, stepsContext, env, summary}`.
+ */
+export async function runSteps(job, modelSteps, rawStepList) {
+  const stepsContext = {};
+  const results = [];
+  const githubEnv = {};
+  const addedPath = [];
+  let summary = "";
+  let failed = false;
+  for (let i = 0; i < modelSteps.length; i++) {
+    const step = modelSteps[i];
+    const raw = rawStepList[i];
+    const name = step.name ? asString(tokenValue(step.name, job.contexts)) : (step.uses?.value ?? step.id);
+    const record = { id: step.id, name, outcome: "skipped", conclusion: "skipped", outputs: {}, annotations: [] };
+    const files = path.join(job.dir, `step-${i + 1}`);
+    fs.mkdirSync(files, { recursive: true });
+    const envContext = { ...job.baseEnv, ...githubEnv };
+    const ctx = { ...job.contexts, env: envContext, steps: stepsContext, job: { status: failed ? "failure" : "success" } };
+    // In a composite action the failure so far is the action's (github.action_status), not the job's.
+    const status = { success: !failed, failure: failed, always: true, cancelled: false };
+    let outcome;
+    let stepEnv = {};
+    try {
+      stepEnv = stringsOf(tokenValue(step.env, ctx));
+    } catch (e) {
+      outcome = "failure";
+      record.annotations.push({ level: "error", message: `step env: ${e.message}` });
+    }
+    ctx.env = { ...envContext, ...stepEnv };
+    if (!outcome) {
+      let run;
+      try {
+        run = condition(step.if?.expression ?? step.if?.expr ?? "success()", ctx, status);
+      } catch (e) {
+        run = true;
+        outcome = "failure";
+        record.annotations.push({ level: "error", message: `if: ${e.message}` });
+      }
+      if (!run) {
+        record.outcome = record.conclusion = "skipped";
+        results.push(record);
+        if (!step.id.startsWith("__") && step.id !== "") stepsContext[step.id] = { outcome: "skipped", conclusion: "skipped", outputs: {} };
+        continue;
+      }
+    }
+    if (!outcome) {
+      const fileCmd = {
+        GITHUB_OUTPUT: path.join(files, "output"),
+        GITHUB_ENV: path.join(files, "env"),
+        GITHUB_PATH: path.join(files, "path"),
+        GITHUB_STEP_SUMMARY: path.join(files, "summary.md"),
+      };
+      for (const f of Object.values(fileCmd)) fs.writeFileSync(f, "");
+      const pathVar = [...addedPath, job.processEnv.PATH].join(":");
+      const env = { ...job.processEnv, ...ctx.env, ...fileCmd, PATH: pathVar };
+      try {
+        outcome = await executeStep(job, step, raw, ctx, env, files, record);
+      } catch (e) {
+        if (e.fatal) throw e;
+        outcome = "failure";
+        record.annotations.push({ level: "error", message: e.message });
+      }
+      try {
+        record.outputs = { ...record.outputs, ...readKeyValueFile(fileCmd.GITHUB_OUTPUT) };
+        Object.assign(githubEnv, readKeyValueFile(fileCmd.GITHUB_ENV));
+        addedPath.unshift(...readPathFile(fileCmd.GITHUB_PATH).reverse());
+      } catch (e) {
+        outcome = "failure";
+        record.annotations.push({ level: "error", message: e.message });
+      }
+      summary += fs.readFileSync(fileCmd.GITHUB_STEP_SUMMARY, "utf8");
+    }
+    record.outcome = outcome;
+    record.conclusion = outcome;
+    if (outcome === "failure") {
+      let coe = false;
+      try {
+        const v = step["continue-on-error"];
+        coe = typeof v === "boolean" ? v : v === undefined ? false : condition(v.expression ?? v.expr, ctx, status);
+      } catch {
+        coe = false;
+      }
+      if (coe) record.conclusion = "success";
+      else failed = true;
+    }
+    if (!step.id.startsWith("__") && step.id !== "") {
+      stepsContext[step.id] = { outcome: record.outcome, conclusion: record.conclusion, outputs: record.outputs };
+    }
+    results.push(record);
+  }
+  return { failed, steps: results, stepsContext, env: { ...job.baseEnv, ...githubEnv }, summary };
+}
+
+function fatal(message) {
+  const e = new Error(message);
+  e.fatal = true;
+  return e;
+}
+
+async function executeStep(job, step, raw, ctx, env, files, record) {
+  if (step.run !== undefined) {
+    const shell = child(raw, "shell")?.value ?? job.defaults.shell ?? (job.composite ? undefined : "bash");
+    if (shell !== "bash") throw fatal(`${job.label}: step '${record.name}': shell ${shell ?? "(none)"} is not emulated (only bash)`);
+    const wdToken = child(raw, "working-directory");
+    const wd = wdToken !== undefined ? asString(tokenValue(wdToken, ctx)) : job.defaults["working-directory"];
+    const cwd = wd ? path.resolve(job.workspace, wd) : job.workspace;
+    // The parser already turned every `${{ }}` of the script into one expression (format()).
+    const script = asString(tokenValue(step.run, ctx));
+    const { code, annotations } = await runBash(script, cwd, env, path.join(files, "log"));
+    record.annotations.push(...annotations);
+    record.exit_code = code;
+    record.log = path.join(files, "log");
+    return code === 0 ? "success" : "failure";
+  }
+  const uses = asString(tokenValue(step.uses, ctx));
+  const withToken = child(raw, "with");
+  const inputs = stringsOf(tokenValue(withToken, ctx));
+  if (uses.startsWith("./")) return runComposite(job, uses, inputs, ctx, env, files, record);
+  const why = refusal(uses);
+  if (why) throw fatal(`${job.label}: step '${record.name}': ${why}`);
+  const answer = await runAdapter(job.apiUrl, uses, { ...job.adapterRequest, with: inputs, workspace: job.workspace, runner_temp: job.temp });
+  record.outputs = stringsOf(answer.outputs);
+  return "success";
+}
+
+/** A local composite action (`uses: ./path`): its steps with `inputs`, its outputs evaluated last. */
+async function runComposite(job, uses, inputs, ctx, env, files, record) {
+  const dir = path.resolve(job.workspace, uses);
+  const { action, raw } = loadAction(dir, `${uses}/action.yml`);
+  if (action.runs?.using !== "composite") throw fatal(`${uses}: only composite actions are emulated`);
+  const given = {};
+  for (const input of action.inputs ?? []) {
+    const id = input.id;
+    given[id] = inputs[id] ?? (input.default !== undefined ? asString(tokenValue(input.default, ctx)) : "");
+  }
+  for (const k of Object.keys(inputs)) {
+    if (!(action.inputs ?? []).some((x) => x.id === k)) record.annotations.push({ level: "warning", message: `Unexpected input '${k}'` });
+  }
+  const inner = {
+    ...job,
+    label: `${job.label} > ${uses}`,
+    dir: path.join(files, "composite"),
+    composite: true,
+    defaults: {},
+    baseEnv: ctx.env,
+    contexts: { ...job.contexts, inputs: given },
+    processEnv: { ...job.processEnv, GITHUB_ACTION_PATH: dir },
+  };
+  fs.mkdirSync(inner.dir, { recursive: true });
+  const result = await runSteps(inner, action.runs.steps, rawSteps(child(raw, "runs")?.assertMapping("runs")));
+  record.composite = result.steps;
+  const octx = { ...inner.contexts, steps: result.stepsContext };
+  for (const out of action.outputs ?? []) record.outputs[out.id] = asString(tokenValue(out.value, octx));
+  return result.failed ? "failure" : "success";
+}
