@@ -37,7 +37,11 @@ fn example_command_target_runs_and_verifies() {
     let t = run_one(&["python3", &example()], None);
     assert_eq!(t.status, status::SUCCEEDED, "{:?}", t.message);
     assert_eq!(t.variants.len(), 2);
-    assert_eq!(t.variants[0].samples_ms.len(), 5);
+    // Every invocation gives one sample per round (at least 6 rounds); invocations are pooled.
+    let sampling = t.sampling.as_ref().expect("sampled");
+    assert!((1..=10).contains(&sampling.processes), "{sampling:?}");
+    assert_eq!(t.variants[0].samples_ms.len() as u32, 6 * sampling.processes);
+    assert_eq!(t.variants[1].samples_ms.len(), t.variants[0].samples_ms.len());
     assert!(t.variants[1].verification.as_ref().unwrap().passed);
     assert_eq!(
         t.baseline_file.as_deref(),

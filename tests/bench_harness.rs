@@ -79,7 +79,14 @@ fn smoke_profile_runs_all_six_green_and_summarizes() {
     for t in &r.targets {
         assert_eq!(t.status, status::SUCCEEDED, "{}: {:?}", t.key, t.message);
         assert_eq!(t.variants.len(), 2);
-        assert_eq!(t.variants[0].samples_ms.len(), 5, "smoke iterations");
+        // Rounds: at least the smoke profile's minimum (6), one sample per variant each.
+        let rounds = t.sampling.as_ref().expect("sampled").rounds as usize;
+        assert!(rounds >= 6, "{}: {rounds} rounds", t.key);
+        assert_eq!(t.variants[0].samples_ms.len(), rounds);
+        assert_eq!(t.variants[1].samples_ms.len(), rounds);
+        let m = t.metrics.measurement.as_ref().expect("measurement record");
+        assert_eq!(m.rounds as usize, rounds);
+        assert!(m.clean_rounds >= 1 && m.clean_rounds as usize <= rounds);
         let v = t.variants[1].verification.as_ref().expect("verification");
         assert!(v.passed && v.elements > 0, "{}: {v:?}", t.key);
     }

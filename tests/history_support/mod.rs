@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use tier1::bench::result::{
-    InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, TargetResult, VariantResult,
+    InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, Sampling, TargetResult, VariantResult,
     VariantVerification, summarize,
 };
 use tier1::bench::stats::Stats;
@@ -70,13 +70,14 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
         inputs: vec![],
     };
     let variant = |name: &str, role: Role, ms: f64, mem: Option<u64>| {
-        let samples = vec![ms; 5];
+        let samples = vec![ms; ROUNDS as usize];
         VariantResult {
             name: name.into(),
             role,
             input_signature: sig.clone(),
             stats: Stats::of(&samples).unwrap(),
             samples_ms: samples,
+            repetitions: 1,
             memory_peak_bytes: mem,
             verification: (role == Role::Optimized).then_some(VariantVerification {
                 passed: true,
@@ -122,6 +123,16 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
                         memory.then_some(opt_mem),
                     ),
                 ],
+                sampling: Some(Sampling {
+                    rounds: ROUNDS,
+                    processes: 1,
+                    precision_pct: 1.0,
+                    order_seed: 1,
+                    budget_exhausted: false,
+                    remeasured: false,
+                    throttled: vec![],
+                    machine: vec![],
+                }),
                 status: String::new(),
                 message: None,
                 metrics: Default::default(),
@@ -142,10 +153,18 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
         seed: 1,
         min_speedup: suite.thresholds.min_speedup,
         warmup: 5,
-        iterations: 5,
+        iterations: ROUNDS,
+        max_rounds: Some(ROUNDS),
+        min_sample_ms: Some(1.0),
+        precision_pct: Some(1.0),
+        budget_s: Some(1.0),
         targets,
     }
 }
+
+/// Rounds of every fixture measurement: constant samples, so every interval has zero width and
+/// every target is precise.
+pub const ROUNDS: u32 = 8;
 
 /// The summary of a run, derived from its results file as the producer does.
 pub fn summary(spec: &RunSpec, suite: &Suite) -> Summary {
@@ -185,7 +204,10 @@ pub fn candidate(live: Option<&Path>, out: &Path, spec: &RunSpec) -> IndexRow {
         .find(|r| r.is_eligible())
         .map(|r| package::read_json::<Summary>(out, &r.summary_path).unwrap());
     let s = summary(spec, &suite);
-    let mut reg = tier1::regress::compare(&s, anchor.as_ref(), &suite.thresholds).unwrap();
+    // As the producer does: the accepted runs already in the tree are the noise history.
+    let noise = tier1::regress::noise::NoiseHistory::for_run(out, &suite, &s).unwrap();
+    let mut reg =
+        tier1::regress::compare_in(&s, anchor.as_ref(), &suite.thresholds, &noise).unwrap();
     let id = spec.run_id.as_str();
     let dir = out.join(id);
     std::fs::create_dir_all(&dir).unwrap();

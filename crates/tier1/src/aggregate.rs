@@ -172,6 +172,7 @@ pub(crate) mod fixtures {
             baseline_file: None,
             artifacts: Default::default(),
             verification_tolerance: None,
+            measurement: None,
             extra: Default::default(),
         }
     }
@@ -193,6 +194,40 @@ pub(crate) mod fixtures {
             best_optimized_memory_mb: best_optimized_memory(Some(baseline_mb), Some(savings_pct)),
             ..speed_target(key, 1585.6, 1.58)
         }
+    }
+
+    /// `t` with a measurement record: intervals of ±`half_width_pct` around its speedup and
+    /// optimized time, `precise` when that is within 1 %.
+    pub(crate) fn measured(mut t: TargetSummary, half_width_pct: f64) -> TargetSummary {
+        let f = half_width_pct / 100.0;
+        let speedup = t.best_speedup.unwrap_or(1.0);
+        let opt = optimized_time_ms(&t).unwrap_or(1.0);
+        t.measurement = Some(crate::history::Measurement {
+            confidence: 0.95,
+            rounds: 30,
+            clean_rounds: 15,
+            baseline_repetitions: 1,
+            optimized_repetitions: 1,
+            speedup_ci_low: Some(speedup * (1.0 - f)),
+            speedup_ci_high: Some(speedup * (1.0 + f)),
+            optimized_median_ms: opt,
+            optimized_ci_low_ms: Some(opt * (1.0 - f)),
+            optimized_ci_high_ms: Some(opt * (1.0 + f)),
+            speedup_cv: 0.01,
+            baseline_cv: 0.01,
+            optimized_cv: 0.01,
+            outliers: 0,
+            precision_pct: 1.0,
+            precise: half_width_pct <= 1.0,
+            throttled: false,
+        });
+        t
+    }
+
+    /// Every target of `s` [`measured`] at ±0.5 % (precise).
+    pub(crate) fn precise(mut s: Summary) -> Summary {
+        s.targets = s.targets.into_iter().map(|t| measured(t, 0.5)).collect();
+        s
     }
 
     /// `t` with another status.

@@ -191,10 +191,32 @@ fn comparison_blockers(comparison: &RegressionSummary) -> Check {
     c
 }
 
+/// Anchor quality: every target carries a measurement record that reached its precision without
+/// throttling (a run becomes an anchor only when its measurements are precise).
+pub fn anchor_precision(summary: &Summary) -> Check {
+    let mut c = Check::default();
+    for t in &summary.targets {
+        match &t.measurement {
+            None => c.fail(format!(
+                "target {}: no measurement record; an anchor needs a precise measurement",
+                t.key
+            )),
+            Some(m) => {
+                if let Some(why) = m.imprecision(t.best_speedup) {
+                    c.fail(format!("target {}: the measurement {why}", t.key));
+                }
+            }
+        }
+    }
+    c
+}
+
 /// Reference `_tier1_baseline_eligible` for normal publication: eligible only when the run was
 /// accepted, the caller allows an initial anchor, there was no prior anchor (`baseline_run_id`
-/// null), and there are no suppressed regressions and no anchor declines.
+/// null), there are no suppressed regressions and no anchor declines, and (tier1) every target
+/// was measured precisely ([`anchor_precision`]).
 pub fn baseline_eligibility(
+    summary: &Summary,
     comparison: &RegressionSummary,
     run_accepted: bool,
     allow_initial_anchor: bool,
@@ -215,16 +237,18 @@ pub fn baseline_eligibility(
     c.require(d == 0, || {
         format!("the comparison has {d} anchor decline(s)")
     });
+    c.absorb(anchor_precision(summary));
     c
 }
 
 /// `baseline_eligibility(..).passed()`.
 pub fn baseline_eligible(
+    summary: &Summary,
     comparison: &RegressionSummary,
     run_accepted: bool,
     allow_initial_anchor: bool,
 ) -> bool {
-    baseline_eligibility(comparison, run_accepted, allow_initial_anchor).passed()
+    baseline_eligibility(summary, comparison, run_accepted, allow_initial_anchor).passed()
 }
 
 fn no_suppressed(comparison: &RegressionSummary) -> Check {
@@ -239,7 +263,8 @@ fn no_suppressed(comparison: &RegressionSummary) -> Check {
 /// Reference §5.5 step 4 "Eligible anchors must meet": the run was accepted; no comparison changes
 /// (regressions, improvements, anchor declines, missing targets) unless the acceptance is explicit;
 /// no suppressed regressions; no prior anchor without explicit acceptance; no history warnings;
-/// complete metrics; accepted provenance.
+/// complete metrics; accepted provenance; and (tier1) no target whose measurement record says it
+/// was imprecise (rows without a record, from older writers, are not judged).
 pub fn eligible_anchor_rules(
     summary: &Summary,
     comparison: &RegressionSummary,
@@ -273,6 +298,11 @@ pub fn eligible_anchor_rules(
     c.require(!history_warnings, || "the history has warnings".into());
     c.absorb(baseline_metrics(summary));
     c.absorb(provenance(summary));
+    for t in &summary.targets {
+        if let Some(why) = t.measurement.as_ref().and_then(|m| m.imprecision(t.best_speedup)) {
+            c.fail(format!("target {}: the measurement {why}", t.key));
+        }
+    }
     c
 }
 

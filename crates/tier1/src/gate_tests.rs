@@ -190,25 +190,52 @@ fn run_acceptance_conditions() {
 
 #[test]
 fn only_the_first_anchor_of_a_normal_publication_is_eligible() {
-    let s = clean();
+    let s = precise(clean());
     let cmp = no_baseline(&s);
-    assert!(baseline_eligible(&cmp, true, true));
+    assert!(baseline_eligible(&s, &cmp, true, true));
     assert!(has(
-        &baseline_eligibility(&cmp, false, true),
+        &baseline_eligibility(&s, &cmp, false, true),
         "not accepted"
     ));
     assert!(has(
-        &baseline_eligibility(&cmp, true, false),
+        &baseline_eligibility(&s, &cmp, true, false),
         "initial anchor is not allowed"
     ));
 
     // Same metrics against an existing anchor: accepted but never eligible.
-    let cmp = against(&s, &clean());
+    let cmp = against(&s, &precise(clean()));
     assert!(run_accepted(&s, &cmp, false, false));
     assert!(has(
-        &baseline_eligibility(&cmp, true, true),
+        &baseline_eligibility(&s, &cmp, true, true),
         "a prior anchor run exists"
     ));
+}
+
+#[test]
+fn an_imprecise_or_unmeasured_run_never_becomes_the_first_anchor() {
+    let mut s = precise(clean());
+    s.targets[0] = measured(s.targets[0].clone(), 2.5);
+    let cmp = no_baseline(&s);
+    let c = baseline_eligibility(&s, &cmp, true, true);
+    assert!(
+        has(&c, "target a: the measurement did not reach ±1.00 %")
+            && has(&c, "speedup interval ±2.50 %"),
+        "{c:?}"
+    );
+    let c = baseline_eligibility(&clean(), &no_baseline(&clean()), true, true);
+    assert!(has(&c, "target a: no measurement record"), "{c:?}");
+    let mut throttled = precise(clean());
+    if let Some(m) = throttled.targets[1].measurement.as_mut() {
+        m.throttled = true;
+    }
+    let c = baseline_eligibility(&throttled, &no_baseline(&throttled), true, true);
+    assert!(has(&c, "target kv: the measurement was taken while the device throttled"), "{c:?}");
+    // A stored eligible anchor whose record says imprecise fails restore's re-derivation; rows
+    // without a record (older writers) are not judged there.
+    let c = eligible_anchor_rules(&s, &no_baseline(&s), true, false, false);
+    assert!(has(&c, "target a: the measurement did not reach"), "{c:?}");
+    let c = eligible_anchor_rules(&clean(), &no_baseline(&clean()), true, false, false);
+    assert!(c.passed(), "{c:?}");
 }
 
 #[test]
@@ -220,7 +247,7 @@ fn cumulative_drift_and_unratified_improvement_are_not_eligible() {
         run_accepted(&drift, &cmp, false, false),
         "a subthreshold decline passes"
     );
-    let c = baseline_eligibility(&cmp, true, true);
+    let c = baseline_eligibility(&drift, &cmp, true, true);
     assert!(
         has(&c, "2 anchor decline(s)") && has(&c, "prior anchor anchor"),
         "{c:?}"
@@ -230,7 +257,7 @@ fn cumulative_drift_and_unratified_improvement_are_not_eligible() {
     let cmp = against(&anchor, &outlier);
     assert_eq!(cmp.improvements.len(), 1);
     assert!(run_accepted(&outlier, &cmp, false, false));
-    assert!(!baseline_eligible(&cmp, true, true));
+    assert!(!baseline_eligible(&outlier, &cmp, true, true));
 }
 
 fn suppressed(cmp: &mut RegressionSummary) {
@@ -259,7 +286,7 @@ fn suppressed_regressions_are_never_eligible() {
         "suppressed regressions pass the gate"
     );
     assert!(has(
-        &baseline_eligibility(&cmp, true, true),
+        &baseline_eligibility(&precise(s.clone()), &cmp, true, true),
         "cleared only by a recheck"
     ));
     let c = eligible_anchor_rules(&s, &cmp, true, true, false);
@@ -316,7 +343,7 @@ fn eligible_anchor_rules_of_restore() {
 fn verdict_passes_an_accepted_run_even_when_not_eligible() {
     let s = clean();
     let cmp = against(&s, &clean());
-    assert!(!baseline_eligible(&cmp, true, true));
+    assert!(!baseline_eligible(&precise(s.clone()), &cmp, true, true));
     let v = verdict(&RunOutcome {
         summary: Some(&s),
         comparison: Some(&cmp),

@@ -25,6 +25,7 @@ pub mod report;
 pub mod restore;
 pub mod run;
 pub mod runner;
+pub mod stats;
 pub mod store;
 pub mod suite;
 

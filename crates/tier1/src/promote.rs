@@ -15,6 +15,7 @@ use crate::history::validate::{
 };
 use crate::history::{INDEX_FILE, trend};
 use crate::publish::{check_paths_bound, check_suite_identity, check_summary_identity};
+use crate::regress::noise::{NoiseHistory, anchor_outliers};
 use crate::suite::{Suite, SuiteError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,15 @@ pub enum PromoteError {
         which: &'static str,
         /// The failure.
         source: HistoryError,
+    },
+    /// The run's measurements are not good enough for an anchor (imprecise, throttled, or an
+    /// outlier against the accepted runs).
+    #[error("refusing to promote {run_id}: it is not a good anchor: {}", reasons.join("; "))]
+    AnchorQuality {
+        /// The run.
+        run_id: String,
+        /// One line per target, with the figures.
+        reasons: Vec<String>,
     },
     /// The comparison cannot be recomputed.
     #[error(transparent)]
@@ -64,7 +74,9 @@ pub enum PromoteError {
 impl Classify for PromoteError {
     fn exit(&self) -> Exit {
         match self {
-            PromoteError::Invalid(_) | PromoteError::Compare(_) => Exit::Invalid,
+            PromoteError::Invalid(_)
+            | PromoteError::Compare(_)
+            | PromoteError::AnchorQuality { .. } => Exit::Invalid,
             PromoteError::Conflict(_) => Exit::Conflict,
             PromoteError::Suite(e) => e.exit(),
             PromoteError::History { source, .. } => source.exit(),
@@ -306,10 +318,42 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
             checked.commit, files.summary.source_git_commit
         ));
     }
+    // 10b (tier1). Anchor quality: every target measured precisely, without throttling.
+    let precision = gate::anchor_precision(&files.summary);
+    if !precision.passed() {
+        return Err(PromoteError::AnchorQuality {
+            run_id: r.run_id.clone(),
+            reasons: precision.reasons,
+        });
+    }
     // 11. Comparison shape and content.
     check_comparison(r, &files)?;
     // 12. Live history.
     let live = load_live(r, &suite)?;
+    // 12b (tier1). Anchor quality: no target's speedup an outlier against the live accepted runs,
+    // unless a recheck confirmed its regression (a real, re-measured level change).
+    if let (Some(_), Some(root)) = (&live, &r.canonical_history_root) {
+        let accepted = NoiseHistory::for_run(root, &suite, &files.summary).map_err(|source| {
+            PromoteError::History {
+                which: "canonical",
+                source,
+            }
+        })?;
+        let confirmed: Vec<String> = files
+            .regression
+            .rechecks
+            .iter()
+            .filter(|c| c.confirmed_regression)
+            .map(|c| c.target.clone())
+            .collect();
+        let outliers = anchor_outliers(&files.summary, &accepted, &suite.thresholds, &confirmed);
+        if !outliers.is_empty() {
+            return Err(PromoteError::AnchorQuality {
+                run_id: r.run_id.clone(),
+                reasons: outliers,
+            });
+        }
+    }
     // 13. Prior anchor and the recomputed comparison.
     let prior = prior_anchor(live.as_ref(), r.canonical_history_root.as_deref(), &suite)?;
     let bootstrap_reset = prior.is_none();
@@ -325,10 +369,18 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
             files.regression.baseline_run_id
         ));
     }
-    let recomputed = crate::regress::compare(
+    // The noise history the run was compared with: the candidate tree's accepted runs before it.
+    let noise = NoiseHistory::for_run(&r.history_root, &suite, &files.summary).map_err(
+        |source| PromoteError::History {
+            which: "candidate",
+            source,
+        },
+    )?;
+    let recomputed = crate::regress::compare_in(
         &files.summary,
         prior.as_ref().map(|(_, s)| s),
         &suite.thresholds,
+        &noise,
     )?;
     check_same_comparison(&files.regression, &recomputed)?;
     // 14. Evidence package.
@@ -489,7 +541,7 @@ fn check_same_comparison(
     stored: &RegressionSummary,
     re: &RegressionSummary,
 ) -> Result<(), PromoteError> {
-    let fields: [(&str, bool); 7] = [
+    let fields: [(&str, bool); 10] = [
         (
             "baseline_run_id",
             stored.baseline_run_id == re.baseline_run_id,
@@ -506,6 +558,9 @@ fn check_same_comparison(
             "missing_targets",
             stored.missing_targets == re.missing_targets,
         ),
+        ("within_noise", stored.within_noise == re.within_noise),
+        ("inconclusive", stored.inconclusive == re.inconclusive),
+        ("detection", stored.detection == re.detection),
     ];
     for (name, same) in fields {
         if !same {

@@ -6,7 +6,9 @@ use crate::aggregate::{SUCCEEDED, optimized_time_ms, positive};
 use crate::history::model::{
     ChangeRow, RecheckRecord, RegressionSummary, Summary, SuppressedRegression, TargetSummary,
 };
-use crate::regress::{compare_target, find_target};
+use crate::regress::noise::NoiseHistory;
+use crate::regress::significance::Detector;
+use crate::regress::{compare_target_with, find_target};
 use crate::suite::Thresholds;
 
 /// The `suppression_reason` of a regression the recheck did not reproduce.
@@ -71,17 +73,27 @@ pub fn metrics_valid(row: &TargetSummary) -> bool {
 
 /// Apply the recheck results to the first comparison. A rechecked regression stands when its
 /// recheck is absent or failed to run, did not succeed, has invalid metrics, or still shows any
-/// regression row for the target against `anchor`; otherwise it is suppressed. Status and memory
-/// regressions stand as they are. Without an anchor the comparison is returned unchanged.
+/// regression row for the target against `anchor` (by the same detection rule and noise history
+/// as the first comparison); otherwise it is suppressed. Status and memory regressions stand as
+/// they are. Without an anchor the comparison is returned unchanged.
 pub fn apply(
     mut first: RegressionSummary,
     anchor: &Summary,
     results: &[RecheckResult],
     thresholds: &Thresholds,
+    history: &NoiseHistory,
 ) -> RegressionSummary {
     if first.baseline_run_id.is_none() {
         return first;
     }
+    let detector = Detector {
+        thresholds,
+        history,
+        alpha: first
+            .detection
+            .as_ref()
+            .map_or(thresholds.alpha, |d| d.alpha),
+    };
     let run_id = first.current_run_id.clone().unwrap_or_default();
     let mut suppressed_targets: Vec<(String, String, TargetSummary)> = Vec::new();
     for target in targets_to_recheck(&first) {
@@ -89,7 +101,7 @@ pub fn apply(
             tracing::warn!(%target, "no recheck result; the regression stands");
             continue;
         };
-        let record = judge(result, &run_id, anchor, thresholds);
+        let record = judge(result, &run_id, anchor, &detector);
         if !record.confirmed_regression
             && let Some(row) = &record.recheck_summary
         {
@@ -122,7 +134,7 @@ fn judge(
     result: &RecheckResult,
     run_id: &str,
     anchor: &Summary,
-    thresholds: &Thresholds,
+    detector: &Detector<'_>,
 ) -> RecheckRecord {
     let mut record = RecheckRecord {
         target: result.target.clone(),
@@ -140,7 +152,9 @@ fn judge(
     let Some(prev) = find_target(anchor, &result.target) else {
         return record;
     };
-    record.recheck_regressions = compare_target(row, prev, thresholds).regressions;
+    let decision = detector.decide(row, prev);
+    record.recheck_regressions =
+        compare_target_with(row, prev, detector.thresholds, &decision).regressions;
     record.confirmed_regression = row.status != SUCCEEDED
         || !record.recheck_metrics_valid
         || !record.recheck_regressions.is_empty();
@@ -213,7 +227,7 @@ mod tests {
             result("a", Some(speed_opt("a", 2.0, 50.5))),
             result("b", Some(speed_opt("b", 2.0, 15.0))),
         ];
-        let out = apply(first, &anchor, &results, &Thresholds::default());
+        let out = apply(first, &anchor, &results, &Thresholds::default(), &NoiseHistory::default());
         let reasons: Vec<_> = out.regressions.iter().map(|r| r.reason()).collect();
         assert_eq!(reasons, ["speedup", "optimized_memory"], "b and kv stand");
         assert_eq!(out.suppressed_regressions.len(), 1);
@@ -242,10 +256,10 @@ mod tests {
             speed_opt("b", 3.0, 10.0),
             memory_target("kv", 1024.0, 50.0),
         ]);
-        let out = apply(first, &anchor, &results[..1], &Thresholds::default());
+        let out = apply(first, &anchor, &results[..1], &Thresholds::default(), &NoiseHistory::default());
         assert!(out.regressions.is_empty());
         assert!(run_accepted(&current, &out, false, false));
-        assert!(!baseline_eligible(&out, true, true));
+        assert!(!baseline_eligible(&current, &out, true, true));
     }
 
     #[test]
@@ -274,7 +288,7 @@ mod tests {
         ];
         for (case, row) in cases {
             let (anchor, _, first) = regressed();
-            let out = apply(first, &anchor, &[result("a", row)], &Thresholds::default());
+            let out = apply(first, &anchor, &[result("a", row)], &Thresholds::default(), &NoiseHistory::default());
             assert_eq!(out.regressions.len(), 3, "{case}");
             assert!(out.suppressed_regressions.is_empty(), "{case}");
             assert_eq!(out.rechecks.len(), 1, "{case}");
@@ -282,7 +296,7 @@ mod tests {
         }
         // No result at all for a regressed target: it stands, with no record.
         let (anchor, _, first) = regressed();
-        let out = apply(first, &anchor, &[], &Thresholds::default());
+        let out = apply(first, &anchor, &[], &Thresholds::default(), &NoiseHistory::default());
         assert_eq!(out.regressions.len(), 3);
         assert!(out.rechecks.is_empty());
     }
@@ -297,6 +311,7 @@ mod tests {
             &anchor,
             &[result("a", Some(t))],
             &Thresholds::default(),
+            &NoiseHistory::default(),
         );
         assert!(!out.rechecks[0].recheck_metrics_valid);
         assert!(out.rechecks[0].confirmed_regression);
@@ -312,6 +327,7 @@ mod tests {
             &anchor,
             &[result("a", None)],
             &Thresholds::default(),
+            &NoiseHistory::default(),
         );
         assert_eq!(out, first);
     }

@@ -236,7 +236,7 @@ mod tests {
             recheck_output_json: "x.json".into(),
             row: Some(speed_opt("persistent_decode", 11.93, 0.12)),
         };
-        let r = apply(first, &anchor, &[recheck], &th);
+        let r = apply(first, &anchor, &[recheck], &th, &Default::default());
         assert_eq!(r.suppressed_regressions.len(), 1);
         let md = render(&r);
         assert!(md.contains("| labs/llama_3_1_8b:llama_3_1_8b | speedup | 2.49 | 2.2 | -11.65 |"));

@@ -8,6 +8,9 @@ use std::path::Path;
 
 /// The canonical suite shipped with tier1, embedded so a newcomer's first run needs no file.
 pub const EMBEDDED_TIER1_YAML: &str = include_str!("../../../configs/benchmark_suites/tier1.yaml");
+/// Fewest timed rounds the harness runs whatever `iterations` says: a 95 % distribution-free
+/// interval of a median needs six values.
+pub const MIN_ROUNDS: u32 = 6;
 /// Where the canonical suite lives in a checkout.
 pub const DEFAULT_SUITE_PATH: &str = "configs/benchmark_suites/tier1.yaml";
 
@@ -51,7 +54,8 @@ fn default_output_format() -> String {
     "both".into()
 }
 
-/// Regression thresholds of `compare` and the harness speed gate.
+/// Regression thresholds of `compare` and the harness speed gate, and the statistical detection
+/// settings (tier1 extension; see docs/regression-model.md).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Thresholds {
@@ -67,6 +71,22 @@ pub struct Thresholds {
     pub optimized_memory_regression_pct: f64,
     /// Minimum best speedup for a speed-goal target to succeed (harness gate).
     pub min_speedup: f64,
+    /// `statistical` (thresholds and significance) or `reference` (the reference rules alone).
+    pub detection: DetectionMethod,
+    /// Family-wise false-alarm level of one comparison; each target's tests use
+    /// `alpha / compared targets`.
+    pub alpha: f64,
+    /// Run-to-run noise (percent, one standard deviation) assumed before the history shows it.
+    pub prior_noise_pct: f64,
+    /// How many runs' worth of evidence the prior counts for.
+    pub prior_runs: f64,
+    /// Accepted runs (newest first) the noise estimate and the outlier check look at.
+    pub history_window: u32,
+    /// Promotion refuses a value more than this many robust standard deviations (1.4826 MAD)
+    /// from the median of the accepted runs.
+    pub anchor_outlier_mads: f64,
+    /// Accepted runs needed before the outlier check applies.
+    pub anchor_outlier_min_runs: u32,
 }
 
 impl Default for Thresholds {
@@ -78,6 +98,34 @@ impl Default for Thresholds {
             memory_savings_regression_points: 5.0,
             optimized_memory_regression_pct: 5.0,
             min_speedup: 1.05,
+            detection: DetectionMethod::Statistical,
+            alpha: 0.01,
+            prior_noise_pct: 2.0,
+            prior_runs: 4.0,
+            history_window: 20,
+            anchor_outlier_mads: 3.5,
+            anchor_outlier_min_runs: 5,
+        }
+    }
+}
+
+/// How changes are decided (`thresholds.detection`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DetectionMethod {
+    /// The reference thresholds AND a significance test that accounts for run-to-run noise.
+    #[default]
+    Statistical,
+    /// Exactly the reference rules (parity).
+    Reference,
+}
+
+impl DetectionMethod {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DetectionMethod::Statistical => "statistical",
+            DetectionMethod::Reference => "reference",
         }
     }
 }
@@ -92,7 +140,8 @@ pub enum BackendKind {
     Cuda,
 }
 
-/// A run profile: shapes are per target (`Target::shapes[profile]`), timing knobs here.
+/// A run profile: shapes are per target (`Target::shapes[profile]`), sampling knobs here
+/// (docs/harness.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
@@ -101,12 +150,31 @@ pub struct Profile {
     pub description: String,
     /// The backend this profile runs on; `cuda` profiles refuse the CPU backend.
     pub backend: BackendKind,
-    /// Warm-up iterations per variant (at least 5).
+    /// Warm-up executions per variant (at least 5).
     #[serde(default = "default_warmup")]
     pub warmup: u32,
-    /// Timed iterations per variant.
+    /// Minimum timed rounds (each round times every variant once, in a shuffled order); at least
+    /// [`MIN_ROUNDS`] are run whatever this says.
     #[serde(default = "default_iterations")]
     pub iterations: u32,
+    /// Most timed rounds.
+    #[serde(default = "default_max_rounds")]
+    pub max_rounds: u32,
+    /// Shortest timed sample (ms): executions are batched until one batch lasts this long.
+    #[serde(default = "default_min_sample_ms")]
+    pub min_sample_ms: f64,
+    /// Stop adding rounds once the 95 % intervals of the speedup and of the optimized time are
+    /// within ± this percent of their estimates.
+    #[serde(default = "default_precision_pct")]
+    pub precision_pct: f64,
+    /// Seconds of timing after which a target stops adding rounds even when imprecise.
+    #[serde(default = "default_budget_s")]
+    pub budget_s: f64,
+    /// Run the whole suite pinned to one CPU (the highest the process may use): the measuring
+    /// threads and command targets inherit it, so a busy neighbour core and cross-CPU wake-ups
+    /// stay out of the timings (CPU profiles on small shared machines).
+    #[serde(default)]
+    pub pin_cpu: bool,
     /// Per-target wall-clock limit in seconds.
     #[serde(default = "default_timeout")]
     pub timeout_s: u64,
@@ -117,6 +185,18 @@ fn default_warmup() -> u32 {
 }
 fn default_iterations() -> u32 {
     10
+}
+fn default_max_rounds() -> u32 {
+    1000
+}
+fn default_min_sample_ms() -> f64 {
+    1.0
+}
+fn default_precision_pct() -> f64 {
+    1.0
+}
+fn default_budget_s() -> f64 {
+    30.0
 }
 fn default_timeout() -> u64 {
     600
@@ -384,6 +464,31 @@ impl Suite {
                     format!("profile {name:?}: iterations must be at least 1"),
                 ));
             }
+            if p.max_rounds < p.iterations {
+                return Err(rule(
+                    name,
+                    0,
+                    format!(
+                        "profile {name:?}: max_rounds must be at least iterations ({}), found {}",
+                        p.iterations, p.max_rounds
+                    ),
+                ));
+            }
+            for (field, v) in [
+                ("min_sample_ms", p.min_sample_ms),
+                ("precision_pct", p.precision_pct),
+                ("budget_s", p.budget_s),
+            ] {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(rule(
+                        name,
+                        0,
+                        format!(
+                            "profile {name:?}: {field} must be a finite number > 0, found {v}"
+                        ),
+                    ));
+                }
+            }
         }
         if !self.profiles.is_empty() && !self.profiles.contains_key(&self.default_profile) {
             return Err(rule(
@@ -413,6 +518,9 @@ impl Suite {
                 t.optimized_memory_regression_pct,
             ),
             ("min_speedup", t.min_speedup),
+            ("prior_noise_pct", t.prior_noise_pct),
+            ("prior_runs", t.prior_runs),
+            ("anchor_outlier_mads", t.anchor_outlier_mads),
         ] {
             if !v.is_finite() || v < 0.0 {
                 return Err(rule(
@@ -421,6 +529,26 @@ impl Suite {
                     format!("thresholds.{name}: expected a finite number >= 0, found {v}"),
                 ));
             }
+        }
+        if !(t.alpha > 0.0 && t.alpha < 1.0) {
+            return Err(rule(
+                "alpha",
+                0,
+                format!(
+                    "thresholds.alpha: expected a number between 0 and 1 (exclusive), found {}",
+                    t.alpha
+                ),
+            ));
+        }
+        if t.prior_noise_pct <= 0.0 || t.history_window < 2 {
+            return Err(rule(
+                "thresholds",
+                0,
+                format!(
+                    "thresholds: prior_noise_pct must be > 0 and history_window at least 2, found {} and {}",
+                    t.prior_noise_pct, t.history_window
+                ),
+            ));
         }
         Ok(())
     }

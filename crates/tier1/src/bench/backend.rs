@@ -51,6 +51,18 @@ pub trait VariantRun: Send {
     /// Execute once. `Ok(Some(ms))` is a device-measured time (CUDA events) used instead of the
     /// harness's wall clock; `Ok(None)` lets the harness time the call.
     fn run(&mut self) -> Result<Option<f64>, BackendError>;
+    /// Execute `reps` times back to back (one timed sample). `Ok(Some(ms))` is the device time of
+    /// the whole batch (a CUDA backend records one event pair around all the launches);
+    /// `Ok(None)` lets the harness time the call. The default runs [`VariantRun::run`] `reps`
+    /// times and adds up device times when every run reports one.
+    fn run_batch(&mut self, reps: u32) -> Result<Option<f64>, BackendError> {
+        let mut device = Some(0.0);
+        for _ in 0..reps {
+            let ms = self.run()?;
+            device = device.zip(ms).map(|(acc, ms)| acc + ms);
+        }
+        Ok(device)
+    }
     /// Execute once more (untimed) and return the output, flattened, for verification.
     fn output(&mut self) -> Result<Vec<f32>, BackendError>;
     /// Bytes of device memory this variant holds for a run (its scratch and output buffers, not
@@ -114,6 +126,11 @@ pub trait Backend: Send + Sync {
     fn fingerprint(&self) -> Environment;
     /// Prepare `key` with `shapes` and `seed`: inputs generated, buffers allocated, nothing timed.
     fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError>;
+    /// The device's clocks, temperature and throttle reasons now (`None` on the CPU backend or
+    /// when they cannot be read).
+    fn device_state(&self) -> Option<crate::bench::machine::GpuState> {
+        None
+    }
 }
 
 /// The Rust CPU backend: every built-in target, multithreaded with `std::thread::scope`.

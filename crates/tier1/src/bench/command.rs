@@ -2,11 +2,15 @@
 //! environment, parse the JSON result it prints on stdout (protocol in docs/command-targets.md),
 //! validate it like a built-in result (finite non-negative samples, baseline first, unique safe
 //! names, verification present on every optimized variant) and turn it into a [`TargetResult`].
+//! When one invocation's samples do not reach the profile's precision, the command runs again
+//! in a new process (as asv does) and the samples are pooled, until precise, out of budget or
+//! [`MAX_PROCESSES`] invocations.
 
 use crate::bench::backend::Shapes;
-use crate::bench::harness::{HarnessOptions, Timing, empty_result};
+use crate::bench::harness::{HarnessOptions, Timing, empty_result, precise_now};
+use crate::bench::machine::{MachineState, MachineWindow};
 use crate::bench::result::{
-    BASELINE, InputSignature, Role, TargetFailure, TargetResult, VariantResult,
+    BASELINE, InputSignature, Role, Sampling, TargetFailure, TargetResult, VariantResult,
     VariantVerification, Work, status,
 };
 use crate::bench::stats::Stats;
@@ -20,6 +24,8 @@ use std::time::{Duration, Instant};
 pub const COMMAND_SCHEMA: &str = "tier1.command_result.v1";
 /// Largest stdout accepted from a command.
 pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+/// Most invocations of one command target per measurement.
+pub const MAX_PROCESSES: u32 = 10;
 
 /// The JSON a command prints.
 #[derive(Debug, Deserialize)]
@@ -64,21 +70,69 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
             message,
         });
     };
-    let stdout = match execute(t, shapes, opts, timing) {
-        Ok(s) => s,
-        Err((st, msg)) => {
-            fail(&mut r, st, msg);
-            return r;
-        }
+    let started = Instant::now();
+    let deadline = started + timing.timeout;
+    let mut pooled: Option<CommandOutput> = None;
+    let mut sampling = Sampling {
+        rounds: 0,
+        processes: 0,
+        precision_pct: timing.precision_pct,
+        order_seed: timing.seed,
+        budget_exhausted: false,
+        remeasured: false,
+        throttled: Vec::new(),
+        machine: Vec::new(),
     };
-    match parse(&t.key, &stdout) {
-        Ok(mut out) => {
-            r.work = out.work;
-            r.baseline_file = out.baseline_file.take();
-            r.variants = out.into_results();
+    loop {
+        let before = MachineState::cpu_now();
+        let out = execute(t, shapes, opts, timing, deadline, sampling.processes)
+            .and_then(|stdout| parse(&t.key, &stdout).map_err(|m| (status::FAILED_ERROR, m)));
+        sampling.machine.push(MachineWindow {
+            before,
+            after: MachineState::cpu_now(),
+        });
+        sampling.processes += 1;
+        let out = match out {
+            Ok(out) => out,
+            Err((st, msg)) => {
+                fail(&mut r, st, msg);
+                break;
+            }
+        };
+        let merged = match pooled.take() {
+            None => Ok(out),
+            Some(p) => p.pool(out, &t.key),
+        };
+        let p = match merged {
+            Ok(p) => pooled.insert(p),
+            Err(msg) => {
+                fail(&mut r, status::FAILED_ERROR, msg);
+                break;
+            }
+        };
+        let samples: Vec<Vec<f64>> = p.variants.iter().map(|v| v.samples_ms.clone()).collect();
+        let verified: Vec<bool> = p
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| i > 0 && v.verification.as_ref().is_some_and(|x| x.passed))
+            .collect();
+        sampling.rounds = u32::try_from(samples[0].len()).unwrap_or(u32::MAX);
+        if precise_now(&samples, &verified, t.optimization_goal, timing.precision_pct) {
+            break;
         }
-        Err(msg) => fail(&mut r, status::FAILED_ERROR, msg),
+        if sampling.processes >= MAX_PROCESSES || started.elapsed() >= timing.budget {
+            sampling.budget_exhausted = true;
+            break;
+        }
+        tracing::info!(target = %t.key, processes = sampling.processes, "not yet precise; running the command again");
     }
+    if let Some(mut out) = pooled {
+        r.work = out.work;
+        r.baseline_file = out.baseline_file.take();
+        r.variants = out.into_results();
+    }
+    r.sampling = Some(sampling);
     r
 }
 
@@ -87,6 +141,8 @@ fn execute(
     shapes: &Shapes,
     opts: &HarnessOptions,
     timing: Timing,
+    deadline: Instant,
+    process: u32,
 ) -> Result<Vec<u8>, (&'static str, String)> {
     let err = |m: String| (status::FAILED_ERROR, m);
     let (prog, args) = t
@@ -101,6 +157,8 @@ fn execute(
         .env("TIER1_SEED", opts.seed.to_string())
         .env("TIER1_WARMUP", timing.warmup.to_string())
         .env("TIER1_ITERATIONS", timing.iterations.to_string())
+        .env("TIER1_MIN_SAMPLE_MS", timing.min_sample_ms.to_string())
+        .env("TIER1_PROCESS", process.to_string())
         .env("TIER1_SHAPES", shapes_json)
         .env("TIER1_RTOL", t.tolerance.rtol.to_string())
         .env("TIER1_ATOL", t.tolerance.atol.to_string())
@@ -117,7 +175,6 @@ fn execute(
         }
         buf
     });
-    let deadline = Instant::now() + timing.timeout;
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
@@ -217,6 +274,41 @@ pub fn parse(key: &str, stdout: &[u8]) -> Result<CommandOutput, String> {
 }
 
 impl CommandOutput {
+    /// Pool the samples of another invocation into this one: the same variants (names, order,
+    /// input signatures) are required; samples are appended, memory peaks keep the maximum, and
+    /// a failed verification in any invocation is kept.
+    fn pool(mut self, next: CommandOutput, key: &str) -> Result<CommandOutput, String> {
+        let names = |o: &CommandOutput| o.variants.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
+        if names(&self) != names(&next) {
+            return Err(format!(
+                "target {key}: invocations disagree on the variants: expected {:?}, found {:?}",
+                names(&self),
+                names(&next)
+            ));
+        }
+        for (a, b) in self.variants.iter_mut().zip(next.variants) {
+            if a.input_signature != b.input_signature {
+                return Err(format!(
+                    "target {key}: variant {} changed its input signature between invocations ({} then {})",
+                    a.name,
+                    a.input_signature.describe(),
+                    b.input_signature.describe()
+                ));
+            }
+            a.samples_ms.extend(b.samples_ms);
+            a.memory_peak_bytes = match (a.memory_peak_bytes, b.memory_peak_bytes) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                _ => None,
+            };
+            // A missing record in any invocation stays missing; the first failure is kept.
+            a.verification = match (a.verification.take(), b.verification) {
+                (Some(x), Some(y)) => Some(if x.passed { y } else { x }),
+                _ => None,
+            };
+        }
+        Ok(self)
+    }
+
     /// The variants as harness results (statistics computed here from the samples).
     fn into_results(self) -> Vec<VariantResult> {
         self.variants
@@ -233,6 +325,7 @@ impl CommandOutput {
                     },
                     input_signature: v.input_signature,
                     samples_ms: v.samples_ms,
+                    repetitions: 1,
                     memory_peak_bytes: v.memory_peak_bytes,
                     verification: if i == 0 { None } else { v.verification },
                 })

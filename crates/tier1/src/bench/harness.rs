@@ -1,16 +1,20 @@
-//! The harness: per target, verification first (outside timing), then baseline timing, then each
-//! optimized variant (warm-up `max(5, profile.warmup)`, `profile.iterations` timed samples, peak
-//! memory per run); a panic or a run past `profile.timeout_s` fails that target only.
+//! The harness: per target, verification first (outside timing), then timing by rounds
+//! ([`sampling`](crate::bench::sampling): batched samples, variants interleaved in a shuffled
+//! order, rounds added until the speedup and optimized time are precise or the budget is spent),
+//! with the machine's state recorded around it and one re-measurement when the device throttled;
+//! a panic or a run past `profile.timeout_s` fails that target only.
 
-use crate::bench::alloc;
-use crate::bench::backend::{Backend, BackendError, Shapes, Workload};
+use crate::bench::backend::{Backend, BackendError, Shapes, VariantRun, Workload};
+use crate::bench::estimate;
+use crate::bench::machine::{MachineState, MachineWindow};
 use crate::bench::result::{
-    self, ResultsFile, Role, TargetFailure, TargetResult, VariantResult, VariantVerification,
-    status,
+    self, ResultsFile, Role, Sampling, TargetFailure, TargetResult, VariantResult,
+    VariantVerification, status,
 };
+use crate::bench::sampling::{self, Plan};
 use crate::bench::stats::Stats;
 use crate::bench::verify;
-use crate::suite::{BackendKind, Suite, Target, TargetKind};
+use crate::suite::{BackendKind, Goal, Suite, Target, TargetKind};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -158,12 +162,31 @@ pub fn run_suite(
         return Err(HarnessError::UnknownTarget(k.clone()));
     }
     let _guard = MEASURE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // Pin before the fingerprint: it records the cores the measurement used.
+    let _pinned = if profile.pin_cpu {
+        match crate::bench::affinity::pin_to_one_cpu() {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not pin the suite to one CPU; measuring unpinned");
+                None
+            }
+        }
+    } else {
+        None
+    };
     let timing = Timing {
         warmup: profile.warmup.max(5),
-        iterations: profile.iterations.max(1),
+        iterations: profile.iterations.max(crate::suite::MIN_ROUNDS),
+        max_rounds: profile
+            .max_rounds
+            .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
+        min_sample_ms: profile.min_sample_ms,
+        precision_pct: profile.precision_pct,
+        budget: Duration::from_secs_f64(profile.budget_s),
         timeout: opts
             .timeout
             .unwrap_or(Duration::from_secs(profile.timeout_s)),
+        seed: opts.seed,
     };
     let mut environment = backend.fingerprint();
     environment.profile = Some(opts.profile.clone());
@@ -174,6 +197,10 @@ pub fn run_suite(
         }
         let shapes = t.shapes.get(&opts.profile).cloned().unwrap_or_default();
         tracing::info!(target = %t.key, profile = %opts.profile, "running");
+        let timing = Timing {
+            seed: order_seed(opts.seed, &t.key),
+            ..timing
+        };
         let mut r = match t.kind {
             TargetKind::Builtin => run_builtin(t, &shapes, &backend, opts, timing),
             TargetKind::Command => crate::bench::command::run(t, &shapes, opts, timing),
@@ -195,7 +222,19 @@ pub fn run_suite(
         min_speedup: suite.thresholds.min_speedup,
         warmup: timing.warmup,
         iterations: timing.iterations,
+        max_rounds: Some(timing.max_rounds),
+        min_sample_ms: Some(timing.min_sample_ms),
+        precision_pct: Some(timing.precision_pct),
+        budget_s: Some(timing.budget.as_secs_f64()),
         targets,
+    })
+}
+
+/// The round-order seed of a target: the run's seed mixed with the key (FNV-1a), so targets do
+/// not share one order sequence and a rerun with the same seed repeats it.
+pub fn order_seed(seed: u64, key: &str) -> u64 {
+    key.bytes().fold(seed ^ 0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
 
@@ -216,15 +255,39 @@ pub fn write_results(run_dir: &Path, results: &ResultsFile) -> Result<PathBuf, H
     Ok(path)
 }
 
-/// Warm-up, iterations and timeout of one target.
+/// Sampling knobs and limits of one target (from the profile).
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
     /// Warm-up executions per variant.
     pub warmup: u32,
-    /// Timed executions per variant.
+    /// Minimum timed rounds.
     pub iterations: u32,
-    /// Wall-clock limit of the whole target.
+    /// Maximum timed rounds.
+    pub max_rounds: u32,
+    /// Shortest sample (ms).
+    pub min_sample_ms: f64,
+    /// Precision asked for (± percent at 95 % confidence).
+    pub precision_pct: f64,
+    /// Timing budget (soft: no round starts after it once the minimum is reached).
+    pub budget: Duration,
+    /// Wall-clock limit of the whole target (hard: the target fails).
     pub timeout: Duration,
+    /// Seed of the round order.
+    pub seed: u64,
+}
+
+impl Timing {
+    /// The sampling plan of one measurement.
+    pub fn plan(&self) -> Plan {
+        Plan {
+            warmup: self.warmup,
+            min_rounds: self.iterations,
+            max_rounds: self.max_rounds,
+            min_sample_ms: self.min_sample_ms,
+            budget: self.budget,
+            seed: self.seed,
+        }
+    }
 }
 
 /// An empty target result for `t` (raw facts to be filled in).
@@ -241,6 +304,7 @@ pub fn empty_result(t: &Target, shapes: &Shapes) -> TargetResult {
         artifacts: Default::default(),
         failure: None,
         variants: Vec::new(),
+        sampling: None,
         status: String::new(),
         message: None,
         metrics: Default::default(),
@@ -249,7 +313,7 @@ pub fn empty_result(t: &Target, shapes: &Shapes) -> TargetResult {
 
 enum Msg {
     Prepared(crate::bench::result::Work, String),
-    Variant(Box<VariantResult>),
+    Measured(Vec<VariantResult>, Box<Sampling>),
     Failed(String),
     Done,
 }
@@ -263,20 +327,20 @@ fn run_builtin(
 ) -> TargetResult {
     let mut r = empty_result(t, shapes);
     let (tx, rx) = mpsc::channel();
-    let (backend, key, shapes2, seed, tol, hook) = (
-        Arc::clone(backend),
-        t.key.clone(),
-        shapes.clone(),
-        opts.seed,
-        t.tolerance,
-        opts.hook.clone(),
-    );
+    let job = Job {
+        backend: Arc::clone(backend),
+        key: t.key.clone(),
+        shapes: shapes.clone(),
+        seed: opts.seed,
+        tolerance: t.tolerance,
+        goal: t.optimization_goal,
+        hook: opts.hook.clone(),
+        timing,
+    };
     let spawned = std::thread::Builder::new()
         .name(format!("tier1-bench-{}", t.key))
         .spawn(move || {
-            let body = std::panic::AssertUnwindSafe(|| {
-                measure(&*backend, &key, &shapes2, seed, tol, hook, timing, &tx)
-            });
+            let body = std::panic::AssertUnwindSafe(|| measure(&job, &tx));
             let msg = match std::panic::catch_unwind(body) {
                 Ok(Ok(())) => Msg::Done,
                 Ok(Err(e)) => Msg::Failed(e.to_string()),
@@ -299,7 +363,10 @@ fn run_builtin(
                 r.work = work;
                 r.baseline_file = Some(file);
             }
-            Ok(Msg::Variant(v)) => r.variants.push(*v),
+            Ok(Msg::Measured(variants, sampling)) => {
+                r.variants = variants;
+                r.sampling = Some(*sampling);
+            }
             Ok(Msg::Done) => break,
             Ok(Msg::Failed(message)) => {
                 r.failure = Some(TargetFailure {
@@ -338,29 +405,104 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "non-string panic payload".into())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn measure(
-    backend: &dyn Backend,
-    key: &str,
-    shapes: &Shapes,
+/// Everything the measuring thread needs.
+struct Job {
+    backend: Arc<dyn Backend>,
+    key: String,
+    shapes: Shapes,
     seed: u64,
-    tol: crate::suite::Tolerance,
+    tolerance: crate::suite::Tolerance,
+    goal: Goal,
     hook: Option<Hook>,
     timing: Timing,
-    tx: &mpsc::Sender<Msg>,
-) -> Result<(), BackendError> {
-    let mut w = backend.prepare(key, shapes, seed)?;
-    if let Some(h) = &hook {
+}
+
+fn measure(job: &Job, tx: &mpsc::Sender<Msg>) -> Result<(), BackendError> {
+    let key = job.key.as_str();
+    let mut w = job.backend.prepare(key, &job.shapes, job.seed)?;
+    if let Some(h) = &job.hook {
         h(key, &mut w);
     }
     let _ = tx.send(Msg::Prepared(w.work, w.baseline_file.clone()));
     if w.variants.is_empty() {
         return Err(BackendError::Device(format!("target {key}: no variants")));
     }
-    // Verification first, outside the timed region.
+    let records = verify_variants(&mut w, job.tolerance)?;
+    let verified: Vec<bool> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| i > 0 && r.as_ref().is_some_and(|r| r.passed))
+        .collect();
+    let _bar = crate::bench::progress::target(
+        key,
+        u64::from(job.timing.warmup) * w.variants.len() as u64 + u64::from(job.timing.iterations),
+    );
+    let mut windows = Vec::new();
+    let mut remeasured = false;
+    let (sampled, throttled) = loop {
+        let before = machine_now(&*job.backend);
+        let mut runs: Vec<&mut (dyn VariantRun + 'static)> =
+            w.variants.iter_mut().map(|v| v.runner.as_mut()).collect();
+        let precision = job.timing.precision_pct;
+        let sampled = sampling::sample(&mut runs, &job.timing.plan(), |samples| {
+            precise_now(samples, &verified, job.goal, precision)
+        })?;
+        let window = MachineWindow {
+            before,
+            after: machine_now(&*job.backend),
+        };
+        let throttled: Vec<String> = window.throttling().iter().map(|s| s.to_string()).collect();
+        windows.push(window);
+        if throttled.is_empty() || remeasured {
+            break (sampled, throttled);
+        }
+        tracing::warn!(target = %key, reasons = ?throttled, "the device throttled; measuring the target once more");
+        remeasured = true;
+    };
+    let mut variants = Vec::with_capacity(w.variants.len());
+    for (i, (v, verification)) in w.variants.iter().zip(records).enumerate() {
+        let samples = sampled.samples_ms[i].clone();
+        let stats = Stats::of(&samples).ok_or_else(|| {
+            BackendError::Device(format!("variant {}: non-finite timing sample", v.name))
+        })?;
+        variants.push(VariantResult {
+            name: v.name.clone(),
+            role: if i == 0 {
+                Role::Baseline
+            } else {
+                Role::Optimized
+            },
+            input_signature: v.signature.clone(),
+            samples_ms: samples,
+            repetitions: sampled.repetitions[i],
+            stats,
+            memory_peak_bytes: sampled.peaks[i],
+            verification,
+        });
+    }
+    let sampling = Sampling {
+        rounds: sampled.rounds,
+        processes: 1,
+        precision_pct: job.timing.precision_pct,
+        order_seed: job.timing.seed,
+        budget_exhausted: sampled.budget_exhausted,
+        remeasured,
+        throttled,
+        machine: windows,
+    };
+    let _ = tx.send(Msg::Measured(variants, Box::new(sampling)));
+    Ok(())
+}
+
+/// Verification, outside the timed region: the baseline against the f64 reference (where there
+/// is one), each optimized variant against the baseline.
+fn verify_variants(
+    w: &mut Workload,
+    tol: crate::suite::Tolerance,
+) -> Result<Vec<Option<VariantVerification>>, BackendError> {
     let base_out = w.variants[0].runner.output()?;
     let reference = w.reference.take().map(|f| f());
-    let mut records: Vec<Option<VariantVerification>> = Vec::with_capacity(w.variants.len());
+    let mut records = Vec::with_capacity(w.variants.len());
     records.push(
         reference
             .as_deref()
@@ -375,113 +517,56 @@ fn measure(
             tol,
         )));
     }
-    drop(base_out);
-    drop(reference);
-    // Then timing: baseline, then each optimized variant.
-    for (i, (v, verification)) in w.variants.iter_mut().zip(records).enumerate() {
-        let _bar = crate::bench::progress::variant(
-            key,
-            &v.name,
-            u64::from(timing.warmup + timing.iterations),
-        );
-        let (samples, peak) = time_variant(v.runner.as_mut(), timing)?;
-        let stats = Stats::of(&samples).ok_or_else(|| {
-            BackendError::Device(format!("variant {}: non-finite timing sample", v.name))
-        })?;
-        let _ = tx.send(Msg::Variant(Box::new(VariantResult {
-            name: v.name.clone(),
-            role: if i == 0 {
-                Role::Baseline
-            } else {
-                Role::Optimized
-            },
-            input_signature: v.signature.clone(),
-            samples_ms: samples,
-            stats,
-            memory_peak_bytes: peak,
-            verification,
-        })));
-    }
-    Ok(())
+    Ok(records)
 }
 
-/// Warm up, then time `iterations` runs; returns samples (ms) and the peak bytes one run allocated
-/// above its starting level (`None` without the counting allocator). A variant that reports
-/// [`VariantRun::device_peak_bytes`](crate::bench::backend::VariantRun::device_peak_bytes) has
-/// that figure recorded instead (device memory is what a GPU variant trades).
-pub fn time_variant(
-    run: &mut dyn crate::bench::backend::VariantRun,
-    timing: Timing,
-) -> Result<(Vec<f64>, Option<u64>), BackendError> {
-    for _ in 0..timing.warmup {
-        run.run()?;
-        crate::bench::progress::tick();
+/// The machine now: CPU load and clock, and the device's state where the backend has one.
+fn machine_now(backend: &dyn Backend) -> MachineState {
+    MachineState {
+        gpu: backend.device_state(),
+        ..MachineState::cpu_now()
     }
-    let mut samples = Vec::with_capacity(timing.iterations as usize);
-    let mut peak = 0usize;
-    for _ in 0..timing.iterations {
-        let start = alloc::reset_peak();
-        let t0 = Instant::now();
-        let device_ms = run.run()?;
-        let wall = t0.elapsed().as_secs_f64() * 1e3;
-        peak = peak.max(alloc::peak_bytes().saturating_sub(start));
-        samples.push(device_ms.unwrap_or(wall));
-        crate::bench::progress::tick();
+}
+
+/// Whether the samples so far are precise enough to stop: the best verified optimized variant's
+/// speedup and optimized time are within `precision_pct`. A memory goal (its memory figures are
+/// exact) and a target with no verified variant (it fails anyway) need no more rounds.
+pub fn precise_now(samples: &[Vec<f64>], verified: &[bool], goal: Goal, precision_pct: f64) -> bool {
+    if goal == Goal::Memory {
+        return true;
     }
-    if let Some(device) = run.device_peak_bytes() {
-        return Ok((samples, Some(device)));
-    }
-    Ok((samples, alloc::is_installed().then_some(peak as u64)))
+    let best = samples
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(i, _)| verified.get(*i).copied().unwrap_or(false))
+        .filter_map(|(_, o)| estimate::pair(&samples[0], o))
+        .max_by(|a, b| a.speedup.total_cmp(&b.speedup));
+    best.is_none_or(|e| e.within(precision_pct))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::backend::VariantRun;
 
-    /// A variant that reports device-measured time and device bytes, or allocates on the host.
-    struct Fake {
-        device_bytes: Option<u64>,
-        host_bytes: usize,
-    }
-
-    impl VariantRun for Fake {
-        fn run(&mut self) -> Result<Option<f64>, BackendError> {
-            let v = vec![1u8; self.host_bytes];
-            std::hint::black_box(&v);
-            Ok(self.device_bytes.map(|_| 1.5))
-        }
-        fn output(&mut self) -> Result<Vec<f32>, BackendError> {
-            Ok(Vec::new())
-        }
-        fn device_peak_bytes(&self) -> Option<u64> {
-            self.device_bytes
-        }
-    }
-
-    fn timing() -> Timing {
-        Timing {
-            warmup: 1,
-            iterations: 3,
-            timeout: Duration::from_secs(60),
-        }
+    #[test]
+    fn precision_is_judged_on_the_best_verified_variant() {
+        let base = vec![10.0; 8];
+        let tight = vec![5.0; 8];
+        let loose: Vec<f64> = (0..8).map(|i| 1.0 + f64::from(i)).collect();
+        let samples = vec![base.clone(), tight.clone(), loose.clone()];
+        // The loose variant is faster (1-8 ms against 5 ms) but unverified: only the tight counts.
+        assert!(precise_now(&samples, &[false, true, false], Goal::Speed, 1.0));
+        assert!(!precise_now(&samples, &[false, true, true], Goal::Speed, 1.0));
+        assert!(precise_now(&samples, &[false, true, true], Goal::Memory, 1.0));
+        assert!(precise_now(&[base], &[false], Goal::Speed, 1.0));
     }
 
     #[test]
-    fn device_bytes_replace_the_host_allocator_count() {
-        let mut dev = Fake {
-            device_bytes: Some(4096),
-            host_bytes: 1 << 20,
-        };
-        let (samples, peak) = time_variant(&mut dev, timing()).expect("fake device run");
-        assert_eq!(samples, vec![1.5; 3]);
-        assert_eq!(peak, Some(4096));
-        let mut host = Fake {
-            device_bytes: None,
-            host_bytes: 1 << 20,
-        };
-        let (_, peak) = time_variant(&mut host, timing()).expect("host run");
-        assert!(peak.is_some_and(|p| p >= 1 << 20), "host peak {peak:?}");
+    fn order_seeds_differ_by_key_and_repeat_by_seed() {
+        assert_ne!(order_seed(42, "a"), order_seed(42, "b"));
+        assert_eq!(order_seed(42, "a"), order_seed(42, "a"));
+        assert_ne!(order_seed(42, "a"), order_seed(43, "a"));
     }
 
     #[test]

@@ -1,14 +1,18 @@
 //! The benchmark harness and its targets: timing, statistics, memory counting, verification, the
 //! backend trait with the CPU backend, command targets and the results file (`result`).
 
+pub mod affinity;
 pub mod alloc;
 pub mod backend;
 pub mod command;
 pub mod cuda;
+pub mod estimate;
 pub mod harness;
+pub mod machine;
 pub mod progress;
 pub mod result;
 pub mod rng;
+pub mod sampling;
 pub mod stats;
 pub mod targets;
 pub mod verify;

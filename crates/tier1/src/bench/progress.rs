@@ -1,6 +1,7 @@
-//! Progress on a terminal: one bar per variant (`<target> <variant>`, warm-up and timed iterations),
-//! drawn on stderr only when it is a terminal and not inside GitHub Actions (which gets log groups
-//! instead). Ticks happen after a sample is taken, never inside the timed window.
+//! Progress on a terminal: one bar per target (warm-up executions, then timed rounds; the bar
+//! grows while rounds are added for precision), drawn on stderr only when it is a terminal and not
+//! inside GitHub Actions (which gets log groups instead). Ticks happen after a sample is taken,
+//! never inside the timed window.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -12,33 +13,36 @@ fn enabled() -> bool {
     std::io::stderr().is_terminal() && !crate::gha::in_actions()
 }
 
-/// The bar of one variant; cleared when dropped.
+/// The bar of one target; cleared when dropped.
 #[derive(Debug)]
-pub struct VariantProgress(bool);
+pub struct TargetProgress(bool);
 
-/// Start the bar of `variant` of `target` with `total` runs (warm-up plus timed).
-pub fn variant(target: &str, variant: &str, total: u64) -> VariantProgress {
+/// Start the bar of `target` with `total` expected steps (warm-ups plus the minimum rounds).
+pub fn target(target: &str, total: u64) -> TargetProgress {
     if !enabled() {
-        return VariantProgress(false);
+        return TargetProgress(false);
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template("{prefix:>24} {wide_bar} {pos}/{len} {elapsed}")
     {
         bar.set_style(style);
     }
-    bar.set_prefix(format!("{target} {variant}"));
+    bar.set_prefix(target.to_string());
     *BAR.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar);
-    VariantProgress(true)
+    TargetProgress(true)
 }
 
-/// One more run of the current variant.
+/// One more step of the current target (the bar grows when rounds run past the minimum).
 pub fn tick() {
     if let Some(bar) = BAR.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
         bar.inc(1);
+        if bar.length().is_some_and(|len| bar.position() >= len) {
+            bar.set_length(bar.position() + 1);
+        }
     }
 }
 
-impl Drop for VariantProgress {
+impl Drop for TargetProgress {
     fn drop(&mut self) {
         if self.0
             && let Some(bar) = BAR.lock().unwrap_or_else(|e| e.into_inner()).take()

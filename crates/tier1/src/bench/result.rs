@@ -5,6 +5,7 @@
 //! promotion can re-derive a summary and [`validate`] can refuse a file whose stored verdicts or
 //! statistics do not match its own samples.
 
+use crate::bench::estimate;
 use crate::bench::stats::Stats;
 use crate::history::model::{Environment, TargetSummary};
 use crate::json::{ser_finite, ser_finite_opt};
@@ -14,8 +15,11 @@ use std::collections::BTreeMap;
 
 /// Where the results file lives inside a run directory (evidence root `<run_id>/...`).
 pub const RESULTS_REL_PATH: &str = "results/benchmark_test_results.json";
-/// Format version of the results file.
-pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+/// Format version of the results file (2: rounds, batching, precision; version 1 files, one
+/// unbatched sample per iteration, still validate).
+pub const RESULTS_SCHEMA_VERSION: u32 = 2;
+/// The oldest results format still read.
+pub const RESULTS_SCHEMA_MIN: u32 = 1;
 /// Name of the baseline variant.
 pub const BASELINE: &str = "baseline";
 
@@ -58,10 +62,22 @@ pub struct ResultsFile {
     /// The speed gate applied (`thresholds.min_speedup` of the suite at run time).
     #[serde(serialize_with = "ser_finite")]
     pub min_speedup: f64,
-    /// Warm-up iterations per variant.
+    /// Warm-up executions per variant.
     pub warmup: u32,
-    /// Timed iterations per variant.
+    /// Minimum timed rounds per target (version 1: timed iterations per variant).
     pub iterations: u32,
+    /// Maximum timed rounds per target.
+    #[serde(default)]
+    pub max_rounds: Option<u32>,
+    /// Shortest timed sample (ms) the batching aimed for.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub min_sample_ms: Option<f64>,
+    /// Precision asked for (± percent of each estimate at 95 % confidence).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub precision_pct: Option<f64>,
+    /// Timing budget per target (s).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub budget_s: Option<f64>,
     /// One entry per executed target, in suite order.
     pub targets: Vec<TargetResult>,
 }
@@ -170,8 +186,12 @@ pub struct VariantResult {
     pub role: Role,
     /// What it consumed.
     pub input_signature: InputSignature,
-    /// Raw timed samples in milliseconds, in execution order.
+    /// Raw timed samples in milliseconds per execution, one per round, in round order (sample
+    /// `i` of every variant of a target was taken in round `i`).
     pub samples_ms: Vec<f64>,
+    /// Executions batched into each sample (the sample is the batch time divided by this).
+    #[serde(default = "one")]
+    pub repetitions: u32,
     /// Statistics of `samples_ms`.
     pub stats: Stats,
     /// Peak heap bytes a single timed execution allocated above its starting level (max over
@@ -181,6 +201,36 @@ pub struct VariantResult {
     /// Verification record (optimized variants; `None` for the baseline).
     #[serde(default)]
     pub verification: Option<VariantVerification>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// How a target was sampled (raw facts; the precision verdict is derived from the samples).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sampling {
+    /// Timed rounds completed.
+    pub rounds: u32,
+    /// Processes the samples came from (command targets run one per invocation; built-in: 1).
+    pub processes: u32,
+    /// Precision asked for (± percent at 95 % confidence).
+    #[serde(serialize_with = "ser_finite")]
+    pub precision_pct: f64,
+    /// Seed of the shuffled round order.
+    pub order_seed: u64,
+    /// The time budget ended sampling before the precision was reached.
+    pub budget_exhausted: bool,
+    /// The target was measured a second time because the device throttled during the first.
+    #[serde(default)]
+    pub remeasured: bool,
+    /// Throttle reasons still seen during the kept measurement (empty: not throttled).
+    #[serde(default)]
+    pub throttled: Vec<String>,
+    /// Machine state before and after each measurement (the last is the kept one).
+    #[serde(default)]
+    pub machine: Vec<crate::bench::machine::MachineWindow>,
 }
 
 /// A failure that ended a target before its pair was complete.
@@ -224,6 +274,9 @@ pub struct TargetResult {
     pub failure: Option<TargetFailure>,
     /// Completed variants, baseline first.
     pub variants: Vec<VariantResult>,
+    /// How the samples were taken (absent in version 1 files).
+    #[serde(default)]
+    pub sampling: Option<Sampling>,
     /// Derived: status (see [`status`]).
     pub status: String,
     /// Derived: why it is not `succeeded`.
@@ -262,6 +315,9 @@ pub struct Metrics {
     /// Largest relative error against the baseline over optimized variants.
     #[serde(default, serialize_with = "ser_finite_opt")]
     pub max_rel_err: Option<f64>,
+    /// Intervals, spread and precision of the best pair.
+    #[serde(default)]
+    pub measurement: Option<crate::history::Measurement>,
 }
 
 /// A results file that cannot be used.
@@ -320,6 +376,7 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
         m.baseline_memory_mb = b.memory_peak_bytes.map(bytes_to_mb);
     }
     let mut problems = Vec::new();
+    let mut best: Option<(&VariantResult, estimate::PairEstimate)> = None;
     if let Some(ver) = base.and_then(|b| b.verification.as_ref())
         && !ver.passed
     {
@@ -365,12 +422,20 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
             ));
             continue;
         }
-        if b.stats.median_ms > 0.0 && v.stats.median_ms > 0.0 {
-            let s = b.stats.median_ms / v.stats.median_ms;
-            if m.best_speedup.is_none_or(|best| s > best) {
-                m.best_speedup = Some(s);
-                m.best_optimization = Some(v.name.clone());
-            }
+        let pair = estimate::pair(&b.samples_ms, &v.samples_ms);
+        let speedup = match (&t.sampling, &pair) {
+            (Some(_), Some(e)) => Some(e.speedup),
+            // Version 1 files (no rounds): the ratio of medians they were written with.
+            (None, _) => (b.stats.median_ms > 0.0 && v.stats.median_ms > 0.0)
+                .then(|| b.stats.median_ms / v.stats.median_ms),
+            (Some(_), None) => None,
+        };
+        if let Some(s) = speedup
+            && m.best_speedup.is_none_or(|best| s > best)
+        {
+            m.best_speedup = Some(s);
+            m.best_optimization = Some(v.name.clone());
+            best = t.sampling.as_ref().and(pair).map(|e| (*v, e));
         }
         if let (Some(bb), Some(vb)) = (b.memory_peak_bytes, v.memory_peak_bytes)
             && bb > 0
@@ -380,6 +445,12 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
                 m.best_memory_savings_pct = Some(pct);
             }
         }
+    }
+    if let (Some(b), Some((v, e))) = (base, best) {
+        // The baseline time of the clean rounds, so best_optimized_time_ms (baseline / speedup)
+        // is the optimized time of the same rounds.
+        m.baseline_time_ms = Some(e.baseline_ms);
+        m.measurement = Some(measurement(t, b, v, &e, &m));
     }
     if let Some(f) = &t.failure {
         return (f.status.clone(), Some(f.message.clone()), m);
@@ -430,6 +501,50 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
     }
 }
 
+/// The measurement record of the best pair: intervals, spread, outliers and whether the
+/// precision was reached (speed goal: both intervals within `precision_pct`; memory goal: the
+/// memory was measured) without throttling.
+fn measurement(
+    t: &TargetResult,
+    b: &VariantResult,
+    v: &VariantResult,
+    e: &estimate::PairEstimate,
+    m: &Metrics,
+) -> crate::history::Measurement {
+    let sampling = t.sampling.as_ref();
+    let precision_pct = sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct);
+    let throttled = sampling.is_some_and(|s| !s.throttled.is_empty());
+    let reached = match t.optimization_goal {
+        Goal::Speed => e.within(precision_pct),
+        Goal::Memory => {
+            m.baseline_memory_mb.is_some_and(|x| x > 0.0) && m.best_memory_savings_pct.is_some()
+        }
+    };
+    crate::history::Measurement {
+        confidence: crate::history::measurement::CONFIDENCE,
+        rounds: u32::try_from(e.pairs).unwrap_or(u32::MAX),
+        clean_rounds: u32::try_from(e.clean).unwrap_or(u32::MAX),
+        baseline_repetitions: b.repetitions,
+        optimized_repetitions: v.repetitions,
+        speedup_ci_low: e.speedup_ci.map(|c| c.0),
+        speedup_ci_high: e.speedup_ci.map(|c| c.1),
+        optimized_median_ms: e.optimized_ms,
+        optimized_ci_low_ms: e.optimized_ci.map(|c| c.0),
+        optimized_ci_high_ms: e.optimized_ci.map(|c| c.1),
+        speedup_cv: e.ratio_cv,
+        baseline_cv: b.stats.cv,
+        optimized_cv: v.stats.cv,
+        outliers: crate::stats::tukey_outliers(&b.samples_ms)
+            + crate::stats::tukey_outliers(&v.samples_ms),
+        precision_pct,
+        precise: reached && !throttled,
+        throttled,
+    }
+}
+
+/// Precision assumed for results that do not record one (version 1 files).
+pub const DEFAULT_PRECISION_PCT: f64 = 1.0;
+
 impl TargetResult {
     /// Fill `status`, `message` and `metrics` from the raw facts ([`derive`]).
     pub fn finalize(&mut self, min_speedup: f64) {
@@ -444,11 +559,11 @@ impl TargetResult {
 /// samples, and stored verdicts equal to [`derive`]. A file that fails is not a usable result.
 pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
     let file = "benchmark_test_results.json";
-    if r.schema_version != RESULTS_SCHEMA_VERSION {
+    if !(RESULTS_SCHEMA_MIN..=RESULTS_SCHEMA_VERSION).contains(&r.schema_version) {
         return Err(invalid(
             format!("{file}: schema_version"),
             format!(
-                "expected {RESULTS_SCHEMA_VERSION}, found {}",
+                "expected {RESULTS_SCHEMA_MIN} to {RESULTS_SCHEMA_VERSION}, found {}",
                 r.schema_version
             ),
         ));
@@ -498,6 +613,12 @@ pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
                 return Err(invalid(
                     vw,
                     format!("expected role {expect_role:?}, found {:?}", v.role),
+                ));
+            }
+            if v.repetitions == 0 {
+                return Err(invalid(
+                    format!("{vw}.repetitions"),
+                    "expected at least 1 execution per sample, found 0",
                 ));
             }
             match Stats::of(&v.samples_ms) {
@@ -567,6 +688,7 @@ pub fn summarize(r: &ResultsFile, suite: &Suite) -> Result<Vec<TargetSummary>, R
                 baseline_file: None,
                 artifacts: BTreeMap::new(),
                 verification_tolerance: None,
+                measurement: None,
                 extra: Default::default(),
             });
             continue;
@@ -610,6 +732,7 @@ pub fn summarize(r: &ResultsFile, suite: &Suite) -> Result<Vec<TargetSummary>, R
                 .map(|(k, p)| (k.clone(), format!("{}/{p}", r.run_id)))
                 .collect(),
             verification_tolerance: Some(t.tolerance),
+            measurement: m.measurement.clone(),
             extra,
         });
     }

@@ -10,6 +10,7 @@ fn variant(name: &str, role: Role, samples: &[f64], mem: u64, passed: bool) -> V
             inputs: Vec::new(),
         },
         samples_ms: samples.to_vec(),
+        repetitions: 1,
         stats: Stats::of(samples).unwrap(),
         memory_peak_bytes: Some(mem),
         verification: (role == Role::Optimized).then(|| VariantVerification {
@@ -39,6 +40,7 @@ fn target(goal: Goal, variants: Vec<VariantResult>) -> TargetResult {
         artifacts: BTreeMap::from([("nsys_rep".into(), "artifacts/x.nsys-rep".into())]),
         failure: None,
         variants,
+        sampling: None,
         status: String::new(),
         message: None,
         metrics: Metrics::default(),
@@ -104,6 +106,10 @@ fn memory_goal_is_not_speed_gated_and_rows_follow_reference_rules() {
         min_speedup: 1.05,
         warmup: 5,
         iterations: 1,
+        max_rounds: None,
+        min_sample_ms: None,
+        precision_pct: None,
+        budget_s: None,
         targets: vec![t],
     };
     let rows = summarize(&r, &suite).unwrap();

@@ -2,6 +2,7 @@
 //! linearly interpolated percentiles (numpy's default) and the coefficient of variation.
 
 use crate::json::ser_finite;
+pub use crate::stats::order::percentile;
 use serde::{Deserialize, Serialize};
 
 /// Statistics of one variant's timed samples (milliseconds). A pure function of the samples.
@@ -68,18 +69,6 @@ impl Stats {
             cv: if mean > 0.0 { std / mean } else { 0.0 },
         })
     }
-}
-
-/// Percentile `p` (0..=100) of ascending `sorted` by linear interpolation between closest ranks.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = (p / 100.0) * (sorted.len() - 1) as f64;
-    let lo = rank.floor() as usize;
-    let hi = rank.ceil() as usize;
-    let frac = rank - lo as f64;
-    sorted[lo] + (sorted[hi] - sorted[lo]) * frac
 }
 
 #[cfg(test)]

@@ -148,6 +148,9 @@ pub struct GpuRecord {
     /// Current clock throttle reasons (NVML names, lower case; empty when none).
     #[serde(default)]
     pub throttle_reasons: Vec<String>,
+    /// Core temperature (°C), where reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature_c: Option<u32>,
 }
 
 /// What preflight reads: the visible GPUs and the driver.

@@ -3,7 +3,7 @@
 
 use super::{Clocks, GpuError, GpuRecord, Inventory, MigMode};
 use nvml_wrapper::Nvml;
-use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError};
+use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
 use nvml_wrapper::error::NvmlError;
 use std::ffi::OsStr;
 
@@ -123,6 +123,7 @@ impl Inventory for NvmlInventory {
             throttle_reasons: optional(index, "throttle_reasons", d.current_throttle_reasons())?
                 .map(throttle_names)
                 .unwrap_or_default(),
+            temperature_c: optional(index, "temperature", d.temperature(TemperatureSensor::Gpu))?,
         })
     }
 

@@ -247,6 +247,7 @@ mod tests {
             persistence_mode: Some(true),
             clocks: Clocks::default(),
             throttle_reasons: vec![],
+            temperature_c: None,
         }
     }
 

@@ -342,6 +342,9 @@ pub struct TargetSummary {
     /// tier1 extension: verification tolerance applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_tolerance: Option<crate::suite::Tolerance>,
+    /// tier1 extension: how precisely the target was measured (statistical detection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement: Option<super::Measurement>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -559,6 +562,17 @@ pub struct RegressionSummary {
     /// `<run_id>/regression_rechecks.json` when a previous summary existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regression_rechecks_path: Option<String>,
+    /// tier1 extension: changes beyond the thresholds that the significance test attributes to
+    /// run-to-run noise (neither regressions nor improvements).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub within_noise: Vec<ChangeRow>,
+    /// tier1 extension: targets whose measurement was too imprecise for the test (the reference
+    /// rules alone decided them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inconclusive: Vec<super::Inconclusive>,
+    /// tier1 extension: which rule decided each target, with the test statistics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detection: Option<super::Detection>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -20,6 +20,7 @@ use crate::history::model::{Aggregates, INDEX_FILE, RegressionSummary, Summary};
 use crate::history::package::{IndexDoc, load_run};
 use crate::history::validate::{HistoryError, validate_history_root};
 use crate::recheck::{self, RecheckResult};
+use crate::regress::noise::NoiseHistory;
 use crate::regress::{self, RegressError};
 use crate::suite::Suite;
 use serde::Serialize;
@@ -215,7 +216,12 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
         &req.git,
         req.evidence_artifact_name.as_deref(),
     )?;
-    let first = regress::compare(&summary, anchor.as_ref(), &req.suite.thresholds)?;
+    let noise = match &anchor {
+        Some(_) => NoiseHistory::for_run(&req.history_root, req.suite, &summary)?,
+        None => NoiseHistory::default(),
+    };
+    let th = &req.suite.thresholds;
+    let first = regress::compare_in(&summary, anchor.as_ref(), th, &noise)?;
     let mut evidence_dirs = vec![req.run_id.clone()];
     let comparison = match &anchor {
         Some(anchor) => {
@@ -225,13 +231,17 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
                     .iter()
                     .map(|r| recheck::recheck_run_id(&req.run_id, &r.key)),
             );
-            recheck::apply(first, anchor, &checked, &req.suite.thresholds)
+            recheck::apply(first, anchor, &checked, th, &noise)
         }
         None => first,
     };
     let acceptance = gate::run_acceptance(&summary, &comparison, false, false);
-    let eligibility =
-        gate::baseline_eligibility(&comparison, acceptance.passed(), !req.anchor_candidate);
+    let eligibility = gate::baseline_eligibility(
+        &summary,
+        &comparison,
+        acceptance.passed(),
+        !req.anchor_candidate,
+    );
     report::write(
         &req.evidence_root.join(&req.run_id),
         &summary,

@@ -43,6 +43,30 @@ fn device_err(e: CudaError) -> BackendError {
     BackendError::Device(e.to_string())
 }
 
+/// NVML, opened once per process for the machine-state records (`None` when it cannot load).
+static NVML: OnceLock<Option<Mutex<crate::gpu::nvml::NvmlInventory>>> = OnceLock::new();
+
+/// Clocks, temperature and throttle reasons of the GPU with `uuid`, through NVML (`None` when
+/// NVML is unavailable or does not list the device).
+fn device_state(uuid: &str) -> Option<crate::bench::machine::GpuState> {
+    use crate::gpu::Inventory;
+    let nvml = NVML
+        .get_or_init(|| crate::gpu::nvml::NvmlInventory::open(None).ok().map(Mutex::new))
+        .as_ref()?;
+    let nvml = nvml.lock().unwrap_or_else(|e| e.into_inner());
+    let count = nvml.device_count().ok()?;
+    let g = (0..count)
+        .filter_map(|i| nvml.device(i).ok())
+        .find(|g| g.uuid == uuid)?;
+    Some(crate::bench::machine::GpuState {
+        sm_clock_mhz: g.clocks.sm_mhz,
+        max_sm_clock_mhz: g.clocks.max_sm_mhz,
+        memory_clock_mhz: g.clocks.memory_mhz,
+        temperature_c: g.temperature_c,
+        throttle_reasons: g.throttle_reasons,
+    })
+}
+
 /// The CUDA backend over one device.
 pub struct CudaBackend {
     info: DeviceInfo,
@@ -127,6 +151,10 @@ impl Backend for CudaBackend {
             runner: crate::bench::backend::runner_name(),
             profile: None,
         }
+    }
+
+    fn device_state(&self) -> Option<crate::bench::machine::GpuState> {
+        device_state(&self.info.uuid)
     }
 
     fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
@@ -411,13 +439,17 @@ impl GpuRun {
         Ok(())
     }
 
-    fn timed(&mut self) -> Result<f64, CudaError> {
+    /// Device time of `reps` back-to-back executions (launches or graph replays) between one
+    /// pair of CUDA events.
+    fn timed(&mut self, reps: u32) -> Result<f64, CudaError> {
         self.start
             .record(&self.stream)
             .map_err(driver("cuEventRecord"))?;
-        match &self.graph {
-            Some(g) => g.0.launch().map_err(driver("cuGraphLaunch"))?,
-            None => self.enqueue()?,
+        for _ in 0..reps {
+            match &self.graph {
+                Some(g) => g.0.launch().map_err(driver("cuGraphLaunch"))?,
+                None => self.enqueue()?,
+            }
         }
         self.end
             .record(&self.stream)
@@ -482,14 +514,18 @@ impl GpuRun {
 
 impl VariantRun for GpuRun {
     fn run(&mut self) -> Result<Option<f64>, BackendError> {
-        guarded("run variant", || self.timed())
+        self.run_batch(1)
+    }
+
+    fn run_batch(&mut self, reps: u32) -> Result<Option<f64>, BackendError> {
+        guarded("run variant", || self.timed(reps))
             .map(Some)
             .map_err(device_err)
     }
 
     fn output(&mut self) -> Result<Vec<f32>, BackendError> {
         guarded("variant output", || {
-            self.timed()?;
+            self.timed(1)?;
             self.stream
                 .synchronize()
                 .map_err(driver("cuStreamSynchronize"))?;

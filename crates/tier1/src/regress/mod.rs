@@ -1,13 +1,21 @@
 //! Comparison of a run against the accepted anchor: the reference rules of `compare_suite_summaries`
 //! (status, speedup, optimized latency with the absolute floor, memory savings points, optimized
-//! memory, new and missing targets, anchor declines), refusing runs from different environments.
+//! memory, new and missing targets, anchor declines), refusing runs from different environments;
+//! under `detection: statistical` a speed change must also be significant given run-to-run noise
+//! ([`significance`]), else it is recorded as `within_noise`.
+
+pub mod noise;
+pub mod significance;
 
 use crate::aggregate::{
     SUCCEEDED, finite, optimized_memory_mb, optimized_time_ms, pair_goal, positive,
 };
 use crate::exit::{Classify, Exit};
 use crate::history::model::{ChangeRow, RECHECKS_FILE, RegressionSummary, Summary, TargetSummary};
+use crate::history::{Detection, DetectionMethod};
 use crate::suite::{Goal, Thresholds};
+use noise::{Metric, NoiseHistory};
+use significance::{Detector, TargetDecision};
 use std::collections::HashSet;
 
 /// Slack for threshold comparisons, so a change exactly at a threshold counts despite binary
@@ -48,17 +56,30 @@ pub struct TargetChanges {
     pub improvements: Vec<ChangeRow>,
     /// Every decline, without threshold.
     pub declines: Vec<ChangeRow>,
+    /// Rows over a threshold that the significance test attributes to noise.
+    pub within_noise: Vec<ChangeRow>,
 }
 
-/// Compare `current` with `anchor` (None when no eligible anchor exists).
-///
-/// With no anchor the result is the reference "no baseline" shape: `baseline_run_id` null, every
-/// current target in `new_targets`, all other lists empty and no `regression_rechecks_path`.
-/// `warnings` is left empty: history warnings are the caller's to add.
+/// [`compare_in`] with no history: a young history (the anchor alone), the prior noise.
 pub fn compare(
     current: &Summary,
     anchor: Option<&Summary>,
     thresholds: &Thresholds,
+) -> Result<RegressionSummary, RegressError> {
+    compare_in(current, anchor, thresholds, &NoiseHistory::default())
+}
+
+/// Compare `current` with `anchor` (None when no eligible anchor exists), with `history` the
+/// accepted runs the noise estimate uses.
+///
+/// With no anchor the result is the reference "no baseline" shape: `baseline_run_id` null, every
+/// current target in `new_targets`, all other lists empty and no `regression_rechecks_path`.
+/// `warnings` is left empty: history warnings are the caller's to add.
+pub fn compare_in(
+    current: &Summary,
+    anchor: Option<&Summary>,
+    thresholds: &Thresholds,
+    history: &NoiseHistory,
 ) -> Result<RegressionSummary, RegressError> {
     let mut out = RegressionSummary {
         baseline_run_id: None,
@@ -72,6 +93,9 @@ pub fn compare(
         suppressed_regressions: vec![],
         rechecks: vec![],
         regression_rechecks_path: None,
+        within_noise: vec![],
+        inconclusive: vec![],
+        detection: None,
         extra: Default::default(),
     };
     let Some(anchor) = anchor else {
@@ -91,16 +115,30 @@ pub fn compare(
     }
     out.baseline_run_id = Some(anchor.run_id.clone());
     out.regression_rechecks_path = Some(regression_rechecks_path(&current.run_id));
+    let detector = detector(current, anchor, thresholds, history);
+    let mut detection = Detection {
+        method: thresholds.detection,
+        alpha: detector.alpha,
+        prior_noise_pct: thresholds.prior_noise_pct,
+        prior_runs: thresholds.prior_runs,
+        history_run_ids: history.run_ids(),
+        targets: Vec::new(),
+    };
     for cur in &current.targets {
         let Some(prev) = find_target(anchor, &cur.target) else {
             out.new_targets.push(cur.clone());
             continue;
         };
-        let changes = compare_target(cur, prev, thresholds);
+        let decision = detector.decide(cur, prev);
+        let changes = compare_target_with(cur, prev, thresholds, &decision);
         out.regressions.extend(changes.regressions);
         out.improvements.extend(changes.improvements);
         out.anchor_declines.extend(changes.declines);
+        out.within_noise.extend(changes.within_noise);
+        out.inconclusive.extend(decision.inconclusive);
+        detection.targets.push(decision.record);
     }
+    out.detection = Some(detection);
     let current_names: HashSet<&str> = current.targets.iter().map(|t| t.target.as_str()).collect();
     out.missing_targets = anchor
         .targets
@@ -122,11 +160,46 @@ pub fn find_target<'a>(summary: &'a Summary, target: &str) -> Option<&'a TargetS
     summary.targets.iter().rev().find(|t| t.target == target)
 }
 
-/// Every rule of reference §3.2 for one target present in both runs.
+/// The detector of a comparison: `alpha` split over the speed targets both runs have.
+pub fn detector<'a>(
+    current: &Summary,
+    anchor: &Summary,
+    thresholds: &'a Thresholds,
+    history: &'a NoiseHistory,
+) -> Detector<'a> {
+    let compared = current
+        .targets
+        .iter()
+        .filter(|t| {
+            find_target(anchor, &t.target).is_some_and(|p| pair_goal(t, p) == Goal::Speed)
+        })
+        .count();
+    Detector::new(thresholds, history, compared)
+}
+
+/// Every rule of reference §3.2 for one target present in both runs, by the reference rules
+/// alone (no significance test).
 pub fn compare_target(
     cur: &TargetSummary,
     prev: &TargetSummary,
     thresholds: &Thresholds,
+) -> TargetChanges {
+    let reference = Thresholds {
+        detection: DetectionMethod::Reference,
+        ..*thresholds
+    };
+    let history = NoiseHistory::default();
+    let decision = Detector::new(&reference, &history, 1).decide(cur, prev);
+    compare_target_with(cur, prev, thresholds, &decision)
+}
+
+/// Every rule of reference §3.2 for one target present in both runs; under a statistical
+/// `decision` a speed change over its threshold must also be significant.
+pub fn compare_target_with(
+    cur: &TargetSummary,
+    prev: &TargetSummary,
+    thresholds: &Thresholds,
+    decision: &TargetDecision,
 ) -> TargetChanges {
     let mut ch = TargetChanges::default();
     let (prev_ok, cur_ok) = (prev.status == SUCCEEDED, cur.status == SUCCEEDED);
@@ -143,7 +216,7 @@ pub fn compare_target(
         ch.improvements.push(status_row());
     }
     match pair_goal(cur, prev) {
-        Goal::Speed => speed_checks(cur, prev, thresholds, &mut ch),
+        Goal::Speed => speed_checks(cur, prev, thresholds, decision, &mut ch),
         Goal::Memory => memory_checks(cur, prev, thresholds, &mut ch),
     }
     ch
@@ -153,6 +226,7 @@ fn speed_checks(
     cur: &TargetSummary,
     prev: &TargetSummary,
     th: &Thresholds,
+    decision: &TargetDecision,
     ch: &mut TargetChanges,
 ) {
     let floor = th.min_optimized_time_delta_ms;
@@ -177,6 +251,7 @@ fn speed_checks(
             threshold: th.speedup_regression_pct,
             significant: time_delta.is_none_or(|d| d.abs() >= floor - EPS),
             declined: after < before,
+            test: decision.significant(Metric::Speedup),
         };
         speed = ch.record(row, change, Counted::default());
     }
@@ -196,6 +271,7 @@ fn speed_checks(
             threshold: th.optimized_latency_regression_pct,
             significant: delta_ms.abs() >= floor - EPS,
             declined: after > before,
+            test: decision.significant(Metric::OptimizedLatency),
         };
         ch.record(row, change, speed);
     }
@@ -224,6 +300,7 @@ fn memory_checks(
             threshold: th.memory_savings_regression_points,
             significant: true,
             declined: after < before,
+            test: None,
         };
         savings = ch.record(row, change, Counted::default());
     }
@@ -246,6 +323,7 @@ fn memory_checks(
             threshold: th.optimized_memory_regression_pct,
             significant: true,
             declined: after > before,
+            test: None,
         };
         // The reference does not hold back an optimized-memory improvement after a savings one.
         let counted = Counted {
@@ -267,6 +345,8 @@ struct Change {
     significant: bool,
     /// Any worsening at all (an anchor decline).
     declined: bool,
+    /// The significance test's verdict (`None`: the reference rules alone decide).
+    test: Option<bool>,
 }
 
 /// Whether an earlier check of the same target already counted a regression or improvement.
@@ -277,17 +357,22 @@ struct Counted {
 }
 
 impl TargetChanges {
-    /// File `row` as a regression (worse by at least the threshold and significant, unless
-    /// `already` counted one), an improvement (the mirror image), and as a decline on any worsening.
-    /// Returns what this check counted.
+    /// File `row` as a regression (worse by at least the threshold, over the floor and, under a
+    /// significance test, significant, unless `already` counted one), an improvement (the mirror
+    /// image), as `within_noise` when only the test held it back, and as a decline on any
+    /// worsening. Returns what this check counted.
     fn record(&mut self, row: ChangeRow, c: Change, already: Counted) -> Counted {
         let mut counted = Counted::default();
-        if c.significant && c.worse_by >= c.threshold - EPS {
+        let worse = c.significant && c.worse_by >= c.threshold - EPS;
+        let better = !worse && c.significant && c.worse_by <= -c.threshold + EPS;
+        if (worse || better) && c.test == Some(false) {
+            self.within_noise.push(row.clone());
+        } else if worse {
             counted.regressed = true;
             if !already.regressed {
                 self.regressions.push(row.clone());
             }
-        } else if c.significant && c.worse_by <= -c.threshold + EPS {
+        } else if better {
             counted.improved = true;
             if !already.improved {
                 self.improvements.push(row.clone());
@@ -307,5 +392,4 @@ fn relative_pct(before: f64, after: f64) -> Option<f64> {
 }
 
 #[cfg(test)]
-#[path = "regress_tests.rs"]
 mod tests;

@@ -1,0 +1,175 @@
+//! The machine's state around each target, recorded in the evidence: CPU load average and clock
+//! frequency (where the kernel exposes them), and on a GPU the NVML clocks, temperature and
+//! throttle reasons. A target measured while the GPU throttled is re-measured once, then
+//! recorded as throttled (and compared by the reference rules only, never an anchor).
+
+use serde::{Deserialize, Serialize};
+
+/// NVML throttle reasons that slow the device down (idle, application-clock, sync-boost and
+/// display reasons do not).
+pub const THROTTLING_REASONS: [&str; 5] = [
+    "hw_slowdown",
+    "hw_thermal_slowdown",
+    "hw_power_brake_slowdown",
+    "sw_thermal_slowdown",
+    "sw_power_cap",
+];
+
+/// One GPU's state (NVML).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuState {
+    /// Current SM clock (MHz).
+    #[serde(default)]
+    pub sm_clock_mhz: Option<u32>,
+    /// Maximum SM clock (MHz).
+    #[serde(default)]
+    pub max_sm_clock_mhz: Option<u32>,
+    /// Current memory clock (MHz).
+    #[serde(default)]
+    pub memory_clock_mhz: Option<u32>,
+    /// Core temperature (°C).
+    #[serde(default)]
+    pub temperature_c: Option<u32>,
+    /// Current throttle reasons (NVML names, lower case).
+    #[serde(default)]
+    pub throttle_reasons: Vec<String>,
+}
+
+impl GpuState {
+    /// The throttle reasons that slow the device ([`THROTTLING_REASONS`]).
+    pub fn throttling(&self) -> Vec<&str> {
+        self.throttle_reasons
+            .iter()
+            .map(String::as_str)
+            .filter(|r| THROTTLING_REASONS.contains(r))
+            .collect()
+    }
+}
+
+/// The machine at one instant.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineState {
+    /// One-minute load average (`/proc/loadavg`).
+    #[serde(default, serialize_with = "crate::json::ser_finite_opt")]
+    pub load_avg_1m: Option<f64>,
+    /// Mean current CPU clock over the cores (MHz, `/proc/cpuinfo` or cpufreq).
+    #[serde(default, serialize_with = "crate::json::ser_finite_opt")]
+    pub cpu_mhz: Option<f64>,
+    /// The GPU, on the CUDA backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuState>,
+}
+
+impl MachineState {
+    /// The CPU side now (the backend adds the GPU side).
+    pub fn cpu_now() -> MachineState {
+        MachineState {
+            load_avg_1m: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|s| parse_loadavg(&s)),
+            cpu_mhz: cpu_mhz(),
+            gpu: None,
+        }
+    }
+
+    /// Throttle reasons that slow the device, if any.
+    pub fn throttling(&self) -> Vec<&str> {
+        self.gpu.as_ref().map(GpuState::throttling).unwrap_or_default()
+    }
+}
+
+/// The state before and after one measurement of a target.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineWindow {
+    /// Before the first timed round.
+    pub before: MachineState,
+    /// After the last timed round.
+    pub after: MachineState,
+}
+
+impl MachineWindow {
+    /// Throttle reasons seen at either end.
+    pub fn throttling(&self) -> Vec<&str> {
+        let mut r = self.before.throttling();
+        for x in self.after.throttling() {
+            if !r.contains(&x) {
+                r.push(x);
+            }
+        }
+        r
+    }
+}
+
+fn parse_loadavg(s: &str) -> Option<f64> {
+    s.split_whitespace()
+        .next()?
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+}
+
+fn cpu_mhz() -> Option<f64> {
+    // cpufreq is exact where present; /proc/cpuinfo's "cpu MHz" is the fallback (VMs often have
+    // only that, sometimes a fixed value).
+    let mut freqs = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/sys/devices/system/cpu") {
+        for e in dir.flatten() {
+            let p = e.path().join("cpufreq/scaling_cur_freq");
+            if let Some(khz) = std::fs::read_to_string(p)
+                .ok()
+                .and_then(|s| s.trim().parse::<f64>().ok())
+            {
+                freqs.push(khz / 1000.0);
+            }
+        }
+    }
+    if freqs.is_empty() {
+        freqs = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .map(|s| parse_cpuinfo_mhz(&s))
+            .unwrap_or_default();
+    }
+    crate::stats::mean(&freqs).filter(|m| m.is_finite() && *m > 0.0)
+}
+
+fn parse_cpuinfo_mhz(s: &str) -> Vec<f64> {
+    s.lines()
+        .filter(|l| l.starts_with("cpu MHz"))
+        .filter_map(|l| l.split_once(':')?.1.trim().parse::<f64>().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_proc_files() {
+        assert_eq!(parse_loadavg("0.52 0.58 0.59 2/361 12345\n"), Some(0.52));
+        assert_eq!(parse_loadavg(""), None);
+        let info = "processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.5\n";
+        assert_eq!(parse_cpuinfo_mhz(info), vec![2000.0, 3000.5]);
+        let now = MachineState::cpu_now();
+        assert!(now.gpu.is_none());
+    }
+
+    #[test]
+    fn only_slowing_reasons_count_as_throttling() {
+        let gpu = |r: &[&str]| MachineState {
+            gpu: Some(GpuState {
+                throttle_reasons: r.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let w = MachineWindow {
+            before: gpu(&["gpu_idle", "applications_clocks_setting"]),
+            after: gpu(&["sw_power_cap", "gpu_idle"]),
+        };
+        assert_eq!(w.throttling(), ["sw_power_cap"]);
+        assert!(MachineWindow::default().throttling().is_empty());
+    }
+}

@@ -1,0 +1,164 @@
+//! tier1's measurement extension of a summary target row (`targets[].measurement`): how precisely
+//! the run measured the target. It carries what statistical change detection needs, so a
+//! comparison works after the anchor's evidence has expired. Summaries without it (older runs,
+//! reference-written packages) still validate and are compared by the reference rules alone.
+
+use crate::json::{ser_finite, ser_finite_opt};
+use serde::{Deserialize, Serialize};
+
+/// Confidence level of every interval the harness reports.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// How precisely one target was measured (derived from the raw samples of its results file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measurement {
+    /// Confidence level of the intervals ([`CONFIDENCE`]).
+    #[serde(serialize_with = "ser_finite")]
+    pub confidence: f64,
+    /// Timed rounds: samples per variant, baseline and optimized paired round by round.
+    pub rounds: u32,
+    /// Clean rounds (both samples at or below their variant's median) the estimates use.
+    pub clean_rounds: u32,
+    /// Executions batched into one baseline sample.
+    pub baseline_repetitions: u32,
+    /// Executions batched into one sample of the best optimized variant.
+    pub optimized_repetitions: u32,
+    /// Lower bound of the interval of `best_speedup` (median of the clean rounds' ratios).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub speedup_ci_low: Option<f64>,
+    /// Upper bound of the interval of `best_speedup`.
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub speedup_ci_high: Option<f64>,
+    /// Median time of the best optimized variant over the clean rounds (ms).
+    #[serde(serialize_with = "ser_finite")]
+    pub optimized_median_ms: f64,
+    /// Lower bound of the interval of that median (ms).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub optimized_ci_low_ms: Option<f64>,
+    /// Upper bound of the interval of that median (ms).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub optimized_ci_high_ms: Option<f64>,
+    /// Coefficient of variation of the per-round speedups.
+    #[serde(serialize_with = "ser_finite")]
+    pub speedup_cv: f64,
+    /// Coefficient of variation of the baseline samples.
+    #[serde(serialize_with = "ser_finite")]
+    pub baseline_cv: f64,
+    /// Coefficient of variation of the optimized samples.
+    #[serde(serialize_with = "ser_finite")]
+    pub optimized_cv: f64,
+    /// Samples beyond Tukey's fences (baseline and optimized; reported, never dropped).
+    pub outliers: u32,
+    /// The precision asked for: each interval within ± this percent of its estimate.
+    #[serde(serialize_with = "ser_finite")]
+    pub precision_pct: f64,
+    /// The precision was reached (speed goal: both intervals; memory goal: memory measured) and
+    /// the device was not throttled.
+    pub precise: bool,
+    /// The device reported thermal or power throttling during the measurement (after one
+    /// re-measurement).
+    #[serde(default)]
+    pub throttled: bool,
+}
+
+impl Measurement {
+    /// Standard error of ln(best_speedup) from its interval (`None` without an interval).
+    pub fn log_speedup_se(&self) -> Option<f64> {
+        log_se(self.speedup_ci_low, self.speedup_ci_high, self.confidence)
+    }
+
+    /// Standard error of ln(optimized time) from its interval (`None` without an interval).
+    pub fn log_optimized_se(&self) -> Option<f64> {
+        log_se(
+            self.optimized_ci_low_ms,
+            self.optimized_ci_high_ms,
+            self.confidence,
+        )
+    }
+
+    /// Relative half-width (the larger side) of the speedup interval, in percent.
+    pub fn speedup_half_width_pct(&self, speedup: f64) -> Option<f64> {
+        half_width_pct(self.speedup_ci_low, self.speedup_ci_high, speedup)
+    }
+
+    /// Why this measurement is too imprecise for the significance test or an anchor (`None`
+    /// when precise), with the figures; `speedup` is the row's `best_speedup`.
+    pub fn imprecision(&self, speedup: Option<f64>) -> Option<String> {
+        if self.throttled {
+            return Some("was taken while the device throttled".into());
+        }
+        if self.precise {
+            return None;
+        }
+        let show =
+            |w: Option<f64>| w.map_or_else(|| "unknown".to_string(), |w| format!("±{w:.2} %"));
+        Some(format!(
+            "did not reach ±{:.2} % ({} rounds; speedup interval {}, optimized time interval {})",
+            self.precision_pct,
+            self.rounds,
+            show(speedup.and_then(|s| self.speedup_half_width_pct(s))),
+            show(self.optimized_half_width_pct()),
+        ))
+    }
+
+    /// Relative half-width (the larger side) of the optimized-time interval, in percent.
+    pub fn optimized_half_width_pct(&self) -> Option<f64> {
+        half_width_pct(
+            self.optimized_ci_low_ms,
+            self.optimized_ci_high_ms,
+            self.optimized_median_ms,
+        )
+    }
+}
+
+/// `(ln hi - ln lo) / (2 z)`: the standard error a symmetric normal interval of that width on
+/// the log scale would have.
+fn log_se(lo: Option<f64>, hi: Option<f64>, confidence: f64) -> Option<f64> {
+    let (lo, hi) = (lo?, hi?);
+    if !(lo > 0.0 && hi >= lo && confidence > 0.0 && confidence < 1.0) {
+        return None;
+    }
+    let z = crate::stats::normal_quantile(0.5 + confidence / 2.0);
+    Some((hi.ln() - lo.ln()) / (2.0 * z))
+}
+
+fn half_width_pct(lo: Option<f64>, hi: Option<f64>, estimate: f64) -> Option<f64> {
+    let (lo, hi) = (lo?, hi?);
+    (estimate > 0.0).then(|| (hi - estimate).max(estimate - lo) / estimate * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_errors_come_from_the_intervals() {
+        let m = Measurement {
+            confidence: 0.95,
+            rounds: 30,
+            clean_rounds: 15,
+            baseline_repetitions: 1,
+            optimized_repetitions: 4,
+            speedup_ci_low: Some(1.96f64.exp().recip() * 2.0),
+            speedup_ci_high: Some(1.96f64.exp() * 2.0),
+            optimized_median_ms: 10.0,
+            optimized_ci_low_ms: Some(9.9),
+            optimized_ci_high_ms: Some(10.2),
+            speedup_cv: 0.01,
+            baseline_cv: 0.01,
+            optimized_cv: 0.01,
+            outliers: 0,
+            precision_pct: 1.0,
+            precise: false,
+            throttled: false,
+        };
+        assert!((m.log_speedup_se().unwrap() - 1.0).abs() < 1e-3);
+        assert!((m.optimized_half_width_pct().unwrap() - 2.0).abs() < 1e-9);
+        let none = Measurement {
+            speedup_ci_low: None,
+            ..m
+        };
+        assert_eq!(none.log_speedup_se(), None);
+    }
+}

@@ -1,0 +1,405 @@
+//! Run-to-run noise from the history: each target's values in the accepted runs of a window (the
+//! newest `history_window`), grouped by segment (an anchor and the runs compared with it). The
+//! within-run intervals alone understate the noise (shared/reference/statistics.md §0: between-run
+//! variance dominates), so the significance test takes its variance from here, as Conbench and
+//! Bencher do, blended with a prior for a young history.
+
+use crate::history::model::{IndexRow, Summary, TargetSummary};
+use crate::history::package::{IndexDoc, load_run};
+use crate::history::validate::HistoryError;
+use crate::stats;
+use std::path::Path;
+
+/// One accepted run of the window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryRun {
+    /// Its run id.
+    pub run_id: String,
+    /// The anchor its values are measured against: its own id for an anchor, else the
+    /// `baseline_run_id` it was compared with.
+    pub segment: String,
+    /// Its summary.
+    pub summary: Summary,
+}
+
+/// The accepted runs the noise estimate uses, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NoiseHistory {
+    /// The runs.
+    pub runs: Vec<HistoryRun>,
+}
+
+/// One metric of one target over the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// ln(best_speedup).
+    Speedup,
+    /// ln(best_optimized_time_ms).
+    OptimizedLatency,
+}
+
+impl Metric {
+    /// The metric's row reason name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Speedup => "speedup",
+            Metric::OptimizedLatency => "optimized_latency",
+        }
+    }
+
+    /// The log value and its within-run variance of a target row (`None` when the row did not
+    /// succeed or the value is not positive). Without a measurement record the within-run
+    /// variance is unknown and taken as 0 (which only makes the between-run estimate larger).
+    pub fn point(self, t: &TargetSummary) -> Option<(f64, f64)> {
+        if t.status != crate::aggregate::SUCCEEDED {
+            return None;
+        }
+        let (value, se) = match self {
+            Metric::Speedup => (
+                crate::aggregate::positive(t.best_speedup)?,
+                t.measurement.as_ref().and_then(|m| m.log_speedup_se()),
+            ),
+            Metric::OptimizedLatency => (
+                crate::aggregate::optimized_time_ms(t)?,
+                t.measurement.as_ref().and_then(|m| m.log_optimized_se()),
+            ),
+        };
+        Some((value.ln(), se.map_or(0.0, |s| s * s)))
+    }
+}
+
+/// A point of the window: segment, log value, within-run variance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// Run id.
+    pub run_id: String,
+    /// Segment (anchor run id).
+    pub segment: String,
+    /// ln value.
+    pub y: f64,
+    /// Within-run variance of `y`.
+    pub v: f64,
+}
+
+impl NoiseHistory {
+    /// The accepted runs of the history at `root`, newest `window` of them, that were measured in
+    /// the environment `env_key` (when both sides record one) and belong to the suite
+    /// `suite_name` v`suite_version`; `exclude` (the run being judged) is left out.
+    pub fn load(
+        root: &Path,
+        suite: (&str, u32),
+        env_key: Option<&str>,
+        window: usize,
+        exclude: Option<&str>,
+    ) -> Result<NoiseHistory, HistoryError> {
+        let Some(doc) = IndexDoc::load(root)? else {
+            return Ok(NoiseHistory::default());
+        };
+        let mut runs = Vec::new();
+        for row in doc.index.runs.iter().rev() {
+            if runs.len() >= window {
+                break;
+            }
+            if !row.is_accepted() || Some(row.run_id.as_str()) == exclude {
+                continue;
+            }
+            if let Some(run) = history_run(root, row, suite, env_key)? {
+                runs.push(run);
+            }
+        }
+        runs.reverse();
+        Ok(NoiseHistory { runs })
+    }
+
+    /// The accepted runs of `root` that the noise estimate of `summary`'s comparison uses (the
+    /// suite's window, the same suite and environment, the run itself left out). `tier1-run`
+    /// builds it from the restored history before appending the run; promotion rebuilds the same
+    /// set from the candidate history to recompute the comparison.
+    pub fn for_run(
+        root: &Path,
+        suite: &crate::suite::Suite,
+        summary: &Summary,
+    ) -> Result<NoiseHistory, HistoryError> {
+        let env_key = summary.environment.as_ref().map(|e| e.key());
+        NoiseHistory::load(
+            root,
+            (&suite.suite_name, suite.version),
+            env_key.as_deref(),
+            suite.thresholds.history_window as usize,
+            Some(&summary.run_id),
+        )
+    }
+
+    /// Run ids, oldest first.
+    pub fn run_ids(&self) -> Vec<String> {
+        self.runs.iter().map(|r| r.run_id.clone()).collect()
+    }
+
+    /// The points of `metric` of the target string `target`, oldest first.
+    pub fn points(&self, target: &str, metric: Metric) -> Vec<Point> {
+        self.runs
+            .iter()
+            .filter_map(|r| {
+                let row = crate::regress::find_target(&r.summary, target)?;
+                let (y, v) = metric.point(row)?;
+                Some(Point {
+                    run_id: r.run_id.clone(),
+                    segment: r.segment.clone(),
+                    y,
+                    v,
+                })
+            })
+            .collect()
+    }
+}
+
+fn history_run(
+    root: &Path,
+    row: &IndexRow,
+    suite: (&str, u32),
+    env_key: Option<&str>,
+) -> Result<Option<HistoryRun>, HistoryError> {
+    let files = load_run(root, row)?;
+    let s = files.summary;
+    if (s.suite_name.as_str(), s.suite_version) != suite {
+        return Ok(None);
+    }
+    if let (Some(want), Some(env)) = (env_key, s.environment.as_ref())
+        && env.key() != want
+    {
+        return Ok(None);
+    }
+    let segment = if row.is_eligible() {
+        Some(row.run_id.clone())
+    } else {
+        files.regression.baseline_run_id.clone()
+    };
+    Ok(segment.map(|segment| HistoryRun {
+        run_id: row.run_id.clone(),
+        segment,
+        summary: s,
+    }))
+}
+
+/// The MAD rule of the history: a log value is an outlier when it lies more than
+/// `anchor_outlier_mads` robust standard deviations from the median of the window's values, the
+/// robust SD being 1.4826 MAD but at least the prior noise (`prior_noise_pct`), so a window of
+/// near-identical values does not flag every small change.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MadRule {
+    /// Median of the values.
+    pub median: f64,
+    /// Robust standard deviation (with the floor).
+    pub sd: f64,
+    /// Allowed distance from the median.
+    pub bound: f64,
+    /// Values it was computed from.
+    pub n: usize,
+}
+
+impl MadRule {
+    /// The rule of `ys`; `None` with fewer than `anchor_outlier_min_runs` (at least 3) values.
+    pub fn of(ys: &[f64], th: &crate::suite::Thresholds) -> Option<MadRule> {
+        if ys.len() < (th.anchor_outlier_min_runs as usize).max(3) {
+            return None;
+        }
+        let (median, mad) = stats::mad(ys)?;
+        let sd = (stats::robust::MAD_SCALE * mad).max(th.prior_noise_pct / 100.0);
+        Some(MadRule {
+            median,
+            sd,
+            bound: th.anchor_outlier_mads * sd,
+            n: ys.len(),
+        })
+    }
+
+    /// Whether `y` lies beyond the bound.
+    pub fn is_outlier(&self, y: f64) -> bool {
+        (y - self.median).abs() > self.bound
+    }
+}
+
+/// The points the MAD rule flags (none when there are too few for it).
+pub fn outliers(points: &[Point], th: &crate::suite::Thresholds) -> Vec<bool> {
+    let ys: Vec<f64> = points.iter().map(|p| p.y).collect();
+    match MadRule::of(&ys, th) {
+        Some(rule) => ys.iter().map(|y| rule.is_outlier(*y)).collect(),
+        None => vec![false; ys.len()],
+    }
+}
+
+/// The targets of `summary` whose speedup is an outlier against the accepted runs of `history`
+/// (median ± `anchor_outlier_mads` robust standard deviations, 1.4826 MAD and at least the prior
+/// noise), each as a message naming the target and the figures. Needs
+/// `anchor_outlier_min_runs` values; targets in `exempt` (regressions a recheck confirmed) are
+/// not judged.
+pub fn anchor_outliers(
+    summary: &Summary,
+    history: &NoiseHistory,
+    th: &crate::suite::Thresholds,
+    exempt: &[String],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in &summary.targets {
+        if exempt.contains(&t.target)
+            || crate::aggregate::goal(t) != crate::suite::Goal::Speed
+        {
+            continue;
+        }
+        let Some((y, _)) = Metric::Speedup.point(t) else {
+            continue;
+        };
+        let ys: Vec<f64> = history
+            .points(&t.target, Metric::Speedup)
+            .iter()
+            .map(|p| p.y)
+            .collect();
+        let Some(rule) = MadRule::of(&ys, th) else {
+            continue;
+        };
+        if rule.is_outlier(y) {
+            out.push(format!(
+                "target {}: best_speedup {:.3}x is an outlier against the last {} accepted runs (median {:.3}x, robust SD {:.2} %, allowed {:.3}x to {:.3}x)",
+                t.key,
+                y.exp(),
+                rule.n,
+                rule.median.exp(),
+                rule.sd * 100.0,
+                (rule.median - rule.bound).exp(),
+                (rule.median + rule.bound).exp(),
+            ));
+        }
+    }
+    out
+}
+
+/// What the window says about the run-to-run noise of one metric of one target.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// Between-run variance (τ², log scale) after blending with the prior.
+    pub tau2: f64,
+    /// Degrees of freedom of `tau2` (data plus the prior's pseudo-runs).
+    pub df: f64,
+    /// Points the data part of the estimate used.
+    pub noise_runs: usize,
+}
+
+/// The prior a young history is blended with: τ0 (log scale) and its weight in runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prior {
+    /// Prior between-run standard deviation (log scale, ≈ relative).
+    pub tau: f64,
+    /// Pseudo-runs (degrees of freedom) it counts for.
+    pub runs: f64,
+}
+
+/// Estimate the between-run variance from `points` (outliers already removed).
+///
+/// Residuals are taken from each segment's own mean (a promotion may move the level), so the
+/// pooled variance s² = Σ (y − ȳ_segment)² / (N − S) estimates τ² + mean v; the moment estimate
+/// τ̂² = max(0, s² − mean v) (DerSimonian-Laird style) is blended with the prior:
+/// τ² = (ν0·τ0² + df·τ̂²) / (ν0 + df), df = N − S. With no history it is the prior alone.
+pub fn estimate(points: &[Point], prior: Prior) -> Estimate {
+    let mut segments: Vec<(&str, Vec<f64>)> = Vec::new();
+    for p in points {
+        match segments.iter_mut().find(|(s, _)| *s == p.segment) {
+            Some((_, v)) => v.push(p.y),
+            None => segments.push((p.segment.as_str(), vec![p.y])),
+        }
+    }
+    let mut ss = 0.0;
+    for (_, ys) in &segments {
+        let m = stats::mean(ys).unwrap_or(0.0);
+        ss += ys.iter().map(|y| (y - m) * (y - m)).sum::<f64>();
+    }
+    let df = points.len().saturating_sub(segments.len()) as f64;
+    let mean_v = stats::mean(&points.iter().map(|p| p.v).collect::<Vec<_>>()).unwrap_or(0.0);
+    let tau2_hat = if df > 0.0 {
+        (ss / df - mean_v).max(0.0)
+    } else {
+        0.0
+    };
+    let weight = prior.runs + df;
+    let tau2 = if weight > 0.0 {
+        (prior.runs * prior.tau * prior.tau + df * tau2_hat) / weight
+    } else {
+        prior.tau * prior.tau
+    };
+    Estimate {
+        tau2,
+        df: weight,
+        noise_runs: points.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pts(seg: &str, ys: &[f64]) -> Vec<Point> {
+        ys.iter()
+            .enumerate()
+            .map(|(i, y)| Point {
+                run_id: format!("{seg}{i}"),
+                segment: seg.into(),
+                y: *y,
+                v: 0.0,
+            })
+            .collect()
+    }
+
+    const PRIOR: Prior = Prior {
+        tau: 0.02,
+        runs: 4.0,
+    };
+
+    #[test]
+    fn a_young_history_is_the_prior() {
+        let e = estimate(&[], PRIOR);
+        assert_eq!((e.df, e.noise_runs), (4.0, 0));
+        assert!((e.tau2 - 4e-4).abs() < 1e-15);
+        // One point per segment carries no spread: still the prior.
+        let e = estimate(&pts("a", &[0.7]), PRIOR);
+        assert_eq!((e.df, e.noise_runs), (4.0, 1));
+    }
+
+    #[test]
+    fn segments_pool_their_residuals() {
+        // Two segments with different means, each spread ±0.01: pooled variance 8·1e-4 / 6.
+        let mut p = pts("old", &[1.0, 1.02, 1.0, 1.02]);
+        p.extend(pts("a", &[2.0, 2.02, 2.0, 2.02]));
+        let none = Prior { tau: 0.0, runs: 0.0 };
+        let e = estimate(&p, none);
+        assert_eq!((e.df, e.noise_runs), (6.0, 8));
+        assert!((e.tau2 - 8.0 * 1e-4 / 6.0).abs() < 1e-12, "{}", e.tau2);
+        // The prior pulls a small data estimate toward itself.
+        let e = estimate(&p, PRIOR);
+        let want = (4.0 * 4e-4 + 6.0 * (8.0 * 1e-4 / 6.0)) / 10.0;
+        assert!((e.tau2 - want).abs() < 1e-12);
+        assert_eq!(e.df, 10.0);
+    }
+
+    #[test]
+    fn within_run_variance_is_subtracted_from_the_spread() {
+        let mut p = pts("a", &[1.0, 1.02]);
+        for x in &mut p {
+            x.v = 1e-4;
+        }
+        let e = estimate(&p, Prior { tau: 0.0, runs: 0.0 });
+        assert!((e.tau2 - (2e-4 - 1e-4)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn outliers_need_enough_points_and_respect_the_floor() {
+        let th = crate::suite::Thresholds::default();
+        let mut p = pts("a", &[1.0, 1.001, 0.999, 1.0, 1.002]);
+        p.extend(pts("b", &[1.5]));
+        assert_eq!(outliers(&p, &th), [false, false, false, false, false, true]);
+        assert!(outliers(&p[..4], &th).iter().all(|f| !f));
+        // Identical values: the prior-noise floor (2 % × 3.5) keeps a 5 % change unflagged.
+        let same = pts("a", &[1.0, 1.0, 1.0, 1.0, 1.0, 1.05]);
+        assert!(outliers(&same, &th).iter().all(|f| !f));
+        let far = pts("a", &[1.0, 1.0, 1.0, 1.0, 1.0, 1.08]);
+        assert_eq!(outliers(&far, &th).last(), Some(&true));
+    }
+}
