@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tier1::bench::backend::{BackendError, VariantRun, threads};
-use tier1::bench::harness::{Timing, time_variant};
+use tier1::bench::sampling::{self, Plan};
 use tier1::bench::{CpuBackend, HarnessOptions, alloc::CountingAlloc, run_suite};
 use tier1::suite::Suite;
 
@@ -102,17 +102,23 @@ fn peak_bandwidth() -> f64 {
 
 fn main() {
     let profile = std::env::var("TIER1_BENCH_PROFILE").unwrap_or_else(|_| "cpu".into());
-    let timing = Timing {
+    // One unbatched sample per round of an empty closure: what timing one sample costs.
+    let plan = Plan {
         warmup: 1000,
-        iterations: 100_000,
-        timeout: Duration::from_secs(60),
+        min_rounds: 100_000,
+        max_rounds: 100_000,
+        min_sample_ms: 0.0,
+        budget: Duration::from_secs(60),
+        seed: 42,
     };
-    let (samples, _) = time_variant(&mut Empty, timing).expect("empty closure runs");
-    let overhead = tier1::bench::stats::Stats::of(&samples).expect("finite");
+    let sampled =
+        sampling::sample(&mut [&mut Empty], &plan, |_| false).expect("empty closure runs");
+    let overhead = tier1::bench::stats::Stats::of(&sampled.samples_ms[0]).expect("finite");
     println!(
-        "timing overhead per iteration (empty closure): median {:.0} ns, p99 {:.0} ns",
+        "timing overhead per sample (empty closure, unbatched): median {:.0} ns, p99 {:.0} ns; a 1 ms batch makes it {:.4} % of a sample",
         overhead.median_ms * 1e6,
-        overhead.p99_ms * 1e6
+        overhead.p99_ms * 1e6,
+        overhead.median_ms * 100.0
     );
     let (portable, gemm) = peak_flops();
     let flops = portable.max(gemm);

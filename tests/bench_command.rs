@@ -40,8 +40,14 @@ fn example_command_target_runs_and_verifies() {
     // Every invocation gives one sample per round (at least 6 rounds); invocations are pooled.
     let sampling = t.sampling.as_ref().expect("sampled");
     assert!((1..=10).contains(&sampling.processes), "{sampling:?}");
-    assert_eq!(t.variants[0].samples_ms.len() as u32, 6 * sampling.processes);
-    assert_eq!(t.variants[1].samples_ms.len(), t.variants[0].samples_ms.len());
+    assert_eq!(
+        t.variants[0].samples_ms.len() as u32,
+        6 * sampling.processes
+    );
+    assert_eq!(
+        t.variants[1].samples_ms.len(),
+        t.variants[0].samples_ms.len()
+    );
     assert!(t.variants[1].verification.as_ref().unwrap().passed);
     assert_eq!(
         t.baseline_file.as_deref(),

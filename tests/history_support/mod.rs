@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use tier1::bench::result::{
-    InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, Sampling, TargetResult, VariantResult,
-    VariantVerification, summarize,
+    InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, Sampling, TargetResult,
+    VariantResult, VariantVerification, summarize,
 };
 use tier1::bench::stats::Stats;
 use tier1::history::model::{

@@ -299,7 +299,11 @@ pub fn eligible_anchor_rules(
     c.absorb(baseline_metrics(summary));
     c.absorb(provenance(summary));
     for t in &summary.targets {
-        if let Some(why) = t.measurement.as_ref().and_then(|m| m.imprecision(t.best_speedup)) {
+        if let Some(why) = t
+            .measurement
+            .as_ref()
+            .and_then(|m| m.imprecision(t.best_speedup))
+        {
             c.fail(format!("target {}: the measurement {why}", t.key));
         }
     }

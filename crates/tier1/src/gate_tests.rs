@@ -229,7 +229,13 @@ fn an_imprecise_or_unmeasured_run_never_becomes_the_first_anchor() {
         m.throttled = true;
     }
     let c = baseline_eligibility(&throttled, &no_baseline(&throttled), true, true);
-    assert!(has(&c, "target kv: the measurement was taken while the device throttled"), "{c:?}");
+    assert!(
+        has(
+            &c,
+            "target kv: the measurement was taken while the device throttled"
+        ),
+        "{c:?}"
+    );
     // A stored eligible anchor whose record says imprecise fails restore's re-derivation; rows
     // without a record (older writers) are not judged there.
     let c = eligible_anchor_rules(&s, &no_baseline(&s), true, false, false);

@@ -370,12 +370,13 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
         ));
     }
     // The noise history the run was compared with: the candidate tree's accepted runs before it.
-    let noise = NoiseHistory::for_run(&r.history_root, &suite, &files.summary).map_err(
-        |source| PromoteError::History {
-            which: "candidate",
-            source,
-        },
-    )?;
+    let noise =
+        NoiseHistory::for_run(&r.history_root, &suite, &files.summary).map_err(|source| {
+            PromoteError::History {
+                which: "candidate",
+                source,
+            }
+        })?;
     let recomputed = crate::regress::compare_in(
         &files.summary,
         prior.as_ref().map(|(_, s)| s),

@@ -227,7 +227,13 @@ mod tests {
             result("a", Some(speed_opt("a", 2.0, 50.5))),
             result("b", Some(speed_opt("b", 2.0, 15.0))),
         ];
-        let out = apply(first, &anchor, &results, &Thresholds::default(), &NoiseHistory::default());
+        let out = apply(
+            first,
+            &anchor,
+            &results,
+            &Thresholds::default(),
+            &NoiseHistory::default(),
+        );
         let reasons: Vec<_> = out.regressions.iter().map(|r| r.reason()).collect();
         assert_eq!(reasons, ["speedup", "optimized_memory"], "b and kv stand");
         assert_eq!(out.suppressed_regressions.len(), 1);
@@ -256,7 +262,13 @@ mod tests {
             speed_opt("b", 3.0, 10.0),
             memory_target("kv", 1024.0, 50.0),
         ]);
-        let out = apply(first, &anchor, &results[..1], &Thresholds::default(), &NoiseHistory::default());
+        let out = apply(
+            first,
+            &anchor,
+            &results[..1],
+            &Thresholds::default(),
+            &NoiseHistory::default(),
+        );
         assert!(out.regressions.is_empty());
         assert!(run_accepted(&current, &out, false, false));
         assert!(!baseline_eligible(&current, &out, true, true));
@@ -288,7 +300,13 @@ mod tests {
         ];
         for (case, row) in cases {
             let (anchor, _, first) = regressed();
-            let out = apply(first, &anchor, &[result("a", row)], &Thresholds::default(), &NoiseHistory::default());
+            let out = apply(
+                first,
+                &anchor,
+                &[result("a", row)],
+                &Thresholds::default(),
+                &NoiseHistory::default(),
+            );
             assert_eq!(out.regressions.len(), 3, "{case}");
             assert!(out.suppressed_regressions.is_empty(), "{case}");
             assert_eq!(out.rechecks.len(), 1, "{case}");
@@ -296,7 +314,13 @@ mod tests {
         }
         // No result at all for a regressed target: it stands, with no record.
         let (anchor, _, first) = regressed();
-        let out = apply(first, &anchor, &[], &Thresholds::default(), &NoiseHistory::default());
+        let out = apply(
+            first,
+            &anchor,
+            &[],
+            &Thresholds::default(),
+            &NoiseHistory::default(),
+        );
         assert_eq!(out.regressions.len(), 3);
         assert!(out.rechecks.is_empty());
     }

@@ -483,9 +483,7 @@ impl Suite {
                     return Err(rule(
                         name,
                         0,
-                        format!(
-                            "profile {name:?}: {field} must be a finite number > 0, found {v}"
-                        ),
+                        format!("profile {name:?}: {field} must be a finite number > 0, found {v}"),
                     ));
                 }
             }

@@ -23,7 +23,8 @@ fn current() -> Result<libc::cpu_set_t, String> {
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: pid 0 is the calling thread; the size is that of the set we pass, which the kernel
     // fills and never writes past.
-    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if rc != 0 {
         return Err(format!(
             "sched_getaffinity: {}",
@@ -88,11 +89,10 @@ mod tests {
             let pinned = pin_to_one_cpu().expect("affinity calls work on Linux");
             let during = std::thread::available_parallelism().map_or(1, |n| n.get());
             assert_eq!(during, 1);
-            let inherited = std::thread::spawn(|| {
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            })
-            .join()
-            .unwrap();
+            let inherited =
+                std::thread::spawn(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                    .join()
+                    .unwrap();
             assert_eq!(inherited, 1, "threads spawned while pinned inherit the CPU");
             assert_eq!(pinned.is_some(), before > 1);
             drop(pinned);

@@ -118,7 +118,12 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
             .map(|(i, v)| i > 0 && v.verification.as_ref().is_some_and(|x| x.passed))
             .collect();
         sampling.rounds = u32::try_from(samples[0].len()).unwrap_or(u32::MAX);
-        if precise_now(&samples, &verified, t.optimization_goal, timing.precision_pct) {
+        if precise_now(
+            &samples,
+            &verified,
+            t.optimization_goal,
+            timing.precision_pct,
+        ) {
             break;
         }
         if sampling.processes >= MAX_PROCESSES || started.elapsed() >= timing.budget {
@@ -278,7 +283,12 @@ impl CommandOutput {
     /// input signatures) are required; samples are appended, memory peaks keep the maximum, and
     /// a failed verification in any invocation is kept.
     fn pool(mut self, next: CommandOutput, key: &str) -> Result<CommandOutput, String> {
-        let names = |o: &CommandOutput| o.variants.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
+        let names = |o: &CommandOutput| {
+            o.variants
+                .iter()
+                .map(|v| v.name.clone())
+                .collect::<Vec<_>>()
+        };
         if names(&self) != names(&next) {
             return Err(format!(
                 "target {key}: invocations disagree on the variants: expected {:?}, found {:?}",

@@ -125,7 +125,9 @@ mod tests {
     #[test]
     fn paired_ratios_cancel_common_drift() {
         // Both sides drift upward by 50 % over the run; the per-round ratio stays exactly 2.
-        let base: Vec<f64> = (0..40).map(|i| 10.0 * (1.0 + 0.0125 * f64::from(i))).collect();
+        let base: Vec<f64> = (0..40)
+            .map(|i| 10.0 * (1.0 + 0.0125 * f64::from(i)))
+            .collect();
         let opt: Vec<f64> = base.iter().map(|b| b / 2.0).collect();
         let e = pair(&base, &opt).unwrap();
         assert_eq!((e.pairs, e.clean), (40, 20));

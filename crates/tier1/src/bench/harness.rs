@@ -531,7 +531,12 @@ fn machine_now(backend: &dyn Backend) -> MachineState {
 /// Whether the samples so far are precise enough to stop: the best verified optimized variant's
 /// speedup and optimized time are within `precision_pct`. A memory goal (its memory figures are
 /// exact) and a target with no verified variant (it fails anyway) need no more rounds.
-pub fn precise_now(samples: &[Vec<f64>], verified: &[bool], goal: Goal, precision_pct: f64) -> bool {
+pub fn precise_now(
+    samples: &[Vec<f64>],
+    verified: &[bool],
+    goal: Goal,
+    precision_pct: f64,
+) -> bool {
     if goal == Goal::Memory {
         return true;
     }
@@ -556,9 +561,24 @@ mod tests {
         let loose: Vec<f64> = (0..8).map(|i| 1.0 + f64::from(i)).collect();
         let samples = vec![base.clone(), tight.clone(), loose.clone()];
         // The loose variant is faster (1-8 ms against 5 ms) but unverified: only the tight counts.
-        assert!(precise_now(&samples, &[false, true, false], Goal::Speed, 1.0));
-        assert!(!precise_now(&samples, &[false, true, true], Goal::Speed, 1.0));
-        assert!(precise_now(&samples, &[false, true, true], Goal::Memory, 1.0));
+        assert!(precise_now(
+            &samples,
+            &[false, true, false],
+            Goal::Speed,
+            1.0
+        ));
+        assert!(!precise_now(
+            &samples,
+            &[false, true, true],
+            Goal::Speed,
+            1.0
+        ));
+        assert!(precise_now(
+            &samples,
+            &[false, true, true],
+            Goal::Memory,
+            1.0
+        ));
         assert!(precise_now(&[base], &[false], Goal::Speed, 1.0));
     }
 

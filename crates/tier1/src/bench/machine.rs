@@ -76,7 +76,10 @@ impl MachineState {
 
     /// Throttle reasons that slow the device, if any.
     pub fn throttling(&self) -> Vec<&str> {
-        self.gpu.as_ref().map(GpuState::throttling).unwrap_or_default()
+        self.gpu
+            .as_ref()
+            .map(GpuState::throttling)
+            .unwrap_or_default()
     }
 }
 

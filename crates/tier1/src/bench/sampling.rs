@@ -212,7 +212,11 @@ mod tests {
         // 0.01 ms: 1 -> 10 -> 100 executions (1.0 ms); 2 ms needs no batching.
         assert_eq!(s.repetitions, [100, 1]);
         assert_eq!(s.rounds, 6, "stops at the minimum once precise");
-        assert!(s.samples_ms[0].iter().all(|x| (x - 0.01).abs() < 1e-12), "{:?}", s.samples_ms);
+        assert!(
+            s.samples_ms[0].iter().all(|x| (x - 0.01).abs() < 1e-12),
+            "{:?}",
+            s.samples_ms
+        );
         assert_eq!(s.samples_ms[1], vec![2.0; 6]);
         assert_eq!(a.calls, 5 + 1 + 10 + 100 + 6 * 100);
     }

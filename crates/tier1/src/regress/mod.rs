@@ -170,9 +170,7 @@ pub fn detector<'a>(
     let compared = current
         .targets
         .iter()
-        .filter(|t| {
-            find_target(anchor, &t.target).is_some_and(|p| pair_goal(t, p) == Goal::Speed)
-        })
+        .filter(|t| find_target(anchor, &t.target).is_some_and(|p| pair_goal(t, p) == Goal::Speed))
         .count();
     Detector::new(thresholds, history, compared)
 }

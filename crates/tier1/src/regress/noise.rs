@@ -241,9 +241,7 @@ pub fn anchor_outliers(
 ) -> Vec<String> {
     let mut out = Vec::new();
     for t in &summary.targets {
-        if exempt.contains(&t.target)
-            || crate::aggregate::goal(t) != crate::suite::Goal::Speed
-        {
+        if exempt.contains(&t.target) || crate::aggregate::goal(t) != crate::suite::Goal::Speed {
             continue;
         }
         let Some((y, _)) = Metric::Speedup.point(t) else {
@@ -368,7 +366,10 @@ mod tests {
         // Two segments with different means, each spread ±0.01: pooled variance 8·1e-4 / 6.
         let mut p = pts("old", &[1.0, 1.02, 1.0, 1.02]);
         p.extend(pts("a", &[2.0, 2.02, 2.0, 2.02]));
-        let none = Prior { tau: 0.0, runs: 0.0 };
+        let none = Prior {
+            tau: 0.0,
+            runs: 0.0,
+        };
         let e = estimate(&p, none);
         assert_eq!((e.df, e.noise_runs), (6.0, 8));
         assert!((e.tau2 - 8.0 * 1e-4 / 6.0).abs() < 1e-12, "{}", e.tau2);
@@ -385,7 +386,13 @@ mod tests {
         for x in &mut p {
             x.v = 1e-4;
         }
-        let e = estimate(&p, Prior { tau: 0.0, runs: 0.0 });
+        let e = estimate(
+            &p,
+            Prior {
+                tau: 0.0,
+                runs: 0.0,
+            },
+        );
         assert!((e.tau2 - (2e-4 - 1e-4)).abs() < 1e-12);
     }
 

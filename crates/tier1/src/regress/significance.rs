@@ -137,7 +137,12 @@ impl<'a> Detector<'a> {
     }
 
     /// The test of one metric; `None` when either run lacks a positive value.
-    fn test(&self, metric: Metric, cur: &TargetSummary, prev: &TargetSummary) -> Option<(MetricTest, u32)> {
+    fn test(
+        &self,
+        metric: Metric,
+        cur: &TargetSummary,
+        prev: &TargetSummary,
+    ) -> Option<(MetricTest, u32)> {
         let (y_new, v_new) = metric.point(cur)?;
         let (y_anchor, v_anchor) = metric.point(prev)?;
         let points = self.history.points(&cur.target, metric);

@@ -292,6 +292,10 @@ mod tests {
         }
         assert!(close(t_cdf(0.0, 7.0), 0.5, 1e-15));
         assert!(close(t_quantile(0.975, 1e7), 1.959_964, 1e-5));
-        assert!(close(t_quantile(0.975, f64::INFINITY), 1.959_963_984_540_054, 1e-12));
+        assert!(close(
+            t_quantile(0.975, f64::INFINITY),
+            1.959_963_984_540_054,
+            1e-12
+        ));
     }
 }

@@ -132,8 +132,22 @@ mod tests {
     #[test]
     fn ranks_match_the_binomial_table() {
         // Classic table of the 95 % distribution-free CI of the median (Conover): n -> j, n+1-j.
-        for (n, j) in [(6, 1), (7, 1), (8, 1), (9, 2), (10, 2), (11, 2), (12, 3), (20, 6), (30, 10)] {
-            assert_eq!(quantile_ci_ranks(n, 0.5, 0.95), Some((j, n + 1 - j)), "n = {n}");
+        for (n, j) in [
+            (6, 1),
+            (7, 1),
+            (8, 1),
+            (9, 2),
+            (10, 2),
+            (11, 2),
+            (12, 3),
+            (20, 6),
+            (30, 10),
+        ] {
+            assert_eq!(
+                quantile_ci_ranks(n, 0.5, 0.95),
+                Some((j, n + 1 - j)),
+                "n = {n}"
+            );
         }
         assert_eq!(quantile_ci_ranks(5, 0.5, 0.95), None);
         assert_eq!(quantile_ci_ranks(0, 0.5, 0.95), None);
@@ -159,7 +173,10 @@ mod tests {
                     }
                     pmf *= (nf - k as f64) / (k as f64 + 1.0) * p / (1.0 - p);
                 }
-                assert!(cover >= 0.95 - 1e-9, "n {n} p {p}: ranks {l}..{u} cover {cover}");
+                assert!(
+                    cover >= 0.95 - 1e-9,
+                    "n {n} p {p}: ranks {l}..{u} cover {cover}"
+                );
             }
         }
         // n = 100, p = 0.2: P(B <= 11) = 0.0126, P(B <= 12) = 0.0253; P(B <= 28) = 0.980.

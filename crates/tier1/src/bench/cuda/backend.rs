@@ -51,7 +51,11 @@ static NVML: OnceLock<Option<Mutex<crate::gpu::nvml::NvmlInventory>>> = OnceLock
 fn device_state(uuid: &str) -> Option<crate::bench::machine::GpuState> {
     use crate::gpu::Inventory;
     let nvml = NVML
-        .get_or_init(|| crate::gpu::nvml::NvmlInventory::open(None).ok().map(Mutex::new))
+        .get_or_init(|| {
+            crate::gpu::nvml::NvmlInventory::open(None)
+                .ok()
+                .map(Mutex::new)
+        })
         .as_ref()?;
     let nvml = nvml.lock().unwrap_or_else(|e| e.into_inner());
     let count = nvml.device_count().ok()?;
