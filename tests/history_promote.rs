@@ -190,7 +190,13 @@ fn refuses_a_run_whose_value_is_an_outlier_against_the_accepted_runs() {
     let spec = RunSpec::new("c", 9).speedup(2.5);
     candidate(Some(&live), &w.join("cand"), &spec);
     evidence(&w.join("ev"), &spec);
-    let req = promote_request(&w.join("cand"), &w.join("ev"), Some(&live), &w.join("out"), "c");
+    let req = promote_request(
+        &w.join("cand"),
+        &w.join("ev"),
+        Some(&live),
+        &w.join("out"),
+        "c",
+    );
     let (cand, ev) = (w.join("cand"), w.join("ev"));
     assert_refused(
         EXE,
@@ -205,7 +211,10 @@ fn refuses_a_run_whose_value_is_an_outlier_against_the_accepted_runs() {
     let (cd, ed, od) = (w.join("cand-d"), w.join("ev-d"), w.join("out-d"));
     candidate(Some(&live), &cd, &ok);
     evidence(&ed, &ok);
-    let r = run(EXE, &promote_args(&promote_request(&cd, &ed, Some(&live), &od, "d")));
+    let r = run(
+        EXE,
+        &promote_args(&promote_request(&cd, &ed, Some(&live), &od, "d")),
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
 
