@@ -19,14 +19,67 @@ mod sim;
 use sim::{Model, Setup};
 use tier1::suite::DetectionMethod;
 
+// The real nights measure memory like the binaries do.
+#[global_allocator]
+static ALLOC: tier1::bench::alloc::CountingAlloc = tier1::bench::alloc::CountingAlloc::new();
+
 const MODELS: [Model; 7] = [
-    Model { name: "CV 1 %", tau: 0.01, sigma: 0.01, drift: 0.0, stall_p: 0.0, stall: (1.0, 1.0) },
-    Model { name: "CV 3 %", tau: 0.03, sigma: 0.03, drift: 0.0, stall_p: 0.0, stall: (1.0, 1.0) },
-    Model { name: "CV 10 %", tau: 0.10, sigma: 0.10, drift: 0.0, stall_p: 0.0, stall: (1.0, 1.0) },
-    Model { name: "CV 1 %, 10 % slow drift", tau: 0.01, sigma: 0.01, drift: 0.10, stall_p: 0.0, stall: (1.0, 1.0) },
-    Model { name: "CV 1 %, 5 % outliers x1.5-3", tau: 0.01, sigma: 0.01, drift: 0.0, stall_p: 0.05, stall: (1.5, 3.0) },
-    Model { name: "CV 1 %, bimodal 20 % at +8 %", tau: 0.01, sigma: 0.01, drift: 0.0, stall_p: 0.20, stall: (1.08, 1.08) },
-    Model { name: "this VM: CV 2.5 %, 15 % stalls x1.2-2", tau: 0.025, sigma: 0.03, drift: 0.0, stall_p: 0.15, stall: (1.2, 2.0) },
+    Model {
+        name: "CV 1 %",
+        tau: 0.01,
+        sigma: 0.01,
+        drift: 0.0,
+        stall_p: 0.0,
+        stall: (1.0, 1.0),
+    },
+    Model {
+        name: "CV 3 %",
+        tau: 0.03,
+        sigma: 0.03,
+        drift: 0.0,
+        stall_p: 0.0,
+        stall: (1.0, 1.0),
+    },
+    Model {
+        name: "CV 10 %",
+        tau: 0.10,
+        sigma: 0.10,
+        drift: 0.0,
+        stall_p: 0.0,
+        stall: (1.0, 1.0),
+    },
+    Model {
+        name: "CV 1 %, 10 % slow drift",
+        tau: 0.01,
+        sigma: 0.01,
+        drift: 0.10,
+        stall_p: 0.0,
+        stall: (1.0, 1.0),
+    },
+    Model {
+        name: "CV 1 %, 5 % outliers x1.5-3",
+        tau: 0.01,
+        sigma: 0.01,
+        drift: 0.0,
+        stall_p: 0.05,
+        stall: (1.5, 3.0),
+    },
+    Model {
+        name: "CV 1 %, bimodal 20 % at +8 %",
+        tau: 0.01,
+        sigma: 0.01,
+        drift: 0.0,
+        stall_p: 0.20,
+        stall: (1.08, 1.08),
+    },
+    Model {
+        name: "this VM: CV 2.5 %, 15 % stalls x1.2-2",
+        tau: 0.025,
+        sigma: 0.03,
+        drift: 0.0,
+        stall_p: 0.15,
+        stall: (1.2, 2.0),
+    },
 ];
 
 fn rate(n: usize, of: usize) -> String {
@@ -90,7 +143,9 @@ fn main() {
         println!(
             "\n### Simulation: {replicates} nights per cell, six targets, history of {history} accepted run(s) (the anchor first)\n"
         );
-        println!("| noise model | detection | false alarms / night | 5 % slowdown caught | 10 % caught | 20 % caught |");
+        println!(
+            "| noise model | detection | false alarms / night | 5 % slowdown caught | 10 % caught | 20 % caught |"
+        );
         println!("| --- | --- | ---: | ---: | ---: | ---: |");
         for m in &MODELS {
             let c = cells(replicates, m, &setup);

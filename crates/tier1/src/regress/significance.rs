@@ -164,7 +164,8 @@ impl<'a> Detector<'a> {
         let p_value = 1.0 - crate::stats::t_cdf(statistic.abs(), est.df);
         // The change this test calls significant with 95 % probability: critical value plus
         // the 95 % normal quantile, in standard errors.
-        let reach = crate::stats::t_quantile(1.0 - self.alpha, est.df) + crate::stats::normal_quantile(0.95);
+        let reach = crate::stats::t_quantile(1.0 - self.alpha, est.df)
+            + crate::stats::normal_quantile(0.95);
         let test = MetricTest {
             metric: metric.as_str().into(),
             reference_value: y_anchor.exp(),
