@@ -144,7 +144,7 @@ fn unchanged_nights(n: usize) {
         walls[walls.len() - 1]
     );
     println!(
-        "- gate failures: {failures} of {n}; inconclusive targets: {inconclusive_targets} of {}",
+        "- bootstrap nights needed: {attempts}; gate failures: {failures} of {n}; inconclusive targets: {inconclusive_targets} of {}",
         n * suite.targets.len()
     );
     println!("\n| target | anchor speedup | median speedup | min | max | run-to-run CV |");
