@@ -137,6 +137,88 @@ fn accepts_a_confirmed_regression_through_the_protected_path() {
 }
 
 #[test]
+fn refuses_an_imprecisely_measured_run_as_an_anchor() {
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path();
+    bootstrap_live(w, &w.join("live"), &RunSpec::new("anchor", 0));
+    let spec = RunSpec::new("c", 1).noise(0.2);
+    candidate(Some(&w.join("live")), &w.join("cand"), &spec);
+    evidence(&w.join("ev"), &spec);
+    let req = promote_request(
+        &w.join("cand"),
+        &w.join("ev"),
+        Some(&w.join("live")),
+        &w.join("out"),
+        "c",
+    );
+    let (cand, live, ev) = (w.join("cand"), w.join("live"), w.join("ev"));
+    assert_refused(
+        EXE,
+        &promote_args(&req),
+        3,
+        "refusing to promote c: it is not a good anchor: target gemm: the measurement did not reach ±1.00 %: 2 clean of 8 rounds are too few for a 95 % interval (6 needed)",
+        &[&cand, &live, &ev],
+        &req.output_history_root,
+    );
+    // A bootstrap (the first anchor) is held to the same rule.
+    let (c2, e2, o2) = (w.join("c2"), w.join("e2"), w.join("o2"));
+    let first = RunSpec::new("first", 0).noise(0.2);
+    candidate(None, &c2, &first);
+    evidence(&e2, &first);
+    let req = promote_request(&c2, &e2, None, &o2, "first");
+    assert_refused(
+        EXE,
+        &promote_args(&req),
+        3,
+        "it is not a good anchor: target gemm: the measurement did not reach",
+        &[&c2, &e2],
+        &o2,
+    );
+}
+
+#[test]
+fn refuses_a_run_whose_value_is_an_outlier_against_the_accepted_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path();
+    bootstrap_live(w, &w.join("live"), &RunSpec::new("anchor", 0));
+    let mut live = w.join("live");
+    for (i, s) in [2.01, 1.99, 2.02, 1.98, 2.0].into_iter().enumerate() {
+        let n = i as u32 + 1;
+        live = publish_on(w, &live, &RunSpec::new(&format!("n{n}"), n).speedup(s));
+    }
+    // 2.5x against a median of 2.0x (robust SD floored at the 2 % prior): beyond 3.5 SDs (7 %).
+    let spec = RunSpec::new("c", 9).speedup(2.5);
+    candidate(Some(&live), &w.join("cand"), &spec);
+    evidence(&w.join("ev"), &spec);
+    let req = promote_request(
+        &w.join("cand"),
+        &w.join("ev"),
+        Some(&live),
+        &w.join("out"),
+        "c",
+    );
+    let (cand, ev) = (w.join("cand"), w.join("ev"));
+    assert_refused(
+        EXE,
+        &promote_args(&req),
+        3,
+        "target gemm: best_speedup 2.500x is an outlier against the last 6 accepted runs (median 2.000x, robust SD 2.00 %, allowed 1.865x to 2.145x)",
+        &[&cand, &live, &ev],
+        &req.output_history_root,
+    );
+    // Within the bound the same history promotes.
+    let ok = RunSpec::new("d", 9).speedup(2.1);
+    let (cd, ed, od) = (w.join("cand-d"), w.join("ev-d"), w.join("out-d"));
+    candidate(Some(&live), &cd, &ok);
+    evidence(&ed, &ok);
+    let r = run(
+        EXE,
+        &promote_args(&promote_request(&cd, &ed, Some(&live), &od, "d")),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
 fn refuses_bad_request_fields_in_order() {
     let w = World::new();
     type Edit = fn(&mut PromoteRequest);

@@ -182,6 +182,59 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
 }
 
 #[test]
+fn an_imprecise_measurement_is_inconclusive_and_cannot_hide_a_regression() {
+    let r = repo();
+    let o = nightly(&r, 2.0, &[]);
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    let noisy = |speedup: f64| {
+        [
+            ("TIER1_FAKE_SPEEDUP", speedup.to_string()),
+            ("TIER1_FAKE_NOISE", "0.3".to_string()),
+        ]
+    };
+    let regression = |r: &Repo, id: &str| -> Value {
+        serde_json::from_slice(
+            &std::fs::read(
+                r.root
+                    .join(format!(".tier1/history/{id}/regression_summary.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap()
+    };
+
+    // Unchanged but imprecise: both targets inconclusive, decided by the reference rules, and
+    // nothing crosses them, so the gate passes.
+    let o = nightly_with(&r, &noisy(2.0), &[]);
+    let id = o.json["run_id"].as_str().unwrap().to_string();
+    let reg = regression(&r, &id);
+    assert_eq!(reg["inconclusive"].as_array().unwrap().len(), 2, "{reg}");
+    for t in reg["detection"]["targets"].as_array().unwrap() {
+        assert_eq!(t["method"], "reference", "{t}");
+        assert!(
+            t["reason"].as_str().unwrap().contains("did not reach"),
+            "{t}"
+        );
+    }
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    let md = std::fs::read_to_string(
+        r.root
+            .join(format!(".tier1/history/{id}/regression_summary.md")),
+    )
+    .unwrap();
+    assert!(md.contains("## Inconclusive"), "{md}");
+
+    // A 10 % drop measured just as imprecisely: the reference rule decides, and it is a
+    // regression (confirmed by the equally imprecise recheck): the gate fails.
+    let o = nightly_with(&r, &noisy(1.8), &[]);
+    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    let id = o.json["run_id"].as_str().unwrap().to_string();
+    let reg = regression(&r, &id);
+    assert!(reg["regressions"].as_array().unwrap().len() >= 2, "{reg}");
+    assert_eq!(reg["inconclusive"].as_array().unwrap().len(), 2, "{reg}");
+}
+
+#[test]
 fn acceptance_requests_are_validated_before_anything_runs() {
     let r = repo();
     let o = nightly(&r, 2.0, &["--accept"]);

@@ -43,6 +43,8 @@ pub struct RunSpec {
     pub speedup: f64,
     /// Memory savings percent of the memory target.
     pub savings_pct: f64,
+    /// Relative spread of the timing samples (0: constant samples, every interval of zero width).
+    pub noise: f64,
 }
 
 impl RunSpec {
@@ -53,7 +55,13 @@ impl RunSpec {
             generated_at: format!("2026-08-16T{:02}:{:02}:00Z", n / 60 % 24, n % 60),
             speedup: 2.0,
             savings_pct: 50.0,
+            noise: 0.0,
         }
+    }
+    /// Spread the timing samples by ± `noise` (relative), so the intervals are wide.
+    pub fn noise(mut self, noise: f64) -> Self {
+        self.noise = noise;
+        self
     }
     /// Override the speedup.
     pub fn speedup(mut self, s: f64) -> Self {
@@ -70,7 +78,11 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
         inputs: vec![],
     };
     let variant = |name: &str, role: Role, ms: f64, mem: Option<u64>| {
-        let samples = vec![ms; ROUNDS as usize];
+        // A deterministic spread, different for the two roles so per-round ratios vary too.
+        let phase = if role == Role::Baseline { 0 } else { 3 };
+        let samples: Vec<f64> = (0..ROUNDS as usize)
+            .map(|i| ms * (1.0 + spec.noise * SPREAD[(i + phase) % SPREAD.len()]))
+            .collect();
         VariantResult {
             name: name.into(),
             role,
@@ -162,9 +174,30 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
     }
 }
 
-/// Rounds of every fixture measurement: constant samples, so every interval has zero width and
-/// every target is precise.
+/// Rounds of every fixture measurement: with `noise` 0 the samples are constant, so every
+/// interval has zero width and every target is precise.
 pub const ROUNDS: u32 = 8;
+/// The pattern a noisy fixture spreads its samples by.
+const SPREAD: [f64; 8] = [-1.0, 0.5, 1.0, -0.5, 0.25, -0.75, 0.75, -0.25];
+
+/// Publish `spec` normally (tier1-publish's merge) on top of the live history `live`, returning
+/// the new live root (`<work>/live-<run_id>`).
+pub fn publish_on(work: &Path, live: &Path, spec: &RunSpec) -> PathBuf {
+    let cand = work.join(format!("cand-{}", spec.run_id));
+    candidate(Some(live), &cand, spec);
+    let out = work.join(format!("live-{}", spec.run_id));
+    tier1::publish::merge(
+        &tier1::publish::MergeRequest {
+            candidate_root: cand,
+            canonical_root: live.into(),
+            output_root: out.clone(),
+            run_id: spec.run_id.clone(),
+        },
+        &suite(),
+    )
+    .expect("normal publication");
+    out
+}
 
 /// The summary of a run, derived from its results file as the producer does.
 pub fn summary(spec: &RunSpec, suite: &Suite) -> Summary {

@@ -1,7 +1,10 @@
 //! `regression_summary.md`: the reference `render_regression_summary` Markdown of a comparison
-//! (header, runs, counts, warnings, change tables, suppressed regressions, new and missing targets).
+//! (header, runs, counts, warnings, change tables, suppressed regressions, new and missing
+//! targets), plus tier1's detection sections when the comparison carries them: changes within
+//! noise, inconclusive targets and the detection method.
 
 use crate::history::model::{ChangeRow, RegressionSummary, TargetSummary};
+use crate::history::{Detection, DetectionMethod};
 use std::fmt::Write;
 
 /// Render the Markdown regression summary (deterministic; ends with one newline).
@@ -32,6 +35,22 @@ pub fn render(r: &RegressionSummary) -> String {
     for (label, n) in counts {
         line(&mut md, format_args!("- {label}: {n}"));
     }
+    if r.detection.is_some() {
+        line(
+            &mut md,
+            format_args!(
+                "- Within noise (over a threshold, not significant): {}",
+                r.within_noise.len()
+            ),
+        );
+        line(
+            &mut md,
+            format_args!(
+                "- Inconclusive (imprecise measurement; reference rules decided): {}",
+                r.inconclusive.len()
+            ),
+        );
+    }
     if !r.warnings.is_empty() {
         md.push_str("\n## Warnings\n\n");
         for w in &r.warnings {
@@ -40,6 +59,18 @@ pub fn render(r: &RegressionSummary) -> String {
     }
     change_table(&mut md, "Regressions", &r.regressions);
     change_table(&mut md, "Improvements", &r.improvements);
+    if let Some(d) = &r.detection {
+        within_noise(&mut md, &r.within_noise, d);
+        if !r.inconclusive.is_empty() {
+            md.push_str("\n## Inconclusive\n\n");
+            for i in &r.inconclusive {
+                line(
+                    &mut md,
+                    format_args!("- `{}`: {}", inline(&i.target), inline(&i.reason)),
+                );
+            }
+        }
+    }
     if !r.suppressed_regressions.is_empty() {
         md.push_str("\n## Suppressed Regressions After Recheck\n\n");
         md.push_str("| Target | Reason | Before | After | Delta | Recheck run | Recheck speedup | Recheck optimized ms |\n");
@@ -61,6 +92,9 @@ pub fn render(r: &RegressionSummary) -> String {
     }
     target_list(&mut md, "New Targets", &r.new_targets);
     target_list(&mut md, "Missing Targets", &r.missing_targets);
+    if let Some(d) = &r.detection {
+        detection(&mut md, d);
+    }
     if r.baseline_run_id.is_none() {
         md.push_str("\n## Notes\n\n");
         md.push_str(
@@ -93,6 +127,79 @@ fn change_table(md: &mut String, title: &str, rows: &[ChangeRow]) {
                 row.reason()
             ),
         );
+    }
+}
+
+/// Rows over a threshold that the significance test attributed to run-to-run noise, with the
+/// test's p-value and the noise estimate.
+fn within_noise(md: &mut String, rows: &[ChangeRow], d: &Detection) {
+    if rows.is_empty() {
+        return;
+    }
+    md.push_str("\n## Within Noise\n\n");
+    md.push_str("| Target | Reason | Before | After | Delta | p-value | Run-to-run noise |\n");
+    md.push_str("| --- | --- | --- | --- | --- | --- | --- |\n");
+    for row in rows {
+        let (before, after, delta) = cells(row);
+        let test = d
+            .targets
+            .iter()
+            .find(|t| t.target == row.target())
+            .and_then(|t| t.tests.iter().find(|m| m.metric == row.reason()));
+        let (p, noise) = test.map_or(("-".into(), "-".into()), |m| {
+            (format!("{:.4}", m.p_value), format!("{:.2} %", m.noise_pct))
+        });
+        line(
+            md,
+            format_args!(
+                "| {} | {} | {before} | {after} | {delta} | {p} | {noise} |",
+                cell(row.target()),
+                row.reason()
+            ),
+        );
+    }
+}
+
+/// How changes were decided.
+fn detection(md: &mut String, d: &Detection) {
+    md.push_str("\n## Detection\n\n");
+    match d.method {
+        DetectionMethod::Reference => {
+            md.push_str("- Method: reference (the thresholds alone).\n");
+        }
+        DetectionMethod::Statistical => {
+            line(
+                md,
+                format_args!(
+                    "- Method: statistical: a change counts when it clears its threshold and a one-sided t-test at α = {:.4} per target (run-to-run noise from {} accepted run(s), prior {:.2} % over {} run(s)).",
+                    d.alpha,
+                    d.history_run_ids.len(),
+                    d.prior_noise_pct,
+                    d.prior_runs
+                ),
+            );
+            let by_reference: Vec<String> = d
+                .targets
+                .iter()
+                .filter(|t| t.method == DetectionMethod::Reference)
+                .map(|t| {
+                    format!(
+                        "`{}` ({})",
+                        inline(&t.target),
+                        inline(t.reason.as_deref().unwrap_or("reference"))
+                    )
+                })
+                .collect();
+            if !by_reference.is_empty() {
+                line(
+                    md,
+                    format_args!(
+                        "- Decided by the reference rules alone: {}",
+                        by_reference.join("; ")
+                    ),
+                );
+            }
+        }
     }
 }
 
@@ -243,6 +350,53 @@ mod tests {
         assert!(md.contains("- Suppressed regressions after recheck: 1"));
         assert!(md.contains("- `labs/fresh|pipe:fresh|pipe` (succeeded)"));
         assert!(!md.contains("## Notes"));
+        insta::assert_snapshot!(md);
+    }
+
+    #[test]
+    fn statistical_markdown_shows_noise_and_inconclusive_targets() {
+        // Precise measurements (±0.5 %) on a young history (the prior: 2 % noise over 4 runs).
+        let anchor = precise(summary(
+            "tier1_anchor",
+            vec![
+                speed_opt("steady", 2.0, 50.0),
+                speed_opt("slower", 2.0, 50.0),
+                speed_opt("noisy", 2.0, 50.0),
+            ],
+        ));
+        let current = summary(
+            "tier1_new",
+            vec![
+                // -6 %: over the 5 % threshold but not significant at 2 % run-to-run noise.
+                measured(speed_opt("steady", 1.88, 53.2), 0.5),
+                // -20 %: over the threshold and significant.
+                measured(speed_opt("slower", 1.6, 62.5), 0.5),
+                // -7 %, measured imprecisely: inconclusive, so the reference rule decides.
+                measured(speed_opt("noisy", 1.86, 53.8), 3.0),
+            ],
+        );
+        let r = compare(&current, Some(&anchor), &Thresholds::default()).expect("comparable");
+        let reasons = |rows: &[ChangeRow]| -> Vec<String> {
+            rows.iter()
+                .map(|r| format!("{} {}", r.target(), r.reason()))
+                .collect()
+        };
+        assert_eq!(
+            reasons(&r.regressions),
+            ["labs/slower:slower speedup", "labs/noisy:noisy speedup"]
+        );
+        assert_eq!(
+            reasons(&r.within_noise),
+            [
+                "labs/steady:steady speedup",
+                "labs/steady:steady optimized_latency"
+            ]
+        );
+        assert_eq!(r.inconclusive.len(), 1);
+        assert!(r.inconclusive[0].reason.contains("did not reach ±1.00 %"));
+        let md = render(&r);
+        assert!(md.contains("## Within Noise"));
+        assert!(md.contains("## Inconclusive"));
         insta::assert_snapshot!(md);
     }
 }

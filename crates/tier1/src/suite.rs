@@ -73,8 +73,8 @@ pub struct Thresholds {
     pub min_speedup: f64,
     /// `statistical` (thresholds and significance) or `reference` (the reference rules alone).
     pub detection: DetectionMethod,
-    /// Family-wise false-alarm level of one comparison; each target's tests use
-    /// `alpha / compared targets`.
+    /// Family-wise false-alarm level of one comparison; each of the two tests (speedup, optimized
+    /// latency) of each compared target uses `alpha / (2 × compared targets)`.
     pub alpha: f64,
     /// Run-to-run noise (percent, one standard deviation) assumed before the history shows it.
     pub prior_noise_pct: f64,
@@ -101,7 +101,7 @@ impl Default for Thresholds {
             detection: DetectionMethod::Statistical,
             alpha: 0.01,
             prior_noise_pct: 2.0,
-            prior_runs: 4.0,
+            prior_runs: 8.0,
             history_window: 20,
             anchor_outlier_mads: 3.5,
             anchor_outlier_min_runs: 5,

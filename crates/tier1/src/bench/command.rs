@@ -118,12 +118,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
             .map(|(i, v)| i > 0 && v.verification.as_ref().is_some_and(|x| x.passed))
             .collect();
         sampling.rounds = u32::try_from(samples[0].len()).unwrap_or(u32::MAX);
-        if precise_now(
-            &samples,
-            &verified,
-            t.optimization_goal,
-            timing.precision_pct,
-        ) {
+        if precise_now(&samples, &verified, timing.precision_pct) {
             break;
         }
         if sampling.processes >= MAX_PROCESSES || started.elapsed() >= timing.budget {

@@ -14,7 +14,7 @@ use crate::bench::result::{
 use crate::bench::sampling::{self, Plan};
 use crate::bench::stats::Stats;
 use crate::bench::verify;
-use crate::suite::{BackendKind, Goal, Suite, Target, TargetKind};
+use crate::suite::{BackendKind, Suite, Target, TargetKind};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -333,7 +333,6 @@ fn run_builtin(
         shapes: shapes.clone(),
         seed: opts.seed,
         tolerance: t.tolerance,
-        goal: t.optimization_goal,
         hook: opts.hook.clone(),
         timing,
     };
@@ -412,7 +411,6 @@ struct Job {
     shapes: Shapes,
     seed: u64,
     tolerance: crate::suite::Tolerance,
-    goal: Goal,
     hook: Option<Hook>,
     timing: Timing,
 }
@@ -445,7 +443,7 @@ fn measure(job: &Job, tx: &mpsc::Sender<Msg>) -> Result<(), BackendError> {
             w.variants.iter_mut().map(|v| v.runner.as_mut()).collect();
         let precision = job.timing.precision_pct;
         let sampled = sampling::sample(&mut runs, &job.timing.plan(), |samples| {
-            precise_now(samples, &verified, job.goal, precision)
+            precise_now(samples, &verified, precision)
         })?;
         let window = MachineWindow {
             before,
@@ -529,17 +527,10 @@ fn machine_now(backend: &dyn Backend) -> MachineState {
 }
 
 /// Whether the samples so far are precise enough to stop: the best verified optimized variant's
-/// speedup and optimized time are within `precision_pct`. A memory goal (its memory figures are
-/// exact) and a target with no verified variant (it fails anyway) need no more rounds.
-pub fn precise_now(
-    samples: &[Vec<f64>],
-    verified: &[bool],
-    goal: Goal,
-    precision_pct: f64,
-) -> bool {
-    if goal == Goal::Memory {
-        return true;
-    }
+/// speedup and optimized time are within `precision_pct` (for every goal: a memory target's
+/// speedup is reported and tracked too, though only its memory is judged). A target with no
+/// verified variant (it fails anyway) needs no more rounds.
+pub fn precise_now(samples: &[Vec<f64>], verified: &[bool], precision_pct: f64) -> bool {
     let best = samples
         .iter()
         .enumerate()
@@ -561,25 +552,9 @@ mod tests {
         let loose: Vec<f64> = (0..8).map(|i| 1.0 + f64::from(i)).collect();
         let samples = vec![base.clone(), tight.clone(), loose.clone()];
         // The loose variant is faster (1-8 ms against 5 ms) but unverified: only the tight counts.
-        assert!(precise_now(
-            &samples,
-            &[false, true, false],
-            Goal::Speed,
-            1.0
-        ));
-        assert!(!precise_now(
-            &samples,
-            &[false, true, true],
-            Goal::Speed,
-            1.0
-        ));
-        assert!(precise_now(
-            &samples,
-            &[false, true, true],
-            Goal::Memory,
-            1.0
-        ));
-        assert!(precise_now(&[base], &[false], Goal::Speed, 1.0));
+        assert!(precise_now(&samples, &[false, true, false], 1.0));
+        assert!(!precise_now(&samples, &[false, true, true], 1.0));
+        assert!(precise_now(&[base], &[false], 1.0));
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct MetricTest {
     pub p_value: f64,
     /// `p_value < alpha`.
     pub significant: bool,
+    /// The worsening (percent) this test detects with 95 % probability at this noise: what a
+    /// reader can expect this target to catch in one night.
+    #[serde(serialize_with = "ser_finite")]
+    pub detectable_pct: f64,
 }
 
 /// Which rule decided one target, and why.
@@ -64,7 +68,8 @@ pub struct TargetDetection {
 pub struct Detection {
     /// The suite's method.
     pub method: DetectionMethod,
-    /// Per-test significance level (the suite's `alpha` divided by the compared targets).
+    /// Per-test significance level (the suite's `alpha` divided by the tests: two per compared
+    /// speed target).
     #[serde(serialize_with = "ser_finite")]
     pub alpha: f64,
     /// Prior run-to-run noise (percent) a young history is blended with.

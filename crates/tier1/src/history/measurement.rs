@@ -91,14 +91,24 @@ impl Measurement {
         if self.precise {
             return None;
         }
-        let show =
-            |w: Option<f64>| w.map_or_else(|| "unknown".to_string(), |w| format!("±{w:.2} %"));
+        let (sw, ow) = (
+            speedup.and_then(|s| self.speedup_half_width_pct(s)),
+            self.optimized_half_width_pct(),
+        );
+        if sw.is_none() || ow.is_none() {
+            return Some(format!(
+                "did not reach ±{:.2} %: {} clean of {} rounds are too few for a 95 % interval (6 needed)",
+                self.precision_pct, self.clean_rounds, self.rounds
+            ));
+        }
+        let show = |w: Option<f64>| w.map_or_else(String::new, |w| format!("±{w:.2} %"));
         Some(format!(
-            "did not reach ±{:.2} % ({} rounds; speedup interval {}, optimized time interval {})",
+            "did not reach ±{:.2} % ({} rounds, {} clean; speedup interval {}, optimized time interval {})",
             self.precision_pct,
             self.rounds,
-            show(speedup.and_then(|s| self.speedup_half_width_pct(s))),
-            show(self.optimized_half_width_pct()),
+            self.clean_rounds,
+            show(sw),
+            show(ow),
         ))
     }
 

@@ -5,7 +5,7 @@
 //! `t = (ln anchor − ln current) / √(2τ² + v_anchor + v_current)` (sign: positive is worse),
 //! compared with Student's t on `df` degrees of freedom, where `v` are the runs' own interval
 //! variances and τ² the between-run variance of the history ([`noise`](super::noise)), blended with
-//! a prior for a young history. One-sided `p < alpha / compared targets` is significant.
+//! a prior for a young history. One-sided `p < alpha / (2 × compared targets)` is significant.
 //!
 //! A target decides by the reference rules alone, recorded with its reason, when the suite asks
 //! for it, for a memory goal (memory figures are exact), when either run lacks a measurement
@@ -54,12 +54,13 @@ impl TargetDecision {
 }
 
 impl<'a> Detector<'a> {
-    /// A detector whose family-wise level `thresholds.alpha` is split over `compared` targets.
+    /// A detector whose family-wise level `thresholds.alpha` is split (Bonferroni) over the two
+    /// tests (speedup and optimized latency) of each of `compared` targets.
     pub fn new(thresholds: &'a Thresholds, history: &'a NoiseHistory, compared: usize) -> Self {
         Detector {
             thresholds,
             history,
-            alpha: thresholds.alpha / compared.max(1) as f64,
+            alpha: thresholds.alpha / (2 * compared.max(1)) as f64,
         }
     }
 
@@ -161,6 +162,10 @@ impl<'a> Detector<'a> {
         };
         let statistic = if se > 0.0 { worse / se } else { 0.0 };
         let p_value = 1.0 - crate::stats::t_cdf(statistic.abs(), est.df);
+        // The change this test calls significant with 95 % probability: critical value plus
+        // the 95 % normal quantile, in standard errors.
+        let reach = crate::stats::t_quantile(1.0 - self.alpha, est.df)
+            + crate::stats::normal_quantile(0.95);
         let test = MetricTest {
             metric: metric.as_str().into(),
             reference_value: y_anchor.exp(),
@@ -171,6 +176,7 @@ impl<'a> Detector<'a> {
             df: est.df,
             p_value,
             significant: p_value < self.alpha,
+            detectable_pct: ((reach * se).exp() - 1.0) * 100.0,
         };
         Some((test, u32::try_from(est.noise_runs).unwrap_or(u32::MAX)))
     }

@@ -295,7 +295,7 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
         summary_path: row.summary_path,
         evidence_dirs,
     };
-    let _ = crate::gha::step_summary(&report::step_summary(&outcome, &comparison));
+    let _ = crate::gha::step_summary(&report::step_summary(&outcome, &summary, &comparison));
     Ok(outcome)
 }
 

@@ -33,6 +33,39 @@ pub fn target_table(summary: &Summary) -> String {
     s
 }
 
+/// How precisely each target was measured: rounds (clean), the 95 % intervals, spread and
+/// whether the precision was reached.
+pub fn measurement_table(summary: &Summary) -> String {
+    let mut s = String::from(
+        "| Target | Rounds (clean) | Speedup 95 % interval | Optimized 95 % interval | Ratio CV | Outliers | Precise |\n|---|---|---|---|---|---|---|\n",
+    );
+    let pct = |w: Option<f64>| w.map_or_else(|| "-".into(), |w| format!("±{w:.2} %"));
+    for t in &summary.targets {
+        let Some(m) = &t.measurement else {
+            let _ = writeln!(s, "| `{}` | - | - | - | - | - | not measured |", t.key);
+            continue;
+        };
+        let verdict = match m.imprecision(t.best_speedup) {
+            None => "yes".to_string(),
+            Some(why) if m.throttled => format!("no: {why}"),
+            Some(_) => format!("no (asked ±{:.2} %)", m.precision_pct),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} ({}) | {} | {} | {:.3} | {} | {} |",
+            t.key,
+            m.rounds,
+            m.clean_rounds,
+            pct(t.best_speedup.and_then(|x| m.speedup_half_width_pct(x))),
+            pct(m.optimized_half_width_pct()),
+            m.speedup_cv,
+            m.outliers,
+            verdict,
+        );
+    }
+    s
+}
+
 /// Write `<run_dir>/report.md`.
 pub fn write(
     run_dir: &Path,
@@ -63,11 +96,39 @@ pub fn write(
     );
     let _ = writeln!(
         s,
-        "- Started: {}; warm-up {} and {} timed iterations per variant; times are medians",
-        results.timestamp, results.warmup, results.iterations
+        "- Started: {}; warm-up {} executions per variant; at least {} rounds (variants interleaved, batched samples of at least {} ms) until ±{} % at 95 %; times are medians of the clean rounds",
+        results.timestamp,
+        results.warmup,
+        results.iterations,
+        results.min_sample_ms.map_or("-".into(), |x| x.to_string()),
+        results.precision_pct.map_or("-".into(), |x| x.to_string()),
     );
     s.push_str("\n## Targets\n\n");
     s.push_str(&target_table(summary));
+    s.push_str("\n## Measurement\n\n");
+    s.push_str(&measurement_table(summary));
+    s.push_str("\n## Machine\n\n| Target | Load before/after | CPU MHz before/after | GPU throttling | Re-measured |\n|---|---|---|---|---|\n");
+    for t in &results.targets {
+        let Some(sm) = &t.sampling else { continue };
+        let Some(w) = sm.machine.last() else { continue };
+        let two = |a: Option<f64>, b: Option<f64>| {
+            let f = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.2}"));
+            format!("{} / {}", f(a), f(b))
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} |",
+            t.key,
+            two(w.before.load_avg_1m, w.after.load_avg_1m),
+            two(w.before.cpu_mhz, w.after.cpu_mhz),
+            if sm.throttled.is_empty() {
+                "none".to_string()
+            } else {
+                sm.throttled.join(", ")
+            },
+            sm.remeasured,
+        );
+    }
     s.push_str("\n## Verification\n\n| Target | Variant | Passed | Max abs err | Max rel err |\n|---|---|---|---|---|\n");
     for t in &results.targets {
         for v in &t.variants {
@@ -86,8 +147,9 @@ pub fn write(
     crate::fsx::write_atomic(&path, s.as_bytes()).map_err(|e| EvidenceError::io(&path, e))
 }
 
-/// Markdown for `$GITHUB_STEP_SUMMARY`.
-pub fn step_summary(o: &RunOutcome, comparison: &RegressionSummary) -> String {
+/// Markdown for `$GITHUB_STEP_SUMMARY`: the verdict, counts, the measurement table and the
+/// regression summary.
+pub fn step_summary(o: &RunOutcome, summary: &Summary, comparison: &RegressionSummary) -> String {
     let a = &o.summary;
     let mut s = format!("## Tier-1 run `{}`\n\n", o.run_id);
     let _ = writeln!(
@@ -110,6 +172,9 @@ pub fn step_summary(o: &RunOutcome, comparison: &RegressionSummary) -> String {
         num(a.max_speedup, "x")
     );
     let _ = writeln!(s, "- Anchor eligible: {}\n", o.baseline_eligible);
+    s.push_str("### Measurement\n\n");
+    s.push_str(&measurement_table(summary));
+    s.push('\n');
     s.push_str(&crate::regress_md::render(comparison));
     s
 }

@@ -1,0 +1,224 @@
+//! The real-run part of `cargo bench --bench integrity` (opt-in: `TIER1_INTEGRITY_REAL_RUNS=N`):
+//! the local main job (`tier1::nightly`, what `tier1-nightly` runs) in a scratch git checkout
+//! with its own store.
+//!
+//! 1. Unchanged nights: a bootstrap, then N nights of tier1's own suite on the `cpu` profile
+//!    against that one anchor: gate failures, inconclusive targets, per-target speedup CV.
+//! 2. Injected slowdowns: a bootstrap and N/2 unchanged nights of a three-target command suite
+//!    (tests/fixtures/integrity), then N/2 nights in which one target's optimized work grows by
+//!    10 %: how many are caught as a confirmed regression (and whether anything else alarms).
+
+use std::path::{Path, PathBuf};
+use tier1::exit::Exit;
+use tier1::history::model::Summary;
+use tier1::nightly::{self, NightlyRequest};
+use tier1::suite::Suite;
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@localhost")
+        .env("GIT_COMMITTER_NAME", "bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@localhost")
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "git {args:?} in {}", dir.display());
+}
+
+/// A scratch checkout holding `suite` as its suite file, committed (runs bind to a clean commit).
+fn checkout(suite_yaml: &str) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().expect("scratch directory");
+    let root = t.path().to_path_buf();
+    std::fs::write(root.join(".gitignore"), ".tier1/\n").expect("write .gitignore");
+    std::fs::write(root.join("suite.yaml"), suite_yaml).expect("write the suite");
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "suite"]);
+    (t, root)
+}
+
+/// The bootstrap night, tried up to three times: an imprecise first measurement is refused as an
+/// anchor (docs/regression-model.md §8), which is not what this bench measures.
+fn bootstrap(root: &Path, suite: &Suite) -> (Summary, usize) {
+    for attempt in 1..=3 {
+        if let (Exit::Ok, Some(s)) = night(root, suite) {
+            return (s, attempt);
+        }
+    }
+    panic!("three bootstrap nights in a row were refused as anchors (see the messages above)");
+}
+
+/// One night: exit code, run id and the published summary of the run.
+fn night(root: &Path, suite: &Suite) -> (Exit, Option<Summary>) {
+    let req = NightlyRequest {
+        store_dir: root.join(".tier1/store"),
+        suite: suite.clone(),
+        suite_path: Some(root.join("suite.yaml")),
+        profile: "cpu".into(),
+        repo_root: root.to_path_buf(),
+        branch: "main".into(),
+        bootstrap: false,
+        accept: false,
+        note: None,
+        requester: None,
+        auto_bootstrap: true,
+        history_out: Some(root.join(".tier1/history")),
+        now: None,
+        keep_work: false,
+    };
+    let out = nightly::run(&req).expect("the night runs");
+    if let Some(f) = &out.failure {
+        eprintln!("night {:?}: {f}", out.run_id);
+    }
+    if let Some(reasons) = out
+        .run
+        .as_ref()
+        .and_then(|r| r["verdict"]["failures"].as_array())
+        && !reasons.is_empty()
+    {
+        eprintln!("night {:?}: gate failed: {reasons:?}", out.run_id);
+    }
+    let summary = out.run_id.as_ref().and_then(|id| {
+        tier1::json::read(&root.join(format!(".tier1/history/{id}/summary.json"))).ok()
+    });
+    (out.exit, summary)
+}
+
+fn regressed_targets(root: &Path, run_id: &str) -> Vec<String> {
+    let reg: serde_json::Value =
+        tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
+            .unwrap_or_default();
+    reg["regressions"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|r| r["target"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn inconclusive(root: &Path, run_id: &str) -> usize {
+    let reg: serde_json::Value =
+        tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
+            .unwrap_or_default();
+    reg["inconclusive"].as_array().map_or(0, Vec::len)
+}
+
+fn cv(xs: &[f64]) -> f64 {
+    let m = tier1::stats::mean(xs).unwrap_or(f64::NAN);
+    tier1::stats::sample_variance(xs).map_or(f64::NAN, |v| v.sqrt() / m * 100.0)
+}
+
+fn unchanged_nights(n: usize) {
+    let yaml = tier1::suite::EMBEDDED_TIER1_YAML;
+    let suite = Suite::parse(yaml, "tier1.yaml").expect("embedded suite");
+    let (_t, root) = checkout(yaml);
+    let t0 = std::time::Instant::now();
+    let (anchor, attempts) = bootstrap(&root, &suite);
+    let (mut failures, mut inconclusive_targets) = (0, 0);
+    let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); suite.targets.len()];
+    let mut walls = Vec::new();
+    for _ in 0..n {
+        let t = std::time::Instant::now();
+        let (exit, s) = night(&root, &suite);
+        walls.push(t.elapsed().as_secs_f64());
+        failures += usize::from(exit != Exit::Ok);
+        if let Some(s) = s {
+            inconclusive_targets += inconclusive(&root, &s.run_id);
+            for (i, t) in s.targets.iter().enumerate() {
+                if let Some(x) = t.best_speedup {
+                    speedups[i].push(x);
+                }
+            }
+        }
+    }
+    walls.sort_by(f64::total_cmp);
+    println!(
+        "\n### Real unchanged nights: {n} `tier1-nightly` runs of the cpu profile against one anchor ({:.0} s in all; a night {:.1} s median, {:.1}-{:.1} s)\n",
+        t0.elapsed().as_secs_f64(),
+        walls[walls.len() / 2],
+        walls[0],
+        walls[walls.len() - 1]
+    );
+    println!(
+        "- bootstrap nights needed: {attempts}; gate failures: {failures} of {n}; inconclusive targets: {inconclusive_targets} of {}",
+        n * suite.targets.len()
+    );
+    println!("\n| target | anchor speedup | median speedup | min | max | run-to-run CV |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    for (i, t) in suite.targets.iter().enumerate() {
+        let xs = &speedups[i];
+        let med = tier1::stats::median(xs).unwrap_or(f64::NAN);
+        let (lo, hi) = xs
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                (a.min(*x), b.max(*x))
+            });
+        println!(
+            "| {} | {:.3} | {med:.3} | {lo:.3} | {hi:.3} | {:.2} % |",
+            t.key,
+            anchor.targets[i].best_speedup.unwrap_or(f64::NAN),
+            cv(xs)
+        );
+    }
+}
+
+fn slowdown_nights(n: usize) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/integrity");
+    let script = dir.join("slowdown_target.py");
+    let yaml = std::fs::read_to_string(dir.join("suite.yaml"))
+        .expect("integrity suite")
+        .replace(
+            "[python3, slowdown_target.py]",
+            &format!("[python3, {:?}]", script.display().to_string()),
+        );
+    let suite = Suite::parse(&yaml, "integrity/suite.yaml").expect("integrity suite");
+    let (_t, root) = checkout(&yaml);
+    let (_, attempts) = bootstrap(&root, &suite);
+    println!("\n(command suite: bootstrap nights needed: {attempts})");
+    let history = (n / 2).max(1);
+    let mut unchanged_failures = 0;
+    for _ in 0..history {
+        unchanged_failures += usize::from(night(&root, &suite).0 != Exit::Ok);
+    }
+    let slowed = suite.targets[0].target.clone();
+    // The change under test: target 0's optimized work grows by 10 % (its command gets the flag).
+    let mut slow_suite = suite.clone();
+    slow_suite.targets[0].command.push("--slowdown=0.10".into());
+    let (mut caught, mut other) = (0, 0);
+    let nights = (n / 2).max(1);
+    for _ in 0..nights {
+        let (_, s) = night(&root, &slow_suite);
+        if let Some(s) = s {
+            let reg = regressed_targets(&root, &s.run_id);
+            caught += usize::from(reg.contains(&slowed));
+            other += usize::from(reg.iter().any(|t| *t != slowed));
+        }
+    }
+    println!(
+        "\n### Real injected slowdowns: command suite of 3 targets, {history} unchanged nights of history (gate failures: {unchanged_failures}), then {nights} nights with `{}`'s optimized work +10 %\n",
+        suite.targets[0].key
+    );
+    println!(
+        "- caught as a confirmed regression: {caught} of {nights}; nights with another target regressed: {other}"
+    );
+}
+
+/// Run the real nights when asked for.
+pub fn main() {
+    let runs: usize = std::env::var("TIER1_INTEGRITY_REAL_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if runs == 0 {
+        println!(
+            "\nreal runs: skipped (TIER1_INTEGRITY_REAL_RUNS=20 runs 20 unchanged cpu nights and 10 + 10 injected-slowdown nights; about 30 minutes on 2 cores)"
+        );
+        return;
+    }
+    unchanged_nights(runs);
+    slowdown_nights(runs);
+}
