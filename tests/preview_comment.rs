@@ -258,10 +258,26 @@ fn bad_requests_are_refused_before_any_request() {
         assert_eq!(o.code, code, "{args:?}: {}", o.stderr);
         assert!(o.stderr.contains(message), "{args:?}: {}", o.stderr);
     }
+    assert!(w.fake.requests().is_empty(), "no request was sent");
+    // A listing that cannot reach its last page: refused rather than risk a second comment.
+    w.fake.inject(Fault::LinkLoop {
+        on: "/issues/7/comments".into(),
+    });
+    let ok = body_file(&w, "looped.md", &format!("{MARKER}\n"));
+    let o = comment(&w, &["--pr", "7", "--body-file", &ok]);
+    assert_eq!(o.code, 4, "{}", o.stderr);
+    assert!(o.stderr.contains("incomplete listing"), "{}", o.stderr);
+    assert!(
+        w.fake.requests().iter().all(|r| r.method == "GET"),
+        "nothing was posted"
+    );
+    assert!(w.fake.comments(7).is_empty());
+    let gets = w.fake.requests().len();
+
     let missing = w.dir.join("missing.md");
     let o = comment(&w, &["--pr", "7", "--body-file", missing.to_str().unwrap()]);
     assert_eq!(o.code, 10, "{}", o.stderr);
-    assert!(w.fake.requests().is_empty(), "no request was sent");
+    assert_eq!(w.fake.requests().len(), gets, "no request was sent");
     assert!(Path::new(&long).is_file());
 
     // Without a token: a configuration error naming it, still no request.
@@ -283,5 +299,5 @@ fn bad_requests_are_refused_before_any_request() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("GITHUB_TOKEN is not set"));
-    assert!(w.fake.requests().is_empty());
+    assert_eq!(w.fake.requests().len(), gets);
 }

@@ -306,6 +306,15 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
     assert!(stderr.contains("environment"), "{stderr}");
     assert!(!tmp.path().join("other").exists());
 
+    // An empty branch is refused before anything runs.
+    let o = compare(&r, 2.0, &tmp.path().join("x"), &["--branch", " "]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--branch: expected the default branch"),
+        "{}",
+        o.stderr
+    );
+
     // The branch is required (no fallback to the pull request's ref).
     let o = compare(&r, 2.0, &tmp.path().join("x"), &[]);
     assert_eq!(o.code, 2, "{}", o.stderr);
