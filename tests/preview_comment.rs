@@ -40,10 +40,19 @@ struct Out {
 }
 
 fn comment(w: &World, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-compare"))
+    comment_with_token(w, args, Some(TOKEN))
+}
+
+/// `tier1-compare comment` as a workflow step runs it (without a token when `token` is None).
+fn comment_with_token(w: &World, args: &[&str], token: Option<&str>) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tier1-compare"));
+    match token {
+        Some(t) => cmd.env("GITHUB_TOKEN", t),
+        None => cmd.env_remove("GITHUB_TOKEN"),
+    };
+    let out = cmd
         .arg("comment")
         .args(args)
-        .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_API_URL", w.fake.api_url())
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_SERVER_URL", "https://github.com")
@@ -65,6 +74,25 @@ fn body_file(w: &World, name: &str, text: &str) -> String {
     let p = w.dir.join(name);
     std::fs::write(&p, text).unwrap();
     p.display().to_string()
+}
+
+/// Requests the fake received with this method.
+fn sent(w: &World, method: &str) -> usize {
+    w.fake
+        .requests()
+        .iter()
+        .filter(|r| r.method == method)
+        .count()
+}
+
+/// One HTTP 502 answering the next request that matches `on` (`METHOD /path`).
+fn bad_gateway_once(w: &World, on: String) {
+    w.fake.inject(Fault::Status {
+        on,
+        status: 502,
+        headers: vec![],
+        times: 1,
+    });
 }
 
 fn bodies(w: &World, pr: u64) -> Vec<(String, String)> {
@@ -118,18 +146,8 @@ fn the_comment_is_created_once_then_updated_in_place() {
         ],
         "one preview comment; nobody else's comment changed"
     );
-    let posts = w
-        .fake
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "POST")
-        .count();
-    let patches = w
-        .fake
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "PATCH")
-        .count();
+    let posts = sent(&w, "POST");
+    let patches = sent(&w, "PATCH");
     assert_eq!((posts, patches), (1, 1));
     // Another pull request gets its own comment.
     let o = comment(&w, &["--pr", "8", "--body-file", &first]);
@@ -181,12 +199,7 @@ fn a_create_is_sent_once_and_an_update_is_retried() {
     let w = world();
     let body = body_file(&w, "b.md", &format!("{MARKER}\n### run\n"));
     // A 502 answering the POST: reported (exit 9), not resent (it may have been created).
-    w.fake.inject(Fault::Status {
-        on: format!("POST /repos/{REPO}/issues/9/comments"),
-        status: 502,
-        headers: vec![],
-        times: 1,
-    });
+    bad_gateway_once(&w, format!("POST /repos/{REPO}/issues/9/comments"));
     let o = comment(&w, &["--pr", "9", "--body-file", &body]);
     assert_eq!(o.code, 9, "{}", o.stderr);
     assert!(
@@ -195,32 +208,17 @@ fn a_create_is_sent_once_and_an_update_is_retried() {
         "{}",
         o.stderr
     );
-    let posts = w
-        .fake
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "POST")
-        .count();
+    let posts = sent(&w, "POST");
     assert_eq!(posts, 1, "the POST was sent once");
     // The next run creates it; an update that meets a 502 is retried and succeeds.
     assert_eq!(
         comment(&w, &["--pr", "9", "--body-file", &body]).json["action"],
         "created"
     );
-    w.fake.inject(Fault::Status {
-        on: format!("PATCH /repos/{REPO}/issues/comments/"),
-        status: 502,
-        headers: vec![],
-        times: 1,
-    });
+    bad_gateway_once(&w, format!("PATCH /repos/{REPO}/issues/comments/"));
     let o = comment(&w, &["--pr", "9", "--body-file", &body]);
     assert_eq!(o.json["action"], "updated", "{}", o.stderr);
-    let patches = w
-        .fake
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == "PATCH")
-        .count();
+    let patches = sent(&w, "PATCH");
     assert_eq!(patches, 2, "the PATCH was retried once");
     assert_eq!(w.fake.comments(9).len(), 1);
 }
@@ -282,22 +280,8 @@ fn bad_requests_are_refused_before_any_request() {
 
     // Without a token: a configuration error naming it, still no request.
     let ok = body_file(&w, "ok.md", &format!("{MARKER}\n"));
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-compare"))
-        .args([
-            "comment",
-            "--pr",
-            "7",
-            "--body-file",
-            &ok,
-            "--repository",
-            REPO,
-        ])
-        .env("GITHUB_API_URL", w.fake.api_url())
-        .env_remove("GITHUB_TOKEN")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("GITHUB_TOKEN is not set"));
+    let o = comment_with_token(&w, &["--pr", "7", "--body-file", &ok], None);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(o.stderr.contains("GITHUB_TOKEN is not set"), "{}", o.stderr);
     assert_eq!(w.fake.requests().len(), gets);
 }

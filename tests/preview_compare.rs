@@ -21,8 +21,15 @@ struct Out {
     stderr: String,
 }
 
-/// `tier1-compare run` in the checkout with the fixture target's speedup knob.
+/// `tier1-compare run` in the checkout with the fixture target's speedup knob, the fixture suite.
 fn compare(r: &Repo, speedup: f64, output: &Path, extra: &[&str]) -> Out {
+    let mut args = vec!["--suite-config", "suite.yaml", "--profile", "smoke"];
+    args.extend_from_slice(extra);
+    compare_with(r, speedup, output, &args)
+}
+
+/// `tier1-compare run` in the checkout against its store with these arguments.
+fn compare_with(r: &Repo, speedup: f64, output: &Path, args: &[&str]) -> Out {
     let out = Command::new(env!("CARGO_BIN_EXE_tier1-compare"))
         .current_dir(&r.root)
         .env("TIER1_FAKE_SPEEDUP", speedup.to_string())
@@ -33,10 +40,9 @@ fn compare(r: &Repo, speedup: f64, output: &Path, extra: &[&str]) -> Out {
             "--repository",
             REPOSITORY,
         ])
-        .args(["--suite-config", "suite.yaml", "--profile", "smoke"])
         .arg("--output")
         .arg(output)
-        .args(extra)
+        .args(args)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_SHA")
         .env_remove("GITHUB_STEP_SUMMARY")
@@ -282,28 +288,22 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
         text.replace("default_profile: smoke", "default_profile: other"),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-compare"))
-        .current_dir(&r.root)
-        .args([
-            "run",
-            "--store",
-            "local:.tier1/store",
-            "--repository",
-            REPOSITORY,
-            "--branch",
-            "main",
-        ])
-        .arg("--suite-config")
-        .arg(&suite)
-        .args(["--profile", "other", "--output"])
-        .arg(tmp.path().join("other"))
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_SHA")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("environment"), "{stderr}");
+    let suite = suite.display().to_string();
+    let args = [
+        "--branch",
+        "main",
+        "--suite-config",
+        &suite,
+        "--profile",
+        "other",
+    ];
+    let o = compare_with(&r, 2.0, &tmp.path().join("other"), &args);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("|other\" differs from the anchor's ") && o.stderr.contains("|smoke\""),
+        "{}",
+        o.stderr
+    );
     assert!(!tmp.path().join("other").exists());
 
     // An empty branch is refused before anything runs.
