@@ -323,3 +323,24 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
     assert_eq!(tree(&r.root.join(".tier1/store")), store_before);
     assert_eq!(nightly_repo::git(&r.root, &["status", "--porcelain"]), "");
 }
+
+#[test]
+fn an_anchor_due_for_renewal_is_compared_and_noted_and_an_expired_one_refused() {
+    let r = anchored();
+    let tmp = tempfile::tempdir().unwrap();
+    // Day 61: the nightly would need a protected renewal (exit 6); a preview still compares.
+    let later = (chrono::Utc::now() + chrono::Duration::days(61)).to_rfc3339();
+    let out_dir = tmp.path().join("late");
+    let o = compare(&r, 2.0, &out_dir, &["--branch", "main", "--now", &later]);
+    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.json["restore"]["anchor_renewal_required"], true);
+    let note = o.json["notes"][0].as_str().unwrap();
+    assert!(note.contains("60 days old or more"), "{note}");
+    assert!(read(&out_dir.join("comment.md")).contains(note));
+    // Day 91: the anchor's evidence expired; restore fails closed and nothing is written.
+    let expired = (chrono::Utc::now() + chrono::Duration::days(91)).to_rfc3339();
+    let gone = tmp.path().join("gone");
+    let o = compare(&r, 2.0, &gone, &["--branch", "main", "--now", &expired]);
+    assert_eq!(o.code, 5, "{}", o.stderr);
+    assert!(!gone.exists());
+}

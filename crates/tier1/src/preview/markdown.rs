@@ -83,8 +83,8 @@ pub fn comment(ctx: &Context<'_>, max_chars: usize) -> Rendered {
         if n < lines.len() {
             let _ = writeln!(
                 t,
-                "\n_{} more target(s) not shown: a comment holds at most {max_chars} characters. \
-                 Every target is in the step summary and `preview.json` of the run._",
+                "\n_{} more target(s) not shown: this text holds at most {max_chars} characters. \
+                 Every target is in `preview.json` of the run._",
                 lines.len() - n
             );
         }

@@ -34,6 +34,9 @@ pub const COMMENT_MD: &str = "comment.md";
 pub const REGRESSION_JSON: &str = "regression_summary.json";
 /// The comparison in Markdown, titled as a preview.
 pub const REGRESSION_MD: &str = "regression_summary.md";
+/// Characters of the step summary: GitHub takes at most 1 MiB per step, and a character is at most
+/// 4 bytes.
+pub const STEP_SUMMARY_MAX_CHARS: usize = 1024 * 1024 / 4;
 
 /// What to preview.
 pub struct PreviewRequest<'a> {
@@ -275,8 +278,8 @@ pub fn preview(
         notes: &notes,
     };
     let comment = markdown::comment(&ctx, COMMENT_BODY_MAX_CHARS);
-    // The step summary is the comment without its marker and without the size limit.
-    let whole = markdown::comment(&ctx, usize::MAX).body;
+    // The step summary is the comment without its marker, within the step summary's limit.
+    let whole = markdown::comment(&ctx, STEP_SUMMARY_MAX_CHARS).body;
     let step_summary = whole
         .strip_prefix(markdown::MARKER)
         .unwrap_or(&whole)
