@@ -40,18 +40,7 @@ fn outcome(r: &Report, i: usize, job: &str, step: &str) -> String {
 
 /// Bootstrap the first anchor through the dispatch, the approval and the promotion job.
 fn bootstrap(h: &Harness) -> Value {
-    let r = h.run(&[RunSpec::bootstrap()]);
-    assert_eq!(result(&r, 0, "tier1"), "success", "{}", r.diagnose(0));
-    assert_eq!(result(&r, 0, "publish-history"), "skipped");
-    assert_eq!(result(&r, 0, "authorize-history-anchor"), "success");
-    assert_eq!(
-        result(&r, 0, "promote-history-anchor"),
-        "success",
-        "{}",
-        r.diagnose(0)
-    );
-    h.restored_index()
-        .expect("the bootstrap anchor is restorable")
+    h.bootstrap_anchor()
 }
 
 #[test]

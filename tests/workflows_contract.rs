@@ -10,8 +10,9 @@ const NIGHTLY: &str = ".github/workflows/tier1-nightly.yml";
 const PROMOTE: &str = ".github/workflows/tier1-promote.yml";
 const CI: &str = ".github/workflows/ci.yml";
 const RELEASE: &str = ".github/workflows/release.yml";
+const PREVIEW: &str = ".github/workflows/tier1-preview.yml";
 const ACTION: &str = "action.yml";
-const WORKFLOWS: [&str; 4] = [NIGHTLY, PROMOTE, CI, RELEASE];
+const WORKFLOWS: [&str; 5] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -240,8 +241,9 @@ fn permissions_empty_at_top_and_granted_per_job() {
                 .get("permissions")
                 .unwrap_or_else(|| panic!("{rel}/{name}: no permissions"));
             for (scope, level) in perms.as_object().unwrap() {
-                let allowed_write = rel == RELEASE
-                    && ["contents", "id-token", "attestations"].contains(&scope.as_str());
+                let allowed_write = (rel == RELEASE
+                    && ["contents", "id-token", "attestations"].contains(&scope.as_str()))
+                    || (rel == PREVIEW && name == "comment" && scope == "pull-requests");
                 assert!(
                     level == "read" || allowed_write,
                     "{rel}/{name}: {scope}: {level}"
@@ -322,10 +324,16 @@ fn every_upload_keeps_ninety_days_and_fails_without_files() {
                 .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
         })
         .collect();
-    assert_eq!(uploads.len(), 4, "evidence, candidate, published, ratified");
+    assert_eq!(
+        uploads.len(),
+        5,
+        "evidence, candidate, published, ratified; the preview"
+    );
     for (rel, job, s) in uploads {
+        // The preview's comparison is kept two weeks: it is neither history nor evidence.
+        let days = if rel == PREVIEW { 14 } else { 90 };
         assert_eq!(
-            s["with"]["retention-days"], 90,
+            s["with"]["retention-days"], days,
             "{rel}/{job}: {}",
             s["name"]
         );
@@ -660,6 +668,21 @@ fn release_publishes_tarball_checksums_and_provenance() {
         package.contains("tier1-${GITHUB_REF_NAME}-${TIER1_TARGET}"),
         "release asset name must match what action.yml downloads"
     );
+    // Every binary of the workspace is in the tarball (the action calls them from it).
+    let manifest = text("Cargo.toml");
+    let bins: Vec<&str> = manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \"tier1-"))
+        .filter_map(|rest| rest.strip_suffix('"'))
+        .filter(|n| *n != "tools")
+        .collect();
+    assert!(bins.len() >= 10, "{bins:?}");
+    for bin in bins {
+        assert!(
+            package.contains(&format!(" tier1-{bin}")),
+            "tier1-{bin} is not packaged"
+        );
+    }
     let action = text(ACTION);
     assert!(action.contains("tier1-v${TIER1_VERSION}-x86_64-unknown-linux-gnu"));
     assert_eq!(job["env"]["TIER1_TARGET"], "x86_64-unknown-linux-gnu");

@@ -45,16 +45,8 @@ struct Args {
 }
 
 fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
-    let spec = match args.store {
-        Some(s) => s,
-        None if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") => "github".into(),
-        None => {
-            return Err(RestoreError::Invalid(
-                "--store is required outside GitHub Actions: expected `local:DIR` or `github`"
-                    .into(),
-            ));
-        }
-    };
+    let spec =
+        tier1::cli::store_spec(args.store).map_err(|e| RestoreError::Invalid(e.to_string()))?;
     let cfg = StoreConfig {
         repository: args.repository.clone(),
         api_url: args.api_url,

@@ -1,9 +1,13 @@
 //! A fake GitHub REST API for tests: an HTTP/1.1 server on 127.0.0.1 serving the real response
 //! shapes from a local-store directory (docs/local-store.md), a second "blob storage" listener for
 //! the artifact download redirect that rejects any `Authorization`, fault injection, and a record of
-//! every request; and a hook for test harness endpoints under `/_harness/` (the workflow scenario
-//! adapters, tests/support/workflow_adapters.rs).
+//! every request; a hook for test harness endpoints under `/_harness/` (the workflow scenario
+//! adapters, tests/support/workflow_adapters.rs); and pull request comments
+//! (fake_github_comments.rs).
 #![allow(dead_code)]
+
+#[path = "fake_github_comments.rs"]
+mod comments;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -84,6 +88,7 @@ struct Shared {
     approvals: Mutex<Vec<(u64, Value)>>,
     jobs: Mutex<Vec<(u64, u32, Value)>>,
     max_per_page: Mutex<usize>,
+    comments: Mutex<comments::Comments>,
 }
 
 /// The running fake: API at [`FakeGithub::api_url`], blob storage on a second port.
@@ -109,6 +114,7 @@ impl FakeGithub {
             approvals: Mutex::new(Vec::new()),
             jobs: Mutex::new(Vec::new()),
             max_per_page: Mutex::new(100),
+            comments: Mutex::new(comments::Comments::default()),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -196,6 +202,25 @@ impl FakeGithub {
         self.shared.requests.lock().expect("lock").clone()
     }
 
+    /// The comments of issue or pull request `number`, as `GET …/issues/{number}/comments`
+    /// returns them.
+    pub fn comments(&self, number: u64) -> Vec<Value> {
+        let api = self.api_url();
+        let list = self.shared.comments.lock().expect("lock");
+        list.of(number).map(|c| c.json(&api)).collect()
+    }
+
+    /// Post a comment as `login` (another user, or the bot before the test), without a request.
+    pub fn add_comment(&self, number: u64, login: &str, body: &str) -> u64 {
+        let now = *self.shared.now.lock().expect("lock");
+        let repo = LocalStore::open(&self.shared.store_dir)
+            .and_then(|s| s.load())
+            .map(|s| s.repository)
+            .unwrap_or_default();
+        let mut list = self.shared.comments.lock().expect("lock");
+        list.add(&repo, number, login, body, now)
+    }
+
     /// Requests whose path contains `fragment`.
     pub fn requests_to(&self, fragment: &str) -> Vec<Recorded> {
         self.requests()
@@ -267,6 +292,8 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
     shared.requests.lock().expect("lock").push(rec.clone());
     let resp = if kind == "api" && rec.path().starts_with("/_harness/") {
         harness(shared, &rec, &body)
+    } else if kind == "api" && comments::is_comments_path(rec.path()) {
+        comments::serve(shared, &rec, &body)
     } else if kind == "api" {
         api(shared, &rec)
     } else {
@@ -613,6 +640,20 @@ fn paginate(
     key: &str,
     items: Vec<Value>,
 ) -> Response {
+    let total = items.len();
+    let (slice, link) = page_of(shared, rec, q, items);
+    let mut r = json_response(200, &json!({"total_count": total, key: slice}));
+    r.headers.push(("link".into(), link));
+    r
+}
+
+/// One page of `items` as `per_page` and `page` ask, and its `Link` header (with the faults).
+fn page_of(
+    shared: &Shared,
+    rec: &Recorded,
+    q: &[(String, String)],
+    items: Vec<Value>,
+) -> (Vec<Value>, String) {
     let path = rec.path();
     let per_page = param(q, "per_page")
         .and_then(|v| v.parse::<usize>().ok())
@@ -653,9 +694,7 @@ fn paginate(
         links.push(format!("<{}>; rel=\"next\"", page_url(page + 1)));
     }
     links.push(format!("<{}>; rel=\"last\"", page_url(last)));
-    let mut r = json_response(200, &json!({"total_count": total, key: slice}));
-    r.headers.push(("link".into(), links.join(", ")));
-    r
+    (slice, links.join(", "))
 }
 
 /// Read a whole stream (helper for tests that poke the fake directly).

@@ -53,6 +53,8 @@ impl Adapters {
                     NewRun::new("x", &text(body, "head_branch")?, &text(body, "head_sha")?);
                 new.workflow_path = text(body, "workflow_path")?;
                 new.event = text(body, "event")?;
+                // A pull request from a fork runs with the fork as its head repository.
+                new.head_repository = body["head_repository"].as_str().map(str::to_string);
                 let run = store.create_run(&new).map_err(|e| e.to_string())?;
                 Ok(json!({"id": run.id, "run_attempt": run.run_attempt}))
             }

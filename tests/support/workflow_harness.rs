@@ -24,8 +24,9 @@ pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 /// The repository the scenarios run in.
 pub const REPOSITORY: &str = "tier1-bench/tier1";
 
-const BINS: [(&str, &str); 9] = [
+const BINS: [(&str, &str); 10] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
+    ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
     ("tier1-evidence", env!("CARGO_BIN_EXE_tier1-evidence")),
     ("tier1-nightly", env!("CARGO_BIN_EXE_tier1-nightly")),
@@ -37,9 +38,10 @@ const BINS: [(&str, &str); 9] = [
 ];
 
 /// Files of this checkout the scenario repository carries, as they are.
-const SOURCE_FILES: [&str; 10] = [
+const SOURCE_FILES: [&str; 11] = [
     ".github/workflows/tier1-nightly.yml",
     ".github/workflows/tier1-promote.yml",
+    ".github/workflows/tier1-preview.yml",
     ".github/workflows/ci.yml",
     ".github/workflows/release.yml",
     "action.yml",
@@ -173,6 +175,42 @@ impl RunSpec {
         self
     }
 
+    /// A pull request event (`types: [labeled]`): pull request `number` from branch `head_branch`
+    /// at `head_sha` into `main` at `base_sha`, labelled `label` by the maintainer `carol`, from
+    /// this repository (see [`RunSpec::opened_from_fork`]). The run's commit is the head commit (it
+    /// stands for GitHub's merge commit).
+    pub fn pull_request(
+        number: u64,
+        head_branch: &str,
+        head_sha: &str,
+        base_sha: &str,
+        label: &str,
+    ) -> RunSpec {
+        let repo = json!({"full_name": REPOSITORY, "fork": false});
+        RunSpec(json!({
+            "workflow": ".github/workflows/tier1-preview.yml", "event": "pull_request",
+            "ref": format!("refs/pull/{number}/merge"), "sha": head_sha, "actor": "carol",
+            "inputs": {}, "env": {}, "approvals": {}, "hold": {},
+            "payload": {
+                "action": "labeled", "number": number, "label": {"name": label},
+                "sender": {"login": "carol"},
+                "pull_request": {
+                    "number": number, "labels": [{"name": label}],
+                    "head": {"ref": head_branch, "sha": head_sha, "repo": repo},
+                    "base": {"ref": "main", "sha": base_sha, "repo": repo}
+                },
+                "repository": {"full_name": REPOSITORY, "default_branch": "main"}
+            }
+        }))
+    }
+
+    /// The pull request comes from the fork `full_name`.
+    pub fn opened_from_fork(mut self, full_name: &str) -> RunSpec {
+        self.0["payload"]["pull_request"]["head"]["repo"] =
+            json!({"full_name": full_name, "fork": true});
+        self
+    }
+
     /// An environment variable of the machines for this run (the fixture target's knobs).
     pub fn env(mut self, key: &str, value: &str) -> RunSpec {
         self.0["env"][key] = json!(value);
@@ -297,7 +335,9 @@ impl Harness {
             .iter()
             .map(|r| {
                 let mut v = r.0.clone();
-                v["sha"] = json!(self.sha);
+                if v.get("sha").is_none() {
+                    v["sha"] = json!(self.sha);
+                }
                 v
             })
             .collect();
@@ -338,6 +378,22 @@ impl Harness {
         Report(serde_json::from_slice(&std::fs::read(&result_file).unwrap()).unwrap())
     }
 
+    /// Bootstrap the first anchor through the dispatch, the approval and the promotion job;
+    /// returns the restored `index.json`.
+    pub fn bootstrap_anchor(&self) -> Value {
+        let r = self.run(&[RunSpec::bootstrap()]);
+        for (job, result) in [
+            ("tier1", "success"),
+            ("publish-history", "skipped"),
+            ("authorize-history-anchor", "success"),
+            ("promote-history-anchor", "success"),
+        ] {
+            assert_eq!(r.job(0, job)["result"], result, "{job}: {}", r.diagnose(0));
+        }
+        self.restored_index()
+            .expect("the bootstrap anchor is restorable")
+    }
+
     /// Restore the canonical history as the next nightly would (the real `tier1-restore` against
     /// the store) into `dest`; false when restore reports bootstrap (no history yet).
     pub fn restore_to(&self, dest: &Path) -> bool {
@@ -365,6 +421,18 @@ impl Harness {
             "venv purelib",
         );
         PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("nvidia/cuda_nvrtc/lib")
+    }
+
+    /// Commit `file` with `text` on a new branch `branch` of the scenario repository (main stays
+    /// checked out); returns the commit (a pull request's head).
+    pub fn branch_commit(&self, branch: &str, file: &str, text: &str) -> String {
+        git(&self.source, &["checkout", "-q", "-b", branch]);
+        std::fs::write(self.source.join(file), text).unwrap();
+        git(&self.source, &["add", file]);
+        git(&self.source, &["commit", "-q", "-m", "pull request change"]);
+        let sha = git(&self.source, &["rev-parse", "HEAD"]);
+        git(&self.source, &["checkout", "-q", "main"]);
+        sha
     }
 
     /// The store's metadata (runs and artifacts).

@@ -42,3 +42,15 @@ pub fn finish<E: Classify + Display>(tool: &str, r: Result<Exit, E>) -> ExitCode
         Err(e) => fail(tool, &e),
     }
 }
+
+/// The artifact store spec a binary uses: the one given, else `github` inside Actions; outside
+/// Actions one must be given (`local:DIR` or `github`).
+pub fn store_spec(given: Option<String>) -> Result<String, crate::store::StoreError> {
+    match given {
+        Some(s) => Ok(s),
+        None if crate::gha::in_actions() => Ok("github".into()),
+        None => Err(crate::store::StoreError::Invalid(
+            "--store is required outside GitHub Actions: expected `local:DIR` or `github`".into(),
+        )),
+    }
+}

@@ -104,6 +104,22 @@ pub fn set_output(name: &str, value: &str) -> std::io::Result<bool> {
     append("GITHUB_OUTPUT", &line)
 }
 
+/// `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID` when all three are set.
+pub fn run_url() -> Option<String> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let (server, repo, id) = (
+        var("GITHUB_SERVER_URL")?,
+        var("GITHUB_REPOSITORY")?,
+        var("GITHUB_RUN_ID")?,
+    );
+    Some(format!(
+        "{}/{}/actions/runs/{}",
+        server.trim_end_matches('/'),
+        repo.trim(),
+        id.trim()
+    ))
+}
+
 /// Escape a workflow-command message (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
     s.replace('%', "%25")

@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod history;
 pub mod json;
 pub mod nightly;
+pub mod preview;
 pub mod promote;
 pub mod publish;
 pub mod recheck;

@@ -7,11 +7,19 @@ use crate::history::model::{ChangeRow, RegressionSummary, TargetSummary};
 use crate::history::{Detection, DetectionMethod};
 use std::fmt::Write;
 
+/// The reference title of the summary.
+pub const TITLE: &str = "Tier-1 Regression Summary";
+
 /// Render the Markdown regression summary (deterministic; ends with one newline).
 pub fn render(r: &RegressionSummary) -> String {
+    render_titled(r, TITLE)
+}
+
+/// [`render`] under another first heading (the preview marks its copy as not canonical).
+pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
     let mut md = String::new();
     let run = |id: &Option<String>| id.as_deref().map_or("none".to_string(), inline);
-    md.push_str("# Tier-1 Regression Summary\n\n");
+    line(&mut md, format_args!("# {}\n", inline(title)));
     line(
         &mut md,
         format_args!("- Current run: `{}`", run(&r.current_run_id)),
@@ -265,7 +273,7 @@ fn signed(x: f64) -> String {
 }
 
 /// Text safe inside a table cell: no line breaks, escaped pipes, no backticks.
-fn cell(s: &str) -> String {
+pub fn cell(s: &str) -> String {
     inline(s).replace('|', "\\|")
 }
 

@@ -8,6 +8,7 @@ import { asString, condition, tokenValue } from "./expressions.mjs";
 import { loadWorkflow, localWorkflowPath, rawJob, rawSteps, runDefaults } from "./load.mjs";
 import { groupOf } from "./groups.mjs";
 import { harnessCall } from "./adapters.mjs";
+import { checkEvent, eventContext, eventEnv, runRecord } from "./events.mjs";
 import { runSteps } from "./steps.mjs";
 
 function stamp() {
@@ -63,8 +64,9 @@ export class WorkflowRun {
   async start(index) {
     const s = this.spec;
     this.index = index;
+    checkEvent(s);
     const created = await harnessCall(this.scenario.api_url, "runs", {
-      workflow_path: s.workflow, head_branch: s.ref.replace(/^refs\/heads\//, ""), head_sha: s.sha, event: s.event,
+      workflow_path: s.workflow, head_sha: s.sha, event: s.event, ...runRecord(s, this.scenario.repository),
     });
     this.id = created.id;
     this.attempt = created.run_attempt;
@@ -78,15 +80,14 @@ export class WorkflowRun {
       }
     }
     this.inputs = inputs;
-    const refName = s.ref.replace(/^refs\/(heads|tags)\//, "");
     this.github = {
-      event_name: s.event, ref: s.ref, ref_name: refName, sha: s.sha, repository: this.scenario.repository,
+      ...eventContext(s, inputs, asString), sha: s.sha, repository: this.scenario.repository,
       repository_owner: this.scenario.repository.split("/")[0], run_id: String(this.id), run_attempt: String(this.attempt),
       run_number: String(this.id), actor: s.actor, triggering_actor: s.actor, workflow: this.loaded.template.name ?? s.workflow,
       workflow_ref: `${this.scenario.repository}/${s.workflow}@${s.ref}`, server_url: this.scenario.server_url,
-      api_url: this.scenario.api_url, token: this.scenario.token, ref_type: "branch",
-      event: isDispatch ? { inputs: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, asString(v)])) } : { schedule: "15 3 * * *" },
+      api_url: this.scenario.api_url, token: this.scenario.token,
     };
+    this.eventEnv = eventEnv(this.github, path.join(this.scenario.work_dir, `run-${this.index}-${this.id}`));
     if (this.loaded.template.concurrency) throw new Error(`${s.workflow}: workflow-level concurrency is not emulated`);
     this.done = this.runGraph(this.loaded, this.inputs, this.jobs, "")
       .then(async () => {
@@ -214,12 +215,12 @@ export class WorkflowRun {
       ...this.scenario.base_env, ...machine.env, ...this.spec.env,
       CI: "true", GITHUB_ACTIONS: "true", GITHUB_ACTOR: github.actor, GITHUB_API_URL: github.api_url,
       GITHUB_EVENT_NAME: github.event_name, GITHUB_JOB: id, GITHUB_REF: github.ref, GITHUB_REF_NAME: github.ref_name,
-      GITHUB_REF_TYPE: "branch", GITHUB_REPOSITORY: github.repository, GITHUB_REPOSITORY_OWNER: github.repository_owner,
+      GITHUB_REF_TYPE: github.ref_type, GITHUB_REPOSITORY: github.repository, GITHUB_REPOSITORY_OWNER: github.repository_owner,
       GITHUB_RUN_ATTEMPT: github.run_attempt, GITHUB_RUN_ID: github.run_id, GITHUB_RUN_NUMBER: github.run_number,
       GITHUB_SERVER_URL: github.server_url, GITHUB_SHA: github.sha, GITHUB_WORKFLOW: github.workflow,
       GITHUB_WORKFLOW_REF: github.workflow_ref, GITHUB_WORKSPACE: workspace, GITHUB_TRIGGERING_ACTOR: github.actor,
       RUNNER_ARCH: "X64", RUNNER_ENVIRONMENT: runner.environment, RUNNER_NAME: machine.name, RUNNER_OS: "Linux",
-      RUNNER_TEMP: temp, RUNNER_TOOL_CACHE: runner.tool_cache,
+      RUNNER_TEMP: temp, RUNNER_TOOL_CACHE: runner.tool_cache, ...this.eventEnv,
     };
     const defaults = { ...runDefaults(wf.raw), ...runDefaults(raw) };
     const job = {

@@ -1,5 +1,6 @@
-//! The REST client: authenticated GETs with the API-version and User-Agent headers, the retry loop
-//! for idempotent calls, JSON decoding with endpoint-naming errors, and `Link` pagination to the end.
+//! The REST client: authenticated requests with the API-version and User-Agent headers, the retry
+//! loop for idempotent calls (a non-idempotent write is sent once), JSON decoding with
+//! endpoint-naming errors, and `Link` pagination to the end.
 //!
 //! Transport is `reqwest` directly rather than octocrab: octocrab always adds its own
 //! `X-GitHub-Api-Version: 2022-11-28` and `User-Agent: octocrab` (ours would be appended as second
@@ -123,7 +124,21 @@ impl GithubClient {
     /// GET `u` on the API host with the token, retrying transient failures; returns the first
     /// non-transient response (any status) or an error once retries are exhausted.
     pub fn get_api(&self, u: &url::Url) -> Result<Final, GithubError> {
-        let endpoint = Self::endpoint("GET", u, true);
+        self.send_api(reqwest::Method::GET, u, None, true)
+    }
+
+    /// Send `method` to `u` on the API host with the token and an optional JSON body. With
+    /// `retry` transient failures are retried (idempotent calls only); without it the request is
+    /// sent once (a `POST` that creates something must never be sent twice). Returns the final
+    /// response (any status) or an error.
+    pub fn send_api(
+        &self,
+        method: reqwest::Method,
+        u: &url::Url,
+        body: Option<&serde_json::Value>,
+        retry: bool,
+    ) -> Result<Final, GithubError> {
+        let endpoint = Self::endpoint(method.as_str(), u, true);
         if u.origin() != self.api_origin {
             return Err(GithubError::Config(format!(
                 "{endpoint}: refusing to send the token to {}, which is not the API host",
@@ -131,11 +146,25 @@ impl GithubClient {
             )));
         }
         let req = || {
-            self.api
-                .get(u.clone())
-                .header(AUTHORIZATION, format!("Bearer {}", self.cfg.token.expose()))
+            let r = self
+                .api
+                .request(method.clone(), u.clone())
+                .header(AUTHORIZATION, format!("Bearer {}", self.cfg.token.expose()));
+            match body {
+                Some(b) => r.json(b),
+                None => r,
+            }
         };
-        self.send_with_retry(req, endpoint)
+        if retry {
+            return self.send_with_retry(req, endpoint);
+        }
+        let response =
+            self.block_on(async { req().send().await })
+                .map_err(|e| GithubError::Transport {
+                    endpoint: endpoint.clone(),
+                    message: transport_message(&e),
+                })?;
+        Ok(Final { response, endpoint })
     }
 
     /// GET `u` (a pre-signed blob URL) with no `Authorization`, retrying transient failures.

@@ -2,6 +2,7 @@
 //! client with pagination, retries and the token-free redirect download, and the response types.
 
 pub mod client;
+pub mod comments;
 pub mod download;
 pub mod pagination;
 pub mod retry;

@@ -203,8 +203,34 @@ pub fn default_run_id(now: chrono::DateTime<chrono::Utc>, commit: Option<&str>) 
     format!("{}_tier1_nightly_{sha8}", now.format("%Y%m%d_%H%M%S"))
 }
 
-/// Run the producer step; see the module docs.
+/// Everything a run decided: its JSON outcome, the summaries it compared and the comparison
+/// (after rechecks), as written to the history.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// What is printed as JSON.
+    pub outcome: RunOutcome,
+    /// The run's summary.
+    pub summary: Summary,
+    /// The anchor's summary (None without an anchor).
+    pub anchor: Option<Summary>,
+    /// The final comparison.
+    pub comparison: RegressionSummary,
+}
+
+/// Run the producer step; see the module docs. In Actions it also writes the step summary.
 pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
+    let ran = run_and_compare(req)?;
+    let _ = crate::gha::step_summary(&report::step_summary(
+        &ran.outcome,
+        &ran.summary,
+        &ran.comparison,
+    ));
+    Ok(ran.outcome)
+}
+
+/// [`run`] without the step summary, returning the summaries and the comparison as well (the
+/// preview reports them in its own words).
+pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     let anchor = preflight(req)?;
     crate::gha::group(&format!("Tier-1 suite: profile {}", req.profile));
     let results = execute(req, &req.run_id, &[], None);
@@ -295,8 +321,12 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
         summary_path: row.summary_path,
         evidence_dirs,
     };
-    let _ = crate::gha::step_summary(&report::step_summary(&outcome, &summary, &comparison));
-    Ok(outcome)
+    Ok(Ran {
+        outcome,
+        summary,
+        anchor,
+        comparison,
+    })
 }
 
 /// Refuse invalid history and existing run ids or directories; return the anchor's summary.
