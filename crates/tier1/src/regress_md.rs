@@ -179,7 +179,7 @@ fn detection(md: &mut String, d: &Detection) {
             line(
                 md,
                 format_args!(
-                    "- Method: statistical: a change counts when it clears its threshold and a one-sided t-test at α = {:.4} per target (run-to-run noise from {} accepted run(s), prior {:.2} % over {} run(s)).",
+                    "- Method: statistical: a change counts when it clears its threshold and a one-sided t-test at α = {:.4} per test (two per speed target) (run-to-run noise from {} accepted run(s), prior {:.2} % over {} run(s)).",
                     d.alpha,
                     d.history_run_ids.len(),
                     d.prior_noise_pct,

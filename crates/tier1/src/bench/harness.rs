@@ -557,6 +557,73 @@ mod tests {
         assert!(precise_now(&[base], &[false], 1.0));
     }
 
+    /// The CPU backend, reporting a GPU that throttles for the first `throttled_reads` state reads.
+    struct Throttling {
+        throttled_reads: u32,
+        reads: std::sync::atomic::AtomicU32,
+    }
+
+    impl Backend for Throttling {
+        fn name(&self) -> &str {
+            "cpu"
+        }
+        fn fingerprint(&self) -> crate::history::model::Environment {
+            crate::bench::CpuBackend.fingerprint()
+        }
+        fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+            crate::bench::CpuBackend.prepare(key, shapes, seed)
+        }
+        fn device_state(&self) -> Option<crate::bench::machine::GpuState> {
+            let n = self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Some(crate::bench::machine::GpuState {
+                throttle_reasons: if n < self.throttled_reads {
+                    vec!["sw_power_cap".into(), "gpu_idle".into()]
+                } else {
+                    vec!["gpu_idle".into()]
+                },
+                ..Default::default()
+            })
+        }
+    }
+
+    fn throttled_run(throttled_reads: u32) -> TargetResult {
+        let backend = Arc::new(Throttling {
+            throttled_reads,
+            reads: std::sync::atomic::AtomicU32::new(0),
+        });
+        let mut opts = HarnessOptions::new("smoke", "throttle");
+        opts.only = vec!["gradient_fusion".into()];
+        let mut r = run_suite(&Suite::embedded(), backend, &opts).expect("runs");
+        r.targets.remove(0)
+    }
+
+    #[test]
+    fn a_throttled_target_is_measured_again_then_recorded_as_throttled() {
+        // Throttled before the first measurement only: measured again, and the second counts.
+        let t = throttled_run(1);
+        let s = t.sampling.as_ref().expect("sampled");
+        assert!(s.remeasured && s.throttled.is_empty(), "{s:?}");
+        assert_eq!(s.machine.len(), 2);
+        let m = t.metrics.measurement.as_ref().expect("measured");
+        assert!(!m.throttled);
+        // Throttled throughout: measured twice, then recorded as throttled, never precise.
+        let t = throttled_run(u32::MAX);
+        let s = t.sampling.as_ref().expect("sampled");
+        assert!(s.remeasured, "{s:?}");
+        assert_eq!(s.throttled, ["sw_power_cap"]);
+        assert_eq!(s.machine[1].before.throttling(), ["sw_power_cap"]);
+        let m = t.metrics.measurement.as_ref().expect("measured");
+        assert!(m.throttled && !m.precise, "{m:?}");
+        assert_eq!(
+            m.imprecision(t.metrics.best_speedup).as_deref(),
+            Some("was taken while the device throttled")
+        );
+        // Not throttled at all: one measurement.
+        let t = throttled_run(0);
+        let s = t.sampling.as_ref().expect("sampled");
+        assert!(!s.remeasured && s.throttled.is_empty() && s.machine.len() == 1);
+    }
+
     #[test]
     fn order_seeds_differ_by_key_and_repeat_by_seed() {
         assert_ne!(order_seed(42, "a"), order_seed(42, "b"));
