@@ -27,5 +27,6 @@ pub mod run;
 pub mod runner;
 pub mod store;
 pub mod suite;
+pub mod text;
 
 pub use exit::{Classify, Exit};
