@@ -320,19 +320,35 @@ pub fn bootstrap_live(work: &Path, live: &Path, spec: &RunSpec) {
     tier1::promote::promote(&req).expect("bootstrap promotion");
 }
 
-/// Every file under `root` with its bytes (for byte-identical assertions).
+/// Every entry under `root` (or `root` itself when it is not a directory) with its content, for
+/// byte-identical assertions: a file's bytes, a directory as `dir/` with no bytes (so an added empty
+/// directory counts as a change), a symbolic link as `-> target`. Nothing is followed.
 pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
-    if !root.exists() {
-        return vec![];
+    fn entry(path: &Path, rel: String, out: &mut Vec<(String, Vec<u8>)>) {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(path).unwrap();
+            out.push((rel, format!("-> {}", target.display()).into_bytes()));
+        } else if meta.is_dir() {
+            out.push((format!("{rel}/"), Vec::new()));
+            let mut names: Vec<_> = std::fs::read_dir(path)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            for n in names {
+                let child = format!("{rel}/{}", n.to_string_lossy());
+                entry(&path.join(&n), child, out);
+            }
+        } else {
+            out.push((rel, std::fs::read(path).unwrap()));
+        }
     }
-    tier1::fsx::list_files(root)
-        .unwrap()
-        .into_iter()
-        .map(|f| {
-            let b = std::fs::read(root.join(&f)).unwrap();
-            (f, b)
-        })
-        .collect()
+    let mut out = Vec::new();
+    entry(root, String::new(), &mut out);
+    out
 }
 
 /// Result of running a binary.

@@ -11,7 +11,7 @@ use crate::history::trend;
 use crate::history::validate::{HistoryError, validate_history_root};
 use crate::suite::Suite;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Why a merge was refused.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +30,9 @@ pub enum PublishError {
         /// The validation failure.
         source: HistoryError,
     },
+    /// The output root is unusable (a symbolic link, occupied, or inside an input tree).
+    #[error(transparent)]
+    OutputRoot(#[from] crate::fsx::OutputRootError),
     /// Writing the output failed.
     #[error("{path}: {source}")]
     Io {
@@ -47,6 +50,7 @@ impl Classify for PublishError {
             PublishError::Conflict(_) => Exit::Conflict,
             PublishError::History { source, .. } => source.exit(),
             PublishError::Io { .. } => Exit::Io,
+            PublishError::OutputRoot(e) => e.exit(),
         }
     }
 }
@@ -157,20 +161,6 @@ pub fn check_suite_identity(
     Ok(())
 }
 
-fn output_must_be_empty(out: &Path) -> Result<(), PublishError> {
-    match crate::fsx::is_absent_or_empty(out) {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(PublishError::Conflict(format!(
-            "output history root {} exists and is not empty",
-            out.display()
-        ))),
-        Err(source) => Err(PublishError::Io {
-            path: out.display().to_string(),
-            source,
-        }),
-    }
-}
-
 /// Merge the candidate's newest run into live history, writing the result to `output_root`.
 pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishError> {
     let invalid = |m: String| Err(PublishError::Invalid(m));
@@ -180,7 +170,13 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             req.run_id
         ));
     }
-    output_must_be_empty(&req.output_root)?;
+    crate::fsx::check_output_root(
+        &req.output_root,
+        &[
+            ("candidate history root", req.candidate_root.as_path()),
+            ("canonical history root", req.canonical_root.as_path()),
+        ],
+    )?;
     let cand =
         validate_history_root(&req.candidate_root).map_err(|source| PublishError::History {
             which: "candidate",
