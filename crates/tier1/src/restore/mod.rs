@@ -400,10 +400,10 @@ pub fn restore(
                 message: NO_CANDIDATE_MESSAGE.into(),
             });
         }
-        return Ok(bootstrap(Vec::new(), found.truncated));
+        return Ok(bootstrap(found.rejections, found.truncated));
     }
     let staged = fsx::StagedDir::new(dest).map_err(io_err(dest))?;
-    let mut rejections = Vec::new();
+    let mut rejections = found.rejections.clone();
     for cand in &found.candidates {
         let h = &cand.history;
         let conclusion = cand.run.conclusion.clone();
