@@ -277,6 +277,7 @@ pub fn extract_safe(
     directory::check(&mut zip, archive, policy.max_members)?;
     let staged = fsx::StagedDir::new(dest).map_err(io_err(dest))?;
     let mut seen = BTreeSet::new();
+    let mut made_dirs = std::collections::HashSet::new();
     let mut expanded = 0u64;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| ArchiveError::NotZip {
@@ -323,8 +324,11 @@ pub fn extract_safe(
         }
         let out = fsx::join_safe(staged.path(), &rel)
             .ok_or_else(|| member(format!("unsafe path {rel:?}")))?;
-        if let Some(parent) = out.parent() {
+        if let Some(parent) = out.parent()
+            && !made_dirs.contains(parent)
+        {
             fs::create_dir_all(parent).map_err(io_err(parent))?;
+            made_dirs.insert(parent.to_path_buf());
         }
         let mut f = fs::File::create_new(&out).map_err(|e| {
             // A file where a directory is needed (or the reverse) is a path conflict in the archive.

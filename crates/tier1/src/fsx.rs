@@ -74,6 +74,39 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     }
 }
 
+/// Overwrite `path` in place with `bytes` unless it already holds exactly those bytes; returns
+/// whether it wrote. Only for files a staged tree created itself (see [`StagedDir`]; never a file
+/// shared through [`link_tree`]): the tree becomes visible by one directory rename, so a per-file
+/// temporary, fsync and rename would only cost an inode and a disk flush per file (a thousand-run
+/// restore rewrites thousands of files).
+pub fn overwrite_staged_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    match fs::read(path) {
+        Ok(old) if old == bytes => Ok(false),
+        Ok(old) => overwrite_staged(path, bytes, old.len()).map(|()| true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            overwrite_staged(path, bytes, 0).map(|()| true)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Write `bytes` over the file of a staged tree at `path` whose current length is `old_len`
+/// (created when absent). The file is overwritten and cut only when it shrinks, never opened with
+/// `O_TRUNC`: ext4 flushes a file truncated to zero when it is closed, so each rewrite cost a disk
+/// write.
+pub fn overwrite_staged(path: &Path, bytes: &[u8], old_len: usize) -> io::Result<()> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    f.write_all(bytes)?;
+    if bytes.len() < old_len {
+        f.set_len(bytes.len() as u64)?;
+    }
+    Ok(())
+}
+
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -313,6 +346,36 @@ pub fn copy_tree(src: &Path, dst: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Build `dst` as `src`'s tree: every regular file hard-linked where the filesystem allows it
+/// (another filesystem, or no link support: copied), directories created, symlinks refused. The
+/// files are shared, never written: every later write into `dst` goes through [`write_atomic`],
+/// which replaces the link instead of changing the shared file. Publishing one run into a
+/// thousand-run history so links thousands of unchanged files instead of copying them.
+pub fn link_tree(src: &Path, dst: &Path) -> io::Result<()> {
+    fs::create_dir_all(dst)?;
+    for entry in fs::read_dir(src)? {
+        let entry = entry?;
+        let ty = entry.file_type()?;
+        let to = dst.join(entry.file_name());
+        if ty.is_dir() {
+            link_tree(&entry.path(), &to)?;
+        } else if ty.is_file() {
+            if fs::hard_link(entry.path(), &to).is_err() {
+                fs::copy(entry.path(), &to)?;
+            }
+        } else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "refusing to copy non-regular file {}",
+                    entry.path().display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// All regular files under `root`, as sorted `/`-separated relative paths.
 pub fn list_files(root: &Path) -> io::Result<Vec<String>> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> io::Result<()> {
@@ -415,6 +478,20 @@ mod tests {
         let e = StagedDir::new(&t.path().join("out")).unwrap_err();
         assert!(e.to_string().contains("is a symbolic link"), "{e}");
         assert_eq!(fs::read_dir(t.path()).unwrap().count(), 2, "nothing staged");
+    }
+
+    #[test]
+    fn staged_overwrites_grow_shrink_and_skip_identical_content() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f");
+        assert!(overwrite_staged_if_changed(&p, b"hello world").unwrap());
+        assert!(!overwrite_staged_if_changed(&p, b"hello world").unwrap());
+        assert!(overwrite_staged_if_changed(&p, b"bye").unwrap());
+        assert_eq!(fs::read(&p).unwrap(), b"bye");
+        assert!(overwrite_staged_if_changed(&p, b"a longer text").unwrap());
+        assert_eq!(fs::read(&p).unwrap(), b"a longer text");
+        overwrite_staged(&p, b"", 13).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"");
     }
 
     #[test]

@@ -177,11 +177,25 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             ("canonical history root", req.canonical_root.as_path()),
         ],
     )?;
-    let cand =
-        validate_history_root(&req.candidate_root).map_err(|source| PublishError::History {
-            which: "candidate",
-            source,
-        })?;
+    // Both trees are validated whole, side by side (read only; the candidate's failure is reported
+    // first, as when they ran one after the other).
+    let live_index_present = req
+        .canonical_root
+        .join(crate::history::INDEX_FILE)
+        .is_file();
+    let (cand, live) = std::thread::scope(|s| {
+        let live =
+            s.spawn(|| live_index_present.then(|| validate_history_root(&req.canonical_root)));
+        let cand = validate_history_root(&req.candidate_root);
+        let live = live
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (cand, live)
+    });
+    let cand = cand.map_err(|source| PublishError::History {
+        which: "candidate",
+        source,
+    })?;
     let Some(row) = cand.index.runs.last() else {
         return invalid("candidate history has no runs".into());
     };
@@ -214,21 +228,16 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         })?;
     check_summary_identity(&files.summary, suite).map_err(PublishError::Invalid)?;
 
-    if !req
-        .canonical_root
-        .join(crate::history::INDEX_FILE)
-        .is_file()
-    {
+    let Some(live) = live else {
         return invalid(format!(
             "canonical history {} has no index.json: normal publication needs an eligible anchor (bootstrap goes through tier1-promote)",
             req.canonical_root.display()
         ));
-    }
-    let live =
-        validate_history_root(&req.canonical_root).map_err(|source| PublishError::History {
-            which: "canonical",
-            source,
-        })?;
+    };
+    let live = live.map_err(|source| PublishError::History {
+        which: "canonical",
+        source,
+    })?;
     check_suite_identity(
         "canonical index",
         &live.index.suite_name,
