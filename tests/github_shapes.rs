@@ -22,7 +22,7 @@ use tier1::store::local::{LocalStore, NewRun};
 
 const TOKEN: &str = "ghs_shapesTOKEN789";
 
-fn restore_github(env: &restore_support::Env, fake: &FakeGithub, dest: &Path) -> Output {
+fn restore_github(fake: &FakeGithub, dest: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
         .args([
             "--store",
@@ -89,7 +89,7 @@ fn an_artifact_without_fork_provenance_is_refused_not_trusted() {
         assert!(reason.contains("provenance"), "{field}: {reason}");
         // Restore never installs it, and never bootstraps over it: the run's history is unknown.
         let dest = env.dest();
-        let o = restore_github(&env, &fake, &dest);
+        let o = restore_github(&fake, &dest);
         restore_support::assert_refused(&o, 4, "discovery was truncated", &dest);
         restore_support::assert_stderr_has(&o, "provenance unknown");
     }
@@ -121,7 +121,7 @@ fn an_artifact_with_a_null_field_is_skipped_as_a_recorded_rejection() {
         value: Some(Value::Null),
     });
     let dest = env.dest();
-    let o = restore_github(&env, &fake, &dest);
+    let o = restore_github(&fake, &dest);
     assert_eq!(o.status.code(), Some(0), "{}", restore_support::stderr(&o));
     let j = restore_support::stdout_json(&o);
     assert_eq!(j["status"], "restored");

@@ -8,51 +8,25 @@ mod history_support;
 mod hostile_zip;
 
 use history_support::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tier1::promote::PromoteRequest;
 
 const EXE: &str = env!("CARGO_BIN_EXE_tier1-promote");
 
-struct World {
-    _t: tempfile::TempDir,
-    w: PathBuf,
+type World = Scene;
+
+/// Refused with `code` and `needle`, the scene's inputs and `out` byte-identical, and nothing else
+/// in the scene's directory changed either (no staging directory, no new directory); returns
+/// stderr.
+fn refused_here(w: &World, r: &PromoteRequest, code: i32, needle: &str) -> String {
+    refused_args_here(w, &promote_args(r), code, needle, &r.output_history_root)
 }
 
-impl World {
-    fn new() -> Self {
-        let t = tempfile::tempdir().unwrap();
-        let w = t.path().to_path_buf();
-        bootstrap_live(&w, &w.join("live"), &RunSpec::new("anchor", 0));
-        candidate(
-            Some(&w.join("live")),
-            &w.join("cand"),
-            &RunSpec::new("c", 1),
-        );
-        evidence(&w.join("ev"), &RunSpec::new("c", 1));
-        World { _t: t, w }
-    }
-    fn p(&self, name: &str) -> PathBuf {
-        self.w.join(name)
-    }
-    fn req(&self) -> PromoteRequest {
-        let (cand, ev, live, out) = (self.p("cand"), self.p("ev"), self.p("live"), self.p("out"));
-        promote_request(&cand, &ev, Some(&live), &out, "c")
-    }
-    fn inputs(&self) -> [PathBuf; 3] {
-        [self.p("cand"), self.p("live"), self.p("ev")]
-    }
-    /// Refused with `code` and `needle`; every input and the output byte-identical; returns stderr.
-    fn refused(&self, r: &PromoteRequest, code: i32, needle: &str) -> String {
-        self.refused_args(&promote_args(r), code, needle, &r.output_history_root)
-    }
-    fn refused_args(&self, args: &[String], code: i32, needle: &str, out: &Path) -> String {
-        let [a, b, c] = self.inputs();
-        let before = snapshot(&self.w);
-        assert_refused(EXE, args, code, needle, &[&a, &b, &c], out);
-        assert_eq!(snapshot(&self.w), before, "the work area changed");
-        let r = run(EXE, args);
-        r.stderr
-    }
+fn refused_args_here(w: &World, args: &[String], code: i32, needle: &str, out: &Path) -> String {
+    let before = snapshot(&w.w);
+    let err = w.refused_args(args, code, needle, out);
+    assert_eq!(snapshot(&w.w), before, "the work area changed");
+    err
 }
 
 /// Stray staging or temporary entries directly under `dir`.
@@ -79,7 +53,8 @@ fn duplicate_members_of_the_evidence_archive_are_refused_before_extraction() {
     let i = args.iter().position(|a| a == "--evidence-root").unwrap();
     args[i] = "--evidence-archive".into();
     args[i + 1] = zip.display().to_string();
-    let err = w.refused_args(
+    let err = refused_args_here(
+        &w,
         &args,
         4,
         "archive member \"c/report.md\": appears 2 times in the central directory",
@@ -100,7 +75,7 @@ fn a_workflow_run_url_must_be_exactly_its_canonical_form() {
     ] {
         let mut r = w.req();
         r.workflow_run = bad.into();
-        let err = w.refused(&r, 3, "is not in canonical form");
+        let err = refused_here(&w, &r, 3, "is not in canonical form");
         assert!(
             err.contains("expected \"https://github."),
             "names the canonical form: {err}"
@@ -117,12 +92,12 @@ fn a_symlinked_output_root_is_refused_up_front_and_nothing_is_staged() {
     let link = w.p("out");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let r = w.req();
-    w.refused_args(&promote_args(&r), 8, "is a symbolic link", &target);
+    refused_args_here(&w, &promote_args(&r), 8, "is a symbolic link", &target);
     assert!(link.is_symlink(), "the link itself is untouched");
     assert_eq!(strays(&w.w), Vec::<String>::new());
     // A dangling link is refused the same way (it is not an absent output root).
     std::fs::remove_dir(&target).unwrap();
-    w.refused_args(&promote_args(&r), 8, "is a symbolic link", &target);
+    refused_args_here(&w, &promote_args(&r), 8, "is a symbolic link", &target);
     assert_eq!(strays(&w.w), Vec::<String>::new());
 }
 
@@ -131,7 +106,7 @@ fn an_output_root_that_is_a_file_is_refused() {
     let w = World::new();
     std::fs::write(w.p("out"), b"not a directory").unwrap();
     let r = w.req();
-    w.refused(&r, 8, "is not a directory");
+    refused_here(&w, &r, 8, "is not a directory");
 }
 
 #[test]
@@ -144,16 +119,16 @@ fn an_output_root_inside_an_input_tree_is_refused_up_front() {
     ] {
         let mut r = w.req();
         r.output_history_root = w.p(inside);
-        w.refused(&r, 3, names);
+        refused_here(&w, &r, 3, names);
     }
     // Through a `..` detour or a symlinked parent the same tree is recognised.
     let mut r = w.req();
     r.output_history_root = w.p("ev/../cand/x");
-    w.refused(&r, 3, "candidate history root");
+    refused_here(&w, &r, 3, "candidate history root");
     std::os::unix::fs::symlink(w.p("live"), w.p("alias")).unwrap();
     let mut r = w.req();
     r.output_history_root = w.p("alias/new");
-    w.refused(&r, 3, "canonical history root");
+    refused_here(&w, &r, 3, "canonical history root");
 }
 
 #[test]
@@ -181,7 +156,7 @@ fn control_characters_in_free_text_are_refused_and_never_echoed() {
     for (edit, needle) in cases {
         let mut r = w.req();
         edit(&mut r);
-        let err = w.refused(&r, 3, needle);
+        let err = refused_here(&w, &r, 3, needle);
         for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
             assert!(!err.contains(c), "raw {c:?} reached stderr: {err:?}");
         }

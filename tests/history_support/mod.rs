@@ -310,6 +310,48 @@ pub fn promote_args(r: &tier1::promote::PromoteRequest) -> Vec<String> {
     v
 }
 
+/// A promotion scene in a temporary directory: live history `live` anchored at run `anchor`, and
+/// the candidate `cand` of run `c` built on it (speedup 2.5) with its evidence `ev`.
+pub struct Scene {
+    _t: tempfile::TempDir,
+    /// The scene's directory.
+    pub w: PathBuf,
+}
+
+impl Scene {
+    /// Build the scene.
+    pub fn new() -> Self {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path().to_path_buf();
+        bootstrap_live(&w, &w.join("live"), &RunSpec::new("anchor", 0));
+        let spec = RunSpec::new("c", 1).speedup(2.5);
+        candidate(Some(&w.join("live")), &w.join("cand"), &spec);
+        evidence(&w.join("ev"), &spec);
+        Scene { _t: t, w }
+    }
+    /// A path in the scene.
+    pub fn p(&self, name: &str) -> PathBuf {
+        self.w.join(name)
+    }
+    /// The valid promotion request (output `out`).
+    pub fn req(&self) -> tier1::promote::PromoteRequest {
+        let (cand, ev, live) = (self.p("cand"), self.p("ev"), self.p("live"));
+        promote_request(&cand, &ev, Some(&live), &self.p("out"), "c")
+    }
+    /// `tier1-promote` refuses `r` with `code` and `needle`; candidate, live, evidence and the
+    /// output byte-identical. Returns stderr.
+    pub fn refused(&self, r: &tier1::promote::PromoteRequest, code: i32, needle: &str) -> String {
+        self.refused_args(&promote_args(r), code, needle, &r.output_history_root)
+    }
+    /// [`Scene::refused`] for raw arguments and an explicit output root.
+    pub fn refused_args(&self, args: &[String], code: i32, needle: &str, out: &Path) -> String {
+        let exe = env!("CARGO_BIN_EXE_tier1-promote");
+        let (cand, live, ev) = (self.p("cand"), self.p("live"), self.p("ev"));
+        assert_refused(exe, args, code, needle, &[&cand, &live, &ev], out);
+        run(exe, args).stderr
+    }
+}
+
 /// Bootstrap a live history in `live` whose only run `run_id` is the ratified anchor.
 pub fn bootstrap_live(work: &Path, live: &Path, spec: &RunSpec) {
     let cand = work.join(format!("cand-{}", spec.run_id));

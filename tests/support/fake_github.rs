@@ -349,6 +349,22 @@ fn take_fault(shared: &Shared, pred: impl Fn(&Fault) -> bool) -> Option<Fault> {
     Some(f)
 }
 
+/// The response of an injected `Fault::Status` for `path`, consuming one use of it.
+fn injected_status(shared: &Shared, path: &str) -> Option<Response> {
+    let Some(Fault::Status {
+        status, headers, ..
+    }) = take_fault(
+        shared,
+        |f| matches!(f, Fault::Status { on, .. } if path.contains(on.as_str())),
+    )
+    else {
+        return None;
+    };
+    let mut r = error(status, &format!("injected HTTP {status}"));
+    r.headers.extend(headers);
+    Some(r)
+}
+
 fn has_fault(shared: &Shared, pred: impl Fn(&Fault) -> bool) -> bool {
     shared.faults.lock().expect("lock").iter().any(pred)
 }
@@ -366,14 +382,7 @@ fn param(q: &[(String, String)], name: &str) -> Option<String> {
 
 fn api(shared: &Shared, rec: &Recorded) -> Response {
     let path = rec.path().to_string();
-    if let Some(Fault::Status {
-        status, headers, ..
-    }) = take_fault(
-        shared,
-        |f| matches!(f, Fault::Status { on, .. } if path.contains(on.as_str())),
-    ) {
-        let mut r = error(status, &format!("injected HTTP {status}"));
-        r.headers.extend(headers);
+    if let Some(r) = injected_status(shared, &path) {
         return r;
     }
     if rec.header("authorization") != Some(&format!("Bearer {}", shared.token)) {
@@ -509,15 +518,7 @@ fn now_ms() -> u128 {
 }
 
 fn blob(shared: &Shared, rec: &Recorded) -> Response {
-    let path = rec.path().to_string();
-    if let Some(Fault::Status {
-        status, headers, ..
-    }) = take_fault(
-        shared,
-        |f| matches!(f, Fault::Status { on, .. } if path.contains(on.as_str())),
-    ) {
-        let mut r = error(status, &format!("injected HTTP {status}"));
-        r.headers.extend(headers);
+    if let Some(r) = injected_status(shared, rec.path()) {
         return r;
     }
     let expiry = param(&query(&rec.target), "se").and_then(|v| v.parse::<u128>().ok());

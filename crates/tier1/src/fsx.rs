@@ -324,26 +324,7 @@ impl StagedDir {
 
 /// Copy a directory tree (regular files and directories only; symlinks are refused).
 pub fn copy_tree(src: &Path, dst: &Path) -> io::Result<()> {
-    fs::create_dir_all(dst)?;
-    for entry in fs::read_dir(src)? {
-        let entry = entry?;
-        let ty = entry.file_type()?;
-        let to = dst.join(entry.file_name());
-        if ty.is_dir() {
-            copy_tree(&entry.path(), &to)?;
-        } else if ty.is_file() {
-            fs::copy(entry.path(), &to)?;
-        } else {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "refusing to copy non-regular file {}",
-                    entry.path().display()
-                ),
-            ));
-        }
-    }
-    Ok(())
+    build_tree(src, dst, &|from, to| fs::copy(from, to).map(|_| ()))
 }
 
 /// Build `dst` as `src`'s tree: every regular file hard-linked where the filesystem allows it
@@ -352,17 +333,26 @@ pub fn copy_tree(src: &Path, dst: &Path) -> io::Result<()> {
 /// which replaces the link instead of changing the shared file. Publishing one run into a
 /// thousand-run history so links thousands of unchanged files instead of copying them.
 pub fn link_tree(src: &Path, dst: &Path) -> io::Result<()> {
+    build_tree(src, dst, &|from, to| {
+        fs::hard_link(from, to).or_else(|_| fs::copy(from, to).map(|_| ()))
+    })
+}
+
+/// Recreate `src`'s directories under `dst` and `place` each regular file; anything else is refused.
+fn build_tree(
+    src: &Path,
+    dst: &Path,
+    place: &dyn Fn(&Path, &Path) -> io::Result<()>,
+) -> io::Result<()> {
     fs::create_dir_all(dst)?;
     for entry in fs::read_dir(src)? {
         let entry = entry?;
         let ty = entry.file_type()?;
         let to = dst.join(entry.file_name());
         if ty.is_dir() {
-            link_tree(&entry.path(), &to)?;
+            build_tree(&entry.path(), &to, place)?;
         } else if ty.is_file() {
-            if fs::hard_link(entry.path(), &to).is_err() {
-                fs::copy(entry.path(), &to)?;
-            }
+            place(&entry.path(), &to)?;
         } else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
