@@ -128,13 +128,13 @@ enum Mutation {
 fn mutation() -> impl Strategy<Value = Mutation> {
     let at = any::<usize>();
     prop_oneof![
-        (at.clone(), 0u8..8).prop_map(|(a, b)| Mutation::FlipBit(a, b)),
-        (at.clone(), any::<u8>()).prop_map(|(a, b)| Mutation::SetByte(a, b)),
-        (at.clone(), proptest::collection::vec(any::<u8>(), 1..8))
+        (at, 0u8..8).prop_map(|(a, b)| Mutation::FlipBit(a, b)),
+        (at, any::<u8>()).prop_map(|(a, b)| Mutation::SetByte(a, b)),
+        (at, proptest::collection::vec(any::<u8>(), 1..8))
             .prop_map(|(a, b)| Mutation::Insert(a, b)),
-        (at.clone(), 0..INTERESTING.len()).prop_map(|(a, t)| Mutation::Token(a, t)),
-        (at.clone(), 1usize..64).prop_map(|(a, n)| Mutation::Delete(a, n)),
-        (at.clone(), 1usize..64, any::<usize>()).prop_map(|(a, n, t)| Mutation::Duplicate(a, n, t)),
+        (at, 0..INTERESTING.len()).prop_map(|(a, t)| Mutation::Token(a, t)),
+        (at, 1usize..64).prop_map(|(a, n)| Mutation::Delete(a, n)),
+        (at, 1usize..64, any::<usize>()).prop_map(|(a, n, t)| Mutation::Duplicate(a, n, t)),
         at.prop_map(Mutation::Truncate),
     ]
 }
@@ -205,9 +205,9 @@ fn json_leaf() -> impl Strategy<Value = Value> {
 fn json_edit() -> impl Strategy<Value = JsonEdit> {
     let at = any::<usize>();
     prop_oneof![
-        (at.clone(), json_leaf()).prop_map(|(a, v)| JsonEdit::Replace(a, v)),
-        at.clone().prop_map(JsonEdit::Remove),
-        at.clone().prop_map(JsonEdit::Duplicate),
+        (at, json_leaf()).prop_map(|(a, v)| JsonEdit::Replace(a, v)),
+        at.prop_map(JsonEdit::Remove),
+        at.prop_map(JsonEdit::Duplicate),
         at.prop_map(JsonEdit::WrapInArray),
     ]
 }

@@ -1,7 +1,8 @@
 //! Zip archives: deterministic writing (sorted entries, fixed timestamps and modes, deflate level 6)
 //! and safe bounded extraction (size and member caps, no symlinks, no absolute or `..` paths, safe
 //! components only, prefix stripping, duplicate check, allowed extensions, staged then renamed).
-//! The directory's consistency (no duplicate names, local headers that agree) is [`directory`]'s.
+//! The directory's consistency (no duplicate names, local headers that agree) is checked by the
+//! `directory` submodule.
 
 mod directory;
 
