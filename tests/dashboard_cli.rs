@@ -130,6 +130,43 @@ fn fixture_renders_verdict_cards_table_charts_and_changes() {
 }
 
 #[test]
+fn control_characters_in_stored_text_are_rendered_visibly_never_raw() {
+    let t = tempfile::tempdir().expect("tmp");
+    let hist = t.path().join("history");
+    tier1::fsx::copy_tree(&fixture("history"), &hist).expect("copy fixture");
+    let index = hist.join("index.json");
+    let text = fs::read_to_string(&index).expect("index");
+    let hostile = "Reviewed\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m \\u202egpj.exe";
+    let edited = text.replace(
+        "Reviewed the immutable evidence package <script>alert('x')</script>",
+        hostile,
+    );
+    assert_ne!(edited, text, "the fixture note was found");
+    fs::write(&index, edited).expect("write index");
+    let out = t.path().join("site");
+    let step = t.path().join("step_summary.md");
+    let o = render(&hist, &out, None, Some(&step));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = fs::read_to_string(out.join("index.html")).expect("index.html");
+    let md = fs::read_to_string(out.join("summary.md")).expect("summary.md");
+    let appended = fs::read_to_string(&step).expect("step summary");
+    for (name, text) in [
+        ("index.html", &html),
+        ("summary.md", &md),
+        ("step", &appended),
+    ] {
+        for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!text.contains(c), "{name} holds a raw {c:?}");
+        }
+    }
+    assert!(
+        html.contains("Reviewed\\u{1b}]0;pwned\\u{7}"),
+        "shown visibly"
+    );
+    assert!(md.contains("Reviewed\\u{1b}"), "shown visibly");
+}
+
+#[test]
 fn non_empty_output_is_refused_and_left_byte_identical() {
     let t = tempfile::tempdir().expect("tmp");
     let out = t.path().join("site");

@@ -4,54 +4,12 @@
 mod history_support;
 
 use history_support::*;
-use std::path::PathBuf;
 use tier1::promote::PromoteRequest;
 
 const EXE: &str = env!("CARGO_BIN_EXE_tier1-promote");
 
-struct World {
-    _t: tempfile::TempDir,
-    w: PathBuf,
-}
-
-impl World {
-    /// Live history with anchor `anchor`, and a candidate `c` built on it with its evidence.
-    fn new() -> Self {
-        let t = tempfile::tempdir().unwrap();
-        let w = t.path().to_path_buf();
-        bootstrap_live(&w, &w.join("live"), &RunSpec::new("anchor", 0));
-        candidate(
-            Some(&w.join("live")),
-            &w.join("cand"),
-            &RunSpec::new("c", 1).speedup(2.5),
-        );
-        evidence(&w.join("ev"), &RunSpec::new("c", 1).speedup(2.5));
-        World { _t: t, w }
-    }
-    fn p(&self, name: &str) -> PathBuf {
-        self.w.join(name)
-    }
-    fn req(&self) -> PromoteRequest {
-        promote_request(
-            &self.p("cand"),
-            &self.p("ev"),
-            Some(&self.p("live")),
-            &self.p("out"),
-            "c",
-        )
-    }
-    fn refused(&self, r: &PromoteRequest, code: i32, needle: &str) {
-        let (cand, live, ev) = (self.p("cand"), self.p("live"), self.p("ev"));
-        assert_refused(
-            EXE,
-            &promote_args(r),
-            code,
-            needle,
-            &[&cand, &live, &ev],
-            &r.output_history_root,
-        );
-    }
-}
+/// Live history with anchor `anchor`, and a candidate `c` built on it with its evidence.
+type World = Scene;
 
 #[test]
 fn bootstrap_starts_a_new_chain() {

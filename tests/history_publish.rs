@@ -128,6 +128,39 @@ fn refuses_a_non_empty_output_root() {
 }
 
 #[test]
+fn refuses_a_symlinked_output_root_or_one_inside_an_input_tree() {
+    let w = World::new();
+    let (live, cand) = (w.p("live"), w.p("cand"));
+    candidate(Some(&live), &cand, &RunSpec::new("r1", 1));
+    let target = w.p("target");
+    std::fs::create_dir_all(&target).unwrap();
+    std::os::unix::fs::symlink(&target, w.p("link")).unwrap();
+    let before = snapshot(&w.w);
+    assert_refused(
+        EXE,
+        &args(&cand, &live, &w.p("link"), "r1"),
+        8,
+        "is a symbolic link",
+        &[&live, &cand],
+        &target,
+    );
+    for (out, input) in [
+        ("cand/out", "candidate history root"),
+        ("live/anchor/out", "canonical history root"),
+    ] {
+        assert_refused(
+            EXE,
+            &args(&cand, &live, &w.p(out), "r1"),
+            3,
+            input,
+            &[&live, &cand],
+            &w.p(out),
+        );
+    }
+    assert_eq!(snapshot(&w.w), before, "no staging dir, no new directory");
+}
+
+#[test]
 fn refuses_a_run_id_that_is_not_the_newest_candidate() {
     let w = World::new();
     let (live, cand, out) = (w.p("live"), w.p("cand"), w.p("out"));

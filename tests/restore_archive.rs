@@ -1,6 +1,8 @@
 //! tier1-restore refuses hostile or corrupted history artifacts (digest, zip slip, absolute path,
 //! symlink, caps, duplicates, member types) and tampered indexes, fatally, installing nothing.
 
+#[path = "support/hostile_zip.rs"]
+mod hostile_zip;
 mod restore_support;
 
 use chrono::Duration;
@@ -101,6 +103,24 @@ fn duplicate_path_after_prefix_stripping_is_fatal() {
             ("artifacts/history/tier1/index.json", b"{}"),
         ],
         "duplicate path \"index.json\" after prefix stripping",
+    );
+}
+
+#[test]
+fn exact_duplicate_member_names_are_fatal_before_anything_is_read() {
+    let env = Env::new();
+    let dir = env.tmp.path().join("valid-history");
+    write_history(&dir, 2, &anchor("tier1-evidence-1-1"));
+    let zip = env.tmp.path().join("dup.zip");
+    // The later `index.json` is the one a reader keeps: `{}` would fail validation afterwards.
+    hostile_zip::zip_with_duplicate(&dir, &zip, "index.json", b"{}");
+    env.raw_nightly("success", &zip);
+    let dest = env.dest();
+    let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
+    assert_refused(&o, 4, "failed integrity validation", &dest);
+    assert_stderr_has(
+        &o,
+        "archive member \"index.json\": appears 2 times in the central directory",
     );
 }
 

@@ -88,7 +88,7 @@ fn main() -> ExitCode {
     match nightly::run(&req) {
         Ok(outcome) => {
             if let Some(f) = &outcome.failure {
-                eprintln!("tier1-nightly: error: {f}");
+                cli::print_error("tier1-nightly", f);
             }
             cli::print_json(&outcome);
             outcome.exit.into()

@@ -365,6 +365,48 @@ pub fn promote_args(r: &tier1::promote::PromoteRequest) -> Vec<String> {
     v
 }
 
+/// A promotion scene in a temporary directory: live history `live` anchored at run `anchor`, and
+/// the candidate `cand` of run `c` built on it (speedup 2.5) with its evidence `ev`.
+pub struct Scene {
+    _t: tempfile::TempDir,
+    /// The scene's directory.
+    pub w: PathBuf,
+}
+
+impl Scene {
+    /// Build the scene.
+    pub fn new() -> Self {
+        let t = tempfile::tempdir().unwrap();
+        let w = t.path().to_path_buf();
+        bootstrap_live(&w, &w.join("live"), &RunSpec::new("anchor", 0));
+        let spec = RunSpec::new("c", 1).speedup(2.5);
+        candidate(Some(&w.join("live")), &w.join("cand"), &spec);
+        evidence(&w.join("ev"), &spec);
+        Scene { _t: t, w }
+    }
+    /// A path in the scene.
+    pub fn p(&self, name: &str) -> PathBuf {
+        self.w.join(name)
+    }
+    /// The valid promotion request (output `out`).
+    pub fn req(&self) -> tier1::promote::PromoteRequest {
+        let (cand, ev, live) = (self.p("cand"), self.p("ev"), self.p("live"));
+        promote_request(&cand, &ev, Some(&live), &self.p("out"), "c")
+    }
+    /// `tier1-promote` refuses `r` with `code` and `needle`; candidate, live, evidence and the
+    /// output byte-identical. Returns stderr.
+    pub fn refused(&self, r: &tier1::promote::PromoteRequest, code: i32, needle: &str) -> String {
+        self.refused_args(&promote_args(r), code, needle, &r.output_history_root)
+    }
+    /// [`Scene::refused`] for raw arguments and an explicit output root.
+    pub fn refused_args(&self, args: &[String], code: i32, needle: &str, out: &Path) -> String {
+        let exe = env!("CARGO_BIN_EXE_tier1-promote");
+        let (cand, live, ev) = (self.p("cand"), self.p("live"), self.p("ev"));
+        assert_refused(exe, args, code, needle, &[&cand, &live, &ev], out);
+        run(exe, args).stderr
+    }
+}
+
 /// Bootstrap a live history in `live` whose only run `run_id` is the ratified anchor.
 pub fn bootstrap_live(work: &Path, live: &Path, spec: &RunSpec) {
     let cand = work.join(format!("cand-{}", spec.run_id));
@@ -375,19 +417,35 @@ pub fn bootstrap_live(work: &Path, live: &Path, spec: &RunSpec) {
     tier1::promote::promote(&req).expect("bootstrap promotion");
 }
 
-/// Every file under `root` with its bytes (for byte-identical assertions).
+/// Every entry under `root` (or `root` itself when it is not a directory) with its content, for
+/// byte-identical assertions: a file's bytes, a directory as `dir/` with no bytes (so an added empty
+/// directory counts as a change), a symbolic link as `-> target`. Nothing is followed.
 pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
-    if !root.exists() {
-        return vec![];
+    fn entry(path: &Path, rel: String, out: &mut Vec<(String, Vec<u8>)>) {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(path).unwrap();
+            out.push((rel, format!("-> {}", target.display()).into_bytes()));
+        } else if meta.is_dir() {
+            out.push((format!("{rel}/"), Vec::new()));
+            let mut names: Vec<_> = std::fs::read_dir(path)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            for n in names {
+                let child = format!("{rel}/{}", n.to_string_lossy());
+                entry(&path.join(&n), child, out);
+            }
+        } else {
+            out.push((rel, std::fs::read(path).unwrap()));
+        }
     }
-    tier1::fsx::list_files(root)
-        .unwrap()
-        .into_iter()
-        .map(|f| {
-            let b = std::fs::read(root.join(&f)).unwrap();
-            (f, b)
-        })
-        .collect()
+    let mut out = Vec::new();
+    entry(root, String::new(), &mut out);
+    out
 }
 
 /// Result of running a binary.

@@ -1,9 +1,10 @@
 //! A fake GitHub REST API for tests: an HTTP/1.1 server on 127.0.0.1 serving the real response
 //! shapes from a local-store directory (docs/local-store.md), a second "blob storage" listener for
-//! the artifact download redirect that rejects any `Authorization`, fault injection, and a record of
-//! every request; a hook for test harness endpoints under `/_harness/` (the workflow scenario
-//! adapters, tests/support/workflow_adapters.rs); and pull request comments
-//! (fake_github_comments.rs).
+//! the artifact download redirect that rejects any `Authorization` and honours the signed URL's
+//! expiry, fault injection (statuses, truncated or looping pages, bodies, and the nullable or
+//! optional fields of `github/rest-api-description`), and a record of every request; a hook for test harness endpoints
+//! under `/_harness/` (the workflow scenario adapters, tests/support/workflow_adapters.rs); and pull
+//! request comments (fake_github_comments.rs).
 #![allow(dead_code)]
 
 #[path = "fake_github_comments.rs"]
@@ -43,6 +44,83 @@ pub enum Fault {
     BlobDemandsToken,
     /// The blob body of artifact `id` stalls for `ms` after its first half.
     SlowBody { id: u64, ms: u64 },
+    /// Artifact `id` is served with `field` (a dotted path such as `workflow_run.repository_id`)
+    /// set to `value`, or absent when `value` is None: the spec makes `created_at` and
+    /// `workflow_run` nullable and every field of `workflow_run` optional.
+    ArtifactField {
+        id: u64,
+        field: String,
+        value: Option<Value>,
+    },
+    /// Run `id` is served with `field` set to `value`, or absent when `value` is None.
+    RunField {
+        id: u64,
+        field: String,
+        value: Option<Value>,
+    },
+}
+
+/// One record of `GET …/runs/{id}/approvals` in the shape of the spec's "Environment Approval"
+/// (no time and no attempt: the API does not record them).
+pub fn approval_record(state: &str, login: &str, user_id: u64, environment: &str) -> Value {
+    json!({
+        "environments": [{
+            "id": 161088068, "node_id": "MDExOkVudmlyb25tZW50MTYxMDg4MDY4", "name": environment,
+            "url": format!("https://api.github.com/repos/o/r/environments/{environment}"),
+            "html_url": format!("https://github.com/o/r/deployments/activity_log?environments_filter={environment}"),
+            "created_at": "2020-11-23T22:00:40Z", "updated_at": "2020-11-23T22:00:40Z"
+        }],
+        "state": state,
+        "user": {
+            "login": login, "id": user_id, "node_id": "MDQ6VXNlcjE=", "type": "User",
+            "site_admin": false, "avatar_url": "https://github.com/images/error/octocat_happy.gif",
+            "url": format!("https://api.github.com/users/{login}")
+        },
+        "comment": format!("{state} by {login}")
+    })
+}
+
+/// Set `path` (dotted) in `v` to `value`, or remove it when `value` is None.
+fn patch_field(v: &mut Value, path: &str, value: &Option<Value>) {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let last = parts.pop().expect("a field name");
+    let mut cur = v;
+    for p in parts {
+        match cur.get_mut(p) {
+            Some(next) if next.is_object() => cur = next,
+            _ => return,
+        }
+    }
+    if let Some(obj) = cur.as_object_mut() {
+        match value {
+            Some(x) => {
+                obj.insert(last.to_string(), x.clone());
+            }
+            None => {
+                obj.remove(last);
+            }
+        }
+    }
+}
+
+fn patched(shared: &Shared, mut v: Value, artifact: bool) -> Value {
+    let id = v.get("id").and_then(Value::as_u64).unwrap_or(0);
+    for f in shared.faults.lock().expect("lock").iter() {
+        match f {
+            Fault::ArtifactField {
+                id: i,
+                field,
+                value,
+            } if artifact && *i == id => patch_field(&mut v, field, value),
+            Fault::RunField {
+                id: i,
+                field,
+                value,
+            } if !artifact && *i == id => patch_field(&mut v, field, value),
+            _ => {}
+        }
+    }
+    v
 }
 
 /// One request as received.
@@ -89,6 +167,8 @@ struct Shared {
     jobs: Mutex<Vec<(u64, u32, Value)>>,
     max_per_page: Mutex<usize>,
     comments: Mutex<comments::Comments>,
+    location_ttl: Mutex<Duration>,
+    redirects: Mutex<u64>,
 }
 
 /// The running fake: API at [`FakeGithub::api_url`], blob storage on a second port.
@@ -115,6 +195,8 @@ impl FakeGithub {
             jobs: Mutex::new(Vec::new()),
             max_per_page: Mutex::new(100),
             comments: Mutex::new(comments::Comments::default()),
+            location_ttl: Mutex::new(Duration::from_secs(60)),
+            redirects: Mutex::new(0),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -141,6 +223,11 @@ impl FakeGithub {
     /// Largest page size served (GitHub: 100); small values make pagination tests cheap.
     pub fn set_max_per_page(&self, n: usize) {
         *self.shared.max_per_page.lock().expect("lock") = n.max(1);
+    }
+
+    /// How long a download redirect's signed `Location` stays valid (GitHub: one minute).
+    pub fn set_location_ttl(&self, ttl: Duration) {
+        *self.shared.location_ttl.lock().expect("lock") = ttl;
     }
 
     /// Add a fault.
@@ -359,6 +446,22 @@ fn take_fault(shared: &Shared, pred: impl Fn(&Fault) -> bool) -> Option<Fault> {
     Some(f)
 }
 
+/// The response of an injected `Fault::Status` for `path`, consuming one use of it.
+fn injected_status(shared: &Shared, path: &str) -> Option<Response> {
+    let Some(Fault::Status {
+        status, headers, ..
+    }) = take_fault(
+        shared,
+        |f| matches!(f, Fault::Status { on, .. } if path.contains(on.as_str())),
+    )
+    else {
+        return None;
+    };
+    let mut r = error(status, &format!("injected HTTP {status}"));
+    r.headers.extend(headers);
+    Some(r)
+}
+
 fn has_fault(shared: &Shared, pred: impl Fn(&Fault) -> bool) -> bool {
     shared.faults.lock().expect("lock").iter().any(pred)
 }
@@ -376,14 +479,7 @@ fn param(q: &[(String, String)], name: &str) -> Option<String> {
 
 fn api(shared: &Shared, rec: &Recorded) -> Response {
     let path = rec.path().to_string();
-    if let Some(Fault::Status {
-        status, headers, ..
-    }) = take_fault(
-        shared,
-        |f| matches!(f, Fault::Status { on, .. } if path.contains(on.as_str())),
-    ) {
-        let mut r = error(status, &format!("injected HTTP {status}"));
-        r.headers.extend(headers);
+    if let Some(r) = injected_status(shared, &path) {
         return r;
     }
     if rec.header("authorization") != Some(&format!("Bearer {}", shared.token)) {
@@ -424,18 +520,21 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
                 })
                 .collect();
             runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-            let items: Vec<Value> = runs.iter().map(|r| run_json(&state, r)).collect();
+            let items: Vec<Value> = runs
+                .iter()
+                .map(|r| patched(shared, run_json(&state, r), false))
+                .collect();
             paginate(shared, rec, &q, "workflow_runs", items)
         }
         ["runs", id] => match find_run(&state, id) {
-            Some(r) => json_response(200, &run_json(&state, r)),
+            Some(r) => json_response(200, &patched(shared, run_json(&state, r), false)),
             None => error(404, "Not Found"),
         },
         ["runs", id, "artifacts"] => {
             let Some(run) = find_run(&state, id) else {
                 return error(404, "Not Found");
             };
-            let items = artifacts(&state, now, |a| {
+            let items = artifacts(shared, &state, now, |a| {
                 a.workflow_run_id == run.id && param(&q, "name").is_none_or(|n| a.name == n)
             });
             paginate(shared, rec, &q, "artifacts", items)
@@ -465,13 +564,13 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
             paginate(shared, rec, &q, "jobs", items)
         }
         ["artifacts"] => {
-            let items = artifacts(&state, now, |a| {
+            let items = artifacts(shared, &state, now, |a| {
                 param(&q, "name").is_none_or(|n| a.name == n)
             });
             paginate(shared, rec, &q, "artifacts", items)
         }
         ["artifacts", id] => {
-            let found = artifacts(&state, now, |a| a.id.to_string() == *id);
+            let found = artifacts(shared, &state, now, |a| a.id.to_string() == *id);
             match found.into_iter().next() {
                 Some(a) => json_response(200, &a),
                 None => error(404, "Not Found"),
@@ -484,11 +583,21 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
             if a.expired || now >= a.expires_at {
                 return error(410, "Artifact has expired");
             }
+            let n = {
+                let mut r = shared.redirects.lock().expect("lock");
+                *r += 1;
+                *r
+            };
+            let ttl = *shared.location_ttl.lock().expect("lock");
+            let expiry = now_ms() + ttl.as_millis();
             Response {
                 status: 302,
                 headers: vec![(
                     "location".into(),
-                    format!("{}/blob/{}?sig=SIGNATURE", shared.blob_base, a.id),
+                    format!(
+                        "{}/blob/{}?sig=SIGNATURE{n}&se={expiry}",
+                        shared.blob_base, a.id
+                    ),
                 )],
                 body: Vec::new(),
                 stall: None,
@@ -498,7 +607,24 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
     }
 }
 
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis()
+}
+
 fn blob(shared: &Shared, rec: &Recorded) -> Response {
+    if let Some(r) = injected_status(shared, rec.path()) {
+        return r;
+    }
+    let expiry = param(&query(&rec.target), "se").and_then(|v| v.parse::<u128>().ok());
+    if expiry.is_none_or(|se| now_ms() > se) {
+        return error(
+            403,
+            "AuthenticationFailed: Signature not valid in the specified time frame",
+        );
+    }
     let auth = rec.header("authorization").is_some();
     if has_fault(shared, |f| matches!(f, Fault::BlobDemandsToken)) {
         if !auth {
@@ -607,6 +733,7 @@ fn run_json(state: &StoreState, r: &WorkflowRun) -> Value {
 }
 
 fn artifacts(
+    shared: &Shared,
     state: &StoreState,
     now: DateTime<Utc>,
     keep: impl Fn(&StoredArtifact) -> bool,
@@ -630,6 +757,7 @@ fn artifacts(
                 }))
             })
         })
+        .map(|v| patched(shared, v, true))
         .collect()
 }
 

@@ -1,6 +1,10 @@
 //! Zip archives: deterministic writing (sorted entries, fixed timestamps and modes, deflate level 6)
 //! and safe bounded extraction (size and member caps, no symlinks, no absolute or `..` paths, safe
 //! components only, prefix stripping, duplicate check, allowed extensions, staged then renamed).
+//! The directory's consistency (no duplicate names, local headers that agree) is checked by the
+//! `directory` submodule.
+
+mod directory;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
@@ -74,6 +78,15 @@ pub enum ArchiveError {
         /// The member name as stored in the archive.
         member: String,
         /// What is wrong, with expected and found values.
+        message: String,
+    },
+    /// The directory of the zip is inconsistent (local headers that disagree with the central
+    /// directory, overlapping entries, entries outside the central directory).
+    #[error("archive {path} is inconsistent: {message}")]
+    Inconsistent {
+        /// The archive.
+        path: String,
+        /// What disagrees.
         message: String,
     },
     /// The extraction destination already holds data.
@@ -262,8 +275,10 @@ pub fn extract_safe(
             found: zip.len(),
         });
     }
+    directory::check(&mut zip, archive, policy.max_members)?;
     let staged = fsx::StagedDir::new(dest).map_err(io_err(dest))?;
     let mut seen = BTreeSet::new();
+    let mut made_dirs = std::collections::HashSet::new();
     let mut expanded = 0u64;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| ArchiveError::NotZip {
@@ -310,8 +325,11 @@ pub fn extract_safe(
         }
         let out = fsx::join_safe(staged.path(), &rel)
             .ok_or_else(|| member(format!("unsafe path {rel:?}")))?;
-        if let Some(parent) = out.parent() {
+        if let Some(parent) = out.parent()
+            && !made_dirs.contains(parent)
+        {
             fs::create_dir_all(parent).map_err(io_err(parent))?;
+            made_dirs.insert(parent.to_path_buf());
         }
         let mut f = fs::File::create_new(&out).map_err(|e| {
             // A file where a directory is needed (or the reverse) is a path conflict in the archive.
@@ -418,6 +436,85 @@ mod tests {
         let err = extract_safe(&z, &dest2, &ExtractPolicy::history()).unwrap_err();
         assert!(err.to_string().contains("duplicate"), "{err}");
         assert!(!dest2.exists());
+    }
+
+    /// Replace every occurrence of `from` with `to` (same length) in the file: names are stored
+    /// twice (local header and central directory) and are not covered by the CRC.
+    fn patch(path: &Path, from: &str, to: &str, occurrences: usize) {
+        assert_eq!(from.len(), to.len());
+        let mut bytes = fs::read(path).unwrap();
+        let mut done = 0;
+        let mut i = 0;
+        while i + from.len() <= bytes.len() && done < occurrences {
+            if &bytes[i..i + from.len()] == from.as_bytes() {
+                bytes[i..i + from.len()].copy_from_slice(to.as_bytes());
+                done += 1;
+            }
+            i += 1;
+        }
+        assert_eq!(done, occurrences, "patched {from:?}");
+        fs::write(path, bytes).unwrap();
+    }
+
+    #[test]
+    fn refuses_exact_duplicate_names_from_the_central_directory() {
+        let out = tempfile::tempdir().unwrap();
+        let z = out.path().join("dup.zip");
+        raw_zip(
+            &z,
+            &[
+                ("r1/manifest.json", b"{\"run_id\": \"r1\"}"),
+                ("r1/manifesX.json", b"{}"),
+            ],
+        );
+        patch(&z, "r1/manifesX.json", "r1/manifest.json", 2);
+        let dest = out.path().join("d");
+        let err = extract_safe(&z, &dest, &ExtractPolicy::history()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("\"r1/manifest.json\""), "{msg}");
+        assert!(msg.contains("2 times in the central directory"), "{msg}");
+        assert_eq!(err.exit(), Exit::Integrity);
+        assert!(!dest.exists());
+        assert_eq!(
+            fs::read_dir(out.path()).unwrap().count(),
+            1,
+            "nothing staged"
+        );
+    }
+
+    #[test]
+    fn refuses_a_local_header_that_disagrees_with_the_central_directory() {
+        let out = tempfile::tempdir().unwrap();
+        let z = out.path().join("split.zip");
+        raw_zip(
+            &z,
+            &[("r1/report.md", b"# ok\n"), ("r1/summary.json", b"{}")],
+        );
+        // Only the local header (the first occurrence) is renamed: a streaming reader would see
+        // another file than the central directory promises.
+        patch(&z, "r1/report.md", "r1/rePort.md", 1);
+        let dest = out.path().join("d");
+        let err = extract_safe(&z, &dest, &ExtractPolicy::history()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("local header"), "{msg}");
+        assert!(msg.contains(&z.display().to_string()), "{msg}");
+        assert_eq!(err.exit(), Exit::Integrity);
+        assert!(!dest.exists());
+    }
+
+    #[test]
+    fn accepts_streamed_members_with_data_descriptors() {
+        let out = tempfile::tempdir().unwrap();
+        let z = out.path().join("stream.zip");
+        let mut zw = zip::ZipWriter::new_stream(fs::File::create(&z).unwrap());
+        for (name, body) in [("r1/index.json", &b"{}"[..]), ("r1/a.md", b"# a\n")] {
+            zw.start_file(name, SimpleFileOptions::default()).unwrap();
+            zw.write_all(body).unwrap();
+        }
+        zw.finish().unwrap();
+        let dest = out.path().join("d");
+        let rep = extract_safe(&z, &dest, &ExtractPolicy::history()).unwrap();
+        assert_eq!(rep.files, ["r1/a.md", "r1/index.json"]);
     }
 
     #[test]

@@ -1,21 +1,41 @@
 //! What every binary does at its edge: logging to stderr, the TLS provider, JSON to stdout, and the
-//! mapping of a failure to its documented exit code.
+//! mapping of a failure to its documented exit code. Every log field and error line passes through
+//! [`crate::text::for_humans`] (URLs redacted, control characters made visible).
 
 use crate::exit::{Classify, Exit};
 use std::fmt::Display;
 use std::process::ExitCode;
+use tracing::Subscriber;
+
+/// The log subscriber: fields rendered through [`crate::text::for_humans`], written to `writer`.
+fn subscriber<W>(filter: tracing_subscriber::EnvFilter, writer: W, ansi: bool) -> impl Subscriber
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let fields = tracing_subscriber::fmt::format::debug_fn(|w, field, value| {
+        let shown = format!("{value:?}");
+        let shown = crate::text::for_humans(&shown);
+        if field.name() == "message" {
+            write!(w, "{shown}")
+        } else {
+            write!(w, "{}={shown}", field.name())
+        }
+    });
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .fmt_fields(tracing_subscriber::field::MakeExt::delimited(fields, " "))
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(ansi)
+        .finish()
+}
 
 /// Set up stderr logging (`TIER1_LOG`, default `info`) and install the rustls crypto provider.
 pub fn init() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIER1_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_target(false)
-        .with_ansi(ansi)
-        .try_init();
+    let _ = tracing::subscriber::set_global_default(subscriber(filter, std::io::stderr, ansi));
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
@@ -27,11 +47,17 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
     }
 }
 
-/// Report a failure on stderr as `<tool>: error: <message>` (and, inside GitHub Actions, as an error
-/// annotation) and return its exit code.
+/// Print `<tool>: error: <message>` on stderr (and, inside GitHub Actions, an error annotation),
+/// the message with URLs redacted and control characters made visible.
+pub fn print_error(tool: &str, message: &dyn Display) {
+    let shown = crate::text::for_humans(&message.to_string()).into_owned();
+    eprintln!("{tool}: error: {shown}");
+    crate::gha::error(&format!("{tool}: {shown}"));
+}
+
+/// Report a failure with [`print_error`] and return its exit code.
 pub fn fail<E: Classify + Display>(tool: &str, err: &E) -> ExitCode {
-    eprintln!("{tool}: error: {err}");
-    crate::gha::error(&format!("{tool}: {err}"));
+    print_error(tool, err);
     err.exit().into()
 }
 
@@ -52,5 +78,53 @@ pub fn store_spec(given: Option<String>) -> Result<String, crate::store::StoreEr
         None => Err(crate::store::StoreError::Invalid(
             "--store is required outside GitHub Actions: expected `local:DIR` or `github`".into(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("lock").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn log_lines_redact_urls_and_show_control_characters() {
+        let out = Captured::default();
+        let sink = out.clone();
+        let sub = subscriber(
+            tracing_subscriber::EnvFilter::new("info"),
+            move || sink.clone(),
+            false,
+        );
+        tracing::subscriber::with_default(sub, || {
+            let url = "https://user:hunter2@h.example/p?token=SEKRET#frag";
+            tracing::warn!(
+                url,
+                "fetching https://h.example/x?sig=SIG2 for \u{1b}[2Jbob\nforged"
+            );
+        });
+        let text = String::from_utf8(out.0.lock().expect("lock").clone()).expect("utf8");
+        for leak in ["hunter2", "SEKRET", "SIG2", "frag", "\u{1b}", "\nforged"] {
+            assert!(!text.contains(leak), "{leak:?} in {text:?}");
+        }
+        assert!(text.contains("https://h.example/x?[redacted]"), "{text}");
+        assert!(
+            text.contains("url=\"https://***@h.example/p?[redacted]\""),
+            "{text}"
+        );
+        assert!(text.contains("\\u{1b}[2Jbob\\u{a}forged"), "{text}");
+        assert_eq!(text.lines().count(), 1, "one event, one line: {text:?}");
     }
 }

@@ -13,7 +13,7 @@ pub fn in_actions() -> bool {
 /// Open a collapsible log group (on stderr, so stdout stays machine output).
 pub fn group(title: &str) {
     if in_actions() {
-        eprintln!("::group::{}", escape_data(title));
+        eprintln!("::group::{}", command_data(title));
     }
 }
 
@@ -27,7 +27,7 @@ pub fn endgroup() {
 /// Emit an error annotation.
 pub fn error(message: &str) {
     if in_actions() {
-        eprintln!("::error::{}", escape_data(message));
+        eprintln!("::error::{}", command_data(message));
     }
 }
 
@@ -118,6 +118,12 @@ pub fn run_url() -> Option<String> {
         repo.trim(),
         id.trim()
     ))
+}
+
+/// Text for a workflow command: URLs redacted and control characters made visible
+/// ([`crate::text::for_humans`]), then escaped with [`escape_data`].
+fn command_data(s: &str) -> String {
+    escape_data(&crate::text::for_humans(s))
 }
 
 /// Escape a workflow-command message (`%`, CR, LF).

@@ -29,5 +29,6 @@ pub mod runner;
 pub mod stats;
 pub mod store;
 pub mod suite;
+pub mod text;
 
 pub use exit::{Classify, Exit};

@@ -58,6 +58,9 @@ pub enum PromoteError {
     /// The evidence archive is unsafe or unreadable.
     #[error(transparent)]
     Archive(#[from] crate::archive::ArchiveError),
+    /// The output root is unusable (a symbolic link, occupied, or inside an input tree).
+    #[error(transparent)]
+    OutputRoot(#[from] crate::fsx::OutputRootError),
     /// The approvals could not be read from GitHub.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
@@ -84,6 +87,7 @@ impl Classify for PromoteError {
             PromoteError::Integrity(_) => Exit::Integrity,
             PromoteError::Archive(e) => e.exit(),
             PromoteError::Store(e) => e.exit(),
+            PromoteError::OutputRoot(e) => e.exit(),
         }
     }
 }
@@ -170,6 +174,14 @@ pub fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
     if u.host_str().is_none_or(str::is_empty) {
         return err("no host");
     }
+    // The URL parser drops tabs and line breaks, turns `\\` into `/`, lowercases the host and
+    // resolves dot segments: the value stored must be the one checked.
+    if u.as_str() != s {
+        return err(&format!(
+            "it is not in canonical form (expected {:?})",
+            u.as_str()
+        ));
+    }
     if !u.username().is_empty() || u.password().is_some() {
         return err("credentials are not allowed");
     }
@@ -210,6 +222,13 @@ fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
             return invalid(format!("{name} must be a non-blank string"));
         }
     }
+    // The workflow-run URL is held to its canonical form instead (which has no control characters).
+    for (name, v) in [("--requester", &r.requester), ("--note", &r.note)]
+        .into_iter()
+        .chain(r.reviewers.iter().map(|v| ("--reviewer", v)))
+    {
+        crate::text::check_printable(name, v.trim()).map_err(PromoteError::Invalid)?;
+    }
     check_workflow_run(r.workflow_run.trim(), r.allow_local_workflow_run)
         .map_err(PromoteError::Invalid)?;
     let commit = r.expected_git_commit.trim().to_ascii_lowercase();
@@ -239,21 +258,14 @@ fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
 pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     let checked = check_request(r)?;
     let suite = Suite::load(&r.suite_config)?;
-    match crate::fsx::is_absent_or_empty(&r.output_history_root) {
-        Ok(true) => {}
-        Ok(false) => {
-            return Err(PromoteError::Conflict(format!(
-                "output history root {} exists and is not empty",
-                r.output_history_root.display()
-            )));
-        }
-        Err(source) => {
-            return Err(PromoteError::Io {
-                path: r.output_history_root.display().to_string(),
-                source,
-            });
-        }
+    let mut inputs = vec![
+        ("candidate history root", r.history_root.as_path()),
+        ("evidence root", r.evidence_root.as_path()),
+    ];
+    if let Some(live) = &r.canonical_history_root {
+        inputs.push(("canonical history root", live.as_path()));
     }
+    crate::fsx::check_output_root(&r.output_history_root, &inputs)?;
     // 8. The candidate index and its newest row.
     let cand = validate_history_root(&r.history_root).map_err(|source| PromoteError::History {
         which: "candidate",

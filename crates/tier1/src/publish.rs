@@ -11,7 +11,7 @@ use crate::history::trend;
 use crate::history::validate::{HistoryError, validate_history_root};
 use crate::suite::Suite;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Why a merge was refused.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +30,9 @@ pub enum PublishError {
         /// The validation failure.
         source: HistoryError,
     },
+    /// The output root is unusable (a symbolic link, occupied, or inside an input tree).
+    #[error(transparent)]
+    OutputRoot(#[from] crate::fsx::OutputRootError),
     /// Writing the output failed.
     #[error("{path}: {source}")]
     Io {
@@ -47,6 +50,7 @@ impl Classify for PublishError {
             PublishError::Conflict(_) => Exit::Conflict,
             PublishError::History { source, .. } => source.exit(),
             PublishError::Io { .. } => Exit::Io,
+            PublishError::OutputRoot(e) => e.exit(),
         }
     }
 }
@@ -157,20 +161,6 @@ pub fn check_suite_identity(
     Ok(())
 }
 
-fn output_must_be_empty(out: &Path) -> Result<(), PublishError> {
-    match crate::fsx::is_absent_or_empty(out) {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(PublishError::Conflict(format!(
-            "output history root {} exists and is not empty",
-            out.display()
-        ))),
-        Err(source) => Err(PublishError::Io {
-            path: out.display().to_string(),
-            source,
-        }),
-    }
-}
-
 /// Merge the candidate's newest run into live history, writing the result to `output_root`.
 pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishError> {
     let invalid = |m: String| Err(PublishError::Invalid(m));
@@ -180,12 +170,32 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             req.run_id
         ));
     }
-    output_must_be_empty(&req.output_root)?;
-    let cand =
-        validate_history_root(&req.candidate_root).map_err(|source| PublishError::History {
-            which: "candidate",
-            source,
-        })?;
+    crate::fsx::check_output_root(
+        &req.output_root,
+        &[
+            ("candidate history root", req.candidate_root.as_path()),
+            ("canonical history root", req.canonical_root.as_path()),
+        ],
+    )?;
+    // Both trees are validated whole, side by side (read only; the candidate's failure is reported
+    // first, as when they ran one after the other).
+    let live_index_present = req
+        .canonical_root
+        .join(crate::history::INDEX_FILE)
+        .is_file();
+    let (cand, live) = std::thread::scope(|s| {
+        let live =
+            s.spawn(|| live_index_present.then(|| validate_history_root(&req.canonical_root)));
+        let cand = validate_history_root(&req.candidate_root);
+        let live = live
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (cand, live)
+    });
+    let cand = cand.map_err(|source| PublishError::History {
+        which: "candidate",
+        source,
+    })?;
     let Some(row) = cand.index.runs.last() else {
         return invalid("candidate history has no runs".into());
     };
@@ -218,21 +228,16 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         })?;
     check_summary_identity(&files.summary, suite).map_err(PublishError::Invalid)?;
 
-    if !req
-        .canonical_root
-        .join(crate::history::INDEX_FILE)
-        .is_file()
-    {
+    let Some(live) = live else {
         return invalid(format!(
             "canonical history {} has no index.json: normal publication needs an eligible anchor (bootstrap goes through tier1-promote)",
             req.canonical_root.display()
         ));
-    }
-    let live =
-        validate_history_root(&req.canonical_root).map_err(|source| PublishError::History {
-            which: "canonical",
-            source,
-        })?;
+    };
+    let live = live.map_err(|source| PublishError::History {
+        which: "canonical",
+        source,
+    })?;
     check_suite_identity(
         "canonical index",
         &live.index.suite_name,

@@ -203,6 +203,13 @@ fn lookup(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<ArtifactMeta
     let by_id = |id: u64| -> Result<ArtifactMeta, VerifyError> {
         let listing = store.list_run_artifacts(req.run_id)?;
         let truncated = listing.truncated;
+        if let Some(s) = listing.skipped.iter().find(|s| s.id == id) {
+            return Err(StoreError::Corrupt {
+                path: format!("artifact {} (id {id}) of run {}", s.name, req.run_id),
+                message: s.reason.clone(),
+            }
+            .into());
+        }
         match listing.items.into_iter().find(|a| a.id == id) {
             Some(a) => Ok(a),
             None if truncated => Err(StoreError::Corrupt {

@@ -156,7 +156,7 @@ impl GithubClient {
             }
         };
         if retry {
-            return self.send_with_retry(req, endpoint);
+            return self.send_with_retry(|| Ok((req(), endpoint.clone())));
         }
         let response =
             self.block_on(async { req().send().await })
@@ -167,30 +167,39 @@ impl GithubClient {
         Ok(Final { response, endpoint })
     }
 
-    /// GET `u` (a pre-signed blob URL) with no `Authorization`, retrying transient failures.
-    pub fn get_blob(&self, u: &url::Url) -> Result<Final, GithubError> {
-        let endpoint = format!(
-            "GET {}{}",
-            u.origin().ascii_serialization(),
-            Self::endpoint("", u, false).trim_start()
-        );
-        self.send_with_retry(|| self.blob.get(u.clone()), endpoint)
+    /// GET a pre-signed blob URL with no `Authorization`, retrying transient failures. `locate`
+    /// yields the URL and is called again before every attempt: a signed URL expires (an artifact's
+    /// download `Location` lives one minute), so a retry must not reuse it.
+    pub fn get_blob(
+        &self,
+        mut locate: impl FnMut() -> Result<url::Url, GithubError>,
+    ) -> Result<Final, GithubError> {
+        self.send_with_retry(|| {
+            let u = locate()?;
+            let endpoint = format!(
+                "GET {}{}",
+                u.origin().ascii_serialization(),
+                Self::endpoint("", &u, false).trim_start()
+            );
+            Ok((self.blob.get(u), endpoint))
+        })
     }
 
+    /// Send what `next` builds (asked anew for every attempt), retrying transient failures.
     fn send_with_retry(
         &self,
-        req: impl Fn() -> reqwest::RequestBuilder,
-        endpoint: String,
+        mut next: impl FnMut() -> Result<(reqwest::RequestBuilder, String), GithubError>,
     ) -> Result<Final, GithubError> {
         let policy = &self.cfg.retry;
         let mut attempt = 1u32;
         loop {
-            let response = self.block_on(async { req().send().await }).map_err(|e| {
-                GithubError::Transport {
-                    endpoint: endpoint.clone(),
-                    message: transport_message(&e),
-                }
-            })?;
+            let (req, endpoint) = next()?;
+            let response =
+                self.block_on(async { req.send().await })
+                    .map_err(|e| GithubError::Transport {
+                        endpoint: endpoint.clone(),
+                        message: transport_message(&e),
+                    })?;
             let facts = facts_of(&response);
             match policy.decide(attempt, &facts, chrono::Utc::now().timestamp()) {
                 Decision::Stop => return Ok(Final { response, endpoint }),

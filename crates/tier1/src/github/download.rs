@@ -1,6 +1,7 @@
 //! Artifact download: `GET …/artifacts/{id}/zip` with the token and WITHOUT following the redirect,
-//! then the pre-signed `Location` fetched with NO `Authorization`, streamed through
-//! `digest::copy_hashed` under the size cap, its length and digest checked against the metadata.
+//! then the pre-signed `Location` fetched with NO `Authorization` (a retry asks `/zip` for a fresh
+//! one: the URL expires after a minute), streamed through `digest::copy_hashed` under the size
+//! cap, its length and digest checked against the metadata.
 
 use super::GithubError;
 use super::client::{GithubClient, transport_message};
@@ -32,7 +33,27 @@ pub fn download_artifact(
         expected.id
     );
     let api_url = client.url(&route, &[])?;
-    let fin = client.get_api(&api_url)?;
+    let fin = client.get_blob(|| locate(client, &api_url, expected, cap))?;
+    let status = fin.response.status().as_u16();
+    if status != 200 {
+        return Err(GithubError::Status {
+            endpoint: fin.endpoint,
+            status,
+            message: client.error_message(fin.response),
+        });
+    }
+    stream_checked(client, fin, expected, sink)
+}
+
+/// Ask `api_url` (the artifact's `/zip` route) for the redirect and return its signed `Location`;
+/// 410 => `Gone`; a size above `cap` is refused before any blob is fetched.
+fn locate(
+    client: &GithubClient,
+    api_url: &url::Url,
+    expected: &Expected<'_>,
+    cap: u64,
+) -> Result<url::Url, GithubError> {
+    let fin = client.get_api(api_url)?;
     let endpoint = fin.endpoint.clone();
     let status = fin.response.status().as_u16();
     if status == 410 {
@@ -74,16 +95,17 @@ pub fn download_artifact(
             ),
         });
     }
-    let fin = client.get_blob(&blob_url)?;
+    Ok(blob_url)
+}
+
+/// Stream the located blob's body into `sink` and check it against `expected`.
+fn stream_checked(
+    client: &GithubClient,
+    fin: super::client::Final,
+    expected: &Expected<'_>,
+    sink: &mut dyn Write,
+) -> Result<(Digest, u64), GithubError> {
     let blob_endpoint = fin.endpoint.clone();
-    let status = fin.response.status().as_u16();
-    if status != 200 {
-        return Err(GithubError::Status {
-            endpoint: blob_endpoint,
-            status,
-            message: client.error_message(fin.response),
-        });
-    }
     let mut body = BodyReader {
         client,
         response: fin.response,

@@ -3,7 +3,7 @@
 //! row without `chain_sha256`. Computing, appending and verifying links over the raw stored rows.
 
 use super::validate::HistoryError;
-use crate::json::canonical;
+use crate::json::{canonical, canonical_without};
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
@@ -24,22 +24,22 @@ pub enum ChainState {
 
 /// The link of a row whose JSON (without `chain_sha256`) is `row`, after `prev`.
 pub fn link(prev: Option<&str>, row: &Value) -> String {
-    let stripped = strip(row);
-    let mut h = Sha256::new();
-    h.update(prev.unwrap_or("").as_bytes());
-    h.update(canonical(&stripped).as_bytes());
-    hex::encode(h.finalize())
+    match row {
+        Value::Object(m) => link_object(prev, m),
+        other => hash_link(prev, &canonical(other)),
+    }
 }
 
-fn strip(row: &Value) -> Value {
-    match row {
-        Value::Object(m) => {
-            let mut m = m.clone();
-            m.shift_remove(CHAIN_FIELD);
-            Value::Object(m)
-        }
-        other => other.clone(),
-    }
+/// [`link`] of an object row, read in place.
+fn link_object(prev: Option<&str>, row: &Map<String, Value>) -> String {
+    hash_link(prev, &canonical_without(row, CHAIN_FIELD))
+}
+
+fn hash_link(prev: Option<&str>, body: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(prev.unwrap_or("").as_bytes());
+    h.update(body.as_bytes());
+    hex::encode(h.finalize())
 }
 
 fn stored_link(row: &Value) -> Option<&Value> {
@@ -56,7 +56,7 @@ fn row_name(i: usize, row: &Value) -> String {
 /// Set `row`'s link after `prev` and return it (the row must be a JSON object).
 pub fn seal(prev: Option<&str>, row: &mut Map<String, Value>) -> String {
     row.shift_remove(CHAIN_FIELD);
-    let l = link(prev, &Value::Object(row.clone()));
+    let l = link_object(prev, row);
     row.insert(CHAIN_FIELD.into(), Value::String(l.clone()));
     l
 }

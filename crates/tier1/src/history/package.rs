@@ -7,6 +7,7 @@ use super::model::{
 };
 use super::validate::HistoryError;
 use crate::fsx;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -25,7 +26,12 @@ pub fn read_json<T: DeserializeOwned>(root: &Path, rel: &str) -> Result<T, Histo
     let path = root.join(rel);
     let bytes = std::fs::read(&path)
         .map_err(|e| HistoryError::structural(rel, format!("cannot read: {e}")))?;
-    serde_json::from_slice(&bytes)
+    parse_json(rel, &bytes)
+}
+
+/// Parse the bytes of history file `rel`; a failure is structural and names the file.
+fn parse_json<T: DeserializeOwned>(rel: &str, bytes: &[u8]) -> Result<T, HistoryError> {
+    serde_json::from_slice(bytes)
         .map_err(|e| HistoryError::structural(rel, format!("invalid content: {e}")))
 }
 
@@ -40,6 +46,23 @@ pub fn write_json<T: serde::Serialize>(
         .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))?;
     fsx::write_if_changed(&root.join(rel), &bytes)
         .map(|_| ())
+        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+}
+
+/// [`write_json`] for a file of a staged tree whose stored bytes are `stored`: overwritten in
+/// place (see [`fsx::overwrite_staged`]) when they differ, untouched otherwise.
+pub fn write_json_staged<T: serde::Serialize>(
+    root: &Path,
+    rel: &str,
+    value: &T,
+    stored: &[u8],
+) -> Result<(), HistoryError> {
+    let bytes = crate::json::to_pretty(value, rel)
+        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))?;
+    if bytes == stored {
+        return Ok(());
+    }
+    fsx::overwrite_staged(&root.join(rel), &bytes, stored.len())
         .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
 }
 
@@ -61,8 +84,7 @@ impl IndexDoc {
                 format!("expected a JSON object, found {}", kind_of(&v)),
             ));
         };
-        let index: Index = serde_json::from_value(Value::Object(raw.clone()))
-            .map_err(|e| HistoryError::structural(INDEX_FILE, format!("invalid index: {e}")))?;
+        let index = parse_index(&raw)?;
         Ok(IndexDoc { raw, index })
     }
 
@@ -149,8 +171,7 @@ impl IndexDoc {
     }
 
     fn reparse(&mut self) -> Result<(), HistoryError> {
-        self.index = serde_json::from_value(Value::Object(self.raw.clone()))
-            .map_err(|e| HistoryError::structural(INDEX_FILE, format!("invalid index: {e}")))?;
+        self.index = parse_index(&self.raw)?;
         Ok(())
     }
 
@@ -164,6 +185,12 @@ impl IndexDoc {
     pub fn row(&self, run_id: &str) -> Option<&IndexRow> {
         self.index.runs.iter().find(|r| r.run_id == run_id)
     }
+}
+
+/// The typed view of a stored index object, read in place (no copy of the stored rows).
+fn parse_index(raw: &Map<String, Value>) -> Result<Index, HistoryError> {
+    Index::deserialize(raw)
+        .map_err(|e| HistoryError::structural(INDEX_FILE, format!("invalid index: {e}")))
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -186,6 +213,10 @@ pub struct RunFiles {
     pub regression: RegressionSummary,
     /// `trend_snapshot.json` (must be an object; its content is rebuilt on publication).
     pub trend: Map<String, Value>,
+    /// `summary.json` as stored.
+    pub summary_bytes: Vec<u8>,
+    /// `regression_summary.json` as stored.
+    pub regression_bytes: Vec<u8>,
 }
 
 /// Check that a stored path is a safe relative path under the root; returns the joined path.
@@ -213,20 +244,33 @@ pub fn row_paths(row: &IndexRow) -> [(&'static str, &str); 4] {
     ]
 }
 
-/// Load the summary, regression JSON and trend snapshot a row points at (all must exist).
+/// Load the summary, regression JSON and trend snapshot a row points at (all four files, the
+/// Markdown summary included, must exist). Files that are read are not also checked with a `stat`.
 pub fn load_run(root: &Path, row: &IndexRow) -> Result<RunFiles, HistoryError> {
+    let missing = |field: &str, rel: &str| {
+        HistoryError::structural(
+            rel,
+            format!("run {:?}: `{field}` file does not exist", row.run_id),
+        )
+    };
     for (field, rel) in row_paths(row) {
         let p = resolve(root, rel, field, &row.run_id)?;
-        if !p.is_file() {
-            return Err(HistoryError::structural(
-                rel,
-                format!("run {:?}: `{field}` file does not exist", row.run_id),
-            ));
+        if field == "regression_summary_path" && !p.is_file() {
+            return Err(missing(field, rel));
         }
     }
-    let summary: Summary = read_json(root, &row.summary_path)?;
-    let regression: RegressionSummary = read_json(root, &row.regression_json_path)?;
-    let trend: Value = read_json(root, &row.trend_snapshot_path)?;
+    let read = |field: &str, rel: &str| -> Result<Vec<u8>, HistoryError> {
+        std::fs::read(root.join(rel)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => missing(field, rel),
+            _ => HistoryError::structural(rel, format!("cannot read: {e}")),
+        })
+    };
+    let summary_bytes = read("summary_path", &row.summary_path)?;
+    let regression_bytes = read("regression_json_path", &row.regression_json_path)?;
+    let trend_bytes = read("trend_snapshot_path", &row.trend_snapshot_path)?;
+    let summary: Summary = parse_json(&row.summary_path, &summary_bytes)?;
+    let regression: RegressionSummary = parse_json(&row.regression_json_path, &regression_bytes)?;
+    let trend: Value = parse_json(&row.trend_snapshot_path, &trend_bytes)?;
     let Value::Object(trend) = trend else {
         return Err(HistoryError::structural(
             &row.trend_snapshot_path,
@@ -237,6 +281,8 @@ pub fn load_run(root: &Path, row: &IndexRow) -> Result<RunFiles, HistoryError> {
         summary,
         regression,
         trend,
+        summary_bytes,
+        regression_bytes,
     })
 }
 
@@ -259,11 +305,12 @@ pub struct TreePlan<'a> {
 }
 
 /// Write a history tree into `dest` (absent or empty), staged in a temporary sibling and renamed
-/// into place, so a failure leaves no output.
+/// into place, so a failure leaves no output. The base tree's files are hard-linked where possible
+/// ([`fsx::link_tree`]); trend snapshots and the index replace their links atomically.
 pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
     let stage = fsx::StagedDir::new(dest)?;
     if let Some(base) = plan.base {
-        fsx::copy_tree(base, stage.path())?;
+        fsx::link_tree(base, stage.path())?;
     }
     for (src_root, run_id) in &plan.runs {
         let to = stage.path().join(run_id);
@@ -311,5 +358,46 @@ mod tests {
             Ok(ChainState::Chained { head: Some(_) })
         ));
         assert_eq!(back.raw_rows(), doc.raw_rows());
+    }
+
+    #[test]
+    fn writing_a_tree_over_a_linked_base_never_changes_the_base() {
+        use std::os::unix::fs::MetadataExt;
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("live");
+        std::fs::create_dir_all(base.join("r0")).unwrap();
+        std::fs::write(base.join("r0/trend_snapshot.json"), b"{\"old\": true}\n").unwrap();
+        std::fs::write(base.join("r0/summary.json"), b"{}\n").unwrap();
+        std::fs::write(base.join(INDEX_FILE), b"{\"runs\": []}\n").unwrap();
+        let doc = IndexDoc::new_chained("tier1", 1);
+        let plan = TreePlan {
+            base: Some(&base),
+            runs: vec![],
+            trends: vec![(
+                "r0/trend_snapshot.json".into(),
+                super::super::trend::build(&doc.index),
+            )],
+            index: &doc,
+        };
+        let out = t.path().join("out");
+        write_tree(&out, &plan).unwrap();
+        assert_eq!(
+            std::fs::read(base.join("r0/trend_snapshot.json")).unwrap(),
+            b"{\"old\": true}\n"
+        );
+        assert_eq!(
+            std::fs::read(base.join(INDEX_FILE)).unwrap(),
+            b"{\"runs\": []}\n"
+        );
+        assert_ne!(
+            std::fs::read(out.join("r0/trend_snapshot.json")).unwrap(),
+            b"{\"old\": true}\n"
+        );
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(
+            ino(&out.join("r0/summary.json")),
+            ino(&base.join("r0/summary.json")),
+            "an unchanged file is shared, not copied"
+        );
     }
 }

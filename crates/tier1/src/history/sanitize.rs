@@ -83,7 +83,8 @@ pub fn portable(p: &str, run_id: &str) -> Option<String> {
     fsx::safe_relative_parts(&rel).is_some().then_some(rel)
 }
 
-/// Sanitize one run's files in memory and write them back under `root`.
+/// Sanitize one run's files in memory and write them back under `root`, a staged tree (files are
+/// overwritten in place; the tree is published by one rename).
 pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(), HistoryError> {
     let id = row.run_id.as_str();
     let s = &mut f.summary;
@@ -129,15 +130,20 @@ pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(),
     if r.regression_rechecks_path.is_some() {
         r.regression_rechecks_path = Some(package::run_path(id, super::model::RECHECKS_FILE));
     }
-    package::write_json(root, &row.summary_path, &f.summary)?;
-    package::write_json(root, &row.regression_json_path, &f.regression)?;
+    package::write_json_staged(root, &row.summary_path, &f.summary, &f.summary_bytes)?;
+    package::write_json_staged(
+        root,
+        &row.regression_json_path,
+        &f.regression,
+        &f.regression_bytes,
+    )?;
     let md = crate::regress_md::render(&f.regression);
     let md_rel = if row.regression_summary_path.ends_with(".md") {
         row.regression_summary_path.clone()
     } else {
         package::run_path(id, REGRESSION_MD_FILE)
     };
-    fsx::write_if_changed(&root.join(&md_rel), md.as_bytes())
+    fsx::overwrite_staged_if_changed(&root.join(&md_rel), md.as_bytes())
         .map(|_| ())
         .map_err(|e| HistoryError::structural(&md_rel, format!("cannot rewrite: {e}")))
 }

@@ -104,7 +104,7 @@ pub fn validate_history_root(root: &Path) -> Result<ValidatedHistory, HistoryErr
 
 /// Restore's validator: everything `validate_history_root` checks, plus the reference sanitizing
 /// (portable paths, generic warning text, backfills, re-rendered Markdown), applied in place to a
-/// freshly extracted staging tree. Requires a non-empty run list and at least one eligible anchor.
+/// freshly extracted staging tree (files overwritten in place: the tree is published by one rename). Requires a non-empty run list and at least one eligible anchor.
 pub fn sanitize_restored(root: &Path) -> Result<ValidatedHistory, HistoryError> {
     validate(root, Mode::Restore)
 }
@@ -199,7 +199,7 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
         }
         if migrated {
             let bytes = doc.to_bytes()?;
-            fsx::write_atomic(&root.join(INDEX_FILE), &bytes).map_err(|e| {
+            fsx::overwrite_staged_if_changed(&root.join(INDEX_FILE), &bytes).map_err(|e| {
                 HistoryError::structural(INDEX_FILE, format!("cannot rewrite: {e}"))
             })?;
         }

@@ -1,6 +1,7 @@
 //! Promotion inputs that come from the GitHub job rather than from disk trees: the downloaded
 //! evidence file (its digest must equal the expected one before it is safely extracted) and the
-//! protected environment's approvals (who approved; a missing or non-approved record is refused).
+//! protected environment's approvals, decided from the whole set of records for the environment
+//! (the API gives them no order, time or attempt): any record that is not `approved` refuses.
 
 use super::PromoteError;
 use crate::archive::{self, ExtractPolicy};
@@ -38,8 +39,9 @@ pub fn unpack_evidence_archive(
     Ok(())
 }
 
-/// The reviewers who approved `environment`, from a run's approval records. The newest record for
-/// the environment must be `approved`.
+/// The reviewers who approved `environment`, from all of a run's approval records. At least one
+/// record must cover the environment and every one that does must be `approved`: the records carry
+/// no time or attempt, so a rejection cannot be told apart from a later approval (fail closed).
 pub fn approving_reviewers(
     approvals: &[Approval],
     environment: &str,
@@ -48,22 +50,25 @@ pub fn approving_reviewers(
         .iter()
         .filter(|a| a.environments.iter().any(|e| e == environment))
         .collect();
-    let Some(last) = relevant.last() else {
+    if relevant.is_empty() {
         return Err(PromoteError::Invalid(format!(
             "no approval record of environment {environment} exists for this run"
         )));
-    };
-    if last.state != "approved" {
+    }
+    let refused: Vec<String> = relevant
+        .iter()
+        .filter(|a| a.state != "approved")
+        .map(|a| format!("{:?} by {}", a.state, a.reviewer_login))
+        .collect();
+    if !refused.is_empty() {
         return Err(PromoteError::Invalid(format!(
-            "the latest approval record of environment {environment} is {:?} by {}, expected \"approved\"",
-            last.state, last.reviewer_login
+            "environment {environment} has {} approval record(s) that are not \"approved\" ({}) among {} for this run: the API records no time or attempt, so a rejection is never outweighed by an approval; dispatch the promotion again and approve the new run",
+            refused.len(),
+            refused.join(", "),
+            relevant.len()
         )));
     }
-    let mut logins: Vec<String> = relevant
-        .iter()
-        .filter(|a| a.state == "approved")
-        .map(|a| a.reviewer_login.clone())
-        .collect();
+    let mut logins: Vec<String> = relevant.iter().map(|a| a.reviewer_login.clone()).collect();
     logins.sort();
     logins.dedup();
     Ok(logins)
@@ -102,6 +107,22 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("\"rejected\" by carol"), "{e}");
+        assert!(e.contains("dispatch the promotion again"), "{e}");
+        // Order carries no meaning: a rejection listed first refuses as well.
+        let e = approving_reviewers(
+            &[
+                approval("rejected", "carol", env),
+                approval("approved", "bob", env),
+            ],
+            env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("\"rejected\" by carol"), "{e}");
+        let e = approving_reviewers(&[approval("pending", "dan", env)], env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"pending\" by dan"), "{e}");
         let ok = approving_reviewers(
             &[
                 approval("approved", "bob", env),

@@ -13,7 +13,8 @@ pub fn acceptance(kind: Acceptance) -> &'static str {
     }
 }
 
-/// Escape text for HTML element content and double-quoted attributes.
+/// Escape text for HTML element content and double-quoted attributes; control characters are shown
+/// as visible escapes.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -23,14 +24,14 @@ pub fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+            c => crate::text::push_visible(&mut out, c),
         }
     }
     out
 }
 
 /// Escape text for a Markdown table cell or list item: HTML-escaped, pipes and backticks escaped,
-/// line breaks folded into spaces.
+/// line breaks folded into spaces, other control characters shown as visible escapes.
 pub fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -45,7 +46,7 @@ pub fn md(s: &str) -> String {
             '[' => out.push_str("\\["),
             ']' => out.push_str("\\]"),
             '\r' | '\n' => out.push(' '),
-            c => out.push(c),
+            c => crate::text::push_visible(&mut out, c),
         }
     }
     out

@@ -1,7 +1,9 @@
 //! Discovery of history candidates (reference §5.3): completed runs of the workflow on the branch,
-//! newest first and capped, each history artifact paired with its run's evidence artifact.
+//! newest first and capped, each history artifact paired with its run's evidence artifact. An
+//! artifact record the store skipped is a recorded rejection; a skipped history or evidence record
+//! also marks discovery incomplete (a newer candidate may hide behind it: never bootstrap over it).
 
-use super::{MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN, RestoreError};
+use super::{MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN, Rejection, RestoreError};
 use crate::store::{ArtifactMeta, ArtifactStore, WorkflowRun};
 
 /// Prefix of the canonical history artifact name.
@@ -29,6 +31,8 @@ pub struct Discovery {
     pub truncated: bool,
     /// Completed runs scanned.
     pub runs_scanned: usize,
+    /// Artifact records the store skipped, as rejections.
+    pub rejections: Vec<Rejection>,
 }
 
 /// Of several artifacts with one name in a run (re-run attempts), the one with the highest id.
@@ -59,9 +63,21 @@ pub fn discover(
         runs.truncate(MAX_RUNS_TO_SCAN);
     }
     let mut candidates = Vec::new();
+    let mut rejections = Vec::new();
     for run in &runs {
         let arts = store.list_run_artifacts(run.id)?;
         truncated |= arts.truncated;
+        for s in &arts.skipped {
+            truncated |= s.name.starts_with(HISTORY_ARTIFACT_PREFIX)
+                || s.name.starts_with(EVIDENCE_ARTIFACT_PREFIX);
+            rejections.push(Rejection {
+                artifact_id: s.id,
+                artifact_name: s.name.clone(),
+                workflow_run_id: run.id,
+                workflow_run_conclusion: run.conclusion.clone(),
+                reason: format!("artifact record skipped: {}", s.reason),
+            });
+        }
         let mut names: Vec<&str> = arts
             .items
             .iter()
@@ -98,10 +114,24 @@ pub fn discover(
         candidates.truncate(MAX_ARTIFACT_CANDIDATES);
     }
     if truncated && candidates.is_empty() {
+        let skipped: Vec<String> = rejections
+            .iter()
+            .map(|r: &Rejection| {
+                format!(
+                    "{} (id {}, run {}): {}",
+                    r.artifact_name, r.artifact_id, r.workflow_run_id, r.reason
+                )
+            })
+            .collect();
         return Err(RestoreError::DiscoveryTruncated {
             message: format!(
-                "the run scan of {workflow} on {branch} was truncated after {} runs and found no history candidate",
-                runs.len()
+                "the run scan of {workflow} on {branch} was truncated after {} runs and found no history candidate{}",
+                runs.len(),
+                if skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!("; skipped: {}", skipped.join("; "))
+                }
             ),
         });
     }
@@ -109,5 +139,6 @@ pub fn discover(
         candidates,
         truncated,
         runs_scanned: runs.len(),
+        rejections,
     })
 }

@@ -109,12 +109,9 @@ pub struct RestoreOutcome {
 /// A refusal or failure of restore. Nothing is written to the destination.
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
-    /// The destination holds data.
-    #[error("destination {path} is not empty")]
-    DestinationNotEmpty {
-        /// The destination.
-        path: String,
-    },
+    /// The destination is unusable (holds data, is a symbolic link or not a directory).
+    #[error("--destination: {0}")]
+    Destination(#[from] crate::fsx::OutputRootError),
     /// The options are unusable.
     #[error("{0}")]
     Invalid(String),
@@ -182,7 +179,7 @@ pub enum RestoreError {
 impl Classify for RestoreError {
     fn exit(&self) -> Exit {
         match self {
-            RestoreError::DestinationNotEmpty { .. } => Exit::Conflict,
+            RestoreError::Destination(e) => e.exit(),
             RestoreError::Invalid(_) | RestoreError::Structural { .. } => Exit::Invalid,
             RestoreError::DiscoveryTruncated { .. } | RestoreError::Integrity { .. } => {
                 Exit::Integrity
@@ -389,11 +386,7 @@ pub fn restore(
         }
     }
     let dest = &opts.destination;
-    if !fsx::is_absent_or_empty(dest).map_err(io_err(dest))? {
-        return Err(RestoreError::DestinationNotEmpty {
-            path: dest.display().to_string(),
-        });
-    }
+    fsx::check_output_root(dest, &[])?;
     let found = discovery::discover(store, &opts.workflow, &opts.branch, opts.current_run_id)?;
     tracing::info!(
         candidates = found.candidates.len(),
@@ -407,10 +400,10 @@ pub fn restore(
                 message: NO_CANDIDATE_MESSAGE.into(),
             });
         }
-        return Ok(bootstrap(Vec::new(), found.truncated));
+        return Ok(bootstrap(found.rejections, found.truncated));
     }
     let staged = fsx::StagedDir::new(dest).map_err(io_err(dest))?;
-    let mut rejections = Vec::new();
+    let mut rejections = found.rejections.clone();
     for cand in &found.candidates {
         let h = &cand.history;
         let conclusion = cand.run.conclusion.clone();
@@ -440,7 +433,7 @@ pub fn restore(
             artifact_name: h.name.clone(),
             workflow_run_id: cand.run.id,
             workflow_run_conclusion: conclusion.clone(),
-            reason,
+            reason: crate::text::redact_urls(&reason).into_owned(),
         };
         let v = verdict(conclusion.as_deref());
         match err {

@@ -1,8 +1,10 @@
 //! `GithubStore`: the `ArtifactStore` backed by the GitHub REST API, with the provenance filter on
-//! runs (workflow id, no pull-request events, head repository = repository), highest-id artifacts
-//! per name, the token-free redirect download, and the extra lookups promotion needs (approvals).
+//! runs (workflow id, no pull-request events, head repository = repository) and on artifacts (the
+//! uploading run's repository ids present and equal: absent provenance is refused, never trusted),
+//! one unusable artifact record skipped and recorded rather than failing a listing, highest-id
+//! artifacts per name, the token-free redirect download, and the approvals promotion needs.
 
-use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun};
+use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, Skipped, StoreError, WorkflowRun};
 use crate::digest::Digest;
 use crate::github::download::{Expected, download_artifact};
 use crate::github::types::{
@@ -105,7 +107,10 @@ impl GithubStore {
             .client
             .get_json(&self.route(&format!("/actions/artifacts/{id}")), &[])
             .map_err(|e| not_found_as(e, format!("artifact {id}")))?;
-        artifact_meta(a)
+        artifact_meta(a).map_err(|s| StoreError::Corrupt {
+            path: format!("artifact {} (id {})", s.name, s.id),
+            message: s.reason,
+        })
     }
 
     /// Reviews of run `run_id`'s environment gates (`GET …/runs/{id}/approvals`).
@@ -159,26 +164,22 @@ impl GithubStore {
                 |p: ApiArtifactsPage| (p.total_count, p.artifacts),
             )
             .map_err(|e| not_found_as(e, route.to_string()))?;
-        let items = paged
-            .items
-            .into_iter()
-            .filter(|a| {
-                let fork = is_fork_artifact(a);
-                if fork {
+        let mut listing = Listing::of(Vec::new(), !paged.complete);
+        for a in paged.items {
+            match artifact_meta(a) {
+                Ok(meta) => listing.items.push(meta),
+                Err(skip) => {
                     tracing::warn!(
-                        "artifact {} (id {}) ignored: uploaded by a fork's run",
-                        a.name,
-                        a.id
+                        "artifact {} (id {}) skipped: {}",
+                        skip.name,
+                        skip.id,
+                        skip.reason
                     );
+                    listing.skipped.push(skip);
                 }
-                !fork
-            })
-            .map(artifact_meta)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Listing {
-            items,
-            truncated: !paged.complete,
-        })
+            }
+        }
+        Ok(listing)
     }
 }
 
@@ -226,10 +227,7 @@ impl ArtifactStore for GithubStore {
         runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         let truncated = !paged.complete || runs.len() > cap;
         runs.truncate(cap);
-        Ok(Listing {
-            items: runs,
-            truncated,
-        })
+        Ok(Listing::of(runs, truncated))
     }
 
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {
@@ -279,6 +277,9 @@ impl ArtifactStore for GithubStore {
             .max_by_key(|a| a.id);
         match found {
             Some(a) => Ok(a),
+            None if listing.skipped.iter().any(|s| s.name == name) => {
+                Err(super::skipped_error(&listing.skipped, run_id, name))
+            }
             None if listing.truncated => Err(incomplete(format!("artifacts of run {run_id}"))),
             None => Err(StoreError::NotFound {
                 what: format!("artifact {name:?} of run {run_id}"),
@@ -381,23 +382,46 @@ fn workflow_run(run: ApiRun) -> WorkflowRun {
     }
 }
 
-/// True when the artifact's run came from another head repository (a fork's pull request run can
-/// upload artifacts with any name into the base repository).
-pub fn is_fork_artifact(a: &ApiArtifact) -> bool {
-    a.workflow_run
-        .as_ref()
-        .and_then(|r| Some(r.repository_id? != r.head_repository_id?))
-        .unwrap_or(false)
+/// Why the artifact's uploading run cannot be trusted as this repository's, or `None` when its
+/// `workflow_run` names a run whose base and head repository ids are both present and equal. A
+/// fork's pull-request run can upload artifacts with any name into the base repository; every
+/// field of `workflow_run` is optional in the API description, so absent provenance is refused.
+pub fn artifact_provenance_rejection(a: &ApiArtifact) -> Option<String> {
+    let Some(run) = &a.workflow_run else {
+        return Some("provenance unknown: workflow_run is absent or null".into());
+    };
+    match (run.repository_id, run.head_repository_id) {
+        (Some(base), Some(head)) if base == head => None,
+        (Some(base), Some(head)) => Some(format!(
+            "uploaded by a fork's run: workflow_run.head_repository_id is {head}, expected {base} (workflow_run.repository_id)"
+        )),
+        (base, head) => Some(format!(
+            "provenance unknown: workflow_run repository id is absent (repository_id {}, head_repository_id {})",
+            base.map_or("absent".into(), |v| v.to_string()),
+            head.map_or("absent".into(), |v| v.to_string()),
+        )),
+    }
 }
 
-fn artifact_meta(a: ApiArtifact) -> Result<ArtifactMeta, StoreError> {
-    let corrupt = |message: &str| StoreError::Corrupt {
-        path: format!("artifact {} (id {})", a.name, a.id),
-        message: message.to_string(),
+/// The artifact's metadata, or why the record is skipped (unknown or fork provenance, a required
+/// field absent or null).
+fn artifact_meta(a: ApiArtifact) -> Result<ArtifactMeta, Skipped> {
+    let skip = |reason: String| Skipped {
+        id: a.id,
+        name: a.name.clone(),
+        workflow_run_id: a.workflow_run.as_ref().and_then(|r| r.id),
+        reason,
     };
+    if let Some(why) = artifact_provenance_rejection(&a) {
+        return Err(skip(why));
+    }
     let run = a.workflow_run.clone().unwrap_or_default();
-    let workflow_run_id = run.id.ok_or_else(|| corrupt("workflow_run.id is absent"))?;
-    let created_at = a.created_at.ok_or_else(|| corrupt("created_at is null"))?;
+    let workflow_run_id = run
+        .id
+        .ok_or_else(|| skip("workflow_run.id is absent".into()))?;
+    let created_at = a
+        .created_at
+        .ok_or_else(|| skip("created_at is null".into()))?;
     Ok(ArtifactMeta {
         id: a.id,
         name: a.name,
@@ -447,7 +471,7 @@ fn incomplete(what: String) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::types::ApiRepository;
+    use crate::github::types::{ApiArtifactRun, ApiRepository};
 
     fn run(event: &str, head: &str, head_id: u64) -> ApiRun {
         ApiRun {
@@ -484,6 +508,48 @@ mod tests {
         let mut r = run("push", "o/r", 1);
         r.head_repository = None;
         assert!(run_rejection(&r, 7, "o/r").is_some());
+    }
+
+    #[test]
+    fn artifact_provenance_must_be_present_and_equal() {
+        let art = |run: Option<ApiArtifactRun>| ApiArtifact {
+            id: 9,
+            name: "tier1-history-1-1".into(),
+            size_in_bytes: 1,
+            archive_download_url: None,
+            expired: false,
+            digest: None,
+            created_at: Some(Utc::now()),
+            expires_at: None,
+            workflow_run: run,
+        };
+        let run = |base: Option<u64>, head: Option<u64>| ApiArtifactRun {
+            id: Some(5),
+            repository_id: base,
+            head_repository_id: head,
+            head_branch: None,
+            head_sha: None,
+        };
+        assert_eq!(
+            artifact_provenance_rejection(&art(Some(run(Some(1), Some(1))))),
+            None
+        );
+        let fork = artifact_provenance_rejection(&art(Some(run(Some(1), Some(2))))).unwrap();
+        assert!(fork.contains("fork"), "{fork}");
+        for bad in [
+            art(None),
+            art(Some(run(None, Some(1)))),
+            art(Some(run(Some(1), None))),
+            art(Some(run(None, None))),
+        ] {
+            let why = artifact_provenance_rejection(&bad).unwrap();
+            assert!(why.contains("provenance unknown"), "{why}");
+            let skipped = artifact_meta(bad).unwrap_err();
+            assert_eq!(
+                (skipped.id, skipped.name.as_str()),
+                (9, "tier1-history-1-1")
+            );
+        }
     }
 
     #[test]

@@ -464,10 +464,7 @@ impl ArtifactStore for LocalStore {
         runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         let truncated = runs.len() > cap;
         runs.truncate(cap);
-        Ok(Listing {
-            items: runs,
-            truncated,
-        })
+        Ok(Listing::of(runs, truncated))
     }
 
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {
@@ -489,20 +486,14 @@ impl ArtifactStore for LocalStore {
                 .iter()
                 .filter(|a| a.workflow_run_id == run_id),
         );
-        Ok(Listing {
-            items,
-            truncated: false,
-        })
+        Ok(Listing::of(items, false))
     }
 
     fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError> {
         let state = self.load()?;
         let mut items = self.metas(&state, state.artifacts.iter().filter(|a| a.name == name));
         items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        Ok(Listing {
-            items,
-            truncated: false,
-        })
+        Ok(Listing::of(items, false))
     }
 
     fn download(

@@ -80,6 +80,33 @@ pub struct Listing<T> {
     pub items: Vec<T>,
     /// True when more may exist than were listed (a cap hit, or pagination stopped early).
     pub truncated: bool,
+    /// Listed records left out because they cannot be used or trusted (absent provenance, a null
+    /// required field); one bad record never fails the whole listing.
+    pub skipped: Vec<Skipped>,
+}
+
+impl<T> Listing<T> {
+    /// A listing with nothing skipped.
+    pub fn of(items: Vec<T>, truncated: bool) -> Self {
+        Listing {
+            items,
+            truncated,
+            skipped: Vec::new(),
+        }
+    }
+}
+
+/// A listed record that was left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Its id.
+    pub id: u64,
+    /// Its name.
+    pub name: String,
+    /// The run the record names, when it names one.
+    pub workflow_run_id: Option<u64>,
+    /// Why it was left out, naming the field and what was found.
+    pub reason: String,
 }
 
 /// A store operation that failed.
@@ -154,6 +181,20 @@ impl crate::exit::Classify for StoreError {
     }
 }
 
+/// The error for a wanted artifact whose record was skipped (the reasons of every skipped record
+/// with that name).
+pub fn skipped_error(skipped: &[Skipped], run_id: u64, name: &str) -> StoreError {
+    let reasons: Vec<String> = skipped
+        .iter()
+        .filter(|s| s.name == name)
+        .map(|s| format!("id {}: {}", s.id, s.reason))
+        .collect();
+    StoreError::Corrupt {
+        path: format!("artifact {name:?} of run {run_id}"),
+        message: format!("its record cannot be used: {}", reasons.join("; ")),
+    }
+}
+
 /// Facts of a finished download.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Downloaded {
@@ -201,6 +242,9 @@ pub trait ArtifactStore {
             .max_by_key(|a| a.id);
         match found {
             Some(a) => Ok(a),
+            None if listing.skipped.iter().any(|s| s.name == name) => {
+                Err(skipped_error(&listing.skipped, run_id, name))
+            }
             None if listing.truncated => Err(StoreError::Corrupt {
                 path: format!("artifacts of run {run_id}"),
                 message: format!("listing is incomplete and does not contain {name:?}"),
