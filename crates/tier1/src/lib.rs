@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod archive;
+pub mod artifacts;
 pub mod bench;
 pub mod cli;
 pub mod digest;

@@ -221,7 +221,8 @@ fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
     }
     if !is_evidence_artifact_name(&r.expected_evidence_artifact) {
         return invalid(format!(
-            "--expected-evidence-artifact must match tier1-evidence-[A-Za-z0-9_.-]+, found {:?}",
+            "--expected-evidence-artifact must match {}, found {:?}",
+            crate::artifacts::EVIDENCE_NAME_PATTERN,
             r.expected_evidence_artifact
         ));
     }

@@ -103,6 +103,7 @@ fn restore_into(
         destination: dest.to_path_buf(),
         allow_bootstrap: bootstrap,
         allow_anchor_renewal: renewal,
+        artifact_prefix: Default::default(),
     };
     Ok(restore::restore(store, &opts)?)
 }
