@@ -15,7 +15,8 @@ static ALLOC: CountingAlloc = CountingAlloc::new();
 #[derive(Debug, Parser)]
 #[command(name = "tier1-run", version)]
 struct Args {
-    /// Suite YAML (default: configs/benchmark_suites/tier1.yaml when present, else the embedded suite).
+    /// Suite YAML; default: the suite the history records, else the only file under
+    /// configs/benchmark_suites/, else the embedded suite (docs/suite.md, "Which suite file").
     #[arg(long, env = "TIER1_SUITE_CONFIG")]
     suite_config: Option<PathBuf>,
     /// Profile (default: the suite's default when a GPU is usable, else `cpu`).
@@ -61,7 +62,12 @@ fn main() -> ExitCode {
 }
 
 fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
-    let suite = run::load_suite(args.suite_config.as_deref())?;
+    let discovered = tier1::suite::Suite::discover(
+        args.suite_config.as_deref(),
+        &args.repo_root,
+        Some(&args.history_root),
+    )?;
+    let suite = discovered.suite;
     let profile = args.profile.unwrap_or_else(|| run::default_profile(&suite));
     let git = run::detect_git(&args.repo_root, &[&args.history_root, &args.evidence_root]);
     let run_id = args
@@ -71,6 +77,7 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
     let backend = run::backend_for(&suite, &profile)?;
     let req = RunRequest {
         suite: &suite,
+        suite_source: discovered.source,
         profile,
         run_id,
         history_root: args.history_root,

@@ -2,6 +2,9 @@
 //! thresholds, parsed strictly (unknown fields, duplicate keys or targets and bad goals are errors
 //! that name the line).
 
+mod discover;
+
+pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,8 +14,6 @@ pub const EMBEDDED_TIER1_YAML: &str = include_str!("../../../configs/benchmark_s
 /// Fewest timed rounds the harness runs whatever `iterations` says: a 95 % distribution-free
 /// interval of a median needs six values.
 pub const MIN_ROUNDS: u32 = 6;
-/// Where the canonical suite lives in a checkout.
-pub const DEFAULT_SUITE_PATH: &str = "configs/benchmark_suites/tier1.yaml";
 
 /// A parsed, validated suite definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -310,6 +311,12 @@ pub enum SuiteError {
         /// 1-based line of the offending item (0 when unknown).
         line: usize,
         /// What is wrong, with expected and found values.
+        message: String,
+    },
+    /// No suite file can be chosen (see [`Suite::discover`]).
+    #[error("suite: {message}")]
+    Choice {
+        /// Which files were considered and what to pass.
         message: String,
     },
 }

@@ -11,6 +11,7 @@ use crate::restore::{self, RestoreOptions, RestoreOutcome};
 use crate::run::{self, RunRequest};
 use crate::store::local::LocalStore;
 use crate::store::{ArtifactMeta, ArtifactStore, StoreError, WorkflowRun};
+use crate::suite::Suite;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -130,13 +131,25 @@ pub(super) fn chain(
 
     // Run the suite (continue-on-error on the acceptance path, as the workflow does).
     let commit = git.commit.clone().unwrap_or_default();
+    let discovered = Suite::discover(
+        req.suite_config.as_deref(),
+        &req.repo_root,
+        Some(&history_dir),
+    )
+    .map_err(run::RunError::from)?;
+    let suite = discovered.suite;
+    let profile = req
+        .profile
+        .clone()
+        .unwrap_or_else(|| run::default_profile(&suite));
     let run_id = fresh_run_id(&history_dir, &producer.note(), &commit);
     producer.set_note(&run_id).map_err(io(work))?;
     out.run_id = Some(run_id.clone());
-    let backend = run::backend_for(&req.suite, &req.profile).map_err(run::RunError::from)?;
+    let backend = run::backend_for(&suite, &profile).map_err(run::RunError::from)?;
     let run_req = RunRequest {
-        suite: &req.suite,
-        profile: req.profile.clone(),
+        suite: &suite,
+        suite_source: discovered.source,
+        profile,
         run_id: run_id.clone(),
         history_root: history_dir.clone(),
         evidence_root: runs_dir.clone(),
@@ -196,14 +209,6 @@ pub(super) fn chain(
             work,
             &evidence_root,
         )?;
-        let suite_config = match &req.suite_path {
-            Some(p) => p.clone(),
-            None => {
-                let p = work.join("tier1.yaml");
-                std::fs::write(&p, crate::suite::EMBEDDED_TIER1_YAML).map_err(io(&p))?;
-                p
-            }
-        };
         let store_name = store.repository().trim_start_matches("local/").to_string();
         let promoted = promote::promote(&PromoteRequest {
             history_root: history_dir.clone(),
@@ -217,7 +222,8 @@ pub(super) fn chain(
             expected_evidence_digest: packed.digest.to_string(),
             canonical_history_root: live_restored.history_restored.then(|| live.clone()),
             output_history_root: published.clone(),
-            suite_config,
+            suite_config: req.suite_config.clone(),
+            repo_root: req.repo_root.clone(),
             allow_bootstrap: req.bootstrap,
             reviewers: vec![],
             allow_local_workflow_run: true,
@@ -235,7 +241,7 @@ pub(super) fn chain(
                 output_root: published.clone(),
                 run_id: run_id.clone(),
             },
-            &req.suite,
+            &suite,
         )?;
         out.publication = json(&merged);
     }

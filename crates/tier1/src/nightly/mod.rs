@@ -9,7 +9,6 @@ pub mod locks;
 use crate::exit::{Classify, Exit};
 use crate::store::StoreError;
 use crate::store::local::{LocalStore, NewRun};
-use crate::suite::Suite;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -26,12 +25,11 @@ pub const RETENTION_DAYS: u32 = 90;
 pub struct NightlyRequest {
     /// The local store directory (created when absent).
     pub store_dir: PathBuf,
-    /// The suite and where it was read from (promotion re-reads the file).
-    pub suite: Suite,
-    /// The suite file promotion reads (a copy of the embedded suite when none is on disk).
-    pub suite_path: Option<PathBuf>,
-    /// Profile.
-    pub profile: String,
+    /// `--suite-config`; None: [`crate::suite::Suite::discover`] after restore (the restored
+    /// history's suite, else the checkout's only suite file, else the embedded suite).
+    pub suite_config: Option<PathBuf>,
+    /// Profile; None: [`crate::run::default_profile`] of the suite.
+    pub profile: Option<String>,
     /// The checkout (commit and cleanliness).
     pub repo_root: PathBuf,
     /// Branch recorded for the run.

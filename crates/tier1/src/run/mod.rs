@@ -22,7 +22,7 @@ use crate::history::validate::{HistoryError, validate_history_root};
 use crate::recheck::{self, RecheckResult};
 use crate::regress::noise::NoiseHistory;
 use crate::regress::{self, RegressError};
-use crate::suite::Suite;
+use crate::suite::{Suite, SuiteSource};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -32,6 +32,8 @@ use std::sync::Arc;
 pub struct RunRequest<'a> {
     /// The suite.
     pub suite: &'a Suite,
+    /// How the suite was chosen ([`Suite::discover`]).
+    pub suite_source: SuiteSource,
     /// Profile name.
     pub profile: String,
     /// Run id (safe pattern).
@@ -68,6 +70,8 @@ impl std::fmt::Debug for RunRequest<'_> {
 pub struct RunOutcome {
     /// The run id.
     pub run_id: String,
+    /// The suite run: name, version and how it was chosen.
+    pub suite: SuiteUsed,
     /// Profile.
     pub profile: String,
     /// Backend.
@@ -102,6 +106,17 @@ pub struct RunOutcome {
     pub summary_path: String,
     /// Evidence directories written (evidence-root relative).
     pub evidence_dirs: Vec<String>,
+}
+
+/// The suite a run used, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuiteUsed {
+    /// `suite_name`.
+    pub name: String,
+    /// `version`.
+    pub version: u32,
+    /// How it was chosen.
+    pub source: SuiteSource,
 }
 
 impl RunOutcome {
@@ -273,6 +288,11 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
     });
     let outcome = RunOutcome {
         run_id: req.run_id.clone(),
+        suite: SuiteUsed {
+            name: req.suite.suite_name.clone(),
+            version: req.suite.version,
+            source: req.suite_source.clone(),
+        },
         profile: req.profile.clone(),
         backend: results.backend.clone(),
         summary: summary.summary.clone(),
@@ -443,18 +463,6 @@ pub fn build_summary(
         targets,
         extra: Default::default(),
     })
-}
-
-/// The suite a binary should use: `path` when given, else the checkout's
-/// `configs/benchmark_suites/tier1.yaml` when present, else the embedded canonical suite.
-pub fn load_suite(path: Option<&Path>) -> Result<Suite, crate::suite::SuiteError> {
-    match path {
-        Some(p) => Suite::load(p),
-        None if Path::new(crate::suite::DEFAULT_SUITE_PATH).is_file() => {
-            Suite::load(Path::new(crate::suite::DEFAULT_SUITE_PATH))
-        }
-        None => Ok(Suite::embedded()),
-    }
 }
 
 /// The backend for a profile: the profile says which backend it is for; `cpu` is always built.
