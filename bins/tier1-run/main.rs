@@ -47,6 +47,10 @@ struct Args {
     /// The checkout whose commit and cleanliness are recorded.
     #[arg(long, default_value = ".")]
     repo_root: PathBuf,
+    /// Run although the checkout has uncommitted changes (to try a suite): the run is recorded
+    /// dirty, is never accepted and cannot be bound as evidence.
+    #[arg(long)]
+    allow_dirty: bool,
 }
 
 fn main() -> ExitCode {
@@ -86,6 +90,8 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
         anchor_candidate: args.history_anchor_candidate,
         attestation,
         git,
+        repo_root: args.repo_root,
+        allow_dirty: args.allow_dirty,
         evidence_artifact_name: args.evidence_artifact_name,
         hook: None,
     };

@@ -167,6 +167,8 @@ fn execute(
         .env("TIER1_SHAPES", shapes_json)
         .env("TIER1_RTOL", t.tolerance.rtol.to_string())
         .env("TIER1_ATOL", t.tolerance.atol.to_string())
+        // Interpreted targets must not write into the checkout (it is checked clean after the run).
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -157,6 +157,8 @@ pub(super) fn chain(
         anchor_candidate: req.accept,
         attestation: None,
         git: git.clone(),
+        repo_root: req.repo_root.clone(),
+        allow_dirty: false,
         evidence_artifact_name: Some(evidence_name.clone()),
         hook: None,
     };
@@ -171,6 +173,7 @@ pub(super) fn chain(
         history_root: &history_dir,
         commit: &commit,
         dirty: git.dirty.unwrap_or(true),
+        dirty_files: &git.dirty_files,
         evidence_artifact_name: Some(&evidence_name),
     })?;
     let zip = work.join(format!("{evidence_name}.zip"));

@@ -158,6 +158,9 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
             req.repo_root.display()
         )));
     };
+    if let Some(message) = git.dirty_message(&req.repo_root) {
+        return Err(NightlyError::Checkout(message));
+    }
     std::fs::create_dir_all(&req.store_dir).map_err(|e| StoreError::Io {
         path: req.store_dir.display().to_string(),
         source: e,

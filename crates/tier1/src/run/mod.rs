@@ -50,6 +50,10 @@ pub struct RunRequest<'a> {
     pub attestation: Option<Value>,
     /// The checkout.
     pub git: GitInfo,
+    /// The checkout's directory (named in the dirty-tree refusal).
+    pub repo_root: PathBuf,
+    /// Run although the checkout is dirty (the run is recorded dirty: never accepted, never bound).
+    pub allow_dirty: bool,
     /// `tier1-evidence-<suffix>` when known.
     pub evidence_artifact_name: Option<String>,
     /// Test hook passed to the harness.
@@ -135,6 +139,9 @@ pub enum RunError {
     /// The run id or its directories already exist.
     #[error("{0}")]
     Exists(String),
+    /// The checkout has changes: refused before anything runs.
+    #[error("{0} (or pass --allow-dirty to try the suite without a canonical result)")]
+    DirtyCheckout(String),
     /// The harness could not run.
     #[error(transparent)]
     Harness(#[from] HarnessError),
@@ -163,6 +170,7 @@ impl Classify for RunError {
         match self {
             RunError::InvalidHistory(e) => e.exit(),
             RunError::Exists(_) => Exit::Conflict,
+            RunError::DirtyCheckout(_) => Exit::Invalid,
             RunError::Harness(e) => e.exit(),
             RunError::Result(e) => e.exit(),
             RunError::Regress(e) => e.exit(),
@@ -191,16 +199,10 @@ pub fn read_attestations(files: &[PathBuf]) -> Result<Option<Value>, RunError> {
     Ok(Some(Value::Object(map)))
 }
 
-/// The checkout's identity; the job's own output directories (when inside the checkout) do not
-/// make it dirty.
+/// The checkout's identity; the job's own output directories (wherever they are inside the
+/// checkout, given absolute or relative to the current directory) do not make it dirty.
 pub fn detect_git(repo_root: &Path, outputs: &[&Path]) -> GitInfo {
-    let prefixes: Vec<String> = outputs
-        .iter()
-        .filter(|p| p.is_relative())
-        .map(|p| p.to_string_lossy().trim_start_matches("./").to_string())
-        .collect();
-    let refs: Vec<&str> = prefixes.iter().map(String::as_str).collect();
-    let mut git = crate::evidence::git::detect(repo_root, &refs);
+    let mut git = crate::evidence::git::detect(repo_root, outputs);
     if let Some(sha) = crate::evidence::git::expected_commit(&git) {
         git.commit = Some(sha);
     }
@@ -325,6 +327,11 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
         return Err(RunError::Harness(HarnessError::BadRunId(
             req.run_id.clone(),
         )));
+    }
+    if !req.allow_dirty
+        && let Some(message) = req.git.dirty_message(&req.repo_root)
+    {
+        return Err(RunError::DirtyCheckout(message));
     }
     let history = if req.history_root.join(INDEX_FILE).is_file() {
         Some(validate_history_root(&req.history_root).map_err(RunError::InvalidHistory)?)
