@@ -59,6 +59,7 @@ struct Args {
 
 fn main() -> ExitCode {
     cli::init();
+    tier1::process::install_termination_handler();
     let a = Args::parse();
     let req = NightlyRequest {
         profile: a.profile,

@@ -55,6 +55,7 @@ struct Args {
 
 fn main() -> ExitCode {
     cli::init();
+    tier1::process::install_termination_handler();
     let args = Args::parse();
     match execute(args) {
         Ok(outcome) => {

@@ -17,6 +17,7 @@ pub mod gpu;
 pub mod history;
 pub mod json;
 pub mod nightly;
+pub mod process;
 pub mod promote;
 pub mod publish;
 pub mod recheck;

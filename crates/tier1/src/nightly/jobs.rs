@@ -51,6 +51,9 @@ pub enum JobError {
         "publish: no canonical history exists yet; establish the first anchor with --bootstrap --accept --note"
     )]
     NoCanonicalHistory,
+    /// SIGINT or SIGTERM arrived between two steps.
+    #[error("{0}")]
+    Cancelled(crate::process::Cancelled),
     /// Local I/O of the job's work directory.
     #[error("{path}: {source}")]
     Io {
@@ -73,6 +76,7 @@ impl Classify for JobError {
             JobError::Verify { .. } => Exit::Integrity,
             JobError::NoCanonicalHistory => Exit::Unavailable,
             JobError::Io { .. } => Exit::Io,
+            JobError::Cancelled(_) => Exit::Cancelled,
         }
     }
 }
@@ -82,6 +86,11 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
         path: path.display().to_string(),
         source,
     }
+}
+
+/// Stop between steps when a cancellation was requested, as a cancelled job does.
+fn checkpoint() -> Result<(), JobError> {
+    crate::process::requested().map_or(Ok(()), |c| Err(JobError::Cancelled(c)))
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Option<Value> {
@@ -125,6 +134,7 @@ pub(super) fn chain(
     let runs_dir = work.join("runs");
 
     // Producer: restore before anything runs.
+    checkpoint()?;
     let restored = restore_into(req, store, wf, &history_dir, req.accept, req.bootstrap)?;
     out.restore = json(&restored);
     std::fs::create_dir_all(&history_dir).map_err(io(&history_dir))?;
@@ -162,9 +172,11 @@ pub(super) fn chain(
         evidence_artifact_name: Some(evidence_name.clone()),
         hook: None,
     };
+    checkpoint()?;
     let ran = run::run(&run_req)?;
     let run_exit = ran.exit();
     out.run = json(&ran);
+    checkpoint()?;
 
     // Bind, pack, upload evidence, verify its digest; the candidate only after that.
     bind::bind(&bind::BindRequest {
@@ -199,6 +211,7 @@ pub(super) fn chain(
     // Publication job (normal) or protected promotion (accept), each restoring live history again
     // under the short publication lock; the producer lock is released first, as the jobs differ.
     drop(producer);
+    checkpoint()?;
     let _publication = super::locks::acquire(&req.store_dir, super::locks::PUBLICATION)?;
     let live = work.join("live");
     let published = work.join("published");
@@ -217,7 +230,7 @@ pub(super) fn chain(
             history_root: history_dir.clone(),
             evidence_root,
             run_id: run_id.clone(),
-            requester: req.requester.clone().unwrap_or_else(requester_from_env),
+            requester: req.requester.clone().unwrap_or_default(),
             note: req.note.clone().unwrap_or_default(),
             workflow_run: format!("local://{store_name}/actions/runs/{}", wf.id),
             expected_git_commit: commit.clone(),
@@ -290,14 +303,6 @@ fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
         id = run::default_run_id_now(Some(commit));
     }
     id
-}
-
-fn requester_from_env() -> String {
-    std::env::var("GITHUB_ACTOR")
-        .or_else(|_| std::env::var("USER"))
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| "local-operator".into())
 }
 
 /// Replace `dest` with a copy of `src` (staged, then renamed).

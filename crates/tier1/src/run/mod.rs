@@ -426,6 +426,7 @@ fn run_rechecks(
             Ok(results) => result::summarize(&results, req.suite)?
                 .into_iter()
                 .find(|s| s.target == target),
+            Err(e @ RunError::Harness(HarnessError::Cancelled(..))) => return Err(e),
             Err(e) => {
                 tracing::warn!(target = %t.key, error = %e, "recheck failed to run; the regression stands");
                 None
