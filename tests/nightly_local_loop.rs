@@ -162,7 +162,7 @@ fn sigterm_records_the_run_as_cancelled_and_leaves_no_work_directory() {
     )
     .unwrap();
     git(&r.root, &["commit", "-q", "-am", "a target that hangs"]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+    let child = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
         .current_dir(&r.root)
         .args(["--store", ".tier1/store", "--suite-config", "suite.yaml"])
         .args(["--profile", "smoke"])
