@@ -137,3 +137,42 @@ fn a_python_target_leaves_no_byte_code_in_the_checkout() {
     assert!(stray.is_empty(), "{stray:?}");
     let _ = json(&o);
 }
+
+#[test]
+fn a_failed_target_says_why_in_the_json_and_on_stderr() {
+    let r = repo();
+    // A speedup of 0 makes the fixture target divide by zero.
+    let o = tier1_run(&r, &["--run-id", "failing"], &[("TIER1_FAKE_SPEEDUP", "0")]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let j = json(&o);
+    let failures = j["failures"].as_array().expect("failures in the JSON");
+    assert_eq!(failures.len(), 2, "{j}");
+    assert_eq!(failures[0]["key"], "fixed_a");
+    assert_eq!(failures[0]["status"], "failed_error");
+    assert!(
+        failures[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited with"),
+        "{j}"
+    );
+    assert!(
+        err.contains("fixed_a") && err.contains("failed_error") && err.contains("exited with"),
+        "each failure is logged: {err}"
+    );
+    assert!(
+        err.contains("tier1-run: gate failed:"),
+        "the gate failure is said on stderr: {err}"
+    );
+}
+
+#[test]
+fn a_passing_run_lists_no_failures_and_prints_no_gate_message() {
+    let r = repo();
+    let o = tier1_run(&r, &["--run-id", "passing"], &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(json(&o)["failures"], serde_json::json!([]));
+    assert!(!err.contains("gate failed"), "{err}");
+}

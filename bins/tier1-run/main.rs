@@ -60,6 +60,9 @@ fn main() -> ExitCode {
     match execute(args) {
         Ok(outcome) => {
             cli::print_json(&outcome);
+            if let Some(m) = outcome.gate_message() {
+                cli::gate_failed("tier1-run", &m);
+            }
             outcome.exit().into()
         }
         Err(e) => cli::fail("tier1-run", &e),

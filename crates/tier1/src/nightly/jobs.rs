@@ -268,6 +268,9 @@ pub(super) fn chain(
         replace_dir(&published, dest)?;
         out.history_out = Some(dest.display().to_string());
     }
+    if !req.accept {
+        out.failure = ran.gate_message();
+    }
     // On the acceptance path a failing gate does not stop promotion (continue-on-error), but
     // promotion itself re-checks everything; the job's verdict is then the promotion's.
     Ok(if req.accept { Exit::Ok } else { run_exit })

@@ -82,6 +82,8 @@ pub struct RunOutcome {
     pub backend: String,
     /// Counts and aggregates.
     pub summary: Aggregates,
+    /// Every target that did not succeed, with its status and why.
+    pub failures: Vec<TargetFailed>,
     /// The anchor compared against.
     pub baseline_run_id: Option<String>,
     /// Confirmed regressions.
@@ -112,6 +114,19 @@ pub struct RunOutcome {
     pub evidence_dirs: Vec<String>,
 }
 
+/// A target that did not succeed, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetFailed {
+    /// Target key.
+    pub key: String,
+    /// Target string.
+    pub target: String,
+    /// Its status (`failed_error`, `failed_timeout`, ...).
+    pub status: String,
+    /// Why.
+    pub message: String,
+}
+
 /// The suite a run used, as printed.
 #[derive(Debug, Clone, Serialize)]
 pub struct SuiteUsed {
@@ -127,6 +142,19 @@ impl RunOutcome {
     /// The exit code of the run.
     pub fn exit(&self) -> Exit {
         self.verdict.exit()
+    }
+
+    /// `gate failed: <every failing condition>` when the gate failed, else None.
+    pub fn gate_message(&self) -> Option<String> {
+        (!self.verdict.passed).then(|| {
+            let mut why = self.verdict.failures.clone();
+            why.extend(
+                self.failures
+                    .iter()
+                    .map(|f| format!("{} {}: {}", f.key, f.status, f.message)),
+            );
+            format!("gate failed: {}", why.join("; "))
+        })
     }
 }
 
@@ -274,6 +302,20 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
             baseline_eligible: eligibility.passed(),
         },
     )?;
+    let failures: Vec<TargetFailed> = results
+        .targets
+        .iter()
+        .filter(|t| t.status != result::status::SUCCEEDED)
+        .map(|t| TargetFailed {
+            key: t.key.clone(),
+            target: t.target.clone(),
+            status: t.status.clone(),
+            message: t.message.clone().unwrap_or_default(),
+        })
+        .collect();
+    for f in &failures {
+        tracing::error!(target = %f.key, status = %f.status, "{}", f.message);
+    }
     let execution_failed = results
         .targets
         .iter()
@@ -298,6 +340,7 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
         profile: req.profile.clone(),
         backend: results.backend.clone(),
         summary: summary.summary.clone(),
+        failures,
         baseline_run_id: comparison.baseline_run_id.clone(),
         regressions: comparison.regressions.len(),
         improvements: comparison.improvements.len(),
