@@ -123,6 +123,7 @@ fn main() {
             destination: dest.clone(),
             allow_bootstrap: false,
             allow_anchor_renewal: false,
+            artifact_prefix: Default::default(),
         };
         let reset = reset_hwm();
         let t = Instant::now();

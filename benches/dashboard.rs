@@ -24,6 +24,8 @@ fn main() {
                 output: out.clone(),
                 evidence_root: None,
                 now: Some("2026-08-05T00:00:00Z".into()),
+                suite_config: None,
+                repo_root: std::path::PathBuf::from("."),
                 step_summary: false,
             };
             let start = Instant::now();

@@ -142,3 +142,56 @@ fn failing_and_slow_commands_fail_the_target() {
     assert_eq!(t.status, status::FAILED_TIMEOUT);
     assert!(t.message.unwrap().contains("did not finish within 0.3 s"));
 }
+
+#[test]
+fn malformed_output_is_shown_in_the_message() {
+    let t = run_json("Traceback: oops, not the result\nsecond line");
+    let msg = t.message.unwrap();
+    assert!(
+        msg.contains(r#"stdout began: "Traceback: oops, not the result\nsecond line""#),
+        "{msg}"
+    );
+    let long = format!("{}TAIL", "x".repeat(5000));
+    let msg = run_json(&long).message.unwrap();
+    assert!(
+        msg.contains("xxxx") && !msg.contains("TAIL"),
+        "snippet is bounded: {}",
+        msg.len()
+    );
+    assert!(msg.len() < 1000, "{}", msg.len());
+}
+
+/// Whether process `pid` is alive (a zombie counts as dead: it only waits to be reaped).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn a_timed_out_command_target_takes_its_children_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("child.pid");
+    let script = format!("sleep 60 & echo $! > {}; wait", pidfile.display());
+    let t = run_one(&["sh", "-c", &script], Some(Duration::from_millis(500)));
+    assert_eq!(t.status, status::FAILED_TIMEOUT);
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        !alive(pid)
+    });
+    if !gone {
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+    }
+    assert!(gone, "the target's child {pid} outlived the timeout");
+}

@@ -256,7 +256,7 @@ fn refuses_candidate_problems() {
     let (gemm, kv) = tail.split_at(tail.find("  - key: kv").unwrap());
     std::fs::write(&reordered, format!("{head}{kv}{gemm}")).unwrap();
     let mut r = w.req();
-    r.suite_config = reordered;
+    r.suite_config = Some(reordered);
     w.refused(&r, 3, "(key, target) list in order");
 }
 
@@ -282,9 +282,9 @@ fn refuses_live_history_problems() {
     r.allow_bootstrap = false;
     w.refused(&r, 3, "no live canonical index.json");
     let mut r = w.req();
-    r.suite_config = w.p("v2.yaml");
+    r.suite_config = Some(w.p("v2.yaml"));
     std::fs::write(
-        &r.suite_config,
+        w.p("v2.yaml"),
         std::fs::read_to_string(suite_path())
             .unwrap()
             .replace("version: 1", "version: 2"),

@@ -290,3 +290,74 @@ fn refuses_paths_not_bound_to_the_run() {
         &out,
     );
 }
+
+/// A checkout whose `configs/benchmark_suites/acme.yaml` is the fixture suite renamed `acme`,
+/// with a live history and a candidate of that suite.
+fn acme_world(with_suite_file: bool) -> (World, std::path::PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path().to_path_buf();
+    let suite_file = w.join("acme-suite.yaml");
+    std::fs::write(
+        &suite_file,
+        std::fs::read_to_string(suite_path())
+            .unwrap()
+            .replace("suite_name: tier1", "suite_name: acme"),
+    )
+    .unwrap();
+    let checkout = w.join("checkout");
+    let dir = checkout.join("configs/benchmark_suites");
+    std::fs::create_dir_all(&dir).unwrap();
+    if with_suite_file {
+        std::fs::copy(&suite_file, dir.join("acme.yaml")).unwrap();
+    }
+    bootstrap_live(
+        &w,
+        &w.join("live"),
+        &RunSpec::new("anchor", 0).in_suite(&suite_file),
+    );
+    candidate(
+        Some(&w.join("live")),
+        &w.join("cand"),
+        &RunSpec::new("r1", 1).in_suite(&suite_file),
+    );
+    (World { _t: t, w }, checkout)
+}
+
+fn publish_in(checkout: &Path, w: &World) -> std::process::Output {
+    std::process::Command::new(EXE)
+        .current_dir(checkout)
+        .args(&args(&w.p("cand"), &w.p("live"), &w.p("out"), "r1")[..8])
+        .env_remove("TIER1_SUITE_CONFIG")
+        .env("TIER1_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn without_suite_config_the_suite_the_history_records_is_used() {
+    let (w, checkout) = acme_world(true);
+    let o = publish_in(&checkout, &w);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(w.p("out").join("index.json")).unwrap()).unwrap();
+    assert_eq!(index["suite_name"], "acme");
+}
+
+#[test]
+fn without_suite_config_a_history_of_a_suite_not_in_the_checkout_is_refused() {
+    let (w, checkout) = acme_world(false);
+    let (live, cand, out) = (w.p("live"), w.p("cand"), w.p("out"));
+    let (live_before, cand_before) = (snapshot(&live), snapshot(&cand));
+    let o = publish_in(&checkout, &w);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("records suite acme/v1") && err.contains("--suite-config"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+    assert_eq!(snapshot(&live), live_before);
+    assert_eq!(snapshot(&cand), cand_before);
+    assert!(!out.exists());
+}

@@ -326,3 +326,103 @@ fn truncated_discovery_with_only_rejected_candidates_is_fatal() {
     let o = env.restore(t0() + Duration::days(3), &dest, &["--allow-bootstrap"]);
     assert_refused(&o, 4, "Refusing to reset canonical history", &dest);
 }
+
+#[test]
+fn restores_a_history_published_under_another_artifact_prefix() {
+    let env = Env::with_prefix("acme-gpu");
+    let published = env.good_nightly(t0(), 1);
+    let dest = env.dest();
+    let o = env.restore(
+        t0() + Duration::days(1),
+        &dest,
+        &["--artifact-prefix", "acme-gpu"],
+    );
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(
+        v["artifact_name"],
+        format!("acme-gpu-history-{}-1", published.run.id)
+    );
+    assert_eq!(v["evidence_artifact_name"], published.evidence.name);
+    assert!(dest.join("index.json").is_file());
+}
+
+#[test]
+fn the_default_prefix_does_not_see_another_prefix_s_history() {
+    let env = Env::with_prefix("acme-gpu");
+    env.good_nightly(t0(), 1);
+    let dest = env.dest();
+    let o = env.restore(t0() + Duration::days(1), &dest, &[]);
+    assert_refused(&o, 5, "No prior completed Tier-1 run", &dest);
+}
+
+#[test]
+fn an_unsafe_artifact_prefix_is_refused() {
+    let env = Env::new();
+    env.good_nightly(t0(), 1);
+    let dest = env.dest();
+    for (prefix, fragment) in [
+        ("../x", "--artifact-prefix"),
+        ("", "--artifact-prefix"),
+        ("tier1-candidate", "candidate"),
+        ("a-evidence", "evidence"),
+    ] {
+        let o = env.restore(
+            t0() + Duration::days(1),
+            &dest,
+            &["--artifact-prefix", prefix],
+        );
+        assert_refused(&o, 3, fragment, &dest);
+    }
+}
+
+#[test]
+fn a_local_store_restores_under_its_own_repository_name_by_default() {
+    let env = Env::new();
+    env.good_nightly(t0(), 1);
+    let dest = env.dest();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+        .arg("--store")
+        .arg(format!("local:{}", env.store_dir.display()))
+        .args(["--branch", "main", "--now"])
+        .arg((t0() + Duration::days(1)).to_rfc3339())
+        .arg("--destination")
+        .arg(&dest)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_REPOSITORY")
+        .env_remove("TIER1_STORE")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert!(dest.join("index.json").is_file());
+}
+
+#[test]
+fn a_local_store_asked_for_another_repository_says_which_it_models() {
+    let env = Env::new();
+    env.good_nightly(t0(), 1);
+    let dest = env.dest();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+        .arg("--store")
+        .arg(format!("local:{}", env.store_dir.display()))
+        .args([
+            "--repository",
+            "local/elsewhere",
+            "--branch",
+            "main",
+            "--now",
+        ])
+        .arg((t0() + Duration::days(1)).to_rfc3339())
+        .arg("--destination")
+        .arg(&dest)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("TIER1_STORE")
+        .output()
+        .unwrap();
+    assert_refused(&o, 3, &format!("models repository {REPO}"), &dest);
+    assert!(
+        !stderr(&o).contains("provenance") && !stderr(&o).contains("integrity"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -22,6 +22,10 @@ struct Args {
     /// The clock for the anchor age (RFC 3339); default: now.
     #[arg(long, env = "TIER1_NOW")]
     now: Option<String>,
+    /// Suite YAML whose thresholds and tolerances are shown; default: the suite the history
+    /// records, found by name under configs/benchmark_suites/ (docs/suite.md).
+    #[arg(long, env = "TIER1_SUITE_CONFIG")]
+    suite_config: Option<PathBuf>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -32,6 +36,8 @@ fn main() -> std::process::ExitCode {
         output: args.output,
         evidence_root: args.evidence_root,
         now: args.now,
+        suite_config: args.suite_config,
+        repo_root: PathBuf::from("."),
         step_summary: true,
     };
     let result = write_dashboard(&opts).map(|outcome| {

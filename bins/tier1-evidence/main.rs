@@ -116,6 +116,7 @@ fn main() -> ExitCode {
                 history_root: &history_root,
                 commit: &commit,
                 dirty: git.dirty.unwrap_or(true),
+                dirty_files: &git.dirty_files,
                 evidence_artifact_name: evidence_artifact_name.as_deref(),
             };
             match bind::bind(&req) {

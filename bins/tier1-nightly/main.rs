@@ -18,7 +18,8 @@ struct Args {
     /// The local store directory (created when absent).
     #[arg(long, env = "TIER1_STORE_DIR", default_value = ".tier1/store")]
     store: PathBuf,
-    /// Suite YAML (default: configs/benchmark_suites/tier1.yaml when present, else the embedded suite).
+    /// Suite YAML; default: the suite the restored history records, else the only file under
+    /// configs/benchmark_suites/, else the embedded suite (docs/suite.md, "Which suite file").
     #[arg(long, env = "TIER1_SUITE_CONFIG")]
     suite_config: Option<PathBuf>,
     /// Profile (default: `minimal` when a GPU is usable, else `cpu`).
@@ -58,21 +59,11 @@ struct Args {
 
 fn main() -> ExitCode {
     cli::init();
+    tier1::process::install_termination_handler();
     let a = Args::parse();
-    let suite = match tier1::run::load_suite(a.suite_config.as_deref()) {
-        Ok(s) => s,
-        Err(e) => return cli::fail("tier1-nightly", &e),
-    };
-    let suite_path = a.suite_config.clone().or_else(|| {
-        let p = PathBuf::from(tier1::suite::DEFAULT_SUITE_PATH);
-        p.is_file().then_some(p)
-    });
     let req = NightlyRequest {
-        profile: a
-            .profile
-            .unwrap_or_else(|| tier1::run::default_profile(&suite)),
-        suite,
-        suite_path,
+        profile: a.profile,
+        suite_config: a.suite_config,
         store_dir: a.store,
         repo_root: a.repo_root,
         branch: a.branch,

@@ -67,9 +67,10 @@ struct Args {
     /// Output root for the ratified tree; must not exist or be empty.
     #[arg(long, env = "TIER1_OUTPUT_HISTORY_ROOT")]
     output_history_root: PathBuf,
-    /// Suite config.
-    #[arg(long, env = "TIER1_SUITE_CONFIG", default_value = tier1::suite::DEFAULT_SUITE_PATH)]
-    suite_config: PathBuf,
+    /// Suite YAML; default: the suite the candidate history records, found by name under
+    /// configs/benchmark_suites/ (docs/suite.md, "Which suite file").
+    #[arg(long, env = "TIER1_SUITE_CONFIG")]
+    suite_config: Option<PathBuf>,
     /// Allow the audited bootstrap reset (no live history, or a new suite version).
     #[arg(long, env = "TIER1_ALLOW_BOOTSTRAP")]
     allow_bootstrap: bool,
@@ -127,6 +128,7 @@ fn run(a: Args) -> Result<Exit, PromoteError> {
         canonical_history_root: a.canonical_history_root,
         output_history_root: a.output_history_root,
         suite_config: a.suite_config,
+        repo_root: ".".into(),
         allow_bootstrap: a.allow_bootstrap,
         reviewers,
         allow_local_workflow_run: a.allow_local_workflow_run,

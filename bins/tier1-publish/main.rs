@@ -24,7 +24,8 @@ struct Args {
     /// The run to publish (the candidate's newest run).
     #[arg(long, env = "TIER1_RUN_ID")]
     run_id: String,
-    /// Suite config; the embedded canonical suite when omitted.
+    /// Suite YAML; default: the suite the candidate history records, found by name under
+    /// configs/benchmark_suites/ (docs/suite.md, "Which suite file").
     #[arg(long, env = "TIER1_SUITE_CONFIG")]
     suite_config: Option<PathBuf>,
 }
@@ -32,12 +33,14 @@ struct Args {
 fn main() -> ExitCode {
     tier1::cli::init();
     let a = Args::parse();
-    let suite = match &a.suite_config {
-        Some(p) => match Suite::load(p) {
-            Ok(s) => s,
-            Err(e) => return tier1::cli::fail("tier1-publish", &e),
-        },
-        None => Suite::embedded(),
+    let discovered = Suite::discover(
+        a.suite_config.as_deref(),
+        std::path::Path::new("."),
+        Some(&a.candidate_history_root),
+    );
+    let suite = match discovered {
+        Ok(d) => d.suite,
+        Err(e) => return tier1::cli::fail("tier1-publish", &e),
     };
     let req = MergeRequest {
         candidate_root: a.candidate_history_root,

@@ -12,9 +12,10 @@ use tier1::store::{StoreConfig, open_store};
 #[derive(Debug, Parser)]
 #[command(name = "tier1-restore", version)]
 struct Args {
-    /// `owner/name` of the repository whose history is restored.
+    /// `owner/name` of the repository whose history is restored (a local store: default and only
+    /// accepted value is the repository the store models, `local/<dir name>` for tier1-nightly's).
     #[arg(long, env = "GITHUB_REPOSITORY")]
-    repository: String,
+    repository: Option<String>,
     /// Workflow file that produces the history.
     #[arg(long, default_value = DEFAULT_WORKFLOW)]
     workflow: String,
@@ -36,6 +37,9 @@ struct Args {
     /// Allow anchor evidence 60 days old or older (protected renewal).
     #[arg(long)]
     allow_anchor_renewal: bool,
+    /// Artifact prefix: candidates are `<prefix>-history-*` paired with `<prefix>-evidence-*`.
+    #[arg(long, env = "TIER1_ARTIFACT_PREFIX", default_value = tier1::artifacts::DEFAULT_PREFIX)]
+    artifact_prefix: String,
     /// Artifact store: `local:DIR` or `github` (default `github` when GITHUB_ACTIONS=true).
     #[arg(long, env = "TIER1_STORE")]
     store: Option<String>,
@@ -47,14 +51,17 @@ struct Args {
 fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
     let spec =
         tier1::cli::store_spec(args.store).map_err(|e| RestoreError::Invalid(e.to_string()))?;
+    let artifact_prefix = tier1::artifacts::ArtifactPrefix::parse(&args.artifact_prefix)
+        .map_err(RestoreError::Invalid)?;
     let cfg = StoreConfig {
-        repository: args.repository.clone(),
+        repository: args.repository.unwrap_or_default(),
         api_url: args.api_url,
         now: args.now,
     };
     let store = open_store(&spec, &cfg)?;
     let opts = RestoreOptions {
-        repository: args.repository,
+        repository: store.repository().to_string(),
+        artifact_prefix,
         workflow: args.workflow,
         branch: args.branch,
         current_run_id: args.current_run_id,

@@ -15,7 +15,8 @@ static ALLOC: CountingAlloc = CountingAlloc::new();
 #[derive(Debug, Parser)]
 #[command(name = "tier1-run", version)]
 struct Args {
-    /// Suite YAML (default: configs/benchmark_suites/tier1.yaml when present, else the embedded suite).
+    /// Suite YAML; default: the suite the history records, else the only file under
+    /// configs/benchmark_suites/, else the embedded suite (docs/suite.md, "Which suite file").
     #[arg(long, env = "TIER1_SUITE_CONFIG")]
     suite_config: Option<PathBuf>,
     /// Profile (default: the suite's default when a GPU is usable, else `cpu`).
@@ -46,14 +47,22 @@ struct Args {
     /// The checkout whose commit and cleanliness are recorded.
     #[arg(long, default_value = ".")]
     repo_root: PathBuf,
+    /// Run although the checkout has uncommitted changes (to try a suite): the run is recorded
+    /// dirty, is never accepted and cannot be bound as evidence.
+    #[arg(long)]
+    allow_dirty: bool,
 }
 
 fn main() -> ExitCode {
     cli::init();
+    tier1::process::install_termination_handler();
     let args = Args::parse();
     match execute(args) {
         Ok(outcome) => {
             cli::print_json(&outcome);
+            if let Some(m) = outcome.gate_message() {
+                cli::gate_failed("tier1-run", &m);
+            }
             outcome.exit().into()
         }
         Err(e) => cli::fail("tier1-run", &e),
@@ -61,7 +70,12 @@ fn main() -> ExitCode {
 }
 
 fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
-    let suite = run::load_suite(args.suite_config.as_deref())?;
+    let discovered = tier1::suite::Suite::discover(
+        args.suite_config.as_deref(),
+        &args.repo_root,
+        Some(&args.history_root),
+    )?;
+    let suite = discovered.suite;
     let profile = args.profile.unwrap_or_else(|| run::default_profile(&suite));
     let git = run::detect_git(&args.repo_root, &[&args.history_root, &args.evidence_root]);
     let run_id = args
@@ -71,6 +85,7 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
     let backend = run::backend_for(&suite, &profile)?;
     let req = RunRequest {
         suite: &suite,
+        suite_source: discovered.source,
         profile,
         run_id,
         history_root: args.history_root,
@@ -79,6 +94,8 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
         anchor_candidate: args.history_anchor_candidate,
         attestation,
         git,
+        repo_root: args.repo_root,
+        allow_dirty: args.allow_dirty,
         evidence_artifact_name: args.evidence_artifact_name,
         hook: None,
     };

@@ -45,6 +45,8 @@ pub struct RunSpec {
     pub savings_pct: f64,
     /// Relative spread of the timing samples (0: constant samples, every interval of zero width).
     pub noise: f64,
+    /// The suite file the run belongs to (default: the fixture suite).
+    pub suite_file: Option<PathBuf>,
 }
 
 impl RunSpec {
@@ -56,6 +58,19 @@ impl RunSpec {
             speedup: 2.0,
             savings_pct: 50.0,
             noise: 0.0,
+            suite_file: None,
+        }
+    }
+    /// Belong to the suite in `file` (its targets must be the fixture's).
+    pub fn in_suite(mut self, file: &Path) -> Self {
+        self.suite_file = Some(file.to_path_buf());
+        self
+    }
+    /// The run's suite.
+    pub fn suite(&self) -> Suite {
+        match &self.suite_file {
+            Some(f) => Suite::load(f).expect("suite file"),
+            None => suite(),
         }
     }
     /// Spread the timing samples by ± `noise` (relative), so the intervals are wide.
@@ -220,7 +235,7 @@ pub fn summary(spec: &RunSpec, suite: &Suite) -> Summary {
 /// Build a candidate history in `out`: a copy of `live` (if any) plus the run, compared against
 /// live's latest compatible anchor, with `run_accepted` from the gate and `baseline_eligible: false`.
 pub fn candidate(live: Option<&Path>, out: &Path, spec: &RunSpec) -> IndexRow {
-    let suite = suite();
+    let suite = spec.suite();
     std::fs::create_dir_all(out).unwrap();
     let mut doc = match live {
         Some(l) if l.join("index.json").is_file() => {
@@ -290,7 +305,7 @@ pub fn evidence(root: &Path, spec: &RunSpec) {
     .unwrap();
     tier1::json::write(
         &dir.join("results/benchmark_test_results.json"),
-        &results(spec, &suite()),
+        &results(spec, &spec.suite()),
     )
     .unwrap();
     std::fs::write(dir.join("report.md"), "# report\n").unwrap();
@@ -316,7 +331,8 @@ pub fn promote_request(
         expected_evidence_digest: DIGEST.into(),
         canonical_history_root: live.map(Into::into),
         output_history_root: out.into(),
-        suite_config: suite_path(),
+        suite_config: Some(suite_path()),
+        repo_root: ".".into(),
         allow_bootstrap: live.is_none(),
         reviewers: vec![],
         allow_local_workflow_run: false,
@@ -345,13 +361,15 @@ pub fn promote_args(r: &tier1::promote::PromoteRequest) -> Vec<String> {
             "--output-history-root",
             r.output_history_root.display().to_string(),
         ),
-        ("--suite-config", r.suite_config.display().to_string()),
     ]
     .into_iter()
     .flat_map(|(k, v)| [k.to_string(), v])
     .collect();
     if let Some(l) = &r.canonical_history_root {
         v.extend(["--canonical-history-root".into(), l.display().to_string()]);
+    }
+    if let Some(s) = &r.suite_config {
+        v.extend(["--suite-config".into(), s.display().to_string()]);
     }
     if r.allow_bootstrap {
         v.push("--allow-bootstrap".into());
@@ -413,7 +431,8 @@ pub fn bootstrap_live(work: &Path, live: &Path, spec: &RunSpec) {
     let ev = work.join(format!("ev-{}", spec.run_id));
     candidate(None, &cand, spec);
     evidence(&ev, spec);
-    let req = promote_request(&cand, &ev, None, live, &spec.run_id);
+    let mut req = promote_request(&cand, &ev, None, live, &spec.run_id);
+    req.suite_config = Some(spec.suite_file.clone().unwrap_or_else(suite_path));
     tier1::promote::promote(&req).expect("bootstrap promotion");
 }
 

@@ -156,6 +156,8 @@ pub fn write_history(root: &Path, runs: usize, anchor: &AnchorSpec) {
 pub struct Env {
     pub tmp: tempfile::TempDir,
     pub store_dir: PathBuf,
+    /// The artifact prefix the simulated nightlies upload under (`tier1` unless told otherwise).
+    pub prefix: String,
 }
 
 /// What one simulated nightly uploaded.
@@ -171,7 +173,19 @@ impl Env {
         let tmp = tempfile::tempdir().expect("tempdir");
         let store_dir = tmp.path().join("store");
         LocalStore::create(&store_dir, REPO).expect("store");
-        Env { tmp, store_dir }
+        Env {
+            tmp,
+            store_dir,
+            prefix: "tier1".into(),
+        }
+    }
+
+    /// A store whose nightlies upload `<prefix>-evidence-*` and `<prefix>-history-*`.
+    pub fn with_prefix(prefix: &str) -> Env {
+        Env {
+            prefix: prefix.into(),
+            ..Env::new()
+        }
     }
 
     pub fn store_at(&self, at: DateTime<Utc>) -> LocalStore {
@@ -198,7 +212,7 @@ impl Env {
         let store = self.store_at(at);
         let run = store.create_run(&new_run).expect("run");
         let suffix = format!("{}-1", run.id);
-        let ev_name = format!("tier1-evidence-{suffix}");
+        let ev_name = format!("{}-evidence-{suffix}", self.prefix);
         let ev_file = self.tmp.path().join(format!("evidence-{}.zip", run.id));
         fs::write(&ev_file, format!("evidence of run {}", run.id)).expect("evidence");
         let evidence = store
@@ -206,7 +220,7 @@ impl Env {
             .expect("upload evidence");
         let dir = self.tmp.path().join(format!("hist-{}", run.id));
         fs::create_dir_all(&dir).expect("mkdir");
-        let hist_name = format!("tier1-history-{suffix}");
+        let hist_name = format!("{}-history-{suffix}", self.prefix);
         let history = match history(&ev_name, &dir) {
             HistoryUpload::None => None,
             HistoryUpload::Dir => Some(

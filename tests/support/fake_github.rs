@@ -3,8 +3,9 @@
 //! the artifact download redirect that rejects any `Authorization` and honours the signed URL's
 //! expiry, fault injection (statuses, truncated or looping pages, bodies, and the nullable or
 //! optional fields of `github/rest-api-description`), and a record of every request; a hook for test harness endpoints
-//! under `/_harness/` (the workflow scenario adapters, tests/support/workflow_adapters.rs); and pull
-//! request comments (fake_github_comments.rs).
+//! under `/_harness/` (the workflow scenario adapters, tests/support/workflow_adapters.rs);
+//! pull request comments (fake_github_comments.rs); and public releases of any repository
+//! (`GET /repos/{o}/{r}/releases/tags/{tag}`, assets downloaded from the blob listener).
 #![allow(dead_code)]
 
 #[path = "fake_github_comments.rs"]
@@ -169,6 +170,15 @@ struct Shared {
     comments: Mutex<comments::Comments>,
     location_ttl: Mutex<Duration>,
     redirects: Mutex<u64>,
+    releases: Mutex<Vec<Release>>,
+}
+
+/// A published release: `repo` (`owner/name`), `tag`, and its assets (name, bytes).
+#[derive(Debug, Clone)]
+pub struct Release {
+    pub repo: String,
+    pub tag: String,
+    pub assets: Vec<(String, Vec<u8>)>,
 }
 
 /// The running fake: API at [`FakeGithub::api_url`], blob storage on a second port.
@@ -197,6 +207,7 @@ impl FakeGithub {
             comments: Mutex::new(comments::Comments::default()),
             location_ttl: Mutex::new(Duration::from_secs(60)),
             redirects: Mutex::new(0),
+            releases: Mutex::new(Vec::new()),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -272,6 +283,12 @@ impl FakeGithub {
             Some((_, _, Value::Array(jobs))) => jobs.push(job),
             _ => list.push((run_id, attempt, Value::Array(vec![job]))),
         }
+    }
+
+    /// Publish a release: served at `GET /repos/{repo}/releases/tags/{tag}`, each asset's
+    /// `browser_download_url` on the blob listener (which refuses an `Authorization` header).
+    pub fn add_release(&self, release: Release) {
+        self.shared.releases.lock().expect("lock").push(release);
     }
 
     /// Serve `POST /_harness/<path>` with `hook` (no token required: the harness is the runner).
@@ -482,6 +499,9 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
     if let Some(r) = injected_status(shared, &path) {
         return r;
     }
+    if let Some(resp) = release_api(shared, rec, &path) {
+        return resp;
+    }
     if rec.header("authorization") != Some(&format!("Bearer {}", shared.token)) {
         return error(401, "Bad credentials");
     }
@@ -614,6 +634,44 @@ fn now_ms() -> u128 {
         .as_millis()
 }
 
+/// `GET /repos/{o}/{r}/releases/tags/{tag}` of a public release (no token needed; a wrong one is
+/// refused as GitHub does); None for every other path.
+fn release_api(shared: &Shared, rec: &Recorded, path: &str) -> Option<Response> {
+    let seg: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let ["repos", owner, name, "releases", "tags", tag] = seg.as_slice() else {
+        return None;
+    };
+    if rec
+        .header("authorization")
+        .is_some_and(|a| a != format!("Bearer {}", shared.token))
+    {
+        return Some(error(401, "Bad credentials"));
+    }
+    let repo = format!("{owner}/{name}");
+    let releases = shared.releases.lock().expect("lock");
+    let Some(r) = releases.iter().find(|r| r.repo == repo && r.tag == *tag) else {
+        return Some(error(404, "Not Found"));
+    };
+    let assets: Vec<Value> = r
+        .assets
+        .iter()
+        .enumerate()
+        .map(|(i, (n, bytes))| {
+            json!({
+                "id": i + 1, "name": n, "size": bytes.len(), "state": "uploaded",
+                "content_type": "application/octet-stream",
+                "url": format!("{}/repos/{repo}/releases/assets/{}", shared.api_base, i + 1),
+                "browser_download_url": format!("{}/releases/{repo}/{tag}/{n}", shared.blob_base),
+            })
+        })
+        .collect();
+    Some(json_response(
+        200,
+        &json!({"id": 1, "tag_name": tag, "name": format!("tier1 {tag}"), "draft": false,
+            "prerelease": false, "assets": assets}),
+    ))
+}
+
 fn blob(shared: &Shared, rec: &Recorded) -> Response {
     if let Some(r) = injected_status(shared, rec.path()) {
         return r;
@@ -632,6 +690,25 @@ fn blob(shared: &Shared, rec: &Recorded) -> Response {
         }
     } else if auth {
         return error(400, "Authorization header must not be sent to blob storage");
+    }
+    if let Some(rest) = rec.path().strip_prefix("/releases/") {
+        let releases = shared.releases.lock().expect("lock");
+        let found = releases.iter().find_map(|r| {
+            let name = rest.strip_prefix(&format!("{}/{}/", r.repo, r.tag))?;
+            r.assets
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, b)| b.clone())
+        });
+        return match found {
+            Some(body) => Response {
+                status: 200,
+                headers: vec![("content-type".into(), "application/octet-stream".into())],
+                body,
+                stall: None,
+            },
+            None => error(404, "Not Found"),
+        };
     }
     let Some(id) = rec
         .path()

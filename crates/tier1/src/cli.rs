@@ -61,6 +61,13 @@ pub fn fail<E: Classify + Display>(tool: &str, err: &E) -> ExitCode {
     err.exit().into()
 }
 
+/// Say on stderr (and, inside GitHub Actions, as an error annotation) why a gate failed:
+/// `<tool>: <message>`.
+pub fn gate_failed(tool: &str, message: &str) {
+    eprintln!("{tool}: {message}");
+    crate::gha::error(&format!("{tool}: {message}"));
+}
+
 /// Map a result to an exit code: `Ok(exit)` passes through, `Err` is reported by [`fail`].
 pub fn finish<E: Classify + Display>(tool: &str, r: Result<Exit, E>) -> ExitCode {
     match r {

@@ -28,11 +28,13 @@ pub enum Exit {
     Remote,
     /// Local I/O or another environment failure.
     Io,
+    /// Stopped by SIGINT or SIGTERM before it completed; what it owned was cleaned up.
+    Cancelled,
 }
 
 impl Exit {
     /// Every exit code, in numeric order (used by the docs test).
-    pub const ALL: [Exit; 11] = [
+    pub const ALL: [Exit; 12] = [
         Exit::Ok,
         Exit::Gate,
         Exit::Usage,
@@ -44,6 +46,7 @@ impl Exit {
         Exit::Conflict,
         Exit::Remote,
         Exit::Io,
+        Exit::Cancelled,
     ];
 
     /// The numeric process exit status.
@@ -60,6 +63,7 @@ impl Exit {
             Exit::Conflict => 8,
             Exit::Remote => 9,
             Exit::Io => 10,
+            Exit::Cancelled => 11,
         }
     }
 
@@ -77,6 +81,7 @@ impl Exit {
             Exit::Conflict => "conflict",
             Exit::Remote => "remote_api",
             Exit::Io => "io",
+            Exit::Cancelled => "cancelled",
         }
     }
 }

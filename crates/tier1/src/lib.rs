@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod archive;
+pub mod artifacts;
 pub mod bench;
 pub mod cli;
 pub mod digest;
@@ -17,6 +18,7 @@ pub mod history;
 pub mod json;
 pub mod nightly;
 pub mod preview;
+pub mod process;
 pub mod promote;
 pub mod publish;
 pub mod recheck;

@@ -117,8 +117,11 @@ pub struct PromoteRequest {
     pub canonical_history_root: Option<PathBuf>,
     /// Where the ratified tree goes (must not exist or be empty).
     pub output_history_root: PathBuf,
-    /// The suite config file.
-    pub suite_config: PathBuf,
+    /// The suite file (`--suite-config`); None: the suite the candidate history records, chosen
+    /// by [`Suite::discover`] under `repo_root`.
+    pub suite_config: Option<PathBuf>,
+    /// The checkout whose `configs/benchmark_suites/` discovery looks in.
+    pub repo_root: PathBuf,
     /// Allow the audited bootstrap reset.
     pub allow_bootstrap: bool,
     /// Reviewers who approved the protected environment (extension).
@@ -240,7 +243,8 @@ fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
     }
     if !is_evidence_artifact_name(&r.expected_evidence_artifact) {
         return invalid(format!(
-            "--expected-evidence-artifact must match tier1-evidence-[A-Za-z0-9_.-]+, found {:?}",
+            "--expected-evidence-artifact must match {}, found {:?}",
+            crate::artifacts::EVIDENCE_NAME_PATTERN,
             r.expected_evidence_artifact
         ));
     }
@@ -257,7 +261,12 @@ fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
 /// Promote the candidate's newest run to the canonical anchor.
 pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     let checked = check_request(r)?;
-    let suite = Suite::load(&r.suite_config)?;
+    let suite = Suite::discover(
+        r.suite_config.as_deref(),
+        &r.repo_root,
+        Some(&r.history_root),
+    )?
+    .suite;
     let mut inputs = vec![
         ("candidate history root", r.history_root.as_path()),
         ("evidence root", r.evidence_root.as_path()),

@@ -2,6 +2,10 @@
 //! thresholds, parsed strictly (unknown fields, duplicate keys or targets and bad goals are errors
 //! that name the line).
 
+mod discover;
+mod lines;
+
+pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,8 +15,6 @@ pub const EMBEDDED_TIER1_YAML: &str = include_str!("../../../configs/benchmark_s
 /// Fewest timed rounds the harness runs whatever `iterations` says: a 95 % distribution-free
 /// interval of a median needs six values.
 pub const MIN_ROUNDS: u32 = 6;
-/// Where the canonical suite lives in a checkout.
-pub const DEFAULT_SUITE_PATH: &str = "configs/benchmark_suites/tier1.yaml";
 
 /// A parsed, validated suite definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -312,6 +314,12 @@ pub enum SuiteError {
         /// What is wrong, with expected and found values.
         message: String,
     },
+    /// No suite file can be chosen (see [`Suite::discover`]).
+    #[error("suite: {message}")]
+    Choice {
+        /// Which files were considered and what to pass.
+        message: String,
+    },
 }
 
 impl crate::exit::Classify for SuiteError {
@@ -338,43 +346,51 @@ impl Suite {
         Suite::parse(&text, &path.display().to_string())
     }
 
-    /// Parse and validate YAML text; `origin` names the source in errors.
+    /// Parse and validate YAML text; `origin` names the source in errors. Every error names the
+    /// line of the item it is about (see [`lines::Lines`]) in tier1's words.
     pub fn parse(text: &str, origin: &str) -> Result<Suite, SuiteError> {
+        let lines = lines::Lines::scan(text).map_err(|d| SuiteError::Parse {
+            path: origin.to_string(),
+            message: format!(
+                "line {}: duplicate key {:?} (first at line {}): a key may appear once per mapping",
+                d.line,
+                d.path.rsplit('.').next().unwrap_or(&d.path),
+                d.first
+            ),
+        })?;
         let suite: Suite = serde_saphyr::from_str(text).map_err(|e| SuiteError::Parse {
             path: origin.to_string(),
-            message: e.to_string(),
+            message: parse_message(&e),
         })?;
-        suite.validate(text, origin)?;
+        suite.validate(&lines, origin)?;
         Ok(suite)
     }
 
-    fn validate(&self, text: &str, origin: &str) -> Result<(), SuiteError> {
-        let rule = |needle: &str, nth: usize, message: String| SuiteError::Rule {
+    fn validate(&self, lines: &lines::Lines, origin: &str) -> Result<(), SuiteError> {
+        let rule = |at: &str, message: String| SuiteError::Rule {
             path: origin.to_string(),
-            line: find_line(text, needle, nth),
-            message,
+            line: lines.line(at),
+            message: format!("{at}: {message}"),
         };
         if self.suite_name.trim().is_empty() {
             return Err(rule(
                 "suite_name",
-                0,
-                "suite_name: expected a non-empty name, found \"\"".into(),
+                "expected a non-empty name, found \"\"".into(),
             ));
         }
         if self.targets.is_empty() {
             return Err(rule(
                 "targets",
-                0,
-                "targets: expected at least one target, found none".into(),
+                "expected at least one target, found none".into(),
             ));
         }
         let mut keys = BTreeMap::new();
         let mut names = BTreeMap::new();
-        for t in &self.targets {
+        for (i, t) in self.targets.iter().enumerate() {
+            let at = |field: &str| format!("targets.{i}.{field}");
             if !crate::fsx::is_safe_run_id(&t.key) {
                 return Err(rule(
-                    &t.key,
-                    0,
+                    &at("key"),
                     format!(
                         "target key {:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$",
                         t.key
@@ -383,27 +399,28 @@ impl Suite {
             }
             if t.target.trim().is_empty() {
                 return Err(rule(
-                    &t.key,
-                    0,
+                    &at("target"),
                     format!("target {:?}: expected a non-empty `target`", t.key),
                 ));
             }
-            let seen = keys.entry(t.key.as_str()).or_insert(0usize);
-            *seen += 1;
-            if *seen > 1 {
+            if let Some(first) = keys.insert(t.key.as_str(), i) {
                 return Err(rule(
-                    &format!("key: {}", t.key),
-                    1,
-                    format!("duplicate target key {:?}", t.key),
+                    &at("key"),
+                    format!(
+                        "duplicate target key {:?} (first at line {})",
+                        t.key,
+                        lines.line(&format!("targets.{first}.key"))
+                    ),
                 ));
             }
-            let seen = names.entry(t.target.as_str()).or_insert(0usize);
-            *seen += 1;
-            if *seen > 1 {
+            if let Some(first) = names.insert(t.target.as_str(), i) {
                 return Err(rule(
-                    &t.target,
-                    1,
-                    format!("duplicate target {:?}", t.target),
+                    &at("target"),
+                    format!(
+                        "duplicate target {:?} (first at line {})",
+                        t.target,
+                        lines.line(&format!("targets.{first}.target"))
+                    ),
                 ));
             }
             if !(t.tolerance.rtol.is_finite() && t.tolerance.atol.is_finite())
@@ -411,23 +428,23 @@ impl Suite {
                 || t.tolerance.atol < 0.0
             {
                 return Err(rule(
-                    &t.key,
-                    0,
-                    format!("target {:?}: tolerance must be finite and >= 0", t.key),
+                    &at("tolerance"),
+                    format!(
+                        "target {:?}: tolerance must be finite and >= 0, found rtol {} and atol {}",
+                        t.key, t.tolerance.rtol, t.tolerance.atol
+                    ),
                 ));
             }
             match (t.kind, t.command.is_empty()) {
                 (TargetKind::Command, true) => {
                     return Err(rule(
-                        &t.key,
-                        0,
+                        &at("command"),
                         format!("target {:?}: kind command needs a `command` argv", t.key),
                     ));
                 }
                 (TargetKind::Builtin, false) => {
                     return Err(rule(
-                        &t.key,
-                        0,
+                        &at("command"),
                         format!(
                             "target {:?}: `command` is only allowed with kind: command",
                             t.key
@@ -439,18 +456,21 @@ impl Suite {
             for p in t.shapes.keys() {
                 if !self.profiles.contains_key(p) {
                     return Err(rule(
-                        &t.key,
-                        0,
-                        format!("target {:?}: shapes for unknown profile {p:?}", t.key),
+                        &at(&format!("shapes.{p}")),
+                        format!(
+                            "target {:?}: shapes for unknown profile {p:?} (profiles: {:?})",
+                            t.key,
+                            self.profiles.keys().collect::<Vec<_>>()
+                        ),
                     ));
                 }
             }
         }
         for (name, p) in &self.profiles {
+            let at = |field: &str| format!("profiles.{name}.{field}");
             if p.warmup < 5 {
                 return Err(rule(
-                    name,
-                    0,
+                    &at("warmup"),
                     format!(
                         "profile {name:?}: warmup must be at least 5, found {}",
                         p.warmup
@@ -459,19 +479,23 @@ impl Suite {
             }
             if p.iterations == 0 {
                 return Err(rule(
-                    name,
-                    0,
-                    format!("profile {name:?}: iterations must be at least 1"),
+                    &at("iterations"),
+                    format!("profile {name:?}: iterations must be at least 1, found 0"),
                 ));
             }
             if p.max_rounds < p.iterations {
                 return Err(rule(
-                    name,
-                    0,
+                    &at("max_rounds"),
                     format!(
                         "profile {name:?}: max_rounds must be at least iterations ({}), found {}",
                         p.iterations, p.max_rounds
                     ),
+                ));
+            }
+            if p.timeout_s == 0 {
+                return Err(rule(
+                    &at("timeout_s"),
+                    format!("profile {name:?}: timeout_s must be at least 1, found 0"),
                 ));
             }
             for (field, v) in [
@@ -481,8 +505,7 @@ impl Suite {
             ] {
                 if !(v.is_finite() && v > 0.0) {
                     return Err(rule(
-                        name,
-                        0,
+                        &at(field),
                         format!("profile {name:?}: {field} must be a finite number > 0, found {v}"),
                     ));
                 }
@@ -491,7 +514,6 @@ impl Suite {
         if !self.profiles.is_empty() && !self.profiles.contains_key(&self.default_profile) {
             return Err(rule(
                 "default_profile",
-                0,
                 format!(
                     "default_profile {:?} is not among the profiles {:?}",
                     self.default_profile,
@@ -522,30 +544,30 @@ impl Suite {
         ] {
             if !v.is_finite() || v < 0.0 {
                 return Err(rule(
-                    name,
-                    0,
-                    format!("thresholds.{name}: expected a finite number >= 0, found {v}"),
+                    &format!("thresholds.{name}"),
+                    format!("expected a finite number >= 0, found {v}"),
                 ));
             }
         }
         if !(t.alpha > 0.0 && t.alpha < 1.0) {
             return Err(rule(
-                "alpha",
-                0,
+                "thresholds.alpha",
                 format!(
-                    "thresholds.alpha: expected a number between 0 and 1 (exclusive), found {}",
+                    "expected a number between 0 and 1 (exclusive), found {}",
                     t.alpha
                 ),
             ));
         }
-        if t.prior_noise_pct <= 0.0 || t.history_window < 2 {
+        if t.prior_noise_pct <= 0.0 {
             return Err(rule(
-                "thresholds",
-                0,
-                format!(
-                    "thresholds: prior_noise_pct must be > 0 and history_window at least 2, found {} and {}",
-                    t.prior_noise_pct, t.history_window
-                ),
+                "thresholds.prior_noise_pct",
+                format!("expected a number > 0, found {}", t.prior_noise_pct),
+            ));
+        }
+        if t.history_window < 2 {
+            return Err(rule(
+                "thresholds.history_window",
+                format!("expected at least 2, found {}", t.history_window),
             ));
         }
         Ok(())
@@ -568,14 +590,28 @@ impl Suite {
     }
 }
 
-/// 1-based line of the `nth` (0-based) line containing `needle`; 0 when absent.
-fn find_line(text: &str, needle: &str, nth: usize) -> usize {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.contains(needle))
-        .nth(nth)
-        .map(|(i, _)| i + 1)
-        .unwrap_or(0)
+/// A deserializer error as one line in tier1's words: `line L column C: <what>`, without the
+/// source snippet, the parser's `<input>` name or its option hints.
+fn parse_message(e: &serde_saphyr::Error) -> String {
+    let inner = e.without_snippet().to_string();
+    let first = inner.lines().next().unwrap_or_default();
+    let what = first.trim_start_matches("error: ");
+    let what = match what.split_once(": ") {
+        Some((head, rest)) if head.starts_with("line ") => rest,
+        _ => what,
+    };
+    let what = what.split(" at line ").next().unwrap_or(what);
+    let what = match what {
+        "invalid u32" | "invalid u64" | "invalid usize" => {
+            "expected a whole number >= 0".to_string()
+        }
+        "invalid f64" | "invalid f32" => "expected a number".to_string(),
+        other => other.split(", set ").next().unwrap_or(other).to_string(),
+    };
+    match e.location() {
+        Some(l) if l.line() > 0 => format!("line {} column {}: {what}", l.line(), l.column()),
+        _ => what,
+    }
 }
 
 #[cfg(test)]
@@ -634,6 +670,83 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("throughput"), "{e}");
+    }
+
+    /// The 1-based line of the first line containing `needle` after the first containing `after`.
+    fn line_after(text: &str, after: &str, needle: &str) -> usize {
+        let start = text.lines().position(|l| l.contains(after)).unwrap();
+        start
+            + 1
+            + text
+                .lines()
+                .skip(start)
+                .position(|l| l.contains(needle))
+                .unwrap()
+    }
+
+    #[test]
+    fn rule_errors_point_at_the_item_they_are_about() {
+        let text = EMBEDDED_TIER1_YAML;
+        let kv = text.find("key: kv_standard").unwrap();
+        let tol = kv + text[kv..].find("tolerance: {").unwrap();
+        let bad = format!(
+            "{}tolerance: {{ rtol: -1.0, atol: 0.0 }}{}",
+            &text[..tol],
+            &text[tol + text[tol..].find('\n').unwrap()..]
+        );
+        let e = Suite::parse(&bad, "t.yaml").unwrap_err().to_string();
+        let want = line_after(text, "key: kv_standard", "tolerance:");
+        assert!(e.contains(&format!("line {want}:")), "{e}");
+        assert!(e.contains("targets.3.tolerance"), "{e}");
+    }
+
+    #[test]
+    fn a_zero_timeout_is_refused_at_its_line() {
+        let e = with("timeout_s: 600", "timeout_s: 0")
+            .unwrap_err()
+            .to_string();
+        let want = EMBEDDED_TIER1_YAML
+            .lines()
+            .position(|l| l.contains("timeout_s: 600"))
+            .unwrap()
+            + 1;
+        assert!(
+            e.contains(&format!("line {want}:"))
+                && e.contains("timeout_s must be at least 1, found 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn parser_errors_name_the_file_and_line_in_our_words() {
+        let e = with("version: 1", "version: 1\nversion: 2")
+            .unwrap_err()
+            .to_string();
+        let first = EMBEDDED_TIER1_YAML
+            .lines()
+            .position(|l| l.starts_with("version: 1"))
+            .unwrap()
+            + 1;
+        assert!(
+            e.contains(&format!(
+                "line {}: duplicate key \"version\" (first at line {first})",
+                first + 1
+            )),
+            "{e}"
+        );
+        assert!(
+            !e.contains("DuplicateKeyPolicy") && !e.contains("Options"),
+            "{e}"
+        );
+        let e = with("    warmup: 5", "    warmup: five")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t.yaml: line "), "{e}");
+        assert!(
+            !e.contains('\n') && !e.contains("<input>"),
+            "one line, no snippet: {e}"
+        );
+        assert!(e.contains("expected a whole number"), "{e}");
     }
 
     #[test]

@@ -226,6 +226,8 @@ export class WorkflowRun {
     const job = {
       label, dir, workspace, temp, processEnv, baseEnv, contexts: ctx, defaults, apiUrl: this.scenario.api_url,
       adapterRequest: { run_id: this.id, sha: github.sha, ref: github.ref },
+      actionRepos: this.scenario.action_repositories ?? {},
+      actionsDir: path.join(this.scenario.work_dir, "_actions"),
     };
     const result = await runSteps(job, def.steps ?? [], rawSteps(raw));
     rec.steps = result.steps;

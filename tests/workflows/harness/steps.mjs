@@ -8,6 +8,7 @@ import { asString, condition, tokenValue } from "./expressions.mjs";
 import { readKeyValueFile, readPathFile } from "./file-commands.mjs";
 import { child, loadAction, rawSteps } from "./load.mjs";
 import { refusal, runAdapter } from "./adapters.mjs";
+import { remoteActionDir } from "./actions.mjs";
 
 const ANNOTATION = /^::(error|warning|notice)(?: [^:]*)?::(.*)$/;
 
@@ -169,7 +170,14 @@ async function executeStep(job, step, raw, ctx, env, files, record) {
   const uses = asString(tokenValue(step.uses, ctx));
   const withToken = child(raw, "with");
   const inputs = stringsOf(tokenValue(withToken, ctx));
-  if (uses.startsWith("./")) return runComposite(job, uses, inputs, ctx, env, files, record);
+  if (uses.startsWith("./")) return runComposite(job, path.resolve(job.workspace, uses), uses, inputs, ctx, files, record);
+  let remote;
+  try {
+    remote = remoteActionDir(uses, job.actionRepos, job.actionsDir ?? path.join(job.dir, "_actions"));
+  } catch (e) {
+    throw fatal(`${job.label}: step '${record.name}': ${e.message}`);
+  }
+  if (remote) return runComposite(job, remote, uses, inputs, ctx, files, record);
   const why = refusal(uses);
   if (why) throw fatal(`${job.label}: step '${record.name}': ${why}`);
   const answer = await runAdapter(job.apiUrl, uses, { ...job.adapterRequest, with: inputs, workspace: job.workspace, runner_temp: job.temp });
@@ -177,9 +185,11 @@ async function executeStep(job, step, raw, ctx, env, files, record) {
   return "success";
 }
 
-/** A local composite action (`uses: ./path`): its steps with `inputs`, its outputs evaluated last. */
-async function runComposite(job, uses, inputs, ctx, env, files, record) {
-  const dir = path.resolve(job.workspace, uses);
+/**
+ * A composite action in `dir` (a local `./path`, or a remote action's checkout): its steps with
+ * `inputs`, its outputs evaluated last.
+ */
+async function runComposite(job, dir, uses, inputs, ctx, files, record) {
   const { action, raw } = loadAction(dir, `${uses}/action.yml`);
   if (action.runs?.using !== "composite") throw fatal(`${uses}: only composite actions are emulated`);
   const given = {};

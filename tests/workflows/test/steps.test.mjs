@@ -112,3 +112,34 @@ test("a uses: without an adapter stops the whole scenario, naming the action", a
     /w\/j: step 'actions\/setup-python@a+': uses: .*no adapter for actions\/setup-python/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test("a remote composite action runs from its repository at the pinned commit", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync("/tmp"), "steps-"));
+  const repo = path.join(dir, "tools");
+  fs.mkdirSync(path.join(repo, "say"), { recursive: true });
+  fs.writeFileSync(path.join(repo, "say/action.yml"), ACTION.replace('"said=$WORD"', '"said=$WORD from $(basename "$GITHUB_ACTION_PATH")"'));
+  const git = (...args) => execFileSync("git", ["-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", ...args]).toString().trim();
+  git("init", "-q", "-b", "main");
+  git("add", ".");
+  git("commit", "-q", "-m", "action");
+  const sha = git("rev-parse", "HEAD");
+  const work = path.join(dir, "work");
+  fs.mkdirSync(path.join(work, ".github/workflows"), { recursive: true });
+  const wf = (ref) => `on: push\njobs:\n  j:\n    runs-on: x\n    steps:\n      - id: s\n        uses: acme/tools/say@${ref}\n        with:\n          word: hi\n`;
+  fs.writeFileSync(path.join(work, ".github/workflows/w.yml"), wf(sha));
+  const job = (label) => ({
+    label, dir: path.join(dir, label), workspace: work, temp: work, processEnv: { PATH: process.env.PATH },
+    baseEnv: {}, contexts: { github: {}, inputs: {}, needs: {}, runner: {} }, defaults: {}, apiUrl: "http://127.0.0.1:9",
+    actionRepos: { "acme/tools": repo }, actionsDir: path.join(dir, "actions"),
+  });
+  let { template, raw } = await loadWorkflow(work, ".github/workflows/w.yml");
+  const r = await runSteps(job("a"), template.jobs[0].steps, rawSteps(rawJob(raw, "j")));
+  assert.equal(r.steps[0].outcome, "success");
+  assert.equal(r.steps[0].outputs.said, "hi from say");
+  fs.writeFileSync(path.join(work, ".github/workflows/w.yml"), wf("b".repeat(40)));
+  ({ template, raw } = await loadWorkflow(work, ".github/workflows/w.yml"));
+  await assert.rejects(runSteps(job("b"), template.jobs[0].steps, rawSteps(rawJob(raw, "j"))),
+    /acme\/tools\/say@b+: commit b+ is not in acme\/tools/);
+  fs.rmSync(dir, { recursive: true, force: true });
+});

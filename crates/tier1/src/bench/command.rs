@@ -4,7 +4,8 @@
 //! names, verification present on every optimized variant) and turn it into a [`TargetResult`].
 //! When one invocation's samples do not reach the profile's precision, the command runs again
 //! in a new process (as asv does) and the samples are pooled, until precise, out of budget or
-//! [`MAX_PROCESSES`] invocations.
+//! [`MAX_PROCESSES`] invocations. Each invocation leads its own process group: on a timeout, a
+//! cancellation, or when it exits leaving processes behind, the whole group is killed.
 
 use crate::bench::backend::Shapes;
 use crate::bench::harness::{HarnessOptions, Timing, empty_result, precise_now};
@@ -17,6 +18,7 @@ use crate::bench::stats::Stats;
 use crate::suite::Target;
 use serde::Deserialize;
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,8 @@ pub const COMMAND_SCHEMA: &str = "tier1.command_result.v1";
 pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
 /// Most invocations of one command target per measurement.
 pub const MAX_PROCESSES: u32 = 10;
+/// How much of a malformed stdout a message quotes.
+const SNIPPET_CHARS: usize = 200;
 
 /// The JSON a command prints.
 #[derive(Debug, Deserialize)]
@@ -162,9 +166,12 @@ fn execute(
         .env("TIER1_SHAPES", shapes_json)
         .env("TIER1_RTOL", t.tolerance.rtol.to_string())
         .env("TIER1_ATOL", t.tolerance.atol.to_string())
+        // Interpreted targets must not write into the checkout (it is checked clean after the run).
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
+        .process_group(0)
         .spawn()
         .map_err(|e| err(format!("target {}: could not start {prog:?}: {e}", t.key)))?;
     let mut pipe = child.stdout.take();
@@ -175,19 +182,28 @@ fn execute(
         }
         buf
     });
+    let group = child.id();
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
             Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
+                crate::process::kill_group(group);
                 let _ = child.wait();
                 return Err((
                     status::FAILED_TIMEOUT,
                     format!(
-                        "target {}: command did not finish within {} s",
+                        "target {}: command did not finish within {} s (its process group was killed)",
                         t.key,
                         timing.timeout.as_secs_f64()
                     ),
+                ));
+            }
+            Ok(None) if let Some(c) = crate::process::requested() => {
+                crate::process::kill_group(group);
+                let _ = child.wait();
+                return Err((
+                    status::FAILED_ERROR,
+                    format!("target {}: {c} (its process group was killed)", t.key),
                 ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
@@ -199,6 +215,10 @@ fn execute(
             }
         }
     };
+    // Whatever the command left running (and holding its stdout) is killed, not waited for.
+    if crate::process::kill_group(group) {
+        tracing::warn!(target = %t.key, "the command left processes running after it exited; they were killed");
+    }
     let out = reader.join().unwrap_or_default();
     if !status.success() {
         return Err(err(format!(
@@ -218,7 +238,8 @@ fn execute(
 /// Parse and validate a command's stdout into variant results (baseline first).
 pub fn parse(key: &str, stdout: &[u8]) -> Result<CommandOutput, String> {
     let bad = |m: String| format!("target {key}: malformed command result: {m}");
-    let raw: CommandOutput = serde_json::from_slice(stdout).map_err(|e| bad(e.to_string()))?;
+    let raw: CommandOutput = serde_json::from_slice(stdout)
+        .map_err(|e| bad(format!("{e}; stdout began: {:?}", snippet(stdout))))?;
     if raw.schema != COMMAND_SCHEMA {
         return Err(bad(format!(
             "schema: expected {COMMAND_SCHEMA:?}, found {:?}",
@@ -271,6 +292,15 @@ pub fn parse(key: &str, stdout: &[u8]) -> Result<CommandOutput, String> {
         }
     }
     Ok(raw)
+}
+
+/// The first [`SNIPPET_CHARS`] characters of a command's stdout (lossy UTF-8).
+fn snippet(stdout: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stdout);
+    match text.char_indices().nth(SNIPPET_CHARS) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.into_owned(),
+    }
 }
 
 impl CommandOutput {

@@ -114,6 +114,9 @@ pub enum HarnessError {
     /// The destination already holds a results file.
     #[error("{0}: already exists; refusing to overwrite")]
     Exists(String),
+    /// SIGINT or SIGTERM arrived: the suite stopped and its results were discarded.
+    #[error("the suite was {0} while running target {1}; its results were discarded")]
+    Cancelled(crate::process::Cancelled, String),
 }
 
 impl crate::exit::Classify for HarnessError {
@@ -121,6 +124,7 @@ impl crate::exit::Classify for HarnessError {
         match self {
             HarnessError::Write { .. } => crate::exit::Exit::Io,
             HarnessError::Exists(_) => crate::exit::Exit::Conflict,
+            HarnessError::Cancelled(..) => crate::exit::Exit::Cancelled,
             _ => crate::exit::Exit::Invalid,
         }
     }
@@ -205,6 +209,9 @@ pub fn run_suite(
             TargetKind::Builtin => run_builtin(t, &shapes, &backend, opts, timing),
             TargetKind::Command => crate::bench::command::run(t, &shapes, opts, timing),
         };
+        if let Some(c) = crate::process::requested() {
+            return Err(HarnessError::Cancelled(c, t.key.clone()));
+        }
         r.finalize(suite.thresholds.min_speedup);
         tracing::info!(target = %t.key, status = %r.status, speedup = ?r.metrics.best_speedup, "done");
         targets.push(r);

@@ -128,7 +128,8 @@ pub fn sample(
         }
         out.rounds += 1;
         crate::bench::progress::tick();
-        if out.rounds >= plan.max_rounds {
+        // A cancellation request stops sampling at once; the harness then discards the suite.
+        if out.rounds >= plan.max_rounds || crate::process::requested().is_some() {
             break;
         }
         if out.rounds >= min_rounds {

@@ -24,6 +24,8 @@ pub struct BindRequest<'a> {
     pub commit: &'a str,
     /// Whether the checkout is dirty (must be false).
     pub dirty: bool,
+    /// The dirty files (`git status` lines), named in the refusal.
+    pub dirty_files: &'a [String],
     /// When given, the summary's `evidence_artifact_name` must equal it.
     pub evidence_artifact_name: Option<&'a str>,
 }
@@ -61,7 +63,12 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
     }
     if req.dirty {
         return Err(EvidenceError::Checkout(format!(
-            "the checkout of {commit} has uncommitted changes: evidence binds only to a clean tree"
+            "the checkout of {commit} has uncommitted changes ({}): evidence binds only to a clean tree; commit them, or list files your targets create in .gitignore",
+            if req.dirty_files.is_empty() {
+                "unknown files".to_string()
+            } else {
+                req.dirty_files.join(", ")
+            }
         )));
     }
     if !fsx::is_safe_run_id(req.run_id) {

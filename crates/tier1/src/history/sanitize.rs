@@ -96,7 +96,8 @@ pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(),
         return Err(HistoryError::structural(
             &row.summary_path,
             format!(
-                "evidence_artifact_name: expected tier1-evidence-[A-Za-z0-9_.-]+, found {name:?}"
+                "evidence_artifact_name: expected {}, found {name:?}",
+                crate::artifacts::EVIDENCE_NAME_PATTERN
             ),
         ));
     }

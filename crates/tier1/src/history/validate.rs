@@ -109,15 +109,7 @@ pub fn sanitize_restored(root: &Path) -> Result<ValidatedHistory, HistoryError> 
     validate(root, Mode::Restore)
 }
 
-/// The allowed evidence artifact name form `tier1-evidence-[A-Za-z0-9_.-]+`.
-pub fn is_evidence_artifact_name(s: &str) -> bool {
-    s.strip_prefix("tier1-evidence-").is_some_and(|rest| {
-        !rest.is_empty()
-            && rest
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-    })
-}
+pub use crate::artifacts::is_evidence_artifact_name;
 
 fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
     if !root.join(INDEX_FILE).is_file() {
@@ -428,7 +420,8 @@ fn anchor_ref(row: &IndexRow, s: &Summary) -> Result<AnchorRef, HistoryError> {
         return Err(HistoryError::structural(
             &row.summary_path,
             format!(
-                "evidence_artifact_name: expected tier1-evidence-[A-Za-z0-9_.-]+, found {name:?}"
+                "evidence_artifact_name: expected {}, found {name:?}",
+                crate::artifacts::EVIDENCE_NAME_PATTERN
             ),
         ));
     }

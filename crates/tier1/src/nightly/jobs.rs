@@ -11,6 +11,7 @@ use crate::restore::{self, RestoreOptions, RestoreOutcome};
 use crate::run::{self, RunRequest};
 use crate::store::local::LocalStore;
 use crate::store::{ArtifactMeta, ArtifactStore, StoreError, WorkflowRun};
+use crate::suite::Suite;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -50,6 +51,9 @@ pub enum JobError {
         "publish: no canonical history exists yet; establish the first anchor with --bootstrap --accept --note"
     )]
     NoCanonicalHistory,
+    /// SIGINT or SIGTERM arrived between two steps.
+    #[error("{0}")]
+    Cancelled(crate::process::Cancelled),
     /// Local I/O of the job's work directory.
     #[error("{path}: {source}")]
     Io {
@@ -72,6 +76,7 @@ impl Classify for JobError {
             JobError::Verify { .. } => Exit::Integrity,
             JobError::NoCanonicalHistory => Exit::Unavailable,
             JobError::Io { .. } => Exit::Io,
+            JobError::Cancelled(_) => Exit::Cancelled,
         }
     }
 }
@@ -81,6 +86,11 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
         path: path.display().to_string(),
         source,
     }
+}
+
+/// Stop between steps when a cancellation was requested, as a cancelled job does.
+fn checkpoint() -> Result<(), JobError> {
+    crate::process::requested().map_or(Ok(()), |c| Err(JobError::Cancelled(c)))
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Option<Value> {
@@ -103,6 +113,7 @@ fn restore_into(
         destination: dest.to_path_buf(),
         allow_bootstrap: bootstrap,
         allow_anchor_renewal: renewal,
+        artifact_prefix: Default::default(),
     };
     Ok(restore::restore(store, &opts)?)
 }
@@ -123,19 +134,32 @@ pub(super) fn chain(
     let runs_dir = work.join("runs");
 
     // Producer: restore before anything runs.
+    checkpoint()?;
     let restored = restore_into(req, store, wf, &history_dir, req.accept, req.bootstrap)?;
     out.restore = json(&restored);
     std::fs::create_dir_all(&history_dir).map_err(io(&history_dir))?;
 
     // Run the suite (continue-on-error on the acceptance path, as the workflow does).
     let commit = git.commit.clone().unwrap_or_default();
+    let discovered = Suite::discover(
+        req.suite_config.as_deref(),
+        &req.repo_root,
+        Some(&history_dir),
+    )
+    .map_err(run::RunError::from)?;
+    let suite = discovered.suite;
+    let profile = req
+        .profile
+        .clone()
+        .unwrap_or_else(|| run::default_profile(&suite));
     let run_id = fresh_run_id(&history_dir, &producer.note(), &commit);
     producer.set_note(&run_id).map_err(io(work))?;
     out.run_id = Some(run_id.clone());
-    let backend = run::backend_for(&req.suite, &req.profile).map_err(run::RunError::from)?;
+    let backend = run::backend_for(&suite, &profile).map_err(run::RunError::from)?;
     let run_req = RunRequest {
-        suite: &req.suite,
-        profile: req.profile.clone(),
+        suite: &suite,
+        suite_source: discovered.source,
+        profile,
         run_id: run_id.clone(),
         history_root: history_dir.clone(),
         evidence_root: runs_dir.clone(),
@@ -143,12 +167,16 @@ pub(super) fn chain(
         anchor_candidate: req.accept,
         attestation: None,
         git: git.clone(),
+        repo_root: req.repo_root.clone(),
+        allow_dirty: false,
         evidence_artifact_name: Some(evidence_name.clone()),
         hook: None,
     };
+    checkpoint()?;
     let ran = run::run(&run_req)?;
     let run_exit = ran.exit();
     out.run = json(&ran);
+    checkpoint()?;
 
     // Bind, pack, upload evidence, verify its digest; the candidate only after that.
     bind::bind(&bind::BindRequest {
@@ -157,6 +185,7 @@ pub(super) fn chain(
         history_root: &history_dir,
         commit: &commit,
         dirty: git.dirty.unwrap_or(true),
+        dirty_files: &git.dirty_files,
         evidence_artifact_name: Some(&evidence_name),
     })?;
     let zip = work.join(format!("{evidence_name}.zip"));
@@ -182,6 +211,7 @@ pub(super) fn chain(
     // Publication job (normal) or protected promotion (accept), each restoring live history again
     // under the short publication lock; the producer lock is released first, as the jobs differ.
     drop(producer);
+    checkpoint()?;
     let _publication = super::locks::acquire(&req.store_dir, super::locks::PUBLICATION)?;
     let live = work.join("live");
     let published = work.join("published");
@@ -195,20 +225,12 @@ pub(super) fn chain(
             work,
             &evidence_root,
         )?;
-        let suite_config = match &req.suite_path {
-            Some(p) => p.clone(),
-            None => {
-                let p = work.join("tier1.yaml");
-                std::fs::write(&p, crate::suite::EMBEDDED_TIER1_YAML).map_err(io(&p))?;
-                p
-            }
-        };
         let store_name = store.repository().trim_start_matches("local/").to_string();
         let promoted = promote::promote(&PromoteRequest {
             history_root: history_dir.clone(),
             evidence_root,
             run_id: run_id.clone(),
-            requester: req.requester.clone().unwrap_or_else(requester_from_env),
+            requester: req.requester.clone().unwrap_or_default(),
             note: req.note.clone().unwrap_or_default(),
             workflow_run: format!("local://{store_name}/actions/runs/{}", wf.id),
             expected_git_commit: commit.clone(),
@@ -216,7 +238,8 @@ pub(super) fn chain(
             expected_evidence_digest: packed.digest.to_string(),
             canonical_history_root: live_restored.history_restored.then(|| live.clone()),
             output_history_root: published.clone(),
-            suite_config,
+            suite_config: req.suite_config.clone(),
+            repo_root: req.repo_root.clone(),
             allow_bootstrap: req.bootstrap,
             reviewers: vec![],
             allow_local_workflow_run: true,
@@ -234,7 +257,7 @@ pub(super) fn chain(
                 output_root: published.clone(),
                 run_id: run_id.clone(),
             },
-            &req.suite,
+            &suite,
         )?;
         out.publication = json(&merged);
     }
@@ -244,6 +267,9 @@ pub(super) fn chain(
     if let Some(dest) = &req.history_out {
         replace_dir(&published, dest)?;
         out.history_out = Some(dest.display().to_string());
+    }
+    if !req.accept {
+        out.failure = ran.gate_message();
     }
     // On the acceptance path a failing gate does not stop promotion (continue-on-error), but
     // promotion itself re-checks everything; the job's verdict is then the promotion's.
@@ -280,14 +306,6 @@ fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
         id = run::default_run_id_now(Some(commit));
     }
     id
-}
-
-fn requester_from_env() -> String {
-    std::env::var("GITHUB_ACTOR")
-        .or_else(|_| std::env::var("USER"))
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| "local-operator".into())
 }
 
 /// Replace `dest` with a copy of `src` (staged, then renamed).

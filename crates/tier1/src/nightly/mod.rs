@@ -6,10 +6,10 @@
 mod jobs;
 pub mod locks;
 
+use crate::artifacts::ArtifactPrefix;
 use crate::exit::{Classify, Exit};
 use crate::store::StoreError;
 use crate::store::local::{LocalStore, NewRun};
-use crate::suite::Suite;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -26,12 +26,11 @@ pub const RETENTION_DAYS: u32 = 90;
 pub struct NightlyRequest {
     /// The local store directory (created when absent).
     pub store_dir: PathBuf,
-    /// The suite and where it was read from (promotion re-reads the file).
-    pub suite: Suite,
-    /// The suite file promotion reads (a copy of the embedded suite when none is on disk).
-    pub suite_path: Option<PathBuf>,
-    /// Profile.
-    pub profile: String,
+    /// `--suite-config`; None: [`crate::suite::Suite::discover`] after restore (the restored
+    /// history's suite, else the checkout's only suite file, else the embedded suite).
+    pub suite_config: Option<PathBuf>,
+    /// Profile; None: [`crate::run::default_profile`] of the suite.
+    pub profile: Option<String>,
     /// The checkout (commit and cleanliness).
     pub repo_root: PathBuf,
     /// Branch recorded for the run.
@@ -44,7 +43,7 @@ pub struct NightlyRequest {
     pub note: Option<String>,
     /// Who requests the acceptance.
     pub requester: Option<String>,
-    /// Bootstrap automatically when the store has never recorded a run.
+    /// Bootstrap automatically while no history has been published to the store.
     pub auto_bootstrap: bool,
     /// Copy of the published history for inspection.
     pub history_out: Option<PathBuf>,
@@ -67,6 +66,8 @@ pub struct NightlyOutcome {
     pub bootstrap: bool,
     /// The acceptance path ran.
     pub accept: bool,
+    /// Who the acceptance is recorded for (accepting runs only).
+    pub requester: Option<String>,
     /// Restore's status.
     pub restore: Option<serde_json::Value>,
     /// The run's result.
@@ -145,6 +146,22 @@ pub fn local_repository(store_dir: &Path) -> String {
     format!("local/{name}")
 }
 
+/// Who accepts: `--requester`, else `$GITHUB_ACTOR`, else `$USER`; else `local-operator`, said
+/// out loud.
+fn resolve_requester(given: Option<String>) -> String {
+    let from_env = || {
+        ["GITHUB_ACTOR", "USER"]
+            .iter()
+            .find_map(|k| std::env::var(k).ok().filter(|s| !s.trim().is_empty()))
+    };
+    given.or_else(from_env).unwrap_or_else(|| {
+        tracing::warn!(
+            "no --requester, $GITHUB_ACTOR or $USER: the acceptance is recorded for \"local-operator\""
+        );
+        "local-operator".into()
+    })
+}
+
 /// Run the local main job.
 pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     let mut req = req.clone();
@@ -160,6 +177,9 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
             req.repo_root.display()
         )));
     };
+    if let Some(message) = git.dirty_message(&req.repo_root) {
+        return Err(NightlyError::Checkout(message));
+    }
     std::fs::create_dir_all(&req.store_dir).map_err(|e| StoreError::Io {
         path: req.store_dir.display().to_string(),
         source: e,
@@ -168,15 +188,31 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     if let Some(now) = req.now {
         store = store.with_now(now);
     }
-    let fresh = store.load()?.runs.is_empty();
-    if fresh && req.auto_bootstrap && !req.accept {
+    let published = store
+        .load()?
+        .artifacts
+        .iter()
+        .any(|a| ArtifactPrefix::default().history_suffix(&a.name).is_some());
+    if !published && req.auto_bootstrap && !req.bootstrap {
         tracing::warn!(
-            "the local store is new: establishing the first anchor (bootstrap with an automatic note)"
+            "no history has been published to the local store {} yet: this run establishes the first anchor (an automatic, recorded bootstrap)",
+            req.store_dir.display()
         );
         req.bootstrap = true;
-        req.accept = true;
-        req.note =
-            Some("Local store initialised by tier1-nightly: first anchor of this machine".into());
+        if !req.accept {
+            req.accept = true;
+            req.note = Some(
+                "Local store initialised by tier1-nightly: first anchor of this machine".into(),
+            );
+        }
+    }
+    if req.requester.is_some() && !req.accept {
+        return Err(NightlyError::Request(
+            "--requester names who accepts an anchor, and this run accepts none: add --accept --note, or drop --requester".into(),
+        ));
+    }
+    if req.accept {
+        req.requester = Some(resolve_requester(req.requester.take()));
     }
     let mut new_run = NewRun::new(WORKFLOW_FILE, &req.branch, &commit);
     new_run.event = if req.accept {
@@ -198,6 +234,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         run_id: None,
         bootstrap: req.bootstrap,
         accept: req.accept,
+        requester: req.requester.clone(),
         restore: None,
         run: None,
         evidence: None,
@@ -216,11 +253,12 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
             outcome.exit = e.exit();
         }
     }
-    outcome.conclusion = if outcome.exit == Exit::Ok {
-        "success".into()
-    } else {
-        "failure".into()
-    };
+    outcome.conclusion = match outcome.exit {
+        Exit::Ok => "success",
+        Exit::Cancelled => "cancelled",
+        _ => "failure",
+    }
+    .into();
     store.complete_run(wf.id, &outcome.conclusion)?;
     if req.keep_work {
         let kept = work.keep();

@@ -1,5 +1,6 @@
-//! The latest run's changes against its anchor: regressions, improvements, anchor declines,
-//! suppressed regressions, rechecks, new and missing targets, warnings, and its evidence files.
+//! The latest run's changes against its anchor: regressions, suppressed regressions, improvements,
+//! changes within noise, anchor declines below the thresholds, new and missing targets, warnings,
+//! and its evidence files.
 //! Groups are built once here and drawn by both HTML and Markdown.
 
 use super::format::{self, esc};
@@ -22,17 +23,17 @@ pub struct Group {
 
 const CHANGE_COLUMNS: &[&str] = &["Target", "Reason", "Before", "After", "Delta"];
 
-fn change_group(
+fn change_group<'a>(
     id: &'static str,
     title: &'static str,
-    rows: &[crate::history::model::ChangeRow],
+    rows: impl IntoIterator<Item = &'a crate::history::model::ChangeRow>,
 ) -> Group {
     Group {
         id,
         title,
         columns: CHANGE_COLUMNS,
         rows: rows
-            .iter()
+            .into_iter()
             .map(|r| {
                 let [b, a, d] = format::change_cells(r);
                 vec![r.target().to_string(), r.reason().to_string(), b, a, d]
@@ -53,7 +54,7 @@ pub fn groups(run: &RunView) -> Vec<Group> {
         change_group("regressions", "Regressions", &r.regressions),
         Group {
             id: "suppressed",
-            title: "Suppressed regressions (cleared only by a recheck; block release)",
+            title: "Suppressed regressions (cleared only by a recheck: the gate passes them; the run can never be ratified as an anchor)",
             columns: &[
                 "Target",
                 "Reason",
@@ -89,9 +90,14 @@ pub fn groups(run: &RunView) -> Vec<Group> {
         },
         change_group("improvements", "Improvements", &r.improvements),
         change_group(
+            "within-noise",
+            "Within noise (beyond the thresholds, not significant against run-to-run noise; do not block)",
+            &r.within_noise,
+        ),
+        change_group(
             "declines",
-            "Anchor declines (below the thresholds; hold anchor advancement, do not block)",
-            &r.anchor_declines,
+            "Anchor declines below the thresholds (hold anchor advancement, do not block)",
+            run.declines_below_thresholds(),
         ),
         Group {
             id: "missing-targets",

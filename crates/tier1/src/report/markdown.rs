@@ -77,12 +77,12 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         card(&mut s, "Current anchor", Some(anchor));
     }
 
-    s.push_str("## Targets\n\n| Target | Goal | Baseline | Optimized | Speedup / savings | vs anchor | Threshold | Status |\n|---|---|--:|--:|--:|---|---|---|\n");
+    s.push_str("## Targets\n\n| Target | Goal | Baseline | Optimized | Speedup / savings | vs anchor | Threshold | Decided by | Status |\n|---|---|--:|--:|--:|---|---|---|---|\n");
     for r in targets::rows(dash) {
         let flag = r.flag.map(|f| format!(" ({f})")).unwrap_or_default();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {}{flag} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {}{flag} |",
             text(&r.key),
             r.goal,
             md(&r.baseline),
@@ -90,6 +90,7 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
             md(&r.result),
             md(&r.vs_anchor),
             md(&r.threshold),
+            md(&r.decision),
             text(&r.status)
         );
     }

@@ -36,6 +36,9 @@ pub enum ReportError {
     /// The output directory already holds files.
     #[error("output directory {0} is not empty: expected an absent or empty directory")]
     OutputNotEmpty(String),
+    /// No suite can be chosen, or the chosen file is invalid.
+    #[error(transparent)]
+    Suite(#[from] crate::suite::SuiteError),
     /// `--now` is not an RFC 3339 time.
     #[error("--now: expected an RFC 3339 time such as 2026-08-16T00:00:00Z, found {0:?}")]
     BadNow(String),
@@ -54,6 +57,7 @@ impl Classify for ReportError {
         match self {
             ReportError::History(e) => e.exit(),
             ReportError::BadNow(_) => Exit::Invalid,
+            ReportError::Suite(e) => e.exit(),
             ReportError::OutputNotEmpty(_) => Exit::Conflict,
             ReportError::Io { .. } => Exit::Io,
         }
@@ -78,6 +82,11 @@ pub struct DashboardOptions {
     pub evidence_root: Option<PathBuf>,
     /// The clock (anchor age); `None` means the system clock.
     pub now: Option<String>,
+    /// `--suite-config` (thresholds and tolerances shown); None: [`crate::suite::Suite::discover`]
+    /// from the history's recorded suite under `repo_root`.
+    pub suite_config: Option<PathBuf>,
+    /// The checkout whose `configs/benchmark_suites/` discovery looks in.
+    pub repo_root: PathBuf,
     /// Append the Markdown summary to `$GITHUB_STEP_SUMMARY` (through `gha`) when it is set.
     pub step_summary: bool,
 }
@@ -122,7 +131,14 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
             opts.output.display().to_string(),
         ));
     }
-    let dash = model::Dashboard::load(&opts.history_root, opts.evidence_root.as_deref(), now)?;
+    let suite = crate::suite::Suite::discover(
+        opts.suite_config.as_deref(),
+        &opts.repo_root,
+        Some(&opts.history_root),
+    )?
+    .suite;
+    let mut dash = model::Dashboard::load(&opts.history_root, opts.evidence_root.as_deref(), now)?;
+    dash.suite = suite;
     let verdict = readiness::assess(&dash);
     let page = html::render(&dash, &verdict);
     let md = markdown::render(&dash, &verdict);

@@ -1,6 +1,8 @@
 //! The release verdict (reference `isTier1ReleaseReady`): the latest run is accepted, every target
-//! succeeded, and it has no regressions, suppressed regressions, missing targets or warnings.
-//! Anchor declines and the anchor's age are reported but never block.
+//! succeeded, and it has no regressions, missing targets or warnings. Unlike the reference,
+//! regressions cleared only by a recheck do not make it "not ready": the release gate passes them
+//! (they only bar the run from becoming an anchor), and the dashboard says what the gate does.
+//! Anchor declines below the thresholds and the anchor's age are reported but never block.
 
 use super::model::Dashboard;
 use std::fmt;
@@ -42,13 +44,6 @@ pub enum Blocker {
     },
     /// Confirmed regressions against the anchor.
     Regressions {
-        /// Latest run.
-        run_id: String,
-        /// How many.
-        count: usize,
-    },
-    /// Regressions cleared only by a recheck.
-    SuppressedRegressions {
         /// Latest run.
         run_id: String,
         /// How many.
@@ -96,10 +91,6 @@ impl fmt::Display for Blocker {
             Blocker::Regressions { run_id, count } => {
                 write!(f, "latest run {run_id} has {count} confirmed regression(s)")
             }
-            Blocker::SuppressedRegressions { run_id, count } => write!(
-                f,
-                "latest run {run_id} has {count} regression(s) cleared only by a recheck"
-            ),
             Blocker::MissingTargets { run_id, count } => write!(
                 f,
                 "latest run {run_id} is missing {count} target(s) the anchor has"
@@ -121,6 +112,13 @@ pub enum Note {
         /// How many.
         count: usize,
     },
+    /// Regressions cleared only by a recheck: passed by the gate, never ratifiable as an anchor.
+    SuppressedRegressions {
+        /// Latest run.
+        run_id: String,
+        /// How many.
+        count: usize,
+    },
     /// The anchor's evidence is old enough to need renewal.
     AnchorRenewal(AnchorAge),
     /// The history has runs but no eligible anchor.
@@ -136,6 +134,11 @@ impl fmt::Display for Note {
                 f,
                 "latest run {run_id} has {count} anchor decline(s) below the thresholds \
                  (they hold anchor advancement, not the release)"
+            ),
+            Note::SuppressedRegressions { run_id, count } => write!(
+                f,
+                "latest run {run_id} has {count} regression(s) cleared only by a recheck: the \
+                 release gate passes them, but this run can never be ratified as an anchor"
             ),
             Note::AnchorRenewal(age) if age.days_left() > 0 => write!(
                 f,
@@ -226,12 +229,9 @@ pub fn assess(dash: &Dashboard) -> Verdict {
                 });
             }
             type Make = fn(String, usize) -> Blocker;
-            let counted: [(usize, Make); 4] = [
+            let counted: [(usize, Make); 3] = [
                 (reg.regressions.len(), |run_id, count| {
                     Blocker::Regressions { run_id, count }
-                }),
-                (reg.suppressed_regressions.len(), |run_id, count| {
-                    Blocker::SuppressedRegressions { run_id, count }
                 }),
                 (reg.missing_targets.len(), |run_id, count| {
                     Blocker::MissingTargets { run_id, count }
@@ -246,10 +246,17 @@ pub fn assess(dash: &Dashboard) -> Verdict {
                     blockers.push(make(id(), count));
                 }
             }
-            if !reg.anchor_declines.is_empty() {
+            if !reg.suppressed_regressions.is_empty() {
+                notes.push(Note::SuppressedRegressions {
+                    run_id: id(),
+                    count: reg.suppressed_regressions.len(),
+                });
+            }
+            let declines = run.declines_below_thresholds().len();
+            if declines > 0 {
                 notes.push(Note::AnchorDeclines {
                     run_id: id(),
-                    count: reg.anchor_declines.len(),
+                    count: declines,
                 });
             }
         }
@@ -336,24 +343,6 @@ mod tests {
                 "regression",
                 |r| r.regression.regressions.push(gemm_speedup_change(2.0, 1.5)),
                 Blocker::Regressions {
-                    run_id: "r3".into(),
-                    count: 1,
-                },
-            ),
-            (
-                "suppressed",
-                |r| {
-                    r.regression.suppressed_regressions.push(
-                        crate::history::model::SuppressedRegression {
-                            row: gemm_speedup_change(2.0, 1.8),
-                            suppression_reason: "recheck_not_regressed".into(),
-                            recheck_run_id: "r3__recheck__gemm".into(),
-                            recheck_speedup: Some(2.0),
-                            recheck_optimized_time_ms: Some(5.0),
-                        },
-                    );
-                },
-                Blocker::SuppressedRegressions {
                     run_id: "r3".into(),
                     count: 1,
                 },

@@ -33,7 +33,10 @@ fn verdict_lists_blockers_and_notes() {
     let v = section(&blocked, "verdict");
     assert!(v.contains("Not ready for release"));
     assert!(v.contains("latest run r3 has 1 confirmed regression(s)"));
-    assert!(v.contains("1 anchor decline(s) below the thresholds"));
+    assert!(
+        !v.contains("below the thresholds"),
+        "a regression is not a decline below the thresholds: {v}"
+    );
 }
 
 #[test]
@@ -146,4 +149,106 @@ fn markdown_summary_snapshot() {
     }
     let d = dash(runs);
     insta::assert_snapshot!(markdown::render(&d, &assess(&d)));
+}
+
+fn suppressed(run: &mut super::model::RunView) {
+    run.regression
+        .suppressed_regressions
+        .push(crate::history::model::SuppressedRegression {
+            row: gemm_speedup_change(2.0, 1.8),
+            suppression_reason: "recheck_not_regressed".into(),
+            recheck_run_id: "r3__recheck__gemm".into(),
+            recheck_speedup: Some(2.0),
+            recheck_optimized_time_ms: Some(5.0),
+        });
+}
+
+#[test]
+fn suppressed_regressions_are_shown_as_the_gate_treats_them() {
+    let mut runs = healthy();
+    if let Some(r) = runs.last_mut() {
+        suppressed(r);
+    }
+    let html = page(runs);
+    let v = section(&html, "verdict");
+    assert!(v.contains("Release ready"), "the gate passes them: {v}");
+    assert!(v.contains("cleared only by a recheck"), "{v}");
+    let c = section(&html, "changes");
+    assert!(!c.contains("block release"), "{c}");
+    assert!(c.contains("the gate passes them"), "{c}");
+}
+
+#[test]
+fn declines_beyond_the_thresholds_are_not_listed_below_them() {
+    let mut runs = healthy();
+    if let Some(r) = runs.last_mut() {
+        // +6.6 % optimized latency: a regression, and (as every worsening) an anchor decline.
+        let row = change(
+            serde_json::json!({"target": "labs/gemm:gemm", "reason": "optimized_latency",
+            "before": 5.0, "after": 5.33, "delta_pct": 6.6, "optimized_time_delta_ms": 0.33}),
+        );
+        r.regression.regressions.push(row.clone());
+        r.regression.anchor_declines.push(row);
+        // A 0.5 % speedup decline: below the thresholds.
+        let small = gemm_speedup_change(2.0, 1.99);
+        r.regression.anchor_declines.push(small);
+    }
+    let html = page(runs);
+    let declines = section(&html, "declines");
+    assert!(declines.contains("1.99×"), "{declines}");
+    assert!(!declines.contains("optimized_latency"), "{declines}");
+    let v = section(&html, "verdict");
+    assert!(
+        v.contains("1 anchor decline(s) below the thresholds"),
+        "{v}"
+    );
+}
+
+#[test]
+fn each_target_of_the_latest_run_says_how_it_was_decided() {
+    let mut runs = healthy();
+    if let Some(r) = runs.last_mut() {
+        r.regression.detection = Some(
+            serde_json::from_value(serde_json::json!({
+                "method": "statistical", "alpha": 0.005, "prior_noise_pct": 2.0, "prior_runs": 4.0,
+                "targets": [
+                    {"target": "labs/gemm:gemm", "method": "statistical", "noise_runs": 3},
+                    {"target": "labs/kv:kv", "method": "reference", "reason": "memory goal", "noise_runs": 0}
+                ]
+            }))
+            .unwrap(),
+        );
+        r.regression
+            .within_noise
+            .push(gemm_speedup_change(2.0, 1.88));
+    }
+    let html = page(runs.clone());
+    let t = section(&html, "targets");
+    assert!(t.contains("within noise"), "{t}");
+    assert!(t.contains("reference rules (memory goal)"), "{t}");
+    let c = section(&html, "changes");
+    assert!(c.contains("id=\"within-noise\""), "{c}");
+
+    if let Some(r) = runs.last_mut() {
+        r.regression.within_noise.clear();
+        r.regression.inconclusive = vec![
+            serde_json::from_value(serde_json::json!({
+                "target": "labs/gemm:gemm", "reason": "speedup interval ±4.2 % exceeds ±1 %"
+            }))
+            .unwrap(),
+        ];
+    }
+    let t = page(runs.clone());
+    let t = section(&t, "targets");
+    assert!(
+        t.contains(
+            "inconclusive: speedup interval ±4.2 % exceeds ±1 %; the reference rules decided"
+        ),
+        "{t}"
+    );
+    if let Some(r) = runs.last_mut() {
+        r.regression.inconclusive.clear();
+    }
+    let t = page(runs);
+    assert!(section(&t, "targets").contains("statistical test"));
 }

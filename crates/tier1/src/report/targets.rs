@@ -34,6 +34,8 @@ pub struct TargetRow {
     pub flag: Option<&'static str>,
     /// Verification tolerance.
     pub tolerance: String,
+    /// How the comparison decided the target ([`decision`]).
+    pub decision: String,
 }
 
 /// The threshold text for a goal.
@@ -108,6 +110,36 @@ fn flag(run: &RunView, target: &str) -> Option<&'static str> {
     }
 }
 
+/// How the run's comparison decided `target`: within noise (beyond the thresholds, not
+/// significant), inconclusive (imprecise measurement: the reference rules decided), by the
+/// statistical test, or by the reference rules (with why); `–` without an anchor.
+pub fn decision(run: &RunView, target: &str) -> String {
+    let r = &run.regression;
+    if r.baseline_run_id.is_none() {
+        return "–".into();
+    }
+    if r.within_noise.iter().any(|c| c.target() == target) {
+        return "within noise (beyond the thresholds, not significant)".into();
+    }
+    if let Some(i) = r.inconclusive.iter().find(|i| i.target == target) {
+        return format!("inconclusive: {}; the reference rules decided", i.reason);
+    }
+    let record = r
+        .detection
+        .as_ref()
+        .and_then(|d| d.targets.iter().find(|t| t.target == target));
+    match record {
+        Some(t) if t.method == crate::suite::DetectionMethod::Statistical => {
+            "statistical test".into()
+        }
+        Some(t) => format!(
+            "reference rules ({})",
+            t.reason.as_deref().unwrap_or("suite setting")
+        ),
+        None => "reference rules".into(),
+    }
+}
+
 /// Rows for the latest run, compared with the anchor it was compared with.
 pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
     let Some(run) = dash.latest_evidence() else {
@@ -155,6 +187,7 @@ pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
                 status: t.status.clone(),
                 flag: flag(run, &t.target),
                 tolerance,
+                decision: decision(run, &t.target),
             }
         })
         .collect()
@@ -171,7 +204,7 @@ pub fn table(s: &mut String, dash: &Dashboard) {
         s,
         "<section id=\"targets\"><h2>Targets of <code>{}</code></h2><table><thead><tr><th>Target</th><th>Goal</th>\
          <th class=\"num\">Baseline</th><th class=\"num\">Optimized</th><th class=\"num\">Speedup / savings</th>\
-         <th>vs anchor</th><th>Regression threshold</th><th>Status</th><th>Tolerance</th></tr></thead><tbody>",
+         <th>vs anchor</th><th>Regression threshold</th><th>Decided by</th><th>Status</th><th>Tolerance</th></tr></thead><tbody>",
         esc(run_id)
     );
     for r in rows {
@@ -184,7 +217,7 @@ pub fn table(s: &mut String, dash: &Dashboard) {
             s,
             "<tr><td><strong>{}</strong><br><span class=\"muted\">{}</span></td><td>{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"small\">{}</td>\
-             <td><span class=\"status {ok}\">{}</span>{flag}</td><td class=\"small\">{}</td></tr>",
+             <td class=\"small\">{}</td><td><span class=\"status {ok}\">{}</span>{flag}</td><td class=\"small\">{}</td></tr>",
             text(&r.key),
             text(&r.category),
             r.goal,
@@ -193,6 +226,7 @@ pub fn table(s: &mut String, dash: &Dashboard) {
             esc(&r.result),
             esc(&r.vs_anchor),
             esc(&r.threshold),
+            esc(&r.decision),
             text(&r.status),
             esc(&r.tolerance)
         );

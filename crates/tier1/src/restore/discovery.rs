@@ -4,12 +4,8 @@
 //! also marks discovery incomplete (a newer candidate may hide behind it: never bootstrap over it).
 
 use super::{MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN, Rejection, RestoreError};
+use crate::artifacts::ArtifactPrefix;
 use crate::store::{ArtifactMeta, ArtifactStore, WorkflowRun};
-
-/// Prefix of the canonical history artifact name.
-pub const HISTORY_ARTIFACT_PREFIX: &str = "tier1-history-";
-/// Prefix of the evidence artifact name.
-pub const EVIDENCE_ARTIFACT_PREFIX: &str = "tier1-evidence-";
 
 /// A history artifact with its run and the same run's evidence artifact.
 #[derive(Debug, Clone)]
@@ -42,12 +38,14 @@ fn latest_named<'a>(arts: &'a [ArtifactMeta], name: &str) -> Option<&'a Artifact
         .max_by_key(|a| a.id)
 }
 
-/// Find history candidates of `workflow` on `branch`, skipping `current_run_id`.
+/// Find history candidates (`<prefix>-history-<suffix>` paired with `<prefix>-evidence-<suffix>`)
+/// of `workflow` on `branch`, skipping `current_run_id`.
 pub fn discover(
     store: &dyn ArtifactStore,
     workflow: &str,
     branch: &str,
     current_run_id: Option<u64>,
+    prefix: &ArtifactPrefix,
 ) -> Result<Discovery, RestoreError> {
     // One more than the scan cap: a longer list proves the scan is truncated.
     let listing = store.list_completed_runs(workflow, branch, MAX_RUNS_TO_SCAN + 1)?;
@@ -68,8 +66,8 @@ pub fn discover(
         let arts = store.list_run_artifacts(run.id)?;
         truncated |= arts.truncated;
         for s in &arts.skipped {
-            truncated |= s.name.starts_with(HISTORY_ARTIFACT_PREFIX)
-                || s.name.starts_with(EVIDENCE_ARTIFACT_PREFIX);
+            truncated |= s.name.starts_with(&prefix.history(""))
+                || s.name.starts_with(&prefix.evidence(""));
             rejections.push(Rejection {
                 artifact_id: s.id,
                 artifact_name: s.name.clone(),
@@ -78,17 +76,16 @@ pub fn discover(
                 reason: format!("artifact record skipped: {}", s.reason),
             });
         }
-        let mut names: Vec<&str> = arts
+        let mut names: Vec<(&str, &str)> = arts
             .items
             .iter()
-            .filter(|a| a.name.starts_with(HISTORY_ARTIFACT_PREFIX) && !a.expired)
-            .map(|a| a.name.as_str())
+            .filter(|a| !a.expired)
+            .filter_map(|a| Some((a.name.as_str(), prefix.history_suffix(&a.name)?)))
             .collect();
         names.sort_unstable();
         names.dedup();
-        for name in names {
-            let suffix = &name[HISTORY_ARTIFACT_PREFIX.len()..];
-            let evidence_name = format!("{EVIDENCE_ARTIFACT_PREFIX}{suffix}");
+        for (name, suffix) in names {
+            let evidence_name = prefix.evidence(suffix);
             let (Some(history), Some(evidence)) = (
                 latest_named(&arts.items, name),
                 latest_named(&arts.items, &evidence_name),

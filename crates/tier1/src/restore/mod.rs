@@ -33,8 +33,10 @@ pub const NON_SUCCESS_CONCLUSIONS: [&str; 8] = [
     "startup_failure",
     "timed_out",
 ];
-/// The reference message when nothing can be restored and bootstrap is not allowed.
-pub const NO_CANDIDATE_MESSAGE: &str = "No prior completed Tier-1 run has a matching unexpired history and evidence artifact pair. Run one manual main-branch dispatch with bootstrap_history enabled to establish the canonical B200 anchor.";
+/// The reference message when nothing can be restored and bootstrap is not allowed; the store's
+/// [`ArtifactStore::bootstrap_hint`] follows it.
+pub const NO_CANDIDATE_MESSAGE: &str =
+    "No prior completed Tier-1 run has a matching unexpired history and evidence artifact pair.";
 /// The reference renewal message.
 pub const RENEWAL_MESSAGE: &str = "Tier-1 baseline evidence is at least 60 days old. Run a protected manual anchor renewal before the 90-day evidence artifact expires.";
 
@@ -55,6 +57,8 @@ pub struct RestoreOptions {
     pub allow_bootstrap: bool,
     /// Allow evidence 60 days old or older (protected renewal).
     pub allow_anchor_renewal: bool,
+    /// The artifact prefix: candidates are `<prefix>-history-*` with `<prefix>-evidence-*`.
+    pub artifact_prefix: crate::artifacts::ArtifactPrefix,
 }
 
 /// A candidate that was skipped, and why.
@@ -387,7 +391,13 @@ pub fn restore(
     }
     let dest = &opts.destination;
     fsx::check_output_root(dest, &[])?;
-    let found = discovery::discover(store, &opts.workflow, &opts.branch, opts.current_run_id)?;
+    let found = discovery::discover(
+        store,
+        &opts.workflow,
+        &opts.branch,
+        opts.current_run_id,
+        &opts.artifact_prefix,
+    )?;
     tracing::info!(
         candidates = found.candidates.len(),
         runs = found.runs_scanned,
@@ -397,7 +407,7 @@ pub fn restore(
     if found.candidates.is_empty() {
         if !opts.allow_bootstrap {
             return Err(RestoreError::Unavailable {
-                message: NO_CANDIDATE_MESSAGE.into(),
+                message: format!("{NO_CANDIDATE_MESSAGE} {}", store.bootstrap_hint()),
             });
         }
         return Ok(bootstrap(found.rejections, found.truncated));
@@ -510,7 +520,8 @@ pub fn restore(
             .collect();
         return Err(RestoreError::Unavailable {
             message: format!(
-                "{NO_CANDIDATE_MESSAGE} Rejected candidates: {}",
+                "{NO_CANDIDATE_MESSAGE} {} Rejected candidates: {}",
+                store.bootstrap_hint(),
                 reasons.join("; ")
             ),
         });

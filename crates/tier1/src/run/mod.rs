@@ -22,7 +22,7 @@ use crate::history::validate::{HistoryError, validate_history_root};
 use crate::recheck::{self, RecheckResult};
 use crate::regress::noise::NoiseHistory;
 use crate::regress::{self, RegressError};
-use crate::suite::Suite;
+use crate::suite::{Suite, SuiteSource};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -32,6 +32,8 @@ use std::sync::Arc;
 pub struct RunRequest<'a> {
     /// The suite.
     pub suite: &'a Suite,
+    /// How the suite was chosen ([`Suite::discover`]).
+    pub suite_source: SuiteSource,
     /// Profile name.
     pub profile: String,
     /// Run id (safe pattern).
@@ -48,6 +50,10 @@ pub struct RunRequest<'a> {
     pub attestation: Option<Value>,
     /// The checkout.
     pub git: GitInfo,
+    /// The checkout's directory (named in the dirty-tree refusal).
+    pub repo_root: PathBuf,
+    /// Run although the checkout is dirty (the run is recorded dirty: never accepted, never bound).
+    pub allow_dirty: bool,
     /// `tier1-evidence-<suffix>` when known.
     pub evidence_artifact_name: Option<String>,
     /// Test hook passed to the harness.
@@ -68,12 +74,16 @@ impl std::fmt::Debug for RunRequest<'_> {
 pub struct RunOutcome {
     /// The run id.
     pub run_id: String,
+    /// The suite run: name, version and how it was chosen.
+    pub suite: SuiteUsed,
     /// Profile.
     pub profile: String,
     /// Backend.
     pub backend: String,
     /// Counts and aggregates.
     pub summary: Aggregates,
+    /// Every target that did not succeed, with its status and why.
+    pub failures: Vec<TargetFailed>,
     /// The anchor compared against.
     pub baseline_run_id: Option<String>,
     /// Confirmed regressions.
@@ -104,10 +114,47 @@ pub struct RunOutcome {
     pub evidence_dirs: Vec<String>,
 }
 
+/// A target that did not succeed, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetFailed {
+    /// Target key.
+    pub key: String,
+    /// Target string.
+    pub target: String,
+    /// Its status (`failed_error`, `failed_timeout`, ...).
+    pub status: String,
+    /// Why.
+    pub message: String,
+}
+
+/// The suite a run used, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuiteUsed {
+    /// `suite_name`.
+    pub name: String,
+    /// `version`.
+    pub version: u32,
+    /// How it was chosen.
+    pub source: SuiteSource,
+}
+
 impl RunOutcome {
     /// The exit code of the run.
     pub fn exit(&self) -> Exit {
         self.verdict.exit()
+    }
+
+    /// `gate failed: <every failing condition>` when the gate failed, else None.
+    pub fn gate_message(&self) -> Option<String> {
+        (!self.verdict.passed).then(|| {
+            let mut why = self.verdict.failures.clone();
+            why.extend(
+                self.failures
+                    .iter()
+                    .map(|f| format!("{} {}: {}", f.key, f.status, f.message)),
+            );
+            format!("gate failed: {}", why.join("; "))
+        })
     }
 }
 
@@ -120,6 +167,9 @@ pub enum RunError {
     /// The run id or its directories already exist.
     #[error("{0}")]
     Exists(String),
+    /// The checkout has changes: refused before anything runs.
+    #[error("{0} (or pass --allow-dirty to try the suite without a canonical result)")]
+    DirtyCheckout(String),
     /// The harness could not run.
     #[error(transparent)]
     Harness(#[from] HarnessError),
@@ -148,6 +198,7 @@ impl Classify for RunError {
         match self {
             RunError::InvalidHistory(e) => e.exit(),
             RunError::Exists(_) => Exit::Conflict,
+            RunError::DirtyCheckout(_) => Exit::Invalid,
             RunError::Harness(e) => e.exit(),
             RunError::Result(e) => e.exit(),
             RunError::Regress(e) => e.exit(),
@@ -176,16 +227,10 @@ pub fn read_attestations(files: &[PathBuf]) -> Result<Option<Value>, RunError> {
     Ok(Some(Value::Object(map)))
 }
 
-/// The checkout's identity; the job's own output directories (when inside the checkout) do not
-/// make it dirty.
+/// The checkout's identity; the job's own output directories (wherever they are inside the
+/// checkout, given absolute or relative to the current directory) do not make it dirty.
 pub fn detect_git(repo_root: &Path, outputs: &[&Path]) -> GitInfo {
-    let prefixes: Vec<String> = outputs
-        .iter()
-        .filter(|p| p.is_relative())
-        .map(|p| p.to_string_lossy().trim_start_matches("./").to_string())
-        .collect();
-    let refs: Vec<&str> = prefixes.iter().map(String::as_str).collect();
-    let mut git = crate::evidence::git::detect(repo_root, &refs);
+    let mut git = crate::evidence::git::detect(repo_root, outputs);
     if let Some(sha) = crate::evidence::git::expected_commit(&git) {
         git.commit = Some(sha);
     }
@@ -283,6 +328,20 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
             baseline_eligible: eligibility.passed(),
         },
     )?;
+    let failures: Vec<TargetFailed> = results
+        .targets
+        .iter()
+        .filter(|t| t.status != result::status::SUCCEEDED)
+        .map(|t| TargetFailed {
+            key: t.key.clone(),
+            target: t.target.clone(),
+            status: t.status.clone(),
+            message: t.message.clone().unwrap_or_default(),
+        })
+        .collect();
+    for f in &failures {
+        tracing::error!(target = %f.key, status = %f.status, "{}", f.message);
+    }
     let execution_failed = results
         .targets
         .iter()
@@ -299,9 +358,15 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     });
     let outcome = RunOutcome {
         run_id: req.run_id.clone(),
+        suite: SuiteUsed {
+            name: req.suite.suite_name.clone(),
+            version: req.suite.version,
+            source: req.suite_source.clone(),
+        },
         profile: req.profile.clone(),
         backend: results.backend.clone(),
         summary: summary.summary.clone(),
+        failures,
         baseline_run_id: comparison.baseline_run_id.clone(),
         regressions: comparison.regressions.len(),
         improvements: comparison.improvements.len(),
@@ -335,6 +400,11 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
         return Err(RunError::Harness(HarnessError::BadRunId(
             req.run_id.clone(),
         )));
+    }
+    if !req.allow_dirty
+        && let Some(message) = req.git.dirty_message(&req.repo_root)
+    {
+        return Err(RunError::DirtyCheckout(message));
     }
     let history = if req.history_root.join(INDEX_FILE).is_file() {
         Some(validate_history_root(&req.history_root).map_err(RunError::InvalidHistory)?)
@@ -429,6 +499,7 @@ fn run_rechecks(
             Ok(results) => result::summarize(&results, req.suite)?
                 .into_iter()
                 .find(|s| s.target == target),
+            Err(e @ RunError::Harness(HarnessError::Cancelled(..))) => return Err(e),
             Err(e) => {
                 tracing::warn!(target = %t.key, error = %e, "recheck failed to run; the regression stands");
                 None
@@ -473,18 +544,6 @@ pub fn build_summary(
         targets,
         extra: Default::default(),
     })
-}
-
-/// The suite a binary should use: `path` when given, else the checkout's
-/// `configs/benchmark_suites/tier1.yaml` when present, else the embedded canonical suite.
-pub fn load_suite(path: Option<&Path>) -> Result<Suite, crate::suite::SuiteError> {
-    match path {
-        Some(p) => Suite::load(p),
-        None if Path::new(crate::suite::DEFAULT_SUITE_PATH).is_file() => {
-            Suite::load(Path::new(crate::suite::DEFAULT_SUITE_PATH))
-        }
-        None => Ok(Suite::embedded()),
-    }
 }
 
 /// The backend for a profile: the profile says which backend it is for; `cpu` is always built.

@@ -442,6 +442,13 @@ impl ArtifactStore for LocalStore {
         &self.repository
     }
 
+    fn bootstrap_hint(&self) -> String {
+        let dir = self.dir.display();
+        format!(
+            "The local store {dir} has no published history yet: `tier1-nightly --store {dir}` establishes the first anchor automatically while none is published, or run `tier1-nightly --store {dir} --bootstrap --accept --note \"<why>\"`."
+        )
+    }
+
     fn now(&self) -> DateTime<Utc> {
         self.now.unwrap_or_else(Utc::now)
     }

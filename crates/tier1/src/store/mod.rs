@@ -263,7 +263,16 @@ pub trait ArtifactStore {
         sink: &mut dyn Write,
         cap: u64,
     ) -> Result<Downloaded, StoreError>;
+
+    /// How an operator establishes the first anchor in this store; restore ends its "no history"
+    /// refusal with it.
+    fn bootstrap_hint(&self) -> String {
+        GITHUB_BOOTSTRAP_HINT.to_string()
+    }
 }
+
+/// The reference's bootstrap instruction for GitHub Actions.
+pub const GITHUB_BOOTSTRAP_HINT: &str = "Run one manual main-branch dispatch with bootstrap_history enabled to establish the canonical B200 anchor.";
 
 pub mod local;
 
@@ -287,6 +296,13 @@ pub fn open_store(spec: &str, cfg: &StoreConfig) -> Result<Box<dyn ArtifactStore
             ));
         }
         let mut s = local::LocalStore::open(std::path::Path::new(dir))?;
+        if !cfg.repository.is_empty() && cfg.repository != s.repository() {
+            return Err(StoreError::Invalid(format!(
+                "local store {dir} models repository {}, not {}: omit --repository (and GITHUB_REPOSITORY) to restore it under its own name (docs/local-store.md)",
+                s.repository(),
+                cfg.repository
+            )));
+        }
         if let Some(now) = cfg.now {
             s = s.with_now(now);
         }

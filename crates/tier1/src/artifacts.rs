@@ -1,0 +1,146 @@
+//! The names of the workflow artifacts: `<prefix>-evidence-<suffix>`, `<prefix>-history-<suffix>`
+//! and `<prefix>-candidate-history-<suffix>` (`<suffix>` is `<github run id>-<attempt>`). The
+//! reference fixes the prefix to `tier1`; an adopting repository may choose its own
+//! (`artifact-prefix` of the action, `--artifact-prefix` of restore), and every reader accepts any
+//! valid prefix in a recorded evidence name.
+
+/// The prefix tier1's own workflows use.
+pub const DEFAULT_PREFIX: &str = "tier1";
+
+/// Words that may not end a prefix: `<prefix>-history-` must never find another prefix's
+/// candidate history (`tier1-candidate` would), nor an evidence name parse two ways.
+const RESERVED_TAILS: [&str; 3] = ["candidate", "evidence", "history"];
+
+/// A validated artifact prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactPrefix(String);
+
+impl Default for ArtifactPrefix {
+    fn default() -> Self {
+        ArtifactPrefix(DEFAULT_PREFIX.to_string())
+    }
+}
+
+impl std::fmt::Display for ArtifactPrefix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl ArtifactPrefix {
+    /// Check `s`: 1-64 characters of `[A-Za-z0-9_.-]`, starting with a letter or digit, not
+    /// ending in `-`, and no `-`-separated word that is `candidate`, `evidence` or `history`.
+    /// The error says what was expected and what was found.
+    pub fn parse(s: &str) -> Result<ArtifactPrefix, String> {
+        let bad = |why: &str| {
+            Err(format!(
+                "--artifact-prefix: expected 1-64 characters of [A-Za-z0-9_.-] starting with a letter or digit{why}, found {s:?}"
+            ))
+        };
+        let chars_ok = s
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        let starts_ok = s.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric());
+        if s.is_empty() || s.len() > 64 || !chars_ok || !starts_ok || s.ends_with('-') {
+            return bad("");
+        }
+        if let Some(word) = s.split('-').find(|w| RESERVED_TAILS.contains(w)) {
+            return bad(&format!(
+                " and without the word {word:?} (it would collide with the evidence, history or candidate-history names)"
+            ));
+        }
+        Ok(ArtifactPrefix(s.to_string()))
+    }
+
+    /// The prefix text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// `<prefix>-evidence-<suffix>`.
+    pub fn evidence(&self, suffix: &str) -> String {
+        format!("{}-evidence-{suffix}", self.0)
+    }
+
+    /// `<prefix>-history-<suffix>`: the published history the next restore looks for.
+    pub fn history(&self, suffix: &str) -> String {
+        format!("{}-history-{suffix}", self.0)
+    }
+
+    /// `<prefix>-candidate-history-<suffix>`: the producer's candidate.
+    pub fn candidate_history(&self, suffix: &str) -> String {
+        format!("{}-candidate-history-{suffix}", self.0)
+    }
+
+    /// The suffix of a history artifact name of this prefix, or None.
+    pub fn history_suffix<'a>(&self, name: &'a str) -> Option<&'a str> {
+        name.strip_prefix(self.0.as_str())?
+            .strip_prefix("-history-")
+            .filter(|rest| !rest.is_empty())
+    }
+}
+
+/// Whether `s` is an evidence artifact name `<prefix>-evidence-<suffix>` for a valid prefix and a
+/// non-empty suffix of `[A-Za-z0-9_.-]`.
+pub fn is_evidence_artifact_name(s: &str) -> bool {
+    let Some((prefix, suffix)) = s.split_once("-evidence-") else {
+        return false;
+    };
+    ArtifactPrefix::parse(prefix).is_ok()
+        && !suffix.is_empty()
+        && suffix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// The pattern [`is_evidence_artifact_name`] accepts, for messages.
+pub const EVIDENCE_NAME_PATTERN: &str = "<prefix>-evidence-[A-Za-z0-9_.-]+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_prefix() {
+        let p = ArtifactPrefix::parse("acme-gpu").unwrap();
+        assert_eq!(p.evidence("7-1"), "acme-gpu-evidence-7-1");
+        assert_eq!(p.history("7-1"), "acme-gpu-history-7-1");
+        assert_eq!(p.candidate_history("7-1"), "acme-gpu-candidate-history-7-1");
+        assert_eq!(p.history_suffix("acme-gpu-history-7-1"), Some("7-1"));
+        assert_eq!(p.history_suffix("acme-gpu-candidate-history-7-1"), None);
+        assert_eq!(p.history_suffix("acme-history-7-1"), None);
+        let d = ArtifactPrefix::default();
+        assert_eq!(d.history_suffix("tier1-candidate-history-7-1"), None);
+        assert_eq!(d.history_suffix("tier1-history-"), None);
+    }
+
+    #[test]
+    fn bad_prefixes_are_refused_with_what_was_found() {
+        for bad in [
+            "",
+            "-x",
+            "x-",
+            "a/b",
+            "a b",
+            "tier1-candidate",
+            "x-evidence",
+            "history",
+        ] {
+            let e = ArtifactPrefix::parse(bad).unwrap_err();
+            assert!(e.contains(&format!("found {bad:?}")), "{e}");
+        }
+        assert!(ArtifactPrefix::parse(&"a".repeat(65)).is_err());
+        assert!(ArtifactPrefix::parse("my_proj.v2").is_ok());
+    }
+
+    #[test]
+    fn evidence_names_of_any_valid_prefix() {
+        assert!(is_evidence_artifact_name("tier1-evidence-1-1"));
+        assert!(is_evidence_artifact_name("acme-gpu-evidence-20260801_1"));
+        assert!(!is_evidence_artifact_name("tier1-evidence-"));
+        assert!(!is_evidence_artifact_name("tier1-history-1-1"));
+        assert!(!is_evidence_artifact_name("-evidence-1"));
+        assert!(!is_evidence_artifact_name("tier1-evidence-a/b"));
+        assert!(!is_evidence_artifact_name("../x-evidence-1"));
+    }
+}
