@@ -41,9 +41,9 @@ fn checkout(suite_yaml: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// The bootstrap night, tried up to three times: an imprecise first measurement is refused as an
 /// anchor (docs/regression-model.md §8), which is not what this bench measures.
-fn bootstrap(root: &Path, suite: &Suite) -> (Summary, usize) {
+fn bootstrap(root: &Path) -> (Summary, usize) {
     for attempt in 1..=3 {
-        if let (Exit::Ok, Some(s)) = night(root, suite) {
+        if let (Exit::Ok, Some(s)) = night(root) {
             return (s, attempt);
         }
     }
@@ -51,12 +51,11 @@ fn bootstrap(root: &Path, suite: &Suite) -> (Summary, usize) {
 }
 
 /// One night: exit code, run id and the published summary of the run.
-fn night(root: &Path, suite: &Suite) -> (Exit, Option<Summary>) {
+fn night(root: &Path) -> (Exit, Option<Summary>) {
     let req = NightlyRequest {
         store_dir: root.join(".tier1/store"),
-        suite: suite.clone(),
-        suite_path: Some(root.join("suite.yaml")),
-        profile: "cpu".into(),
+        suite_config: Some(root.join("suite.yaml")),
+        profile: Some("cpu".into()),
         repo_root: root.to_path_buf(),
         branch: "main".into(),
         bootstrap: false,
@@ -117,13 +116,13 @@ fn unchanged_nights(n: usize) {
     let suite = Suite::parse(yaml, "tier1.yaml").expect("embedded suite");
     let (_t, root) = checkout(yaml);
     let t0 = std::time::Instant::now();
-    let (anchor, attempts) = bootstrap(&root, &suite);
+    let (anchor, attempts) = bootstrap(&root);
     let (mut failures, mut inconclusive_targets) = (0, 0);
     let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); suite.targets.len()];
     let mut walls = Vec::new();
     for _ in 0..n {
         let t = std::time::Instant::now();
-        let (exit, s) = night(&root, &suite);
+        let (exit, s) = night(&root);
         walls.push(t.elapsed().as_secs_f64());
         failures += usize::from(exit != Exit::Ok);
         if let Some(s) = s {
@@ -177,21 +176,35 @@ fn slowdown_nights(n: usize) {
         );
     let suite = Suite::parse(&yaml, "integrity/suite.yaml").expect("integrity suite");
     let (_t, root) = checkout(&yaml);
-    let (_, attempts) = bootstrap(&root, &suite);
+    let (_, attempts) = bootstrap(&root);
     println!("\n(command suite: bootstrap nights needed: {attempts})");
     let history = (n / 2).max(1);
     let mut unchanged_failures = 0;
     for _ in 0..history {
-        unchanged_failures += usize::from(night(&root, &suite).0 != Exit::Ok);
+        unchanged_failures += usize::from(night(&root).0 != Exit::Ok);
     }
     let slowed = suite.targets[0].target.clone();
-    // The change under test: target 0's optimized work grows by 10 % (its command gets the flag).
-    let mut slow_suite = suite.clone();
-    slow_suite.targets[0].command.push("--slowdown=0.10".into());
+    // The change under test, committed: target 0's optimized work grows by 10 % (its command
+    // gets the flag).
+    let cmd = format!("[python3, {:?}]", script.display().to_string());
+    let slow_yaml = yaml.replacen(
+        &cmd,
+        &format!(
+            "[python3, {:?}, \"--slowdown=0.10\"]",
+            script.display().to_string()
+        ),
+        1,
+    );
+    assert_ne!(slow_yaml, yaml, "the slowdown reaches target 0's command");
+    std::fs::write(root.join("suite.yaml"), &slow_yaml).expect("write the slowed suite");
+    git(
+        &root,
+        &["commit", "-q", "-am", "slow down target 0 by 10 %"],
+    );
     let (mut caught, mut other) = (0, 0);
     let nights = (n / 2).max(1);
     for _ in 0..nights {
-        let (_, s) = night(&root, &slow_suite);
+        let (_, s) = night(&root);
         if let Some(s) = s {
             let reg = regressed_targets(&root, &s.run_id);
             caught += usize::from(reg.contains(&slowed));

@@ -52,6 +52,9 @@ struct RunArgs {
     /// `owner/name` whose canonical history is compared with.
     #[arg(long, env = "GITHUB_REPOSITORY")]
     repository: String,
+    /// Artifact prefix of the canonical history (`<prefix>-history-*`).
+    #[arg(long, env = "TIER1_ARTIFACT_PREFIX", default_value = tier1::artifacts::DEFAULT_PREFIX)]
+    artifact_prefix: String,
     /// Producer workflow file whose runs hold the canonical history.
     #[arg(long, default_value = DEFAULT_WORKFLOW)]
     workflow: String,
@@ -125,7 +128,11 @@ fn main() -> ExitCode {
 }
 
 fn run_preview(a: RunArgs) -> Result<tier1::preview::PreviewOutcome, PreviewError> {
-    let suite = run::load_suite(a.suite_config.as_deref()).map_err(run::RunError::from)?;
+    let discovered = tier1::suite::Suite::discover(a.suite_config.as_deref(), &a.repo_root, None)
+        .map_err(run::RunError::from)?;
+    let suite = discovered.suite;
+    let artifact_prefix = tier1::artifacts::ArtifactPrefix::parse(&a.artifact_prefix)
+        .map_err(PreviewError::Invalid)?;
     let profile = a.profile.unwrap_or_else(|| run::default_profile(&suite));
     let git = run::detect_git(&a.repo_root, &[&a.output]);
     let run_id = a
@@ -145,11 +152,14 @@ fn run_preview(a: RunArgs) -> Result<tier1::preview::PreviewOutcome, PreviewErro
     })?;
     let req = PreviewRequest {
         suite: &suite,
+        suite_source: discovered.source,
         profile,
         run_id,
         backend,
         attestation,
         git,
+        repo_root: a.repo_root,
+        artifact_prefix,
         repository: a.repository,
         workflow: a.workflow,
         branch: a.branch,

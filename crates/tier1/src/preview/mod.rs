@@ -42,6 +42,8 @@ pub const STEP_SUMMARY_MAX_CHARS: usize = 1024 * 1024 / 4;
 pub struct PreviewRequest<'a> {
     /// The suite.
     pub suite: &'a Suite,
+    /// How the suite was chosen ([`Suite::discover`]).
+    pub suite_source: crate::suite::SuiteSource,
     /// Profile name.
     pub profile: String,
     /// Run id of the preview (safe pattern).
@@ -52,6 +54,10 @@ pub struct PreviewRequest<'a> {
     pub attestation: Option<Value>,
     /// The checkout.
     pub git: GitInfo,
+    /// The checkout's directory.
+    pub repo_root: PathBuf,
+    /// Artifact prefix of the canonical history (`<prefix>-history-*`).
+    pub artifact_prefix: crate::artifacts::ArtifactPrefix,
     /// `owner/name` whose canonical history is restored.
     pub repository: String,
     /// The producer workflow file whose runs hold that history.
@@ -212,6 +218,7 @@ pub fn preview(
         store,
         &RestoreOptions {
             repository: req.repository.clone(),
+            artifact_prefix: req.artifact_prefix.clone(),
             workflow: req.workflow.clone(),
             branch: req.branch.clone(),
             current_run_id: None,
@@ -228,6 +235,7 @@ pub fn preview(
     })?;
     let run_req = RunRequest {
         suite: req.suite,
+        suite_source: req.suite_source.clone(),
         profile: req.profile.clone(),
         run_id: req.run_id.clone(),
         history_root,
@@ -236,6 +244,9 @@ pub fn preview(
         anchor_candidate: true,
         attestation: req.attestation.clone(),
         git: req.git.clone(),
+        repo_root: req.repo_root.clone(),
+        // A dirty checkout is measured and shown as failing the gate, as the nightly would record it.
+        allow_dirty: true,
         evidence_artifact_name: None,
         hook: None,
     };

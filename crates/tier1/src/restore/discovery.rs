@@ -66,8 +66,8 @@ pub fn discover(
         let arts = store.list_run_artifacts(run.id)?;
         truncated |= arts.truncated;
         for s in &arts.skipped {
-            truncated |= s.name.starts_with(&prefix.history(""))
-                || s.name.starts_with(&prefix.evidence(""));
+            truncated |=
+                s.name.starts_with(&prefix.history("")) || s.name.starts_with(&prefix.evidence(""));
             rejections.push(Rejection {
                 artifact_id: s.id,
                 artifact_name: s.name.clone(),
