@@ -35,7 +35,7 @@ else
   for asset in "$name.tar.gz" SHA256SUMS; do
     url="$(jq -r --arg n "$asset" '.assets[] | select(.name == $n) | .browser_download_url' "$dir/release.json")"
     [[ -n "$url" ]] || fail "release $tag of $TIER1_REPOSITORY: expected an asset $asset, found none"
-    fetch --output "$dir/$asset" "$url"
+    fetch --output "$dir/$asset" "$url" || fail "release $tag of $TIER1_REPOSITORY: downloading $asset failed"
   done
   grep -q "  $name.tar.gz\$" "$dir/SHA256SUMS" || fail "SHA256SUMS of $tag: expected a line for $name.tar.gz, found none"
   (cd "$dir" && sha256sum --check --ignore-missing --strict SHA256SUMS) ||

@@ -169,6 +169,12 @@ impl RunSpec {
         self
     }
 
+    /// Start `workflow` (a path in the scenario repository) instead of tier1-nightly.yml.
+    pub fn workflow(mut self, workflow: &str) -> RunSpec {
+        self.0["workflow"] = json!(workflow);
+        self
+    }
+
     /// Run on another branch.
     pub fn on_branch(mut self, branch: &str) -> RunSpec {
         self.0["ref"] = json!(format!("refs/heads/{branch}"));
@@ -233,39 +239,33 @@ pub struct Harness {
     pub store_dir: PathBuf,
     pub fake: FakeGithub,
     pub shim_log: PathBuf,
+    /// The scenario repository's `owner/name` ([`REPOSITORY`] unless built by
+    /// [`Harness::with_source`]).
+    pub repository: String,
+    /// Remote action repositories (`owner/name` → git directory) `uses:` may name.
+    pub action_repositories: serde_json::Map<String, Value>,
+    /// The artifact prefix [`Harness::restore_to`] restores (`tier1` by default).
+    pub artifact_prefix: String,
+    /// The workflow file whose runs [`Harness::restore_to`] restores (`tier1-nightly.yml`).
+    pub producer_workflow: String,
     prebuilt: PathBuf,
     gpu_tool_cache: PathBuf,
     scenarios: std::cell::Cell<usize>,
 }
 
 impl Harness {
+    /// tier1's own repository: this checkout's workflows, action and scripts, and the fixture suite.
     pub fn new() -> Harness {
+        Harness::with_source(REPOSITORY, tier1_source)
+    }
+
+    /// A scenario repository `repository` whose files `populate` writes into the directory it is
+    /// given (then committed on `main`).
+    pub fn with_source(repository: &str, populate: impl FnOnce(&Path)) -> Harness {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let root = manifest_dir();
         let source = tmp.path().join("source");
-        for rel in SOURCE_FILES {
-            let to = source.join(rel);
-            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-            std::fs::copy(root.join(rel), &to).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        }
-        let fx = root.join("tests/fixtures/workflows");
-        std::fs::create_dir_all(source.join("configs/benchmark_suites")).unwrap();
-        std::fs::copy(
-            fx.join("suite.yaml"),
-            source.join("configs/benchmark_suites/tier1.yaml"),
-        )
-        .unwrap();
-        std::fs::create_dir_all(source.join("fixtures")).unwrap();
-        std::fs::copy(
-            fx.join("nvrtc_target.py"),
-            source.join("fixtures/nvrtc_target.py"),
-        )
-        .unwrap();
-        std::fs::copy(
-            root.join("tests/fixtures/nightly/fixed_target.py"),
-            source.join("fixtures/fixed_target.py"),
-        )
-        .unwrap();
+        std::fs::create_dir_all(&source).unwrap();
+        populate(&source);
         git(&source, &["init", "-q", "-b", "main"]);
         git(&source, &["add", "-A"]);
         git(&source, &["commit", "-q", "-m", "scenario source"]);
@@ -280,7 +280,7 @@ impl Harness {
         nvrtc_venv(&gpu_tool_cache.join("tier1-nvrtc"));
 
         let store_dir = tmp.path().join("store");
-        tier1::store::local::LocalStore::create(&store_dir, REPOSITORY).expect("store");
+        tier1::store::local::LocalStore::create(&store_dir, repository).expect("store");
         let fake = FakeGithub::start(&store_dir, TOKEN);
         Adapters::new(&source).install(&fake);
         let shim_log = tmp.path().join("shims.log");
@@ -292,10 +292,19 @@ impl Harness {
             store_dir,
             fake,
             shim_log,
+            repository: repository.to_string(),
+            action_repositories: serde_json::Map::new(),
+            artifact_prefix: "tier1".into(),
+            producer_workflow: "tier1-nightly.yml".into(),
             prebuilt,
             gpu_tool_cache,
             scenarios: std::cell::Cell::new(0),
         }
+    }
+
+    /// The tier1 binaries this test built (name, path).
+    pub fn binaries(&self) -> impl Iterator<Item = (&'static str, &'static str)> {
+        BINS.into_iter()
     }
 
     fn base_env(&self) -> Value {
@@ -343,7 +352,8 @@ impl Harness {
             .collect();
         let scenario = json!({
             "repo_root": self.source, "api_url": self.fake.api_url(), "server_url": "https://github.com",
-            "repository": REPOSITORY, "token": TOKEN, "work_dir": dir.join("runner"),
+            "repository": self.repository, "token": TOKEN,
+            "action_repositories": self.action_repositories, "work_dir": dir.join("runner"),
             "base_env": self.base_env(),
             "machines": [
                 {"name": "b200-node-01", "environment": "self-hosted",
@@ -397,7 +407,12 @@ impl Harness {
     /// Restore the canonical history as the next nightly would (the real `tier1-restore` against
     /// the store) into `dest`; false when restore reports bootstrap (no history yet).
     pub fn restore_to(&self, dest: &Path) -> bool {
-        restore_store(&self.store_dir, REPOSITORY, dest)
+        restore_store_of(
+            &self.store_dir,
+            &self.repository,
+            (&self.producer_workflow, &self.artifact_prefix),
+            dest,
+        )
     }
 
     /// The restored history's `index.json`, or None when restore reports bootstrap.
@@ -464,10 +479,52 @@ impl Harness {
     }
 }
 
+/// Writes tier1's own scenario repository into `source`: this checkout's workflows, action and
+/// scripts, and the fixture suite as `configs/benchmark_suites/tier1.yaml`.
+fn tier1_source(source: &Path) {
+    let root = manifest_dir();
+    for rel in SOURCE_FILES {
+        let to = source.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root.join(rel), &to).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    let fx = root.join("tests/fixtures/workflows");
+    std::fs::create_dir_all(source.join("configs/benchmark_suites")).unwrap();
+    std::fs::copy(
+        fx.join("suite.yaml"),
+        source.join("configs/benchmark_suites/tier1.yaml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(source.join("fixtures")).unwrap();
+    std::fs::copy(
+        fx.join("nvrtc_target.py"),
+        source.join("fixtures/nvrtc_target.py"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root.join("tests/fixtures/nightly/fixed_target.py"),
+        source.join("fixtures/fixed_target.py"),
+    )
+    .unwrap();
+}
+
 /// Restore the history of the local store at `store_dir` (repository `repository`, branch main)
 /// into `dest` with the real `tier1-restore`; false when it reports bootstrap.
 pub fn restore_store(store_dir: &Path, repository: &str, dest: &Path) -> bool {
+    restore_store_of(store_dir, repository, ("tier1-nightly.yml", "tier1"), dest)
+}
+
+/// [`restore_store`] of the runs of `workflow` and the artifacts named with `prefix`
+/// (`<prefix>-history-*`).
+pub fn restore_store_of(
+    store_dir: &Path,
+    repository: &str,
+    (workflow, prefix): (&str, &str),
+    dest: &Path,
+) -> bool {
     let out = Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+        .env("TIER1_ARTIFACT_PREFIX", prefix)
+        .args(["--workflow", workflow])
         .arg("--store")
         .arg(format!("local:{}", store_dir.display()))
         .args([
