@@ -25,7 +25,7 @@ else
   [[ "$api" =~ ^http://(127\.0\.0\.1|localhost)(:[0-9]+)?(/|$) ]] && proto='=https,http'
   fetch() { curl --fail --silent --show-error --location --retry 3 --proto "$proto" "$@"; }
   tag="v$TIER1_VERSION"
-  name="tier1-$tag-x86_64-unknown-linux-gnu"
+  name="tier1-v${TIER1_VERSION}-x86_64-unknown-linux-gnu"
   dir="$RUNNER_TEMP/tier1-install"
   rm -rf "$dir" && mkdir -p "$dir"
   # The release's assets from the REST API (public: no token), then each asset's download URL.
