@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint the GitHub Actions workflows and action.yml: actionlint (the kjanat fork, which knows
+# Lint the GitHub Actions workflows and the composite actions (action.yml, install/, publish/,
+# promote/): actionlint (the kjanat fork, which knows
 # `concurrency.queue`, with shellcheck on every run: script) and zizmor (offline), zero findings.
 # The tools live in a throwaway venv under target/ (pip's cache may be reused).
 set -euo pipefail
@@ -20,4 +21,8 @@ echo "== actionlint $(actionlint -version | head -n1)"
 actionlint -config-file .github/actionlint.yaml
 
 echo "== zizmor $(zizmor --version)"
-zizmor --offline --no-progress .github/workflows action.yml
+zizmor --offline --no-progress .github/workflows action.yml install/action.yml publish/action.yml \
+  promote/action.yml
+
+echo "== shellcheck install/install.sh"
+shellcheck install/install.sh

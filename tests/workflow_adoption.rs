@@ -59,7 +59,8 @@ fn adopter() -> Option<(Harness, tempfile::TempDir)> {
     h.producer_workflow = "benchmarks.yml".into();
     let release = tier1.path().join("release");
     std::fs::create_dir_all(&release).unwrap();
-    workflow_release::publish_release(&h, "0.1.0", &release);
+    let assets = workflow_release::release_assets("0.1.0", &release);
+    workflow_release::publish_release(&h.fake, "0.1.0", assets);
     Some((h, tier1))
 }
 

@@ -536,7 +536,11 @@ fn promotion_restores_with_renewal_and_reads_the_approvals() {
         ("TIER1_WORKFLOW", "workflow"),
         ("TIER1_ARTIFACT_PREFIX", "artifact_prefix"),
     ] {
-        assert_eq!(job["env"][var], format!("${{{{ inputs.{input} }}}}"), "{var}");
+        assert_eq!(
+            job["env"][var],
+            format!("${{{{ inputs.{input} }}}}"),
+            "{var}"
+        );
     }
     // Every input the caller passes is declared, and vice versa for the required ones.
     let declared = promote["on"]["workflow_call"]["inputs"]

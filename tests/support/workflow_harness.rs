@@ -24,7 +24,8 @@ pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 /// The repository the scenarios run in.
 pub const REPOSITORY: &str = "tier1-bench/tier1";
 
-const BINS: [(&str, &str); 10] = [
+/// The tier1 binaries this test built (name, path).
+pub const BINS: [(&str, &str); 10] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
@@ -300,11 +301,6 @@ impl Harness {
             gpu_tool_cache,
             scenarios: std::cell::Cell::new(0),
         }
-    }
-
-    /// The tier1 binaries this test built (name, path).
-    pub fn binaries(&self) -> impl Iterator<Item = (&'static str, &'static str)> {
-        BINS.into_iter()
     }
 
     fn base_env(&self) -> Value {

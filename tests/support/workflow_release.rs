@@ -6,9 +6,9 @@
 //! `fake_github` beside it.
 #![allow(dead_code)]
 
-use crate::fake_github::Release;
+use crate::fake_github::{FakeGithub, Release};
 use crate::nightly_repo::git;
-use crate::workflow_harness::{Harness, manifest_dir};
+use crate::workflow_harness::{BINS, manifest_dir};
 use std::path::Path;
 use std::process::Command;
 
@@ -43,16 +43,21 @@ pub fn tarball_stem(version: &str) -> String {
     format!("tier1-v{version}-x86_64-unknown-linux-gnu")
 }
 
-/// Build the release tarball of `version` from the harness's binaries under `work`, and publish it
-/// with its `SHA256SUMS` on the fake GitHub; returns the tarball's SHA-256.
-pub fn publish_release(h: &Harness, version: &str, work: &Path) -> String {
+/// The assets of release `version` as release.yml builds them, made under `work`: the tarball (the
+/// binaries this test built, as symbolic links, README and the docs) and `SHA256SUMS`.
+pub fn release_assets(version: &str, work: &Path) -> Vec<(String, Vec<u8>)> {
     let stem = tarball_stem(version);
     let dir = work.join(&stem);
     std::fs::create_dir_all(dir.join("docs")).unwrap();
-    for (name, path) in h.binaries() {
+    for (name, path) in BINS {
         std::os::unix::fs::symlink(path, dir.join(name)).unwrap();
     }
-    for doc in ["README.md", "docs/suite.md", "docs/adoption.md"] {
+    for doc in [
+        "README.md",
+        "docs/suite.md",
+        "docs/adoption.md",
+        "docs/command-targets.md",
+    ] {
         std::fs::copy(manifest_dir().join(doc), dir.join(doc)).unwrap();
     }
     let tarball = format!("{stem}.tar.gz");
@@ -73,12 +78,14 @@ pub fn publish_release(h: &Harness, version: &str, work: &Path) -> String {
         .output()
         .expect("sha256sum runs");
     assert!(out.status.success());
-    let sums = String::from_utf8(out.stdout).unwrap();
-    let digest = sums.split_whitespace().next().unwrap().to_string();
-    h.fake.add_release(Release {
+    vec![(tarball, bytes), ("SHA256SUMS".into(), out.stdout)]
+}
+
+/// Publish `assets` as release `v<version>` of [`TIER1_REPOSITORY`] on the fake GitHub.
+pub fn publish_release(fake: &FakeGithub, version: &str, assets: Vec<(String, Vec<u8>)>) {
+    fake.add_release(Release {
         repo: TIER1_REPOSITORY.into(),
         tag: format!("v{version}"),
-        assets: vec![(tarball, bytes), ("SHA256SUMS".into(), sums.into_bytes())],
+        assets,
     });
-    digest
 }
