@@ -5,21 +5,12 @@
 //! promote (`promote/`) install a verified release and never build from the caller's checkout;
 //! tier1's own promotion workflow names no producer workflow or suite file.
 
+#[path = "support/repo_files.rs"]
+mod repo_files;
+use repo_files::{text, yaml};
+
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(rel: &str) -> String {
-    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-fn yaml(rel: &str) -> Value {
-    serde_saphyr::from_str::<Value>(&text(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 fn action_steps(rel: &str) -> Vec<Value> {
     yaml(rel)["runs"]["steps"]

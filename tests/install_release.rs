@@ -90,68 +90,45 @@ fn a_release_matching_its_checksums_is_installed_on_path() {
 #[test]
 fn a_tampered_or_unpinned_release_is_refused() {
     let (tmp, fake, mut assets) = world();
-    // The tarball replaced after SHA256SUMS was written.
+    // v0.1.0: the tarball replaced after SHA256SUMS was written; v0.2.0 as built.
     assets[0].1.push(0);
-    workflow_release::publish_release(&fake, "0.1.0", assets.clone());
-    let r = install(&fake, tmp.path(), &[("TIER1_VERSION", "0.1.0")]);
-    assert!(!r.ok);
-    assert!(
-        r.stdout.contains("does not match SHA256SUMS of v0.1.0"),
-        "{}",
-        r.stdout
-    );
-
-    // A pinned digest that is not the tarball's.
+    workflow_release::publish_release(&fake, "0.1.0", assets);
     let work = tmp.path().join("release-0.2.0");
     std::fs::create_dir_all(&work).unwrap();
     let good = workflow_release::release_assets("0.2.0", &work);
     workflow_release::publish_release(&fake, "0.2.0", good);
-    let r = install(
-        &fake,
-        tmp.path(),
-        &[
-            ("TIER1_VERSION", "0.2.0"),
-            ("TIER1_SHA256", &"0".repeat(64)),
-        ],
-    );
-    assert!(!r.ok);
-    assert!(
-        r.stdout
-            .contains(&format!("expected sha256 {}", "0".repeat(64))),
-        "{}",
-        r.stdout
-    );
-
-    let r = install(&fake, tmp.path(), &[("TIER1_VERSION", "9.9.9")]);
-    assert!(!r.ok);
-    assert!(
-        r.stdout.contains("no release v9.9.9 in tier1-bench/tier1"),
-        "{}",
-        r.stdout
-    );
-
-    let r = install(&fake, tmp.path(), &[("TIER1_VERSION", "latest")]);
-    assert!(!r.ok);
-    assert!(
-        r.stdout
-            .contains("expected a version like 0.1.0, found 'latest'"),
-        "{}",
-        r.stdout
-    );
-
-    let r = install(
-        &fake,
-        tmp.path(),
-        &[
-            ("TIER1_VERSION", "0.2.0"),
-            ("TIER1_VERIFY_PROVENANCE", "maybe"),
-        ],
-    );
-    assert!(!r.ok);
-    assert!(
-        r.stdout
-            .contains("verify-provenance: expected auto, true or false, found 'maybe'"),
-        "{}",
-        r.stdout
-    );
+    let zeros = "0".repeat(64);
+    let cases: [(&[(&str, &str)], String); 5] = [
+        (
+            &[("TIER1_VERSION", "0.1.0")],
+            "does not match SHA256SUMS of v0.1.0".into(),
+        ),
+        (
+            &[("TIER1_VERSION", "0.2.0"), ("TIER1_SHA256", &zeros)],
+            format!("expected sha256 {zeros}"),
+        ),
+        (
+            &[("TIER1_VERSION", "9.9.9")],
+            "no release v9.9.9 in tier1-bench/tier1".into(),
+        ),
+        (
+            &[("TIER1_VERSION", "latest")],
+            "expected a version like 0.1.0, found 'latest'".into(),
+        ),
+        (
+            &[
+                ("TIER1_VERSION", "0.2.0"),
+                ("TIER1_VERIFY_PROVENANCE", "maybe"),
+            ],
+            "verify-provenance: expected auto, true or false, found 'maybe'".into(),
+        ),
+    ];
+    for (env, message) in cases {
+        let r = install(&fake, tmp.path(), env);
+        assert!(
+            !r.ok && r.stdout.contains(&message),
+            "{env:?}: {}",
+            r.stdout
+        );
+    }
 }

@@ -64,6 +64,18 @@ fn adopter() -> Option<(Harness, tempfile::TempDir)> {
     Some((h, tier1))
 }
 
+/// Each job of the (only) run of `r` ended as expected.
+fn assert_jobs(r: &Report, what: &str, expected: &[(&str, &str)]) {
+    for (job, want) in expected {
+        assert_eq!(
+            result(r, 0, job),
+            *want,
+            "{what}, job {job}: {}",
+            r.diagnose(0)
+        );
+    }
+}
+
 fn result(r: &Report, i: usize, job: &str) -> String {
     r.job(i, job)["result"]
         .as_str()
@@ -100,34 +112,27 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
 
     // The bootstrap: produced, approved, promoted (publish is for the nightly path).
     let r = h.run(&[bootstrap]);
-    for (job, want) in [
-        ("benchmark", "success"),
-        ("publish", "skipped"),
-        ("authorize", "success"),
-        ("promote", "success"),
-    ] {
-        assert_eq!(
-            result(&r, 0, job),
-            want,
-            "bootstrap {job}: {}",
-            r.diagnose(0)
-        );
-    }
+    assert_jobs(
+        &r,
+        "bootstrap",
+        &[
+            ("benchmark", "success"),
+            ("publish", "skipped"),
+            ("authorize", "success"),
+            ("promote", "success"),
+        ],
+    );
     // A passing night: restored, produced and published.
-    let r = h.run(&[nightly()]);
-    for job in ["benchmark", "publish"] {
-        assert_eq!(
-            result(&r, 0, job),
-            "success",
-            "night 1 {job}: {}",
-            r.diagnose(0)
-        );
-    }
+    let passing = [("benchmark", "success"), ("publish", "success")];
+    assert_jobs(&h.run(&[nightly()]), "night 1", &passing);
     // The failing night: the gate fails the job at its end, after the evidence and the candidate
     // history were uploaded; the run is published (as ineligible evidence).
     let r = h.run(&[nightly().env("ACME_FAIL_TARGET", "online_softmax")]);
-    assert_eq!(result(&r, 0, "benchmark"), "failure", "{}", r.diagnose(0));
-    assert_eq!(result(&r, 0, "publish"), "success", "{}", r.diagnose(0));
+    assert_jobs(
+        &r,
+        "the failing night",
+        &[("benchmark", "failure"), ("publish", "success")],
+    );
     let evidence = r.job(0, "benchmark")["outputs"]["evidence_artifact_name"]
         .as_str()
         .unwrap_or_default()
@@ -149,15 +154,7 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
         r.errors(0)
     );
     // The next night restored everything and passed.
-    let r = h.run(&[nightly()]);
-    for job in ["benchmark", "publish"] {
-        assert_eq!(
-            result(&r, 0, job),
-            "success",
-            "night 3 {job}: {}",
-            r.diagnose(0)
-        );
-    }
+    assert_jobs(&h.run(&[nightly()]), "night 3", &passing);
     let index = h
         .restored_index()
         .expect("the adopter's history is restorable");

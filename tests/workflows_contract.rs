@@ -2,8 +2,12 @@
 //! permissions, pinning, retention, upload order and conditions, request validation, and no `${{`
 //! inside any `run:` script. The YAML is parsed with serde-saphyr into `serde_json::Value`.
 
+#[path = "support/repo_files.rs"]
+mod repo_files;
+use repo_files::{text, yaml};
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const NIGHTLY: &str = ".github/workflows/tier1-nightly.yml";
@@ -22,18 +26,6 @@ const ACTIONS: [&str; 4] = [
 /// The installer every action runs.
 const INSTALLER: &str = "install/install.sh";
 const WORKFLOWS: [&str; 5] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(rel: &str) -> String {
-    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-fn yaml(rel: &str) -> Value {
-    serde_saphyr::from_str::<Value>(&text(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 fn jobs(wf: &Value) -> &serde_json::Map<String, Value> {
     wf["jobs"].as_object().expect("jobs mapping")
