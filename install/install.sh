@@ -24,6 +24,17 @@ else
   proto='=https'
   [[ "$api" =~ ^http://(127\.0\.0\.1|localhost)(:[0-9]+)?(/|$) ]] && proto='=https,http'
   fetch() { curl --fail --silent --show-error --location --retry 3 --proto "$proto" "$@"; }
+  # The download URL of asset $1 in the release JSON $2 (jq, else python3).
+  asset_url() {
+    if command -v jq >/dev/null; then
+      jq -r --arg n "$1" '.assets[] | select(.name == $n) | .browser_download_url' "$2"
+    elif command -v python3 >/dev/null; then
+      python3 -c 'import json, sys
+print("".join(a["browser_download_url"] for a in json.load(open(sys.argv[2]))["assets"] if a["name"] == sys.argv[1]))' "$1" "$2"
+    else
+      fail "tier1 install: expected jq or python3 on PATH to read the release, found neither"
+    fi
+  }
   tag="v$TIER1_VERSION"
   name="tier1-v${TIER1_VERSION}-x86_64-unknown-linux-gnu"
   dir="$RUNNER_TEMP/tier1-install"
@@ -33,7 +44,7 @@ else
     "$api/repos/$TIER1_REPOSITORY/releases/tags/$tag" ||
     fail "tier1-version: no release $tag in $TIER1_REPOSITORY"
   for asset in "$name.tar.gz" SHA256SUMS; do
-    url="$(jq -r --arg n "$asset" '.assets[] | select(.name == $n) | .browser_download_url' "$dir/release.json")"
+    url="$(asset_url "$asset" "$dir/release.json")"
     [[ -n "$url" ]] || fail "release $tag of $TIER1_REPOSITORY: expected an asset $asset, found none"
     fetch --output "$dir/$asset" "$url" || fail "release $tag of $TIER1_REPOSITORY: downloading $asset failed"
   done
