@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint the GitHub Actions workflows and action.yml: actionlint (the kjanat fork, which knows
+# Lint the GitHub Actions workflows and the composite actions (action.yml, install/, publish/,
+# promote/): actionlint (the kjanat fork, which knows
 # `concurrency.queue`, with shellcheck on every run: script) and zizmor (offline), zero findings.
 # The tools live in a throwaway venv under target/ (pip's cache may be reused).
 set -euo pipefail
@@ -20,4 +21,18 @@ echo "== actionlint $(actionlint -version | head -n1)"
 actionlint -config-file .github/actionlint.yaml
 
 echo "== zizmor $(zizmor --version)"
-zizmor --offline --no-progress .github/workflows action.yml
+zizmor --offline --no-progress .github/workflows action.yml install/action.yml publish/action.yml \
+  promote/action.yml
+
+# The adopter's workflow of docs/adoption.md (tests/fixtures/adopter), its one placeholder filled in
+# as a user would, passes the same lint.
+adopter=target/lint-adopter
+rm -rf "$adopter" && mkdir -p "$adopter/.github/workflows"
+sed 's/<tier1 commit>/0000000000000000000000000000000000000000/' \
+  tests/fixtures/adopter/.github/workflows/benchmarks.yml > "$adopter/.github/workflows/benchmarks.yml"
+echo "== actionlint + zizmor: the adopter's workflow (docs/adoption.md)"
+actionlint -config-file .github/actionlint.yaml "$adopter/.github/workflows/benchmarks.yml"
+zizmor --offline --no-progress "$adopter/.github/workflows"
+
+echo "== shellcheck install/install.sh"
+shellcheck install/install.sh

@@ -2,8 +2,12 @@
 //! permissions, pinning, retention, upload order and conditions, request validation, and no `${{`
 //! inside any `run:` script. The YAML is parsed with serde-saphyr into `serde_json::Value`.
 
+#[path = "support/repo_files.rs"]
+mod repo_files;
+use repo_files::{text, yaml};
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const NIGHTLY: &str = ".github/workflows/tier1-nightly.yml";
@@ -12,19 +16,16 @@ const CI: &str = ".github/workflows/ci.yml";
 const RELEASE: &str = ".github/workflows/release.yml";
 const PREVIEW: &str = ".github/workflows/tier1-preview.yml";
 const ACTION: &str = "action.yml";
+/// Every composite action (the producer, install-only, publish, promote).
+const ACTIONS: [&str; 4] = [
+    ACTION,
+    "install/action.yml",
+    "publish/action.yml",
+    "promote/action.yml",
+];
+/// The installer every action runs.
+const INSTALLER: &str = "install/install.sh";
 const WORKFLOWS: [&str; 5] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(rel: &str) -> String {
-    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-fn yaml(rel: &str) -> Value {
-    serde_saphyr::from_str::<Value>(&text(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 fn jobs(wf: &Value) -> &serde_json::Map<String, Value> {
     wf["jobs"].as_object().expect("jobs mapping")
@@ -261,7 +262,7 @@ fn permissions_empty_at_top_and_granted_per_job() {
 #[test]
 fn every_uses_is_pinned_by_full_sha() {
     let mut seen = 0;
-    for rel in WORKFLOWS.iter().chain([&ACTION]) {
+    for rel in WORKFLOWS.iter().chain(&ACTIONS) {
         for (n, line) in text(rel).lines().enumerate() {
             let t = line.trim_start().trim_start_matches("- ");
             let Some(rest) = t.strip_prefix("uses:") else {
@@ -518,9 +519,20 @@ fn promotion_restores_with_renewal_and_reads_the_approvals() {
         "--expected-git-commit \"$GITHUB_SHA\"",
         "--expected-evidence-digest",
         "--expected-evidence-artifact",
-        "--suite-config configs/benchmark_suites/tier1.yaml",
     ] {
         assert!(run.contains(part), "promote lacks {part}");
+    }
+    // The suite file, the producer workflow and the artifact prefix are the caller's inputs.
+    for (var, input) in [
+        ("TIER1_SUITE_CONFIG", "suite_config"),
+        ("TIER1_WORKFLOW", "workflow"),
+        ("TIER1_ARTIFACT_PREFIX", "artifact_prefix"),
+    ] {
+        assert_eq!(
+            job["env"][var],
+            format!("${{{{ inputs.{input} }}}}"),
+            "{var}"
+        );
     }
     // Every input the caller passes is declared, and vice versa for the required ones.
     let declared = promote["on"]["workflow_call"]["inputs"]
@@ -558,7 +570,7 @@ fn run_scripts(v: &Value, out: &mut Vec<String>) {
 #[test]
 fn no_expression_inside_any_run_script() {
     let mut total = 0;
-    for rel in WORKFLOWS.iter().chain([&ACTION]) {
+    for rel in WORKFLOWS.iter().chain(&ACTIONS) {
         let mut scripts = Vec::new();
         // `defaults.run` is a mapping, not a script: only string values count.
         run_scripts(&yaml(rel), &mut scripts);
@@ -630,7 +642,14 @@ fn composite_action_runs_the_chain_and_verifies_the_release() {
             "tier1-evidence\" pack"
         ]
     );
-    let install = steps[0]["run"].as_str().unwrap();
+    assert!(
+        steps[0]["run"]
+            .as_str()
+            .unwrap()
+            .contains("$GITHUB_ACTION_PATH/install/install.sh"),
+        "the producer installs with the installer of install/"
+    );
+    let install = text(INSTALLER);
     for part in [
         "SHA256SUMS",
         "sha256sum --check",
@@ -683,8 +702,13 @@ fn release_publishes_tarball_checksums_and_provenance() {
             "tier1-{bin} is not packaged"
         );
     }
-    let action = text(ACTION);
-    assert!(action.contains("tier1-v${TIER1_VERSION}-x86_64-unknown-linux-gnu"));
+    let installer = text(INSTALLER);
+    assert!(installer.contains("tier1-v${TIER1_VERSION}-x86_64-unknown-linux-gnu"));
+    // The suite reference travels with the binaries (docs/suite.md).
+    assert!(
+        package.contains("docs/suite.md") && package.contains("\"dist/$name/docs/\""),
+        "the tarball lacks the suite reference: {package}"
+    );
     assert_eq!(job["env"]["TIER1_TARGET"], "x86_64-unknown-linux-gnu");
 }
 

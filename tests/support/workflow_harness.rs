@@ -11,8 +11,11 @@ use crate::fake_github::FakeGithub;
 use crate::nightly_repo::git;
 #[path = "workflow_report.rs"]
 mod report;
+#[path = "workflow_runspec.rs"]
+mod runspec;
 use crate::workflow_adapters::Adapters;
 pub use report::Report;
+pub use runspec::RunSpec;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,7 +27,8 @@ pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 /// The repository the scenarios run in.
 pub const REPOSITORY: &str = "tier1-bench/tier1";
 
-const BINS: [(&str, &str); 10] = [
+/// The tier1 binaries this test built (name, path).
+pub const BINS: [(&str, &str); 10] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
@@ -125,106 +129,6 @@ pub fn pinned_nvrtc_version() -> String {
         .expect("nvidia-cuda-nvrtc-cu12== line")
 }
 
-/// One workflow run a scenario starts.
-#[derive(Debug, Clone)]
-pub struct RunSpec(pub Value);
-
-impl RunSpec {
-    /// The nightly schedule on main.
-    pub fn nightly() -> RunSpec {
-        RunSpec(json!({
-            "workflow": ".github/workflows/tier1-nightly.yml", "event": "schedule",
-            "ref": "refs/heads/main", "actor": "github-actions[bot]", "inputs": {}, "env": {},
-            "approvals": {}, "hold": {}
-        }))
-    }
-
-    /// A manual dispatch on main by `alice` with these inputs.
-    pub fn dispatch(inputs: Value) -> RunSpec {
-        let mut s = RunSpec::nightly();
-        s.0["event"] = json!("workflow_dispatch");
-        s.0["actor"] = json!("alice");
-        s.0["inputs"] = inputs;
-        s
-    }
-
-    /// Bootstrap and accept the first anchor with a note.
-    pub fn bootstrap() -> RunSpec {
-        RunSpec::dispatch(json!({
-            "bootstrap_history": true, "accept_history_anchor": true,
-            "acceptance_note": "First canonical anchor, reviewed by bob"
-        }))
-        .review("approved")
-    }
-
-    /// Accept this run as the new anchor with a note.
-    pub fn accept(note: &str) -> RunSpec {
-        RunSpec::dispatch(json!({"accept_history_anchor": true, "acceptance_note": note}))
-    }
-
-    /// The reviewer `bob` decides the `tier1-canonical-acceptance` deployment.
-    pub fn review(mut self, state: &str) -> RunSpec {
-        self.0["approvals"]["tier1-canonical-acceptance"] =
-            json!({"state": state, "reviewer": "bob", "comment": format!("{state} by the test")});
-        self
-    }
-
-    /// Run on another branch.
-    pub fn on_branch(mut self, branch: &str) -> RunSpec {
-        self.0["ref"] = json!(format!("refs/heads/{branch}"));
-        self
-    }
-
-    /// A pull request event (`types: [labeled]`): pull request `number` from branch `head_branch`
-    /// at `head_sha` into `main` at `base_sha`, labelled `label` by the maintainer `carol`, from
-    /// this repository (see [`RunSpec::opened_from_fork`]). The run's commit is the head commit (it
-    /// stands for GitHub's merge commit).
-    pub fn pull_request(
-        number: u64,
-        head_branch: &str,
-        head_sha: &str,
-        base_sha: &str,
-        label: &str,
-    ) -> RunSpec {
-        let repo = json!({"full_name": REPOSITORY, "fork": false});
-        RunSpec(json!({
-            "workflow": ".github/workflows/tier1-preview.yml", "event": "pull_request",
-            "ref": format!("refs/pull/{number}/merge"), "sha": head_sha, "actor": "carol",
-            "inputs": {}, "env": {}, "approvals": {}, "hold": {},
-            "payload": {
-                "action": "labeled", "number": number, "label": {"name": label},
-                "sender": {"login": "carol"},
-                "pull_request": {
-                    "number": number, "labels": [{"name": label}],
-                    "head": {"ref": head_branch, "sha": head_sha, "repo": repo},
-                    "base": {"ref": "main", "sha": base_sha, "repo": repo}
-                },
-                "repository": {"full_name": REPOSITORY, "default_branch": "main"}
-            }
-        }))
-    }
-
-    /// The pull request comes from the fork `full_name`.
-    pub fn opened_from_fork(mut self, full_name: &str) -> RunSpec {
-        self.0["payload"]["pull_request"]["head"]["repo"] =
-            json!({"full_name": full_name, "fork": true});
-        self
-    }
-
-    /// An environment variable of the machines for this run (the fixture target's knobs).
-    pub fn env(mut self, key: &str, value: &str) -> RunSpec {
-        self.0["env"][key] = json!(value);
-        self
-    }
-
-    /// Keep job `job` (and its concurrency group) after its steps until job `other_job` of run
-    /// `other_run` is queued: makes a queue on a group certain instead of a matter of timing.
-    pub fn hold_until_queued(mut self, job: &str, other_run: usize, other_job: &str) -> RunSpec {
-        self.0["hold"][job] = json!({"until_queued": {"run": other_run, "job": other_job}});
-        self
-    }
-}
-
 /// A scenario world: source repository, store, fake GitHub, machines.
 pub struct Harness {
     pub tmp: tempfile::TempDir,
@@ -233,39 +137,33 @@ pub struct Harness {
     pub store_dir: PathBuf,
     pub fake: FakeGithub,
     pub shim_log: PathBuf,
+    /// The scenario repository's `owner/name` ([`REPOSITORY`] unless built by
+    /// [`Harness::with_source`]).
+    pub repository: String,
+    /// Remote action repositories (`owner/name` → git directory) `uses:` may name.
+    pub action_repositories: serde_json::Map<String, Value>,
+    /// The artifact prefix [`Harness::restore_to`] restores (`tier1` by default).
+    pub artifact_prefix: String,
+    /// The workflow file whose runs [`Harness::restore_to`] restores (`tier1-nightly.yml`).
+    pub producer_workflow: String,
     prebuilt: PathBuf,
     gpu_tool_cache: PathBuf,
     scenarios: std::cell::Cell<usize>,
 }
 
 impl Harness {
+    /// tier1's own repository: this checkout's workflows, action and scripts, and the fixture suite.
     pub fn new() -> Harness {
+        Harness::with_source(REPOSITORY, tier1_source)
+    }
+
+    /// A scenario repository `repository` whose files `populate` writes into the directory it is
+    /// given (then committed on `main`).
+    pub fn with_source(repository: &str, populate: impl FnOnce(&Path)) -> Harness {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let root = manifest_dir();
         let source = tmp.path().join("source");
-        for rel in SOURCE_FILES {
-            let to = source.join(rel);
-            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-            std::fs::copy(root.join(rel), &to).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        }
-        let fx = root.join("tests/fixtures/workflows");
-        std::fs::create_dir_all(source.join("configs/benchmark_suites")).unwrap();
-        std::fs::copy(
-            fx.join("suite.yaml"),
-            source.join("configs/benchmark_suites/tier1.yaml"),
-        )
-        .unwrap();
-        std::fs::create_dir_all(source.join("fixtures")).unwrap();
-        std::fs::copy(
-            fx.join("nvrtc_target.py"),
-            source.join("fixtures/nvrtc_target.py"),
-        )
-        .unwrap();
-        std::fs::copy(
-            root.join("tests/fixtures/nightly/fixed_target.py"),
-            source.join("fixtures/fixed_target.py"),
-        )
-        .unwrap();
+        std::fs::create_dir_all(&source).unwrap();
+        populate(&source);
         git(&source, &["init", "-q", "-b", "main"]);
         git(&source, &["add", "-A"]);
         git(&source, &["commit", "-q", "-m", "scenario source"]);
@@ -280,7 +178,7 @@ impl Harness {
         nvrtc_venv(&gpu_tool_cache.join("tier1-nvrtc"));
 
         let store_dir = tmp.path().join("store");
-        tier1::store::local::LocalStore::create(&store_dir, REPOSITORY).expect("store");
+        tier1::store::local::LocalStore::create(&store_dir, repository).expect("store");
         let fake = FakeGithub::start(&store_dir, TOKEN);
         Adapters::new(&source).install(&fake);
         let shim_log = tmp.path().join("shims.log");
@@ -292,6 +190,10 @@ impl Harness {
             store_dir,
             fake,
             shim_log,
+            repository: repository.to_string(),
+            action_repositories: serde_json::Map::new(),
+            artifact_prefix: "tier1".into(),
+            producer_workflow: "tier1-nightly.yml".into(),
             prebuilt,
             gpu_tool_cache,
             scenarios: std::cell::Cell::new(0),
@@ -343,7 +245,8 @@ impl Harness {
             .collect();
         let scenario = json!({
             "repo_root": self.source, "api_url": self.fake.api_url(), "server_url": "https://github.com",
-            "repository": REPOSITORY, "token": TOKEN, "work_dir": dir.join("runner"),
+            "repository": self.repository, "token": TOKEN,
+            "action_repositories": self.action_repositories, "work_dir": dir.join("runner"),
             "base_env": self.base_env(),
             "machines": [
                 {"name": "b200-node-01", "environment": "self-hosted",
@@ -397,7 +300,12 @@ impl Harness {
     /// Restore the canonical history as the next nightly would (the real `tier1-restore` against
     /// the store) into `dest`; false when restore reports bootstrap (no history yet).
     pub fn restore_to(&self, dest: &Path) -> bool {
-        restore_store(&self.store_dir, REPOSITORY, dest)
+        restore_store_of(
+            &self.store_dir,
+            &self.repository,
+            (&self.producer_workflow, &self.artifact_prefix),
+            dest,
+        )
     }
 
     /// The restored history's `index.json`, or None when restore reports bootstrap.
@@ -464,10 +372,52 @@ impl Harness {
     }
 }
 
+/// Writes tier1's own scenario repository into `source`: this checkout's workflows, action and
+/// scripts, and the fixture suite as `configs/benchmark_suites/tier1.yaml`.
+fn tier1_source(source: &Path) {
+    let root = manifest_dir();
+    for rel in SOURCE_FILES {
+        let to = source.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root.join(rel), &to).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+    let fx = root.join("tests/fixtures/workflows");
+    std::fs::create_dir_all(source.join("configs/benchmark_suites")).unwrap();
+    std::fs::copy(
+        fx.join("suite.yaml"),
+        source.join("configs/benchmark_suites/tier1.yaml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(source.join("fixtures")).unwrap();
+    std::fs::copy(
+        fx.join("nvrtc_target.py"),
+        source.join("fixtures/nvrtc_target.py"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root.join("tests/fixtures/nightly/fixed_target.py"),
+        source.join("fixtures/fixed_target.py"),
+    )
+    .unwrap();
+}
+
 /// Restore the history of the local store at `store_dir` (repository `repository`, branch main)
 /// into `dest` with the real `tier1-restore`; false when it reports bootstrap.
 pub fn restore_store(store_dir: &Path, repository: &str, dest: &Path) -> bool {
+    restore_store_of(store_dir, repository, ("tier1-nightly.yml", "tier1"), dest)
+}
+
+/// [`restore_store`] of the runs of `workflow` and the artifacts named with `prefix`
+/// (`<prefix>-history-*`).
+pub fn restore_store_of(
+    store_dir: &Path,
+    repository: &str,
+    (workflow, prefix): (&str, &str),
+    dest: &Path,
+) -> bool {
     let out = Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+        .env("TIER1_ARTIFACT_PREFIX", prefix)
+        .args(["--workflow", workflow])
         .arg("--store")
         .arg(format!("local:{}", store_dir.display()))
         .args([

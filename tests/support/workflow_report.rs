@@ -78,30 +78,35 @@ impl Report {
         out
     }
 
-    /// Every job's result and step outcomes of run `i`, with the log tail of each failed step.
+    /// Every job's result and step outcomes of run `i` (a composite action's steps under it), with
+    /// the log tail of each failed step.
     pub fn diagnose(&self, i: usize) -> String {
+        fn steps(list: &Value, indent: &str, out: &mut String) {
+            for s in list.as_array().into_iter().flatten() {
+                out.push_str(&format!(
+                    "{indent}{} [{}]: {}\n",
+                    s["name"], s["id"], s["outcome"]
+                ));
+                if s["outcome"] == "failure" {
+                    for a in s["annotations"].as_array().into_iter().flatten() {
+                        out.push_str(&format!("{indent}  ! {}\n", a["message"]));
+                    }
+                    let log = s["log"]
+                        .as_str()
+                        .and_then(|p| std::fs::read_to_string(p).ok())
+                        .unwrap_or_default();
+                    let tail: Vec<&str> = log.lines().rev().take(25).collect();
+                    for l in tail.into_iter().rev() {
+                        out.push_str(&format!("{indent}  | {l}\n"));
+                    }
+                }
+                steps(&s["composite"], &format!("{indent}    "), out);
+            }
+        }
         fn walk(jobs: &Value, prefix: &str, out: &mut String) {
             for (id, job) in jobs.as_object().into_iter().flatten() {
                 out.push_str(&format!("job {prefix}{id}: {}\n", job["result"]));
-                for s in job["steps"].as_array().into_iter().flatten() {
-                    out.push_str(&format!(
-                        "  {} [{}]: {}\n",
-                        s["name"], s["id"], s["outcome"]
-                    ));
-                    if s["outcome"] == "failure" {
-                        for a in s["annotations"].as_array().into_iter().flatten() {
-                            out.push_str(&format!("    ! {}\n", a["message"]));
-                        }
-                        let log = s["log"]
-                            .as_str()
-                            .and_then(|p| std::fs::read_to_string(p).ok())
-                            .unwrap_or_default();
-                        let tail: Vec<&str> = log.lines().rev().take(25).collect();
-                        for l in tail.into_iter().rev() {
-                            out.push_str(&format!("    | {l}\n"));
-                        }
-                    }
-                }
+                steps(&job["steps"], "  ", out);
                 walk(&job["jobs"], &format!("{prefix}{id}/"), out);
             }
         }
