@@ -5,7 +5,8 @@
 //!    by the real estimator, comparison, noise history and recheck code, for `detection:
 //!    reference` against `statistical`: false alarms per night on unchanged code, and the share
 //!    of nights in which a 5 %, 10 % or 20 % slowdown of one target is a confirmed regression.
-//!    `TIER1_INTEGRITY_REPLICATES` nights per cell (default 400; docs/performance.md used 4000).
+//!    `TIER1_INTEGRITY_REPLICATES` nights per cell (default 400; docs/performance.md used 2000; 0
+//!    skips the simulation).
 //! 2. Real runs (`TIER1_INTEGRITY_REAL_RUNS=N`, default 0: skipped): N unchanged `tier1-nightly`
 //!    runs of the `cpu` profile against one anchor (gate failures, per-target speedup CV), then
 //!    nights of a command-target suite whose optimized work grows by 10 % (detections). Method in
@@ -134,7 +135,9 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(400);
     let t0 = std::time::Instant::now();
-    for history in [20, 1] {
+    // 0 replicates: the real nights alone.
+    let histories: &[usize] = if replicates == 0 { &[] } else { &[20, 5, 1] };
+    for &history in histories {
         let setup = Setup {
             history,
             min_rounds: 20,
