@@ -99,6 +99,34 @@ fn regressed_targets(root: &Path, run_id: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Which lists of the night's regression summary name `target` (regressions, within noise, ...).
+fn where_listed(root: &Path, run_id: &str, target: &str) -> String {
+    let reg: serde_json::Value =
+        tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
+            .unwrap_or_default();
+    let lists: Vec<&str> = [
+        "regressions",
+        "within_noise",
+        "anchor_declines",
+        "suppressed_regressions",
+        "inconclusive",
+    ]
+    .into_iter()
+    .filter(|k| {
+        reg[*k].as_array().is_some_and(|rows| {
+            rows.iter().any(|r| {
+                r["target"].as_str() == Some(target) || r["row"]["target"].as_str() == Some(target)
+            })
+        })
+    })
+    .collect();
+    if lists.is_empty() {
+        "below the thresholds".into()
+    } else {
+        lists.join(", ")
+    }
+}
+
 fn inconclusive(root: &Path, run_id: &str) -> usize {
     let reg: serde_json::Value =
         tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
@@ -176,8 +204,12 @@ fn slowdown_nights(n: usize) {
         );
     let suite = Suite::parse(&yaml, "integrity/suite.yaml").expect("integrity suite");
     let (_t, root) = checkout(&yaml);
-    let (_, attempts) = bootstrap(&root);
-    println!("\n(command suite: bootstrap nights needed: {attempts})");
+    let (anchor, attempts) = bootstrap(&root);
+    println!(
+        "\n(command suite: bootstrap nights needed: {attempts}; anchor {} speedup {:.4})",
+        anchor.targets[0].target,
+        anchor.targets[0].best_speedup.unwrap_or(f64::NAN)
+    );
     let history = (n / 2).max(1);
     let mut unchanged_failures = 0;
     for _ in 0..history {
@@ -207,6 +239,18 @@ fn slowdown_nights(n: usize) {
         let (_, s) = night(&root);
         if let Some(s) = s {
             let reg = regressed_targets(&root, &s.run_id);
+            println!(
+                "- night {}: {} speedup {:.4} ({}), {}",
+                s.run_id,
+                suite.targets[0].key,
+                s.targets[0].best_speedup.unwrap_or(f64::NAN),
+                where_listed(&root, &s.run_id, &slowed),
+                if reg.is_empty() {
+                    "no regression".to_string()
+                } else {
+                    format!("regressed: {reg:?}")
+                }
+            );
             caught += usize::from(reg.contains(&slowed));
             other += usize::from(reg.iter().any(|t| *t != slowed));
         }
@@ -232,6 +276,12 @@ pub fn main() {
         );
         return;
     }
-    unchanged_nights(runs);
-    slowdown_nights(runs);
+    // TIER1_INTEGRITY_REAL_ONLY=unchanged|slowdown runs one half.
+    let only = std::env::var("TIER1_INTEGRITY_REAL_ONLY").unwrap_or_default();
+    if only != "slowdown" {
+        unchanged_nights(runs);
+    }
+    if only != "unchanged" {
+        slowdown_nights(runs);
+    }
 }

@@ -80,7 +80,7 @@ struct VerifyArgs {
     /// Artifact id (upload-artifact's `artifact-id` output); must belong to this run.
     #[arg(long, env = "TIER1_EVIDENCE_ARTIFACT_ID")]
     artifact_id: Option<u64>,
-    /// upload-artifact's `artifact-digest` output (bare hex or sha256:<hex>).
+    /// upload-artifact's `artifact-digest` output (bare hex or `sha256:<hex>`).
     #[arg(long, env = "TIER1_EVIDENCE_ARTIFACT_DIGEST")]
     expected_digest: String,
     /// This workflow run.

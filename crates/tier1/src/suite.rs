@@ -347,7 +347,7 @@ impl Suite {
     }
 
     /// Parse and validate YAML text; `origin` names the source in errors. Every error names the
-    /// line of the item it is about (see [`lines::Lines`]) in tier1's words.
+    /// line of the item it is about (see `lines::Lines`) in tier1's words.
     pub fn parse(text: &str, origin: &str) -> Result<Suite, SuiteError> {
         let lines = lines::Lines::scan(text).map_err(|d| SuiteError::Parse {
             path: origin.to_string(),

@@ -1,5 +1,5 @@
 //! The harness: per target, verification first (outside timing), then timing by rounds
-//! ([`sampling`](crate::bench::sampling): batched samples, variants interleaved in a shuffled
+//! ([`sampling`]: batched samples, variants interleaved in a shuffled
 //! order, rounds added until the speedup and optimized time are precise or the budget is spent),
 //! with the machine's state recorded around it and one re-measurement when the device throttled;
 //! a panic or a run past `profile.timeout_s` fails that target only.

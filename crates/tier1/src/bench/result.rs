@@ -1,6 +1,6 @@
 //! The harness result file `<run_dir>/results/benchmark_test_results.json`: raw samples, statistics,
 //! verification, memory and input signature per variant, and the derived per-target verdict.
-//! [`derive`] turns a target's raw facts into its verdict and metrics; [`summarize`] turns the file
+//! [`derive()`] turns a target's raw facts into its verdict and metrics; [`summarize`] turns the file
 //! into `summary.json` target rows. Both are pure functions of the file (and the suite's labels), so
 //! promotion can re-derive a summary and [`validate`] can refuse a file whose stored verdicts or
 //! statistics do not match its own samples.
@@ -287,7 +287,7 @@ pub struct TargetResult {
     pub metrics: Metrics,
 }
 
-/// The metrics [`derive`] computes from the variants.
+/// The metrics [`derive()`] computes from the variants.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Metrics {
@@ -546,7 +546,7 @@ fn measurement(
 pub const DEFAULT_PRECISION_PCT: f64 = 1.0;
 
 impl TargetResult {
-    /// Fill `status`, `message` and `metrics` from the raw facts ([`derive`]).
+    /// Fill `status`, `message` and `metrics` from the raw facts ([`derive()`]).
     pub fn finalize(&mut self, min_speedup: f64) {
         let (s, msg, m) = derive(self, min_speedup);
         self.status = s;
@@ -556,7 +556,7 @@ impl TargetResult {
 }
 
 /// Check the file: schema, names, finite samples, statistics equal to a recomputation from the
-/// samples, and stored verdicts equal to [`derive`]. A file that fails is not a usable result.
+/// samples, and stored verdicts equal to [`derive()`]. A file that fails is not a usable result.
 pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
     let file = "benchmark_test_results.json";
     if !(RESULTS_SCHEMA_MIN..=RESULTS_SCHEMA_VERSION).contains(&r.schema_version) {

@@ -4,7 +4,7 @@
 //!
 //! `t = (ln anchor − ln current) / √(2τ² + v_anchor + v_current)` (sign: positive is worse),
 //! compared with Student's t on `df` degrees of freedom, where `v` are the runs' own interval
-//! variances and τ² the between-run variance of the history ([`noise`](super::noise)), blended with
+//! variances and τ² the between-run variance of the history ([`noise`]), blended with
 //! a prior for a young history. One-sided `p < alpha / (2 × compared targets)` is significant.
 //!
 //! A target decides by the reference rules alone, recorded with its reason, when the suite asks

@@ -275,7 +275,7 @@ fn baseline_seq(inp: &Inputs, x0: &[f32], out: &mut [f32]) {
     out.copy_from_slice(&rmsnorm_unfused(&x, &inp.final_norm, h));
 }
 
-/// Baseline: every sequence through [`baseline_seq`], one thread.
+/// Baseline: every sequence through `baseline_seq`, one thread.
 pub fn baseline(inp: &Inputs, out: &mut [f32]) {
     let n = inp.p.seq * inp.p.hidden;
     for (b, o) in out.chunks_mut(n).enumerate() {
