@@ -1,0 +1,148 @@
+//! The library's layers (the map at the top of `crates/tier1/src/lib.rs`): every top-level module
+//! is in exactly one layer, and no module imports from a layer above its own.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/tier1/src");
+
+/// The layer table of the map, top layer first: (layer, modules).
+fn layers(lib: &str) -> Vec<(String, Vec<String>)> {
+    lib.lines()
+        .filter_map(|l| l.strip_prefix("//! | "))
+        .filter(|l| !l.starts_with("layer |") && !l.starts_with("---"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_end_matches(" |").split(" | ").collect();
+            assert_eq!(cells.len(), 2, "a layer row has two cells: {l:?}");
+            let modules = cells[1].split(',').map(|m| m.trim().to_string()).collect();
+            (cells[0].trim().to_string(), modules)
+        })
+        .collect()
+}
+
+fn top_level_modules(lib: &str) -> BTreeSet<String> {
+    lib.lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_string())
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("read the source directory") {
+        let p = e.expect("directory entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level modules a source file names as `crate::<module>` (comments left out).
+fn imports(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for (i, _) in code.match_indices("crate::") {
+            let rest = &code[i + "crate::".len()..];
+            let rest = rest.trim_start_matches('{').trim_start();
+            // `crate::{a::x, b}`: every name directly inside the braces.
+            let names: Vec<&str> = if code[i + "crate::".len()..].starts_with('{') {
+                rest.split(['}'])
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|n| n.trim().split("::").next().unwrap_or("").trim())
+                    .collect()
+            } else {
+                vec![
+                    rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap_or(""),
+                ]
+            };
+            for n in names {
+                if modules.contains(n) {
+                    found.insert(n.to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_module_is_in_one_layer_and_imports_only_its_own_layer_or_lower() {
+    let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).expect("lib.rs");
+    let table = layers(&lib);
+    assert!(table.len() >= 3, "the map's layer table is missing from lib.rs");
+    let modules = top_level_modules(&lib);
+    let mut rank: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    for (i, (layer, mods)) in table.iter().enumerate() {
+        for m in mods {
+            assert!(
+                modules.contains(m),
+                "the map names {m:?} (layer {layer}), which is not a module"
+            );
+            let before = rank.insert(m.clone(), (i, layer.clone()));
+            assert!(before.is_none(), "{m:?} is in two layers");
+        }
+    }
+    let unmapped: Vec<&String> = modules.iter().filter(|m| !rank.contains_key(*m)).collect();
+    assert!(unmapped.is_empty(), "modules missing from the map: {unmapped:?}");
+
+    let mut files = Vec::new();
+    rust_files(Path::new(SRC), &mut files);
+    let mut violations = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(SRC).expect("under src");
+        let first = rel.components().next().expect("a component");
+        let top = first
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        let Some((own, own_layer)) = rank.get(&top) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&f).expect("read a source file");
+        for m in imports(&text, &modules) {
+            let (theirs, their_layer) = &rank[&m];
+            if theirs < own {
+                violations.push(format!(
+                    "{} ({own_layer}) imports crate::{m} ({their_layer}, a higher layer)",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_an_upward_import() {
+    let modules: BTreeSet<String> = ["run", "json", "history"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let text = "use crate::{history::Index, json};\n// crate::run in a comment\nlet x = crate::run::go();";
+    let found = imports(text, &modules);
+    assert_eq!(
+        found,
+        ["history", "json", "run"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    );
+    let lib = "//! | layer | modules |\n//! | --- | --- |\n//! | top | run |\n//! | low | json, history |\npub mod run;";
+    assert_eq!(
+        layers(lib),
+        vec![
+            ("top".to_string(), vec!["run".to_string()]),
+            (
+                "low".to_string(),
+                vec!["json".to_string(), "history".to_string()]
+            )
+        ]
+    );
+}
