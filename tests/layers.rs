@@ -75,7 +75,10 @@ fn imports(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
 fn every_module_is_in_one_layer_and_imports_only_its_own_layer_or_lower() {
     let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).expect("lib.rs");
     let table = layers(&lib);
-    assert!(table.len() >= 3, "the map's layer table is missing from lib.rs");
+    assert!(
+        table.len() >= 3,
+        "the map's layer table is missing from lib.rs"
+    );
     let modules = top_level_modules(&lib);
     let mut rank: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for (i, (layer, mods)) in table.iter().enumerate() {
@@ -89,7 +92,10 @@ fn every_module_is_in_one_layer_and_imports_only_its_own_layer_or_lower() {
         }
     }
     let unmapped: Vec<&String> = modules.iter().filter(|m| !rank.contains_key(*m)).collect();
-    assert!(unmapped.is_empty(), "modules missing from the map: {unmapped:?}");
+    assert!(
+        unmapped.is_empty(),
+        "modules missing from the map: {unmapped:?}"
+    );
 
     let mut files = Vec::new();
     rust_files(Path::new(SRC), &mut files);
@@ -125,7 +131,8 @@ fn the_checker_sees_an_upward_import() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let text = "use crate::{history::Index, json};\n// crate::run in a comment\nlet x = crate::run::go();";
+    let text =
+        "use crate::{history::Index, json};\n// crate::run in a comment\nlet x = crate::run::go();";
     let found = imports(text, &modules);
     assert_eq!(
         found,

@@ -2,6 +2,9 @@
 //! `tier1-nightly` binary against a local store inside it (shared by the end-to-end tests).
 #![allow(dead_code)]
 
+#[path = "command.rs"]
+mod command;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,7 +65,7 @@ pub fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
 /// Run `tier1-nightly` with the fixture target's knobs (`TIER1_FAKE_BASELINE_MS`,
 /// `TIER1_FAKE_SPEEDUP`) set as given.
 pub fn nightly_with(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"));
+    let mut cmd = command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"));
     for (k, v) in knobs {
         cmd.env(k, v);
     }
@@ -78,8 +81,6 @@ pub fn nightly_with(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> Out {
         ])
         .args(["--history-out", ".tier1/history"])
         .args(extra)
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_SHA")
         .output()
         .expect("tier1-nightly runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
