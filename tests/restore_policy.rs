@@ -2,6 +2,8 @@
 //! truncated discovery and the skip-versus-refuse policy (reference §5.5-5.7).
 
 mod restore_support;
+#[path = "support/command.rs"]
+mod command;
 
 use chrono::Duration;
 use restore_support::*;
@@ -376,23 +378,27 @@ fn an_unsafe_artifact_prefix_is_refused() {
     }
 }
 
-#[test]
-fn a_local_store_restores_under_its_own_repository_name_by_default() {
-    let env = Env::new();
-    env.good_nightly(t0(), 1);
-    let dest = env.dest();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+/// `tier1-restore` of the env's local store into `dest` a day after t0, with no repository given
+/// unless `extra` gives one, and none of the Actions defaults in the environment.
+fn restore_local(env: &Env, dest: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"))
         .arg("--store")
         .arg(format!("local:{}", env.store_dir.display()))
         .args(["--branch", "main", "--now"])
         .arg((t0() + Duration::days(1)).to_rfc3339())
         .arg("--destination")
-        .arg(&dest)
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("GITHUB_REPOSITORY")
-        .env_remove("TIER1_STORE")
+        .arg(dest)
+        .args(extra)
         .output()
-        .unwrap();
+        .expect("tier1-restore runs")
+}
+
+#[test]
+fn a_local_store_restores_under_its_own_repository_name_by_default() {
+    let env = Env::new();
+    env.good_nightly(t0(), 1);
+    let dest = env.dest();
+    let o = restore_local(&env, &dest, &[]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     assert!(dest.join("index.json").is_file());
 }
@@ -402,23 +408,7 @@ fn a_local_store_asked_for_another_repository_says_which_it_models() {
     let env = Env::new();
     env.good_nightly(t0(), 1);
     let dest = env.dest();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
-        .arg("--store")
-        .arg(format!("local:{}", env.store_dir.display()))
-        .args([
-            "--repository",
-            "local/elsewhere",
-            "--branch",
-            "main",
-            "--now",
-        ])
-        .arg((t0() + Duration::days(1)).to_rfc3339())
-        .arg("--destination")
-        .arg(&dest)
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("TIER1_STORE")
-        .output()
-        .unwrap();
+    let o = restore_local(&env, &dest, &["--repository", "local/elsewhere"]);
     assert_refused(&o, 3, &format!("models repository {REPO}"), &dest);
     assert!(
         !stderr(&o).contains("provenance") && !stderr(&o).contains("integrity"),
