@@ -1,9 +1,9 @@
 //! tier1-restore end to end against a local store: success, bootstrap, provenance, renewal, expiry,
 //! truncated discovery and the skip-versus-refuse policy (reference §5.5-5.7).
 
-mod restore_support;
 #[path = "support/command.rs"]
 mod command;
+mod restore_support;
 
 use chrono::Duration;
 use restore_support::*;

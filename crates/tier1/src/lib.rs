@@ -17,40 +17,40 @@
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
 //!
 //! **Edge** — what every binary does at its boundary:
-//! - [`cli`]: logging to stderr, JSON to stdout, errors to their documented exit codes.
+//! - [`cli`] — logging to stderr, JSON to stdout, errors to their documented exit codes.
 //!
 //! **Commands** — one entry point per binary (binary → entry point):
-//! - [`nightly`]: `tier1-nightly` → [`nightly::run`], the workflow's job chain against the local
+//! - [`nightly`] — `tier1-nightly` → [`nightly::run`], the workflow's job chain against the local
 //!   store (restore → run → bind → pack → upload → verify → publish or promote).
-//! - [`run`]: `tier1-run` → [`run::run`], the producer step: the suite, evidence, candidate history.
-//! - [`restore`]: `tier1-restore` → [`restore::restore`], the newest verified history, fail closed.
-//! - [`publish`]: `tier1-publish` → [`publish::merge`], a candidate into live history.
-//! - [`promote`]: `tier1-promote` → [`promote::promote`], a reviewed run as the new anchor.
-//! - [`evidence`]: `tier1-evidence bind | pack | verify` → [`evidence::bind`], [`evidence::pack`],
+//! - [`run`] — `tier1-run` → [`run::run`], the producer step: the suite, evidence, candidate history.
+//! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed.
+//! - [`publish`] — `tier1-publish` → [`publish::merge`], a candidate into live history.
+//! - [`promote`] — `tier1-promote` → [`promote::promote`], a reviewed run as the new anchor.
+//! - [`evidence`] — `tier1-evidence bind | pack | verify` → [`evidence::bind`], [`evidence::pack`],
 //!   [`evidence::verify`].
-//! - [`report`]: `tier1-dashboard` → [`report::write_dashboard`], the HTML and Markdown dashboard.
-//! - [`runner`]: `tier1-attest` → [`runner`]'s policy check of the job's runner.
-//! - [`preview`]: `tier1-compare run | comment` → [`preview::preview`], [`preview::post`].
+//! - [`report`] — `tier1-dashboard` → [`report::write_dashboard`], the HTML and Markdown dashboard.
+//! - [`runner`] — `tier1-attest` → [`runner`]'s policy check of the job's runner.
+//! - [`preview`] — `tier1-compare run | comment` → [`preview::preview`], [`preview::post`].
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
 //! **Domain** — the rules of the product:
-//! - [`bench`](mod@bench): the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
+//! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
-//! - [`gpu`]: the GPU inventory (NVML or a fixture) and the preflight policy.
-//! - [`recheck`]: one re-measurement of flagged speed regressions.
-//! - [`regress_md`]: `regression_summary.md`.
-//! - [`gate`]: run acceptance and anchor eligibility (the release gate).
-//! - [`regress`]: the comparison with the anchor: reference rules, noise history, significance.
-//! - [`aggregate`]: per-target derived metrics and a summary's aggregate block.
-//! - [`history`]: the history package: model, validation, hash chain, trends, package I/O.
-//! - [`suite`]: the suite file: targets, profiles, thresholds, and the rule that picks the file.
+//! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
+//! - [`recheck`] — one re-measurement of flagged speed regressions.
+//! - [`regress_md`] — `regression_summary.md`.
+//! - [`gate`] — run acceptance and anchor eligibility (the release gate).
+//! - [`regress`] — the comparison with the anchor: reference rules, noise history, significance.
+//! - [`aggregate`] — per-target derived metrics and a summary's aggregate block.
+//! - [`history`] — the history package: model, validation, hash chain, trends, package I/O.
+//! - [`suite`] — the suite file: targets, profiles, thresholds, and the rule that picks the file.
 //!
 //! **Plumbing** — no product rules:
-//! - [`store`]: the artifact store trait, the local store and the GitHub Actions artifacts store.
-//! - [`github`]: the GitHub REST client (pagination, retries, redirects without the token).
-//! - [`gha`]: workflow commands, outputs and the step summary.
-//! - [`archive`]: deterministic zips and safe bounded extraction.
-//! - [`artifacts`]: artifact names (`<prefix>-evidence-*`, `<prefix>-history-*`).
+//! - [`store`] — the artifact store trait, the local store and the GitHub Actions artifacts store.
+//! - [`github`] — the GitHub REST client (pagination, retries, redirects without the token).
+//! - [`gha`] — workflow commands, outputs and the step summary.
+//! - [`archive`] — deterministic zips and safe bounded extraction.
+//! - [`artifacts`] — artifact names (`<prefix>-evidence-*`, `<prefix>-history-*`).
 //! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`exit`]: JSON rules, atomic
 //!   files and staged trees, SHA-256 digests, statistics, process groups and signals, text made
 //!   safe for people, the exit-code table.
