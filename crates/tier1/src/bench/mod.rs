@@ -5,6 +5,7 @@ pub mod affinity;
 pub mod alloc;
 pub mod backend;
 pub mod command;
+pub mod cpu;
 pub mod cuda;
 pub mod estimate;
 pub mod harness;
@@ -17,7 +18,8 @@ pub mod stats;
 pub mod targets;
 pub mod verify;
 
-pub use backend::{Backend, CpuBackend};
+pub use backend::Backend;
+pub use cpu::CpuBackend;
 pub use harness::{HarnessOptions, run_suite, write_results};
 pub use result::{ResultsFile, summarize};
 
