@@ -10,6 +10,7 @@ pub mod cuda;
 pub mod estimate;
 pub mod harness;
 pub mod machine;
+pub mod options;
 pub mod progress;
 pub mod result;
 pub mod rng;

@@ -7,7 +7,8 @@ pub mod candidate;
 pub mod report;
 
 use crate::bench::backend::Backend;
-use crate::bench::harness::{self, HarnessError, HarnessOptions, Hook};
+use crate::bench::harness::{self, HarnessError};
+use crate::bench::options::{HarnessOptions, Hook};
 use crate::bench::result::{self, ResultError, ResultsFile};
 use crate::evidence::git::GitInfo;
 use crate::evidence::manifest::{
