@@ -147,10 +147,10 @@ fn main() {
             .expect("extract");
         ex.push(t.elapsed());
         let t = Instant::now();
-        tier1::history::validate::validate_history_root(&d).expect("strict");
+        tier1::history_check::validate_history_root(&d).expect("strict");
         strict.push(t.elapsed());
         let t = Instant::now();
-        tier1::history::validate::sanitize_restored(&d).expect("sanitize");
+        tier1::history_check::sanitize_restored(&d).expect("sanitize");
         sanitize.push(t.elapsed());
     }
 

@@ -199,7 +199,7 @@ fn invalid_history_is_refused_with_the_validation_error() {
     v["runs"][1]["run_accepted"] = serde_json::Value::Bool(false);
     v["runs"][1]["baseline_eligible"] = serde_json::Value::Bool(true);
     fs::write(&index, serde_json::to_vec_pretty(&v).expect("ser")).expect("write");
-    let expected = tier1::history::validate::validate_history_root(&history)
+    let expected = tier1::history_check::validate_history_root(&history)
         .expect_err("fixture made invalid")
         .to_string();
     let before = fs::read(&index).expect("index");

@@ -473,9 +473,9 @@ fn history_validators_never_panic_and_refuse_with_documented_codes() {
                 .map_err(|e| e.to_string())?;
             let allowed = [Exit::Invalid, Exit::Integrity];
             let result = if restore_mode {
-                tier1::history::validate::sanitize_restored(&root).map(|_| ())
+                tier1::history_check::sanitize_restored(&root).map(|_| ())
             } else {
-                tier1::history::validate::validate_history_root(&root).map(|_| ())
+                tier1::history_check::validate_history_root(&root).map(|_| ())
             };
             if entries(case.path()) != ["history"] {
                 return Err(format!(

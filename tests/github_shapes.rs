@@ -272,7 +272,7 @@ fn approvals_are_decided_from_the_whole_set_for_the_environment() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let v = tier1::history::validate::validate_history_root(&w.join("out")).expect("valid output");
+    let v = tier1::history_check::validate_history_root(&w.join("out")).expect("valid output");
     let row = v.index.runs.last().expect("row");
     assert_eq!(row.baseline_acceptance_reviewers, ["ann", "bob"]);
 }

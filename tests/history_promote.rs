@@ -28,7 +28,7 @@ fn bootstrap_starts_a_new_chain() {
     assert_eq!(j["success"], true);
     assert_eq!(j["bootstrap_reset"], true);
     assert_eq!(j["baseline_acceptance"], "accept_history_anchor");
-    let v = tier1::history::validate::validate_history_root(&out).unwrap();
+    let v = tier1::history_check::validate_history_root(&out).unwrap();
     let reset = v.index.chain_reset.as_ref().unwrap();
     assert_eq!(
         (reset.first_run_id.as_str(), reset.actor.as_str()),
@@ -55,7 +55,7 @@ fn ratifies_the_newest_candidate_with_reviewers_and_a_bare_hex_digest() {
     assert_eq!(j["accepted_regression_count"], 0);
     assert_eq!(snapshot(&w.p("cand")), cand);
     assert_eq!(snapshot(&w.p("live")), live);
-    let v = tier1::history::validate::validate_history_root(&w.p("out")).unwrap();
+    let v = tier1::history_check::validate_history_root(&w.p("out")).unwrap();
     let row = v.index.runs.last().unwrap();
     assert_eq!(row.baseline_acceptance_reviewers, ["alice", "bob"]);
     assert_eq!(row.baseline_evidence_digest.as_deref(), Some(DIGEST));

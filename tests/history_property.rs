@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use tier1::history::chain::ChainState;
 use tier1::history::package::IndexDoc;
-use tier1::history::validate::validate_history_root;
+use tier1::history_check::validate_history_root;
 
 #[derive(Debug, Clone)]
 enum Op {

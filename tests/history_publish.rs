@@ -55,7 +55,7 @@ fn merges_an_accepted_run_and_extends_the_chain() {
     assert_eq!(j["anchor_run_id"], "anchor");
     assert_eq!(snapshot(&live), live_before);
     assert_eq!(snapshot(&cand), cand_before);
-    let v = tier1::history::validate::validate_history_root(&out).unwrap();
+    let v = tier1::history_check::validate_history_root(&out).unwrap();
     assert!(matches!(
         v.chain,
         tier1::history::chain::ChainState::Chained { .. }
@@ -101,7 +101,7 @@ fn a_stale_producer_is_merged_as_ineligible_evidence() {
     assert_eq!(j["stale_baseline"], true);
     assert_eq!(j["run_accepted"], false);
     assert_eq!(j["anchor_run_id"], "c");
-    let v = tier1::history::validate::validate_history_root(&w.p("out")).unwrap();
+    let v = tier1::history_check::validate_history_root(&w.p("out")).unwrap();
     let row = v.index.runs.last().unwrap();
     assert_eq!(
         (row.run_accepted, row.baseline_eligible),

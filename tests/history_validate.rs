@@ -7,7 +7,8 @@ use history_support::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use tier1::history::chain::{self, ChainState};
-use tier1::history::validate::{HistoryErrorKind as K, sanitize_restored, validate_history_root};
+use tier1::history::error::HistoryErrorKind as K;
+use tier1::history_check::{sanitize_restored, validate_history_root};
 
 /// A live tree: anchor `anchor` plus a published run `r1`.
 fn tree() -> (tempfile::TempDir, PathBuf) {

@@ -109,10 +109,7 @@ pub fn compute(targets: &[TargetSummary]) -> Aggregates {
 
 /// Arithmetic mean; `None` for an empty slice.
 pub fn mean(xs: &[f64]) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    finite(Some(xs.iter().sum::<f64>() / xs.len() as f64))
+    finite(crate::stats::mean(xs))
 }
 
 /// Median (mean of the two middle values for an even count); `None` for an empty slice.

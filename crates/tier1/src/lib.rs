@@ -69,6 +69,7 @@ pub mod gha;
 pub mod github;
 pub mod gpu;
 pub mod history;
+pub mod history_check;
 pub mod json;
 pub mod nightly;
 pub mod preview;

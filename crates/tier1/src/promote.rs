@@ -8,12 +8,11 @@ pub mod inputs;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::gate;
+use crate::history::error::HistoryError;
 use crate::history::model::{Acceptance, ChainReset, IndexRow, RegressionSummary, Summary};
 use crate::history::package::{self, IndexDoc, RunFiles, TreePlan};
-use crate::history::validate::{
-    HistoryError, ValidatedHistory, is_evidence_artifact_name, validate_history_root,
-};
 use crate::history::{INDEX_FILE, trend};
+use crate::history_check::{ValidatedHistory, is_evidence_artifact_name, validate_history_root};
 use crate::publish::{check_paths_bound, check_suite_identity, check_summary_identity};
 use crate::regress::noise::{NoiseHistory, anchor_outliers};
 use crate::suite::{Suite, SuiteError};

@@ -5,10 +5,11 @@
 
 use crate::exit::{Classify, Exit};
 use crate::history::chain::ChainState;
+use crate::history::error::HistoryError;
 use crate::history::model::{IndexRow, Summary};
 use crate::history::package::{self, TreePlan};
 use crate::history::trend;
-use crate::history::validate::{HistoryError, validate_history_root};
+use crate::history_check::validate_history_root;
 use crate::suite::Suite;
 use serde::Serialize;
 use std::path::PathBuf;

@@ -1,6 +1,7 @@
 //! The backend abstraction: a backend names itself, fingerprints its device and prepares a target's
 //! [`Workload`] (its variants, each runnable and able to hand back its output). The CPU backend
-//! lives here; the CUDA backend implements the same trait with the CPU targets as its twins.
+//! (`bench::cpu`) and the CUDA backend (`bench::cuda`) implement it, the CUDA targets with the CPU
+//! targets as their twins.
 
 use crate::bench::result::{InputSignature, Work};
 use crate::history::model::Environment;
@@ -131,47 +132,6 @@ pub trait Backend: Send + Sync {
     fn device_state(&self) -> Option<crate::bench::machine::GpuState> {
         None
     }
-}
-
-/// The Rust CPU backend: every built-in target, multithreaded with `std::thread::scope`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct CpuBackend;
-
-impl Backend for CpuBackend {
-    fn name(&self) -> &str {
-        "cpu"
-    }
-
-    fn fingerprint(&self) -> Environment {
-        Environment {
-            backend: "cpu".into(),
-            device_names: vec![cpu_model()],
-            device_uuids: Vec::new(),
-            driver_version: None,
-            cuda_version: None,
-            runner: runner_name(),
-            profile: None,
-        }
-    }
-
-    fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-        crate::bench::targets::cpu_workload(key, shapes, seed)
-    }
-}
-
-/// `<model name> x<logical cores>` from `/proc/cpuinfo`, or the architecture when unknown.
-pub fn cpu_model() -> String {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
-    format!("{model} x{threads}")
 }
 
 /// The runner: `RUNNER_NAME` when set and non-empty, else the host name.

@@ -8,11 +8,12 @@
 //! cancellation, or when it exits leaving processes behind, the whole group is killed.
 
 use crate::bench::backend::Shapes;
-use crate::bench::harness::{HarnessOptions, Timing, empty_result, precise_now};
+use crate::bench::estimate::precise_now;
 use crate::bench::machine::{MachineState, MachineWindow};
+use crate::bench::options::{HarnessOptions, Timing};
 use crate::bench::result::{
     BASELINE, InputSignature, Role, Sampling, TargetFailure, TargetResult, VariantResult,
-    VariantVerification, Work, status,
+    VariantVerification, Work, empty_result, status,
 };
 use crate::bench::stats::Stats;
 use crate::suite::Target;

@@ -118,6 +118,21 @@ fn centre(xs: &[f64]) -> Option<Centre> {
     stats::median(xs).map(|median| Centre { median, ci: None })
 }
 
+/// Whether the samples so far are precise enough to stop: the best verified optimized variant's
+/// speedup and optimized time are within `precision_pct` (for every goal: a memory target's
+/// speedup is reported and tracked too, though only its memory is judged). A target with no
+/// verified variant (it fails anyway) needs no more rounds.
+pub fn precise_now(samples: &[Vec<f64>], verified: &[bool], precision_pct: f64) -> bool {
+    let best = samples
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(i, _)| verified.get(*i).copied().unwrap_or(false))
+        .filter_map(|(_, o)| pair(&samples[0], o))
+        .max_by(|a, b| a.speedup.total_cmp(&b.speedup));
+    best.is_none_or(|e| e.within(precision_pct))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +185,17 @@ mod tests {
         assert_eq!((e.pairs, e.clean, e.speedup), (1, 1, 2.0));
         assert!(pair(&[0.0, 1.0], &[1.0, 0.0]).is_none());
         assert!(pair(&[], &[]).is_none());
+    }
+
+    #[test]
+    fn precision_is_judged_on_the_best_verified_variant() {
+        let base = vec![10.0; 8];
+        let tight = vec![5.0; 8];
+        let loose: Vec<f64> = (0..8).map(|i| 1.0 + f64::from(i)).collect();
+        let samples = vec![base.clone(), tight.clone(), loose.clone()];
+        // The loose variant is faster (1-8 ms against 5 ms) but unverified: only the tight counts.
+        assert!(precise_now(&samples, &[false, true, false], 1.0));
+        assert!(!precise_now(&samples, &[false, true, true], 1.0));
+        assert!(precise_now(&[base], &[false], 1.0));
     }
 }

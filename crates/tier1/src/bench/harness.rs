@@ -7,11 +7,13 @@
 use crate::bench::backend::{Backend, BackendError, Shapes, VariantRun, Workload};
 use crate::bench::estimate;
 use crate::bench::machine::{MachineState, MachineWindow};
+use crate::bench::options::Timing;
+pub use crate::bench::options::{HarnessOptions, Hook};
 use crate::bench::result::{
     self, ResultsFile, Role, Sampling, TargetFailure, TargetResult, VariantResult,
     VariantVerification, status,
 };
-use crate::bench::sampling::{self, Plan};
+use crate::bench::sampling;
 use crate::bench::stats::Stats;
 use crate::bench::verify;
 use crate::suite::{BackendKind, Suite, Target, TargetKind};
@@ -22,57 +24,6 @@ use std::time::{Duration, Instant};
 
 /// Serializes measurements inside one process (memory counters and cores are process-wide).
 pub static MEASURE_LOCK: Mutex<()> = Mutex::new(());
-
-/// Test hook: called with the target key and its prepared workload before verification, so a test
-/// can replace, wrap or add variants.
-pub type Hook = Arc<dyn Fn(&str, &mut Workload) + Send + Sync>;
-
-/// What to run and how.
-#[derive(Clone)]
-pub struct HarnessOptions {
-    /// Profile name (shapes and timing knobs).
-    pub profile: String,
-    /// Run id recorded in the results.
-    pub run_id: String,
-    /// RFC 3339 start time recorded in the results.
-    pub timestamp: String,
-    /// Input seed (verification uses 42).
-    pub seed: u64,
-    /// Only these target keys (all when empty), in suite order.
-    pub only: Vec<String>,
-    /// Override of the profile's per-target timeout.
-    pub timeout: Option<Duration>,
-    /// Test hook, see [`Hook`].
-    pub hook: Option<Hook>,
-}
-
-impl std::fmt::Debug for HarnessOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HarnessOptions")
-            .field("profile", &self.profile)
-            .field("run_id", &self.run_id)
-            .field("seed", &self.seed)
-            .field("only", &self.only)
-            .field("timeout", &self.timeout)
-            .field("hook", &self.hook.is_some())
-            .finish()
-    }
-}
-
-impl HarnessOptions {
-    /// Options for `profile` with run id `run_id`, timestamp now, seed 42, every target.
-    pub fn new(profile: &str, run_id: &str) -> HarnessOptions {
-        HarnessOptions {
-            profile: profile.into(),
-            run_id: run_id.into(),
-            timestamp: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            seed: crate::bench::rng::SEED,
-            only: Vec::new(),
-            timeout: None,
-            hook: None,
-        }
-    }
-}
 
 /// A suite run that cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -262,62 +213,6 @@ pub fn write_results(run_dir: &Path, results: &ResultsFile) -> Result<PathBuf, H
     Ok(path)
 }
 
-/// Sampling knobs and limits of one target (from the profile).
-#[derive(Debug, Clone, Copy)]
-pub struct Timing {
-    /// Warm-up executions per variant.
-    pub warmup: u32,
-    /// Minimum timed rounds.
-    pub iterations: u32,
-    /// Maximum timed rounds.
-    pub max_rounds: u32,
-    /// Shortest sample (ms).
-    pub min_sample_ms: f64,
-    /// Precision asked for (± percent at 95 % confidence).
-    pub precision_pct: f64,
-    /// Timing budget (soft: no round starts after it once the minimum is reached).
-    pub budget: Duration,
-    /// Wall-clock limit of the whole target (hard: the target fails).
-    pub timeout: Duration,
-    /// Seed of the round order.
-    pub seed: u64,
-}
-
-impl Timing {
-    /// The sampling plan of one measurement.
-    pub fn plan(&self) -> Plan {
-        Plan {
-            warmup: self.warmup,
-            min_rounds: self.iterations,
-            max_rounds: self.max_rounds,
-            min_sample_ms: self.min_sample_ms,
-            budget: self.budget,
-            seed: self.seed,
-        }
-    }
-}
-
-/// An empty target result for `t` (raw facts to be filled in).
-pub fn empty_result(t: &Target, shapes: &Shapes) -> TargetResult {
-    TargetResult {
-        key: t.key.clone(),
-        target: t.target.clone(),
-        kind: t.kind,
-        optimization_goal: t.optimization_goal,
-        shapes: shapes.clone(),
-        tolerance: t.tolerance,
-        work: Default::default(),
-        baseline_file: None,
-        artifacts: Default::default(),
-        failure: None,
-        variants: Vec::new(),
-        sampling: None,
-        status: String::new(),
-        message: None,
-        metrics: Default::default(),
-    }
-}
-
 enum Msg {
     Prepared(crate::bench::result::Work, String),
     Measured(Vec<VariantResult>, Box<Sampling>),
@@ -332,7 +227,7 @@ fn run_builtin(
     opts: &HarnessOptions,
     timing: Timing,
 ) -> TargetResult {
-    let mut r = empty_result(t, shapes);
+    let mut r = result::empty_result(t, shapes);
     let (tx, rx) = mpsc::channel();
     let job = Job {
         backend: Arc::clone(backend),
@@ -450,7 +345,7 @@ fn measure(job: &Job, tx: &mpsc::Sender<Msg>) -> Result<(), BackendError> {
             w.variants.iter_mut().map(|v| v.runner.as_mut()).collect();
         let precision = job.timing.precision_pct;
         let sampled = sampling::sample(&mut runs, &job.timing.plan(), |samples| {
-            precise_now(samples, &verified, precision)
+            estimate::precise_now(samples, &verified, precision)
         })?;
         let window = MachineWindow {
             before,
@@ -533,36 +428,9 @@ fn machine_now(backend: &dyn Backend) -> MachineState {
     }
 }
 
-/// Whether the samples so far are precise enough to stop: the best verified optimized variant's
-/// speedup and optimized time are within `precision_pct` (for every goal: a memory target's
-/// speedup is reported and tracked too, though only its memory is judged). A target with no
-/// verified variant (it fails anyway) needs no more rounds.
-pub fn precise_now(samples: &[Vec<f64>], verified: &[bool], precision_pct: f64) -> bool {
-    let best = samples
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter(|(i, _)| verified.get(*i).copied().unwrap_or(false))
-        .filter_map(|(_, o)| estimate::pair(&samples[0], o))
-        .max_by(|a, b| a.speedup.total_cmp(&b.speedup));
-    best.is_none_or(|e| e.within(precision_pct))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn precision_is_judged_on_the_best_verified_variant() {
-        let base = vec![10.0; 8];
-        let tight = vec![5.0; 8];
-        let loose: Vec<f64> = (0..8).map(|i| 1.0 + f64::from(i)).collect();
-        let samples = vec![base.clone(), tight.clone(), loose.clone()];
-        // The loose variant is faster (1-8 ms against 5 ms) but unverified: only the tight counts.
-        assert!(precise_now(&samples, &[false, true, false], 1.0));
-        assert!(!precise_now(&samples, &[false, true, true], 1.0));
-        assert!(precise_now(&[base], &[false], 1.0));
-    }
 
     /// The CPU backend, reporting a GPU that throttles for the first `throttled_reads` state reads.
     struct Throttling {

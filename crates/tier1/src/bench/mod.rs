@@ -5,10 +5,12 @@ pub mod affinity;
 pub mod alloc;
 pub mod backend;
 pub mod command;
+pub mod cpu;
 pub mod cuda;
 pub mod estimate;
 pub mod harness;
 pub mod machine;
+pub mod options;
 pub mod progress;
 pub mod result;
 pub mod rng;
@@ -17,7 +19,8 @@ pub mod stats;
 pub mod targets;
 pub mod verify;
 
-pub use backend::{Backend, CpuBackend};
+pub use backend::Backend;
+pub use cpu::CpuBackend;
 pub use harness::{HarnessOptions, run_suite, write_results};
 pub use result::{ResultsFile, summarize};
 

@@ -9,7 +9,7 @@ use crate::bench::estimate;
 use crate::bench::stats::Stats;
 use crate::history::model::{Environment, TargetSummary};
 use crate::json::{ser_finite, ser_finite_opt};
-use crate::suite::{Goal, Suite, TargetKind, Tolerance};
+use crate::suite::{Goal, Suite, Target, TargetKind, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -737,6 +737,27 @@ pub fn summarize(r: &ResultsFile, suite: &Suite) -> Result<Vec<TargetSummary>, R
         });
     }
     Ok(rows)
+}
+
+/// An empty target result for `t` (raw facts to be filled in).
+pub fn empty_result(t: &Target, shapes: &BTreeMap<String, u64>) -> TargetResult {
+    TargetResult {
+        key: t.key.clone(),
+        target: t.target.clone(),
+        kind: t.kind,
+        optimization_goal: t.optimization_goal,
+        shapes: shapes.clone(),
+        tolerance: t.tolerance,
+        work: Default::default(),
+        baseline_file: None,
+        artifacts: Default::default(),
+        failure: None,
+        variants: Vec::new(),
+        sampling: None,
+        status: String::new(),
+        message: None,
+        metrics: Default::default(),
+    }
 }
 
 #[cfg(test)]

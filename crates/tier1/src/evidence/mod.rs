@@ -85,7 +85,7 @@ pub enum EvidenceError {
     Archive(#[from] crate::archive::ArchiveError),
     /// The history side of a bind failed.
     #[error(transparent)]
-    History(#[from] crate::history::validate::HistoryError),
+    History(#[from] crate::history::error::HistoryError),
 }
 
 impl EvidenceError {

@@ -246,45 +246,6 @@ impl crate::exit::Classify for GithubError {
     }
 }
 
-impl From<GithubError> for crate::store::StoreError {
-    fn from(e: GithubError) -> Self {
-        use crate::store::StoreError;
-        match e {
-            GithubError::Config(m) => StoreError::Invalid(m),
-            GithubError::Status {
-                endpoint,
-                status,
-                message,
-            } => StoreError::Remote {
-                endpoint,
-                status,
-                message,
-            },
-            GithubError::Transport { endpoint, message } => StoreError::Remote {
-                endpoint,
-                status: 0,
-                message,
-            },
-            GithubError::Decode { endpoint, message } => StoreError::Remote {
-                endpoint,
-                status: 0,
-                message: format!("unexpected response body: {message}"),
-            },
-            GithubError::Gone { endpoint } => StoreError::NotFound {
-                what: format!("{endpoint} (HTTP 410 gone)"),
-            },
-            GithubError::Integrity { endpoint, message } => StoreError::Corrupt {
-                path: endpoint,
-                message,
-            },
-            GithubError::Incomplete { endpoint, message } => StoreError::Corrupt {
-                path: endpoint,
-                message: format!("incomplete listing: {message}"),
-            },
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

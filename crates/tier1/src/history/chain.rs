@@ -2,7 +2,7 @@
 //! row's link (ASCII hex, empty for the first row of a chain) followed by the canonical JSON of the
 //! row without `chain_sha256`. Computing, appending and verifying links over the raw stored rows.
 
-use super::validate::HistoryError;
+use super::error::HistoryError;
 use crate::json::{canonical, canonical_without};
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};

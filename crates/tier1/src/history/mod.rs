@@ -1,14 +1,15 @@
-//! The history package: model types, validation, the hash chain, trend snapshots, package I/O.
+//! The history package (the format layer): model types, its error, the hash chain, trend
+//! snapshots, package I/O. Validation, which re-derives stored verdicts, is `history_check`.
 
 pub mod chain;
 pub mod detection;
+pub mod error;
 pub mod measurement;
 pub mod model;
 pub mod package;
-pub mod sanitize;
 pub mod trend;
-pub mod validate;
 
 pub use detection::{Detection, DetectionMethod, Inconclusive, MetricTest, TargetDetection};
+pub use error::{HistoryError, HistoryErrorKind};
 pub use measurement::Measurement;
 pub use model::*;

@@ -2,10 +2,10 @@
 //! rows stay byte-identical when extended), a run's files, and writing an output tree staged.
 
 use super::chain::{self, ChainState};
+use super::error::HistoryError;
 use super::model::{
     INDEX_FILE, Index, IndexRow, RegressionSummary, SCHEMA_VERSION, Summary, TrendSnapshot,
 };
-use super::validate::HistoryError;
 use crate::fsx;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

@@ -40,7 +40,7 @@ fn row(r: &IndexRow) -> TrendRow {
 
 fn mean(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = xs.flatten().filter(|x| x.is_finite()).collect();
-    crate::aggregate::mean(&v)
+    crate::stats::mean(&v).filter(|m| m.is_finite())
 }
 
 /// Build the snapshot of an index.

@@ -4,9 +4,9 @@
 //! variance dominates), so the significance test takes its variance from here, as Conbench and
 //! Bencher do, blended with a prior for a young history.
 
+use crate::history::error::HistoryError;
 use crate::history::model::{IndexRow, Summary, TargetSummary};
 use crate::history::package::{IndexDoc, load_run};
-use crate::history::validate::HistoryError;
 use crate::stats;
 use std::path::Path;
 

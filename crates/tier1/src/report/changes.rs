@@ -3,8 +3,7 @@
 //! and its evidence files.
 //! Groups are built once here and drawn by both HTML and Markdown.
 
-use super::format::{self, esc};
-use super::html::{evidence_html, text};
+use super::format::{self, esc, evidence_html, text};
 use super::model::{Dashboard, RunView};
 use std::fmt::Write;
 

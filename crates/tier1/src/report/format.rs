@@ -1,6 +1,8 @@
 //! Text rules shared by the HTML and Markdown renderers: escaping, number formats, short commits,
-//! and the scrub that keeps absolute and runner paths out of every report.
+//! the scrub that keeps absolute and runner paths out of every report, and the HTML fragments the
+//! page's sections share (scrubbed text, links, evidence references).
 
+use super::model::{Dashboard, EvidenceRef, RunView};
 use crate::history::model::{Acceptance, ChangeRow};
 
 /// The stored name of an acceptance kind.
@@ -225,6 +227,32 @@ pub fn change_cells(row: &ChangeRow) -> [String; 3] {
             mb(Some(*after)),
             signed(*delta_pct, " %"),
         ],
+    }
+}
+
+/// Text from a history file, with host paths withheld, escaped for HTML.
+pub fn text(s: &str) -> String {
+    esc(&scrub_paths(s))
+}
+
+/// An `https` URL as a link; anything else as plain escaped text.
+pub fn link(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) if u.scheme() == "https" && u.username().is_empty() && u.password().is_none() => {
+            format!("<a href=\"{}\">{}</a>", esc(u.as_str()), esc(u.as_str()))
+        }
+        _ => text(url),
+    }
+}
+
+/// An evidence reference of `run` as HTML.
+pub fn evidence_html(dash: &Dashboard, run: &RunView, rel: &str) -> String {
+    match dash.evidence_ref(run, rel) {
+        EvidenceRef::Local(p) => format!("<code class=\"local\">{}</code>", esc(&p)),
+        EvidenceRef::Artifact(u) => format!("<code class=\"artifact\">{}</code>", esc(&u)),
+        EvidenceRef::Withheld => {
+            "<span class=\"muted\">(not a portable path; withheld)</span>".into()
+        }
     }
 }
 

@@ -2,8 +2,8 @@
 //! the verdict, the latest evidence and latest accepted run cards, the per-target table, trend
 //! charts, the changes against the anchor and the most recent runs. All text is escaped.
 
-use super::format::{self, esc, scrub_paths};
-use super::model::{Dashboard, EvidenceRef, RunView};
+use super::format::{self, esc, evidence_html, link, text};
+use super::model::{Dashboard, RunView};
 use super::readiness::Verdict;
 use super::svg;
 use super::trends;
@@ -14,11 +14,6 @@ use std::fmt::Write;
 pub const RUN_TABLE_ROWS: usize = 50;
 
 const CSS: &str = include_str!("dashboard.css");
-
-/// Text from a history file, with host paths withheld, escaped for HTML.
-pub fn text(s: &str) -> String {
-    esc(&scrub_paths(s))
-}
 
 /// Render the page.
 pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
@@ -278,27 +273,6 @@ fn acceptance(s: &mut String, run: &RunView) {
     }
     if let Some(url) = &r.baseline_acceptance_workflow_run {
         row(s, "Workflow run", &link(url));
-    }
-}
-
-/// An `https` URL as a link; anything else as plain escaped text.
-pub fn link(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) if u.scheme() == "https" && u.username().is_empty() && u.password().is_none() => {
-            format!("<a href=\"{}\">{}</a>", esc(u.as_str()), esc(u.as_str()))
-        }
-        _ => text(url),
-    }
-}
-
-/// An evidence reference of `run` as HTML.
-pub fn evidence_html(dash: &Dashboard, run: &RunView, rel: &str) -> String {
-    match dash.evidence_ref(run, rel) {
-        EvidenceRef::Local(p) => format!("<code class=\"local\">{}</code>", esc(&p)),
-        EvidenceRef::Artifact(u) => format!("<code class=\"artifact\">{}</code>", esc(&u)),
-        EvidenceRef::Withheld => {
-            "<span class=\"muted\">(not a portable path; withheld)</span>".into()
-        }
     }
 }
 

@@ -17,7 +17,7 @@ pub mod trends;
 
 use crate::exit::{Classify, Exit};
 use crate::fsx::{StagedDir, write_atomic};
-use crate::history::validate::HistoryError;
+use crate::history::error::HistoryError;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@ use crate::history::model::{
     ChainReset, Index, IndexRow, RegressionSummary, Summary, TargetSummary,
 };
 use crate::history::package::load_run;
-use crate::history::validate::validate_history_root;
+use crate::history_check::validate_history_root;
 use crate::suite::Suite;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;

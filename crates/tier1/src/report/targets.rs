@@ -2,8 +2,7 @@
 //! memory savings, the change against the anchor with the threshold that applies, status and
 //! verification tolerance. Cells are built once here and drawn by both HTML and Markdown.
 
-use super::format::{self, esc};
-use super::html::text;
+use super::format::{self, esc, text};
 use super::model::{Dashboard, RunView};
 use crate::history::model::TargetSummary;
 use crate::suite::{Goal, Thresholds};

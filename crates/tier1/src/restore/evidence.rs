@@ -4,7 +4,7 @@
 
 use super::CandidateError;
 use crate::digest::Digest;
-use crate::history::validate::AnchorRef;
+use crate::history_check::AnchorRef;
 use crate::store::local::strip_ref;
 use crate::store::{ArtifactMeta, ArtifactStore};
 use chrono::{DateTime, Duration, Utc};

@@ -9,7 +9,8 @@ use crate::archive::{self, ArchiveError, ExtractPolicy};
 use crate::digest::{Digest, Hasher};
 use crate::exit::{Classify, Exit};
 use crate::fsx;
-use crate::history::validate::{self, HistoryErrorKind};
+use crate::history::error::HistoryErrorKind;
+use crate::history_check;
 use crate::store::{ArtifactMeta, ArtifactStore, StoreError};
 use discovery::Candidate;
 use serde::Serialize;
@@ -303,7 +304,7 @@ fn try_candidate(
         other => CandidateError::Integrity(other.to_string()),
     })?;
     drop(tmp);
-    let validated = validate::sanitize_restored(tree).map_err(|e| match e.kind {
+    let validated = history_check::sanitize_restored(tree).map_err(|e| match e.kind {
         HistoryErrorKind::Structural => CandidateError::Structural(e.to_string()),
         HistoryErrorKind::Integrity => CandidateError::Integrity(e.to_string()),
     })?;

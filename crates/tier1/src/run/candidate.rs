@@ -2,12 +2,12 @@
 //! into place, then `index.json` is replaced atomically with the new row appended to the hash chain.
 //! If the index write fails the run directory is removed again, so the root is never half-updated.
 
+use crate::history::error::HistoryError;
 use crate::history::model::{
     Acceptance, INDEX_FILE, IndexRow, RECHECKS_FILE, REGRESSION_JSON_FILE, REGRESSION_MD_FILE,
     RegressionSummary, SUMMARY_FILE, Summary, TREND_FILE,
 };
 use crate::history::package::{IndexDoc, run_path};
-use crate::history::validate::HistoryError;
 use std::path::Path;
 
 /// The row a run appends to the index.

@@ -7,7 +7,8 @@ pub mod candidate;
 pub mod report;
 
 use crate::bench::backend::Backend;
-use crate::bench::harness::{self, HarnessError, HarnessOptions, Hook};
+use crate::bench::harness::{self, HarnessError};
+use crate::bench::options::{HarnessOptions, Hook};
 use crate::bench::result::{self, ResultError, ResultsFile};
 use crate::evidence::git::GitInfo;
 use crate::evidence::manifest::{
@@ -16,9 +17,10 @@ use crate::evidence::manifest::{
 use crate::evidence::{self, EvidenceError};
 use crate::exit::{Classify, Exit};
 use crate::gate::{self, Verdict};
+use crate::history::error::HistoryError;
 use crate::history::model::{Aggregates, INDEX_FILE, RegressionSummary, Summary};
 use crate::history::package::{IndexDoc, load_run};
-use crate::history::validate::{HistoryError, validate_history_root};
+use crate::history_check::validate_history_root;
 use crate::recheck::{self, RecheckResult};
 use crate::regress::noise::NoiseHistory;
 use crate::regress::{self, RegressError};

@@ -468,6 +468,47 @@ fn incomplete(what: String) -> StoreError {
     }
 }
 
+/// A GitHub failure as the store reports it: configuration as invalid input, HTTP, transport and
+/// body failures as remote, a gone endpoint as not found, integrity and incomplete listings as
+/// corrupt.
+impl From<GithubError> for StoreError {
+    fn from(e: GithubError) -> Self {
+        match e {
+            GithubError::Config(m) => StoreError::Invalid(m),
+            GithubError::Status {
+                endpoint,
+                status,
+                message,
+            } => StoreError::Remote {
+                endpoint,
+                status,
+                message,
+            },
+            GithubError::Transport { endpoint, message } => StoreError::Remote {
+                endpoint,
+                status: 0,
+                message,
+            },
+            GithubError::Decode { endpoint, message } => StoreError::Remote {
+                endpoint,
+                status: 0,
+                message: format!("unexpected response body: {message}"),
+            },
+            GithubError::Gone { endpoint } => StoreError::NotFound {
+                what: format!("{endpoint} (HTTP 410 gone)"),
+            },
+            GithubError::Integrity { endpoint, message } => StoreError::Corrupt {
+                path: endpoint,
+                message,
+            },
+            GithubError::Incomplete { endpoint, message } => StoreError::Corrupt {
+                path: endpoint,
+                message: format!("incomplete listing: {message}"),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

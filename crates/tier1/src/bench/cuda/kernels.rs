@@ -1,5 +1,6 @@
 //! The CUDA kernel sources (`kernels/*.cu`, embedded at build time), the target each belongs to,
-//! and the launch registry: which `extern "C" __global__` entries each target's launchers use.
+//! the launch registry: which `extern "C" __global__` entries each target's launchers use, and the
+//! static shared memory and tile sizes the launch plans give those kernels.
 
 /// Device helpers prepended to every kernel file before NVRTC sees it (NVRTC has no headers).
 pub const COMMON: &str = include_str!("../../../../../kernels/common.cuh");
@@ -114,6 +115,20 @@ pub const LAUNCHES: [(&str, &[&str], &[&str]); 6] = [
         ],
     ),
 ];
+
+/// Static shared memory of `t1_gemm_nt_tile` (`as`, `bs`: 16 × 68 f32 each).
+pub const GEMM_TILE_SHARED: u32 = 2 * 16 * 68 * 4;
+/// Static shared memory of `block_scaling_fused_mma` (two 128 × 40 bf16 tiles).
+pub const FUSED_MMA_SHARED: u32 = 2 * 128 * 40 * 2;
+/// One `t1_block_sum` or `t1_block_max` (32 f32 partials).
+pub const BLOCK_REDUCE_SHARED: u32 = 32 * 4;
+/// Fused mma tile sizes (the host pads M, N to 128 and K to 32).
+pub const MMA_TILE: (usize, usize, usize) = (128, 128, 32);
+
+/// Static shared memory of `t1_flash_causal<split>` (K and V tiles of 32 × 64·split f32).
+pub const fn flash_shared(split: u32) -> u32 {
+    2 * 32 * 64 * split * 4
+}
 
 /// The `extern "C" __global__` entry names declared in `source`, in order of appearance.
 /// Understands attributes between `__global__` and the return type

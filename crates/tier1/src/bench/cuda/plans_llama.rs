@@ -4,10 +4,10 @@
 //! with GQA, fused SwiGLU). Weights are `[out, in]`: `wqkv` `[(heads + 2 kv_heads)·hd, hidden]`,
 //! `wo` `[hidden, hidden]`, `wgu` `[2·mlp, hidden]`, `wdown` `[hidden, mlp]`, layers concatenated.
 
+use super::kernels::{BLOCK_REDUCE_SHARED, GEMM_TILE_SHARED, flash_shared};
 use super::plan::{
     Arg, BufSpec, Output, Owner, Plan, Step, VariantPlan, blocks, buf, buf_at, int, launch, launch3,
 };
-use super::plans::{BLOCK_REDUCE_SHARED, GEMM_TILE_SHARED, flash_shared};
 use crate::bench::backend::BackendError;
 use crate::bench::targets::llama_3_1_8b::{EPS, Params, ROPE_THETA};
 

@@ -1,68 +1,21 @@
 //! Validation of a history root: every rule of the reference index loader and restore validator
-//! (reference §2.2, §5.5 step 4), plus the hash chain; and restore's in-place sanitizing.
+//! (reference §2.2, §5.5 step 4), plus the hash chain; and restore's in-place sanitizing
+//! ([`sanitize`]). It sits above the format layer (`history`) and the rules it re-derives stored
+//! verdicts with (`aggregate` for the status counts, `gate` for acceptance and eligibility,
+//! `regress_md` for the re-rendered Markdown), so `history` never imports them.
 
-use super::chain::ChainState;
-use super::model::{INDEX_FILE, Index, IndexRow, RegressionSummary, Summary};
-use super::package::{self, IndexDoc, RunFiles};
-use super::sanitize;
+pub mod sanitize;
+
 use crate::digest::Digest;
-use crate::exit::{Classify, Exit};
 use crate::fsx;
 use crate::gate;
+use crate::history::chain::ChainState;
+use crate::history::error::HistoryError;
+use crate::history::model::{INDEX_FILE, Index, IndexRow, RegressionSummary, Summary};
+use crate::history::package::{self, IndexDoc, RunFiles};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-
-/// Structural problems may be skipped when GitHub proves the source run did not succeed;
-/// integrity problems are always fatal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HistoryErrorKind {
-    /// Malformed or incomplete package (reference `HistoryCompatibilityError`).
-    Structural,
-    /// Tampering or unsafe content (reference `HistoryRestoreError`): digest, chain, paths.
-    Integrity,
-}
-
-/// A history root that fails validation. `path` names the file, `message` the field with the
-/// expected and found values.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct HistoryError {
-    /// Structural or integrity.
-    pub kind: HistoryErrorKind,
-    /// The file (relative to the history root where possible).
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl HistoryError {
-    /// A structural error about `path`.
-    pub fn structural(path: impl Into<String>, message: impl Into<String>) -> Self {
-        HistoryError {
-            kind: HistoryErrorKind::Structural,
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-    /// An integrity error about `path`.
-    pub fn integrity(path: impl Into<String>, message: impl Into<String>) -> Self {
-        HistoryError {
-            kind: HistoryErrorKind::Integrity,
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl Classify for HistoryError {
-    fn exit(&self) -> Exit {
-        match self.kind {
-            HistoryErrorKind::Structural => Exit::Invalid,
-            HistoryErrorKind::Integrity => Exit::Integrity,
-        }
-    }
-}
 
 /// The anchor restore must bind to retained evidence.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,13 +76,13 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
     let mut doc = IndexDoc::from_value(raw)?;
     let chain = doc.chain_state()?;
     if let Some(v) = doc.index.schema_version
-        && v > super::model::SCHEMA_VERSION
+        && v > crate::history::model::SCHEMA_VERSION
     {
         return Err(HistoryError::structural(
             INDEX_FILE,
             format!(
                 "schema_version: expected at most {}, found {v}",
-                super::model::SCHEMA_VERSION
+                crate::history::model::SCHEMA_VERSION
             ),
         ));
     }

@@ -2,12 +2,13 @@
 //! paths relocated under the run, portable source and artifact references, default evidence name,
 //! memory backfill, generic warning text (no runner paths leak) and a re-rendered Markdown summary.
 
-use super::chain::ChainState;
-use super::model::{INDEX_FILE, IndexRow, REGRESSION_MD_FILE};
-use super::package::{self, IndexDoc, RunFiles};
-use super::validate::{HistoryError, is_evidence_artifact_name};
 use crate::aggregate;
+use crate::artifacts::is_evidence_artifact_name;
 use crate::fsx;
+use crate::history::chain::ChainState;
+use crate::history::error::HistoryError;
+use crate::history::model::{INDEX_FILE, IndexRow, REGRESSION_MD_FILE};
+use crate::history::package::{self, IndexDoc, RunFiles};
 use crate::suite::Goal;
 use serde_json::Value;
 use std::path::Path;
@@ -129,7 +130,8 @@ pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(),
         }
     }
     if r.regression_rechecks_path.is_some() {
-        r.regression_rechecks_path = Some(package::run_path(id, super::model::RECHECKS_FILE));
+        r.regression_rechecks_path =
+            Some(package::run_path(id, crate::history::model::RECHECKS_FILE));
     }
     package::write_json_staged(root, &row.summary_path, &f.summary, &f.summary_bytes)?;
     package::write_json_staged(

@@ -1,0 +1,93 @@
+//! What a suite run is given ([`HarnessOptions`], with its test [`Hook`]) and what each target is
+//! measured with ([`Timing`], from the profile): shared by the harness and the command targets.
+
+use crate::bench::backend::Workload;
+use crate::bench::sampling::Plan;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Test hook: called with the target key and its prepared workload before verification, so a test
+/// can replace, wrap or add variants.
+pub type Hook = Arc<dyn Fn(&str, &mut Workload) + Send + Sync>;
+
+/// What to run and how.
+#[derive(Clone)]
+pub struct HarnessOptions {
+    /// Profile name (shapes and timing knobs).
+    pub profile: String,
+    /// Run id recorded in the results.
+    pub run_id: String,
+    /// RFC 3339 start time recorded in the results.
+    pub timestamp: String,
+    /// Input seed (verification uses 42).
+    pub seed: u64,
+    /// Only these target keys (all when empty), in suite order.
+    pub only: Vec<String>,
+    /// Override of the profile's per-target timeout.
+    pub timeout: Option<Duration>,
+    /// Test hook, see [`Hook`].
+    pub hook: Option<Hook>,
+}
+
+impl std::fmt::Debug for HarnessOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HarnessOptions")
+            .field("profile", &self.profile)
+            .field("run_id", &self.run_id)
+            .field("seed", &self.seed)
+            .field("only", &self.only)
+            .field("timeout", &self.timeout)
+            .field("hook", &self.hook.is_some())
+            .finish()
+    }
+}
+
+impl HarnessOptions {
+    /// Options for `profile` with run id `run_id`, timestamp now, seed 42, every target.
+    pub fn new(profile: &str, run_id: &str) -> HarnessOptions {
+        HarnessOptions {
+            profile: profile.into(),
+            run_id: run_id.into(),
+            timestamp: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            seed: crate::bench::rng::SEED,
+            only: Vec::new(),
+            timeout: None,
+            hook: None,
+        }
+    }
+}
+
+/// Sampling knobs and limits of one target (from the profile).
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Warm-up executions per variant.
+    pub warmup: u32,
+    /// Minimum timed rounds.
+    pub iterations: u32,
+    /// Maximum timed rounds.
+    pub max_rounds: u32,
+    /// Shortest sample (ms).
+    pub min_sample_ms: f64,
+    /// Precision asked for (± percent at 95 % confidence).
+    pub precision_pct: f64,
+    /// Timing budget (soft: no round starts after it once the minimum is reached).
+    pub budget: Duration,
+    /// Wall-clock limit of the whole target (hard: the target fails).
+    pub timeout: Duration,
+    /// Seed of the round order.
+    pub seed: u64,
+}
+
+impl Timing {
+    /// The sampling plan of one measurement.
+    pub fn plan(&self) -> Plan {
+        Plan {
+            warmup: self.warmup,
+            min_rounds: self.iterations,
+            max_rounds: self.max_rounds,
+            min_sample_ms: self.min_sample_ms,
+            budget: self.budget,
+            seed: self.seed,
+        }
+    }
+}
