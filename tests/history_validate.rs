@@ -1,4 +1,4 @@
-//! History validation rules (reference §2.2, §5.5 step 4) and the hash chain: a valid published
+//! History validation rules (contract §2.2, §5.5 step 4) and the hash chain: a valid published
 //! tree is broken in exactly one way per case and must fail with the right kind and message.
 
 mod history_support;

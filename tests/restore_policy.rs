@@ -1,5 +1,5 @@
 //! tier1-restore end to end against a local store: success, bootstrap, provenance, renewal, expiry,
-//! truncated discovery and the skip-versus-refuse policy (reference §5.5-5.7).
+//! truncated discovery and the skip-versus-refuse policy (contract §5.5-5.7).
 
 #[path = "support/command.rs"]
 mod command;

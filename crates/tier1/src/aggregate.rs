@@ -1,4 +1,4 @@
-//! Per-target derived metrics and the `summary` aggregate block of a run summary (reference §2.1):
+//! Per-target derived metrics and the `summary` aggregate block of a run summary (contract §2.1):
 //! optimized time and memory backfills, status counts, mean / median / geomean / max speedups.
 
 use crate::history::model::{Aggregates, TargetSummary};

@@ -1,4 +1,4 @@
-//! The release gate (reference §3.3-3.4, §5.5 step 4): complete metrics, accepted provenance,
+//! The release gate (contract §3.3-3.4, §5.5 step 4): complete metrics, accepted provenance,
 //! run acceptance, baseline eligibility of a normal publication, the eligible-anchor rules restore
 //! re-derives, and the exit verdict. Every check returns the reasons it failed, not just a bool.
 
@@ -260,7 +260,7 @@ fn no_suppressed(comparison: &RegressionSummary) -> Check {
     c
 }
 
-/// Reference §5.5 step 4 "Eligible anchors must meet": the run was accepted; no comparison changes
+/// Contract §5.5 step 4 "Eligible anchors must meet": the run was accepted; no comparison changes
 /// (regressions, improvements, anchor declines, missing targets) unless the acceptance is explicit;
 /// no suppressed regressions; no prior anchor without explicit acceptance; no history warnings;
 /// complete metrics; accepted provenance; and (tier1) no target whose measurement record says it

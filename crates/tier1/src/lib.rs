@@ -3,7 +3,7 @@
 //!
 //! # Map
 //!
-//! Four layers, top to bottom. **A module imports only from its own layer or the layers below
+//! Four layers, top to bottom (the domain in two: the rules above the formats they read). **A module imports only from its own layer or the layers below
 //! it, never from a layer above** (`tests/layers.rs` checks it against this table, and
 //! `python3 ../shared/tools/mod_cycles.py crates/tier1/src` finds no cycle inside a layer). The
 //! behaviour the code follows is the upstream contract, `docs/contract.md`; a "§" in a comment
@@ -13,7 +13,8 @@
 //! | --- | --- |
 //! | edge | cli |
 //! | commands | nightly, preview, promote, publish, restore, run, evidence, report, runner |
-//! | domain | bench, gpu, recheck, regress_md, gate, regress, aggregate, history, suite |
+//! | domain: rules | bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
+//! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
 //!
 //! **Edge** — what every binary does at its boundary:
@@ -33,16 +34,18 @@
 //! - [`preview`] — `tier1-compare run | comment` → [`preview::preview`], [`preview::post`].
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
-//! **Domain** — the rules of the product:
+//! **Domain** — the rules of the product, then the formats they read and write:
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
+//! - [`history_check`] — a history tree validated against every rule: the index, the hash chain,
+//!   and each run's verdicts re-derived with the rules below (restore's sanitizing too).
 //! - [`recheck`] — one re-measurement of flagged speed regressions.
 //! - [`regress_md`] — `regression_summary.md`.
 //! - [`gate`] — run acceptance and anchor eligibility (the release gate).
 //! - [`regress`] — the comparison with the anchor: reference rules, noise history, significance.
 //! - [`aggregate`] — per-target derived metrics and a summary's aggregate block.
-//! - [`history`] — the history package: model, validation, hash chain, trends, package I/O.
+//! - [`history`] — the history package: model, errors, hash chain, trends, package I/O.
 //! - [`suite`] — the suite file: targets, profiles, thresholds, and the rule that picks the file.
 //!
 //! **Plumbing** — no product rules:

@@ -1,4 +1,4 @@
-//! Protected promotion (`tier1-promote`, reference §6): ratify the candidate's newest run as the
+//! Protected promotion (`tier1-promote`, contract §6): ratify the candidate's newest run as the
 //! canonical anchor after every check of §6.2 in order, then write live history plus the ratified
 //! row (chained) to a staged output root. A bootstrap promotion starts a new chain.
 
@@ -91,7 +91,7 @@ impl Classify for PromoteError {
     }
 }
 
-/// The promotion request (reference §6.1 plus tier1's `reviewers` and local workflow-run form).
+/// The promotion request (contract §6.1 plus tier1's `reviewers` and local workflow-run form).
 #[derive(Debug, Clone)]
 pub struct PromoteRequest {
     /// The immutable candidate history tree.
@@ -129,7 +129,7 @@ pub struct PromoteRequest {
     pub allow_local_workflow_run: bool,
 }
 
-/// The JSON `tier1-promote` prints (reference §6.4 plus `bootstrap_reset`).
+/// The JSON `tier1-promote` prints (contract §6.4 plus `bootstrap_reset`).
 #[derive(Debug, Clone, Serialize)]
 pub struct PromoteOutcome {
     /// Always true on success.
@@ -152,7 +152,7 @@ fn invalid<T>(m: impl Into<String>) -> Result<T, PromoteError> {
     Err(PromoteError::Invalid(m.into()))
 }
 
-/// Reference §6.2 item 3: an exact HTTPS Actions run URL; with `allow_local`, also
+/// Contract §6.2 item 3: an exact HTTPS Actions run URL; with `allow_local`, also
 /// `local://<store-name>/actions/runs/<n>`.
 pub fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
     let err = |why: &str| {

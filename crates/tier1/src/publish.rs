@@ -1,4 +1,4 @@
-//! Normal publication (`tier1-publish`, reference §6.5 with tier1's extensions): merge a producer's
+//! Normal publication (`tier1-publish`, contract §6.5 with tier1's extensions): merge a producer's
 //! candidate run into live canonical history as evidence. It never publishes an anchor; a candidate
 //! compared against a superseded anchor is kept as stale, ineligible evidence. The output index extends
 //! the live hash chain (live rows unchanged as a prefix); the output tree is staged then renamed.

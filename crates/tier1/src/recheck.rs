@@ -1,4 +1,4 @@
-//! Recheck confirmation (reference §3.5, `_confirm_speedup_regressions`): speed regressions are
+//! Recheck confirmation (contract §3.5, `_confirm_speedup_regressions`): speed regressions are
 //! re-measured once and compared with the same anchor; those the recheck does not reproduce move to
 //! `suppressed_regressions` (the run then passes the gate but is never an anchor).
 

@@ -1,4 +1,4 @@
-//! Bind a run's evidence identity to the checkout (reference §4.2 step 11): the summary, manifest
+//! Bind a run's evidence identity to the checkout (contract §4.2 step 11): the summary, manifest
 //! and result JSON must name this run and this clean commit, and their references must be relative
 //! paths that start with the run id and stay inside the evidence root. Everything is checked before
 //! anything is written; files are rewritten atomically only where a value changes.

@@ -380,7 +380,7 @@ pub struct Aggregates {
     pub max_speedup: Option<f64>,
 }
 
-/// A change row of a regression summary; the `reason` tag selects the shape (reference §2.3).
+/// A change row of a regression summary; the `reason` tag selects the shape (contract §2.3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum ChangeRow {

@@ -1,4 +1,4 @@
-//! The trend snapshot (reference §2.4), built from an index: `history` holds accepted or eligible
+//! The trend snapshot (contract §2.4), built from an index: `history` holds accepted or eligible
 //! runs only, so rejected evidence never changes `run_count`, `best_speedup_seen` or `latest_run_id`.
 
 use super::model::{Index, IndexRow, TrendRow, TrendSnapshot};

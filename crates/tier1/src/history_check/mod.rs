@@ -1,5 +1,5 @@
 //! Validation of a history root: every rule of the reference index loader and restore validator
-//! (reference §2.2, §5.5 step 4), plus the hash chain; and restore's in-place sanitizing
+//! (contract §2.2, §5.5 step 4), plus the hash chain; and restore's in-place sanitizing
 //! ([`sanitize`]). It sits above the format layer (`history`) and the rules it re-derives stored
 //! verdicts with (`aggregate` for the status counts, `gate` for acceptance and eligibility,
 //! `regress_md` for the re-rendered Markdown), so `history` never imports them.

@@ -1,4 +1,4 @@
-//! Restore's sanitizing of a freshly extracted history tree (reference §5.5 step 4): legacy absolute
+//! Restore's sanitizing of a freshly extracted history tree (contract §5.5 step 4): legacy absolute
 //! paths relocated under the run, portable source and artifact references, default evidence name,
 //! memory backfill, generic warning text (no runner paths leak) and a re-rendered Markdown summary.
 

@@ -1,4 +1,4 @@
-//! Promotion's evidence-package check (reference §6.2 item 14): the manifest, result JSON and report
+//! Promotion's evidence-package check (contract §6.2 item 14): the manifest, result JSON and report
 //! exist under the evidence root and belong to the run; the manifest binds the expected clean commit;
 //! every referenced artifact and recheck output exists; the recheck list exists in the history tree.
 

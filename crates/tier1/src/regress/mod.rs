@@ -175,7 +175,7 @@ pub fn detector<'a>(
     Detector::new(thresholds, history, compared)
 }
 
-/// Every rule of reference §3.2 for one target present in both runs, by the reference rules
+/// Every rule of contract §3.2 for one target present in both runs, by the reference rules
 /// alone (no significance test).
 pub fn compare_target(
     cur: &TargetSummary,
@@ -191,7 +191,7 @@ pub fn compare_target(
     compare_target_with(cur, prev, thresholds, &decision)
 }
 
-/// Every rule of reference §3.2 for one target present in both runs; under a statistical
+/// Every rule of contract §3.2 for one target present in both runs; under a statistical
 /// `decision` a speed change over its threshold must also be significant.
 pub fn compare_target_with(
     cur: &TargetSummary,

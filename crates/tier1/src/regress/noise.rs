@@ -1,6 +1,6 @@
 //! Run-to-run noise from the history: each target's values in the accepted runs of a window (the
 //! newest `history_window`), grouped by segment (an anchor and the runs compared with it). The
-//! within-run intervals alone understate the noise (shared/reference/statistics.md §0: between-run
+//! within-run intervals alone understate the noise (docs/regression-model.md §7: between-run
 //! variance dominates), so the significance test takes its variance from here, as Conbench and
 //! Bencher do, blended with a prior for a young history.
 

@@ -1,4 +1,4 @@
-//! Unit tests of `regress::compare`: every rule of reference §3.1-3.2 at and just inside its
+//! Unit tests of `regress::compare`: every rule of contract §3.1-3.2 at and just inside its
 //! threshold, and the reference's named scenarios.
 
 use super::*;

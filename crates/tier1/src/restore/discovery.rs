@@ -1,4 +1,4 @@
-//! Discovery of history candidates (reference §5.3): completed runs of the workflow on the branch,
+//! Discovery of history candidates (contract §5.3): completed runs of the workflow on the branch,
 //! newest first and capped, each history artifact paired with its run's evidence artifact. An
 //! artifact record the store skipped is a recorded rejection; a skipped history or evidence record
 //! also marks discovery incomplete (a newer candidate may hide behind it: never bootstrap over it).

@@ -1,4 +1,4 @@
-//! The anchor's evidence, by metadata only (reference §5.5 steps 5-6): find a retained evidence
+//! The anchor's evidence, by metadata only (contract §5.5 steps 5-6): find a retained evidence
 //! artifact whose run matches the canonical workflow, branch, commit and repository and whose digest
 //! equals the persisted one; then the 60-day renewal rule on its age.
 

@@ -1,4 +1,4 @@
-//! Restore of canonical history (reference §5): discovery, per-candidate download with digest check,
+//! Restore of canonical history (contract §5): discovery, per-candidate download with digest check,
 //! safe extraction, validation and sanitizing, evidence provenance by metadata, renewal and expiry,
 //! the skip-versus-refuse policy (§5.6), bootstrap, and the atomic install into an empty destination.
 
