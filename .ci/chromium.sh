@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Headless Chromium for the dashboard browser test (tests/dashboard_chromium.rs).
+# Headless Chromium for the dashboard browser test (tests/it/dashboard_chromium.rs).
 set -euo pipefail
 if command -v chromium >/dev/null 2>&1; then
   exit 0

@@ -3,7 +3,7 @@
 //! synthetic 1,000-run history from a local store (wall time, breakdown, peak RSS), and publish of
 //! one run into it. Prints a table; numbers go to docs/performance.md under `## Core`.
 
-#[path = "../tests/restore_support/mod.rs"]
+#[path = "../tests/it/restore_support/mod.rs"]
 mod restore_support;
 
 use chrono::Duration;

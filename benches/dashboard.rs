@@ -2,7 +2,7 @@
 //! HTML, SVG and Markdown, staged write). Prints a table; run with `cargo bench --bench dashboard`.
 //! `TIER1_DASHBOARD_BENCH_OUT=DIR` keeps the rendered pages in `DIR/runs<N>/`.
 
-#[path = "../tests/support/dashboard_history.rs"]
+#[path = "../tests/it/support/dashboard_history.rs"]
 mod dashboard_history;
 
 use std::time::{Duration, Instant};

@@ -66,7 +66,7 @@ if [[ -z "$bin_dir" ]]; then
   cargo build --release --locked --all-targets || die "cargo build --release"
 
   step "CUDA tests"
-  cargo test --release --locked --test 'cuda_*' -- --include-ignored 2>&1 | tee "$out/tests.log" \
+  cargo test --release --locked --test it -- --include-ignored cuda_kernels:: 2>&1 | tee "$out/tests.log" \
     || die "CUDA tests (log: $out/tests.log)"
   cargo test --release --locked -p tier1 --lib bench::cuda 2>&1 | tee -a "$out/tests.log" \
     || die "bench::cuda unit tests (log: $out/tests.log)"

@@ -3,11 +3,11 @@
 //!
 //! # Map
 //!
-//! Four layers, top to bottom (the domain in two: the rules above the formats they read). **A module imports only from its own layer or the layers below
-//! it, never from a layer above** (`tests/layers.rs` checks it against this table, and
-//! `python3 ../shared/tools/mod_cycles.py crates/tier1/src` finds no cycle inside a layer). The
-//! behaviour the code follows is the upstream contract, `docs/contract.md`; a "§" in a comment
-//! is a section of it.
+//! Four layers, top to bottom (the domain in two: the rules above the formats they read). **A
+//! module imports only from its own layer or the layers below it, never from a layer above**
+//! (`tests/it/layers.rs` checks it against this table, and `python3 ../shared/tools/mod_cycles.py
+//! crates/tier1/src` finds no cycle inside a layer). The behaviour the code follows is the
+//! upstream contract, `docs/contract.md`; a "§" in a comment is a section of it.
 //!
 //! | layer | modules |
 //! | --- | --- |

@@ -1,0 +1,94 @@
+//! docs/adoption.md shows the files of the fixture adopter (tests/fixtures/adopter) verbatim, so
+//! the YAML a new user copies is the YAML tests/it/workflow_adoption.rs runs: every
+//! `<!-- file: PATH -->` marker is followed by a fenced block identical to PATH, the workflow,
+//! the suite and the .gitignore are all shown, and `<tier1 commit>` is the only placeholder.
+
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// (path, block text) of every marked block of the guide.
+fn marked_blocks(guide: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = guide.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(path) = line
+            .trim()
+            .strip_prefix("<!-- file: ")
+            .and_then(|r| r.strip_suffix(" -->"))
+        else {
+            continue;
+        };
+        let open = lines.get(i + 1).copied().unwrap_or_default();
+        assert!(
+            open.starts_with("```"),
+            "docs/adoption.md line {}: expected a fenced block after the marker of {path}, found {open:?}",
+            i + 2
+        );
+        let body: Vec<&str> = lines[i + 2..]
+            .iter()
+            .take_while(|l| !l.starts_with("```"))
+            .copied()
+            .collect();
+        out.push((path.to_string(), body.join("\n") + "\n"));
+    }
+    out
+}
+
+#[test]
+fn the_guide_shows_the_tested_adopter_files_verbatim() {
+    let guide = std::fs::read_to_string(root().join("docs/adoption.md")).unwrap();
+    let blocks = marked_blocks(&guide);
+    for want in [
+        "tests/fixtures/adopter/.github/workflows/benchmarks.yml",
+        "tests/fixtures/adopter/configs/benchmark_suites/kernels.yaml",
+        "tests/fixtures/adopter/.gitignore",
+    ] {
+        assert!(
+            blocks.iter().any(|(p, _)| p == want),
+            "docs/adoption.md does not show {want}"
+        );
+    }
+    for (path, body) in &blocks {
+        let file = std::fs::read_to_string(root().join(path))
+            .unwrap_or_else(|e| panic!("docs/adoption.md shows {path}: {e}"));
+        if *body != file {
+            let line = body
+                .lines()
+                .zip(file.lines())
+                .position(|(a, b)| a != b)
+                .map_or(body.lines().count().min(file.lines().count()) + 1, |n| {
+                    n + 1
+                });
+            panic!(
+                "docs/adoption.md's block of {path} differs from the file at its line {line}: expected {:?}, found {:?}",
+                file.lines().nth(line - 1).unwrap_or("<end>"),
+                body.lines().nth(line - 1).unwrap_or("<end>")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_adopter_workflow_pins_tier1_by_its_one_placeholder() {
+    let wf = std::fs::read_to_string(
+        root().join("tests/fixtures/adopter/.github/workflows/benchmarks.yml"),
+    )
+    .unwrap();
+    let tier1: Vec<&str> = wf
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("- uses: ")
+                .or(l.trim().strip_prefix("uses: "))
+        })
+        .filter(|u| u.starts_with("tier1-bench/tier1"))
+        .collect();
+    assert_eq!(tier1.len(), 3, "producer, publish, promote: {tier1:?}");
+    for u in tier1 {
+        assert!(u.contains("@<tier1 commit> # v"), "{u}");
+    }
+    assert!(!wf.contains("<40-hex sha>"), "another placeholder");
+}

@@ -1,0 +1,203 @@
+//! The dashboard in a real browser: render the fixture history with the real binary, open it in
+//! headless Chromium, check the DOM and the console, and save a screenshot. Skips (with a printed
+//! reason) when Chromium is absent, unless `TIER1_CHROMIUM_REQUIRED=1`.
+//! `TIER1_DASHBOARD_HISTORY` / `TIER1_DASHBOARD_EVIDENCE` point it at another history root.
+
+use crate::support::nightly_repo;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tier1-dashboard");
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("TIER1_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Run a command, killing it if it hangs (a guard, not a performance check).
+fn run_guarded(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn chromium");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.wait_with_output().expect("chromium output")
+}
+
+fn browser(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Output {
+    let mut cmd = Command::new(bin);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--enable-logging=stderr",
+        "--v=0",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(extra)
+    .arg(url);
+    run_guarded(&mut cmd, Duration::from_secs(120))
+}
+
+fn console_errors(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| {
+            l.contains("Uncaught")
+                || l.contains("ERROR:CONSOLE")
+                || l.contains("Refused to")
+                || l.contains("net::ERR_")
+        })
+        .collect()
+}
+
+fn chromium_or_skip(test: &str) -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        if std::env::var("TIER1_CHROMIUM_REQUIRED").as_deref() == Ok("1") {
+            panic!(
+                "chromium not found on PATH and TIER1_CHROMIUM_REQUIRED=1 (run .ci/chromium.sh)"
+            );
+        }
+        eprintln!("SKIP {test}: chromium not found on PATH");
+    }
+    found
+}
+
+#[test]
+fn dashboard_opens_in_headless_chromium() {
+    let Some(bin) = chromium_or_skip("dashboard_opens_in_headless_chromium") else {
+        return;
+    };
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dashboard");
+    let history = std::env::var_os("TIER1_DASHBOARD_HISTORY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| fixtures.join("history"));
+    let evidence = std::env::var_os("TIER1_DASHBOARD_EVIDENCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| fixtures.join("evidence"));
+    render_and_check(
+        &bin,
+        &history,
+        &evidence,
+        Some("2026-08-05T00:00:00Z"),
+        "dashboard",
+    );
+}
+
+/// A history made by the real main job: a bootstrap anchor, an accepted run and a regression.
+#[test]
+fn a_history_made_by_tier1_nightly_opens_in_headless_chromium() {
+    let Some(bin) = chromium_or_skip("a_history_made_by_tier1_nightly_opens_in_headless_chromium")
+    else {
+        return;
+    };
+    let r = nightly_repo::repo();
+    for (speedup, code) in [(2.0, 0), (2.0, 0), (1.5, 1)] {
+        let o = nightly_repo::nightly(&r, speedup, &[]);
+        assert_eq!(o.code, code, "{}\n{}", o.json, o.stderr);
+    }
+    let history = r.root.join(".tier1/history");
+    render_and_check(
+        &bin,
+        &history,
+        &r.root.join(".tier1/no-evidence"),
+        None,
+        "dashboard-nightly",
+    );
+}
+
+/// Render `history` with the real binary into the test's output directory `name`, open it in
+/// headless Chromium, check the DOM and the console, and save a screenshot.
+fn render_and_check(bin: &Path, history: &Path, evidence: &Path, now: Option<&str>, name: &str) {
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    std::fs::create_dir_all(&out_dir).expect("test out dir");
+    let site = out_dir.join("site");
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--history-root")
+        .arg(history)
+        .arg("--output")
+        .arg(&site)
+        .arg("--evidence-root")
+        .arg(evidence);
+    if let Some(now) = now {
+        cmd.arg("--now").arg(now);
+    }
+    let o = cmd
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("tier1-dashboard");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let url = format!("file://{}", site.join("index.html").display());
+
+    let profile = tempfile::tempdir().expect("profile dir");
+    let dom = browser(bin, profile.path(), &["--dump-dom".into()], &url);
+    let dom_text = String::from_utf8_lossy(&dom.stdout);
+    let log = String::from_utf8_lossy(&dom.stderr);
+    assert!(dom.status.success(), "chromium failed: {log}");
+    assert_eq!(console_errors(&log), Vec::<&str>::new(), "console errors");
+    for needle in [
+        "id=\"verdict\"",
+        "id=\"latest-evidence\"",
+        "id=\"latest-accepted\"",
+        "id=\"targets\"",
+        "<svg class=\"chart\"",
+        "id=\"runs\"",
+    ] {
+        assert!(dom_text.contains(needle), "DOM lacks {needle:?}");
+    }
+    assert!(!dom_text.contains("<script"), "no script in the DOM");
+
+    let profile = tempfile::tempdir().expect("profile dir");
+    let shot = out_dir.join("dashboard.png");
+    let o = browser(
+        bin,
+        profile.path(),
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2000".into(),
+        ],
+        &url,
+    );
+    let log = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "chromium screenshot failed: {log}");
+    assert_eq!(console_errors(&log), Vec::<&str>::new(), "console errors");
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert!(png.starts_with(b"\x89PNG"), "screenshot is a PNG");
+    eprintln!("screenshot: {}", shot.display());
+}

@@ -1,0 +1,12 @@
+//! Helpers shared by the integration tests, one module each (declared once, here).
+#![allow(dead_code)]
+
+pub mod command;
+pub mod dashboard_history;
+pub mod fake_github;
+pub mod hostile_zip;
+pub mod nightly_repo;
+pub mod repo_files;
+pub mod workflow_adapters;
+pub mod workflow_harness;
+pub mod workflow_release;

@@ -1,0 +1,91 @@
+//! A throwaway git checkout with the deterministic fixture suite, and a runner for the real
+//! `tier1-nightly` binary against a local store inside it (shared by the end-to-end tests).
+#![allow(dead_code)]
+
+use super::command;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Repo {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+}
+
+/// Run git in `root` with a throwaway identity; panics unless it succeeds; returns its stdout.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+pub fn repo() -> Repo {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("checkout");
+    std::fs::create_dir_all(&root).unwrap();
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nightly");
+    for f in ["fixed_target.py", "suite.yaml"] {
+        std::fs::copy(fx.join(f), root.join(f)).unwrap();
+    }
+    std::fs::write(root.join(".gitignore"), ".tier1/\n").unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "fixture"]);
+    Repo { _tmp: tmp, root }
+}
+
+pub struct Out {
+    pub code: i32,
+    pub json: Value,
+    pub stderr: String,
+}
+
+pub fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
+    nightly_with(r, &[("TIER1_FAKE_SPEEDUP", speedup.to_string())], extra)
+}
+
+/// Run `tier1-nightly` with the fixture target's knobs (`TIER1_FAKE_BASELINE_MS`,
+/// `TIER1_FAKE_SPEEDUP`) set as given.
+pub fn nightly_with(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> Out {
+    let mut cmd = command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"));
+    for (k, v) in knobs {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .current_dir(&r.root)
+        .args([
+            "--store",
+            ".tier1/store",
+            "--suite-config",
+            "suite.yaml",
+            "--profile",
+            "smoke",
+        ])
+        .args(["--history-out", ".tier1/history"])
+        .args(extra)
+        .output()
+        .expect("tier1-nightly runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

@@ -1,0 +1,904 @@
+//! Contract of the workflows and the composite action: triggers, job graph, locks, environment,
+//! permissions, pinning, retention, upload order and conditions, request validation, and no `${{`
+//! inside any `run:` script. The YAML is parsed with serde-saphyr into `serde_json::Value`.
+
+use crate::support::repo_files;
+use repo_files::{text, yaml};
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const NIGHTLY: &str = ".github/workflows/tier1-nightly.yml";
+const PROMOTE: &str = ".github/workflows/tier1-promote.yml";
+const CI: &str = ".github/workflows/ci.yml";
+const RELEASE: &str = ".github/workflows/release.yml";
+const PREVIEW: &str = ".github/workflows/tier1-preview.yml";
+const ACTION: &str = "action.yml";
+/// Every composite action (the producer, install-only, publish, promote).
+const ACTIONS: [&str; 4] = [
+    ACTION,
+    "install/action.yml",
+    "publish/action.yml",
+    "promote/action.yml",
+];
+/// The installer every action runs.
+const INSTALLER: &str = "install/install.sh";
+const WORKFLOWS: [&str; 5] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW];
+
+fn jobs(wf: &Value) -> &serde_json::Map<String, Value> {
+    wf["jobs"].as_object().expect("jobs mapping")
+}
+
+fn steps(job: &Value) -> &Vec<Value> {
+    job["steps"].as_array().expect("steps list")
+}
+
+/// The step with this `id`, and its position.
+fn step<'a>(job: &'a Value, id: &str) -> (usize, &'a Value) {
+    steps(job)
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s["id"] == id)
+        .unwrap_or_else(|| panic!("no step with id {id}"))
+}
+
+fn step_named<'a>(job: &'a Value, name: &str) -> (usize, &'a Value) {
+    steps(job)
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step named {name}"))
+}
+
+fn producer() -> Value {
+    yaml(NIGHTLY)["jobs"]["tier1"].clone()
+}
+
+#[test]
+fn nightly_triggers_are_the_schedule_and_dispatch_with_three_inputs() {
+    let wf = yaml(NIGHTLY);
+    assert_eq!(wf["name"], "Tier-1 Nightly");
+    let on = wf["on"]
+        .as_object()
+        .expect("`on` parsed as a mapping key, not a boolean");
+    assert_eq!(
+        on.keys().collect::<Vec<_>>(),
+        ["schedule", "workflow_dispatch"]
+    );
+    assert_eq!(on["schedule"], serde_json::json!([{"cron": "15 3 * * *"}]));
+    let inputs = &on["workflow_dispatch"]["inputs"];
+    assert_eq!(inputs["bootstrap_history"]["type"], "boolean");
+    assert_eq!(inputs["bootstrap_history"]["default"], false);
+    assert_eq!(inputs["accept_history_anchor"]["type"], "boolean");
+    assert_eq!(inputs["accept_history_anchor"]["default"], false);
+    assert_eq!(inputs["acceptance_note"]["type"], "string");
+    assert_eq!(inputs["acceptance_note"]["default"], "");
+    assert_eq!(inputs.as_object().unwrap().len(), 3);
+    let promote = yaml(PROMOTE);
+    assert_eq!(
+        promote["on"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["workflow_call"]
+    );
+}
+
+#[test]
+fn job_graph() {
+    let wf = yaml(NIGHTLY);
+    let j = jobs(&wf);
+    assert_eq!(
+        j.keys().collect::<Vec<_>>(),
+        [
+            "tier1",
+            "publish-history",
+            "authorize-history-anchor",
+            "promote-history-anchor"
+        ]
+    );
+    assert!(j["tier1"].get("needs").is_none());
+    assert_eq!(j["publish-history"]["needs"], "tier1");
+    assert_eq!(j["authorize-history-anchor"]["needs"], "tier1");
+    assert_eq!(
+        j["promote-history-anchor"]["needs"],
+        serde_json::json!(["tier1", "authorize-history-anchor"])
+    );
+    assert_eq!(
+        j["promote-history-anchor"]["uses"],
+        "$/.github/workflows/tier1-promote.yml"
+    );
+    assert_eq!(
+        j["tier1"]["runs-on"],
+        serde_json::json!([
+            "self-hosted",
+            "linux",
+            "x64",
+            "gpu",
+            "b200",
+            "node24-actions"
+        ])
+    );
+    // Publication only on the normal path and only for bound evidence; promotion only after approval.
+    let publish_if = j["publish-history"]["if"].as_str().unwrap();
+    for part in [
+        "always()",
+        "!inputs.accept_history_anchor",
+        "candidate_history_artifact_id != ''",
+        "evidence_identity_bound == 'success'",
+    ] {
+        assert!(
+            publish_if.contains(part),
+            "publish-history if lacks {part}: {publish_if}"
+        );
+    }
+    let authorize_if = j["authorize-history-anchor"]["if"].as_str().unwrap();
+    for part in [
+        "github.event_name == 'workflow_dispatch'",
+        "inputs.accept_history_anchor",
+        "needs.tier1.result == 'success'",
+    ] {
+        assert!(
+            authorize_if.contains(part),
+            "authorize if lacks {part}: {authorize_if}"
+        );
+    }
+    let promote_if = j["promote-history-anchor"]["if"].as_str().unwrap();
+    assert!(
+        promote_if.contains("needs.authorize-history-anchor.result == 'success'"),
+        "{promote_if}"
+    );
+    // The producer's outputs carry what publication and promotion need.
+    let outputs = j["tier1"]["outputs"].as_object().unwrap();
+    for key in [
+        "run_id",
+        "artifact_suffix",
+        "candidate_history_artifact_id",
+        "evidence_artifact_id",
+        "evidence_artifact_name",
+        "evidence_artifact_digest",
+        "evidence_identity_bound",
+    ] {
+        assert!(outputs.contains_key(key), "producer output {key}");
+    }
+    assert_eq!(
+        outputs["evidence_artifact_digest"],
+        "${{ steps.upload_evidence.outputs.artifact-digest }}"
+    );
+    assert_eq!(
+        outputs["evidence_identity_bound"],
+        "${{ steps.bind_evidence.outcome }}"
+    );
+}
+
+fn assert_lock(job: &Value, group: &str) {
+    let c = &job["concurrency"];
+    assert_eq!(c["group"], group);
+    assert_eq!(c["cancel-in-progress"], false);
+    assert_eq!(c["queue"], "max");
+    assert_eq!(c.as_object().unwrap().len(), 3);
+}
+
+#[test]
+fn two_locks_queue_max_never_cancel() {
+    let wf = yaml(NIGHTLY);
+    let promote = yaml(PROMOTE);
+    for w in [&wf, &promote] {
+        assert!(
+            w.get("concurrency").is_none(),
+            "no workflow-level concurrency"
+        );
+    }
+    assert_lock(&wf["jobs"]["tier1"], "tier1-nightly-producer");
+    assert_lock(&wf["jobs"]["publish-history"], "tier1-history-publication");
+    assert_lock(&promote["jobs"]["promote"], "tier1-history-publication");
+    assert!(
+        wf["jobs"]["authorize-history-anchor"]
+            .get("concurrency")
+            .is_none(),
+        "approval wait must not hold a lock"
+    );
+    assert!(
+        wf["jobs"]["promote-history-anchor"]
+            .get("concurrency")
+            .is_none()
+    );
+}
+
+#[test]
+fn environment_only_on_the_authorize_job() {
+    let mut with_env = Vec::new();
+    for rel in WORKFLOWS {
+        for (name, job) in jobs(&yaml(rel)) {
+            if job.get("environment").is_some() {
+                with_env.push((rel, name.clone(), job["environment"].clone()));
+            }
+        }
+    }
+    assert_eq!(
+        with_env,
+        [(
+            NIGHTLY,
+            "authorize-history-anchor".to_string(),
+            Value::from("tier1-canonical-acceptance")
+        )]
+    );
+}
+
+#[test]
+fn permissions_empty_at_top_and_granted_per_job() {
+    for rel in WORKFLOWS {
+        let wf = yaml(rel);
+        assert_eq!(
+            wf["permissions"],
+            serde_json::json!({}),
+            "{rel}: top-level permissions"
+        );
+        for (name, job) in jobs(&wf) {
+            let perms = job
+                .get("permissions")
+                .unwrap_or_else(|| panic!("{rel}/{name}: no permissions"));
+            for (scope, level) in perms.as_object().unwrap() {
+                let allowed_write = (rel == RELEASE
+                    && ["contents", "id-token", "attestations"].contains(&scope.as_str()))
+                    || (rel == PREVIEW && name == "comment" && scope == "pull-requests");
+                assert!(
+                    level == "read" || allowed_write,
+                    "{rel}/{name}: {scope}: {level}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        yaml(NIGHTLY)["jobs"]["authorize-history-anchor"]["permissions"],
+        serde_json::json!({})
+    );
+}
+
+/// Every `uses:` (workflows and action.yml) is local or pinned by a 40-hex SHA with a `# v` comment.
+#[test]
+fn every_uses_is_pinned_by_full_sha() {
+    let mut seen = 0;
+    for rel in WORKFLOWS.iter().chain(&ACTIONS) {
+        for (n, line) in text(rel).lines().enumerate() {
+            let t = line.trim_start().trim_start_matches("- ");
+            let Some(rest) = t.strip_prefix("uses:") else {
+                continue;
+            };
+            let rest = rest.trim();
+            seen += 1;
+            if rest.starts_with("$/") || rest.starts_with("./") {
+                continue;
+            }
+            let (target, comment) = rest
+                .split_once(" # ")
+                .unwrap_or_else(|| panic!("{rel}:{}: no version comment: {line}", n + 1));
+            let (_, sha) = target
+                .split_once('@')
+                .unwrap_or_else(|| panic!("{rel}:{}: no ref: {line}", n + 1));
+            assert!(
+                sha.len() == 40
+                    && sha
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+                "{rel}:{}: not a full SHA: {sha}",
+                n + 1
+            );
+            assert!(
+                comment.starts_with('v'),
+                "{rel}:{}: comment {comment:?}",
+                n + 1
+            );
+        }
+    }
+    assert!(seen >= 10, "found only {seen} uses: lines");
+}
+
+/// All `uses:` steps of all workflows.
+fn all_steps() -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    for rel in WORKFLOWS {
+        for (name, job) in jobs(&yaml(rel)) {
+            for s in job
+                .get("steps")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                out.push((rel.to_string(), name.clone(), s.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_upload_keeps_ninety_days_and_fails_without_files() {
+    let uploads: Vec<_> = all_steps()
+        .into_iter()
+        .filter(|(_, _, s)| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
+        })
+        .collect();
+    assert_eq!(
+        uploads.len(),
+        5,
+        "evidence, candidate, published, ratified; the preview"
+    );
+    for (rel, job, s) in uploads {
+        // The preview's comparison is kept two weeks: it is neither history nor evidence.
+        let days = if rel == PREVIEW { 14 } else { 90 };
+        assert_eq!(
+            s["with"]["retention-days"], days,
+            "{rel}/{job}: {}",
+            s["name"]
+        );
+        assert_eq!(
+            s["with"]["if-no-files-found"], "error",
+            "{rel}/{job}: {}",
+            s["name"]
+        );
+    }
+}
+
+#[test]
+fn producer_steps_in_order() {
+    let job = producer();
+    let names: Vec<&str> = steps(&job)
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Compute run id",
+            "Validate canonical request",
+            "Checkout",
+            "Build tier1",
+            "Provide NVRTC",
+            "Attest runner",
+            "Restore latest Tier-1 history",
+            "GPU preflight",
+            "GPU check (driver and NVRTC, with the binaries just built)",
+            "Run canonical tier-1 suite",
+            "Bind immutable Tier-1 evidence identity",
+            "Pack Tier-1 evidence",
+            "Upload Tier-1 evidence artifact",
+            "Verify uploaded evidence digest",
+            "Upload Tier-1 candidate history artifact",
+        ]
+    );
+    let run = |name: &str| {
+        step_named(&job, name).1["run"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(run("Attest runner").contains("tier1-attest"));
+    assert!(run("GPU preflight").contains("tier1-preflight"));
+    // The check uses the binaries just built (one toolchain) and does not run the suite a second
+    // time (a failing target must reach the canonical step and be recorded).
+    assert_eq!(
+        run("GPU check (driver and NVRTC, with the binaries just built)"),
+        "bash scripts/gpu-check.sh --bin-dir \"$TIER1_BIN\" --no-suite"
+    );
+    let restore = run("Restore latest Tier-1 history");
+    for part in [
+        "tier1-restore",
+        "--destination artifacts/history/tier1",
+        "--allow-bootstrap",
+        "--allow-anchor-renewal",
+        "--workflow tier1-nightly.yml",
+    ] {
+        assert!(restore.contains(part), "restore lacks {part}");
+    }
+    let suite = step(&job, "run_tier1").1;
+    assert_eq!(
+        suite["continue-on-error"],
+        "${{ env.TIER1_ACCEPT_HISTORY_ANCHOR == 'true' }}"
+    );
+    let suite_run = suite["run"].as_str().unwrap();
+    for part in [
+        "tier1-run",
+        "--run-id \"$RUN_ID\"",
+        "--history-root artifacts/history/tier1",
+        "--profile minimal",
+        "--environment-json \"$RUNNER_TEMP/tier1-attestation.json\"",
+        "--environment-json \"$RUNNER_TEMP/tier1-environment.json\"",
+        "--history-anchor-candidate",
+    ] {
+        assert!(suite_run.contains(part), "run lacks {part}");
+    }
+    for forbidden in [
+        "--accept-history-anchor",
+        "--acceptance-note",
+        "--update-expectations",
+    ] {
+        assert!(!suite_run.contains(forbidden), "run passes {forbidden}");
+    }
+    let checkout = step_named(&job, "Checkout").1;
+    assert_eq!(checkout["with"]["persist-credentials"], false);
+}
+
+#[test]
+fn candidate_upload_follows_evidence_upload_and_requires_its_success() {
+    let job = producer();
+    let (bind_at, bind) = step(&job, "bind_evidence");
+    let (pack_at, pack) = step(&job, "pack_evidence");
+    let (evidence_at, evidence) = step(&job, "upload_evidence");
+    let (verify_at, verify) = step(&job, "verify_evidence");
+    let (candidate_at, candidate) = step(&job, "upload_candidate");
+    assert!(
+        bind_at < pack_at
+            && pack_at < evidence_at
+            && evidence_at < verify_at
+            && verify_at < candidate_at
+    );
+    assert_eq!(
+        bind["if"],
+        "always() && steps.run_tier1.outcome != 'skipped'"
+    );
+    // After a failed gate the job has failed: each later step names a status function, or GitHub
+    // adds success() and skips it (the night would never be published).
+    assert_eq!(
+        pack["if"],
+        "${{ !cancelled() && steps.bind_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(
+        evidence["if"],
+        "${{ !cancelled() && steps.pack_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(
+        verify["if"],
+        "${{ !cancelled() && steps.upload_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(evidence["with"]["archive"], false);
+    assert_eq!(
+        evidence["with"]["path"],
+        "${{ runner.temp }}/${{ env.TIER1_EVIDENCE_ARTIFACT_NAME }}"
+    );
+    assert_eq!(
+        verify["env"]["TIER1_EXPECTED_DIGEST"],
+        "${{ steps.upload_evidence.outputs.artifact-digest }}"
+    );
+    let verify_run = verify["run"].as_str().unwrap();
+    for part in [
+        "tier1-evidence\" verify",
+        "--expected-digest \"$TIER1_EXPECTED_DIGEST\"",
+        "--file \"$RUNNER_TEMP/$TIER1_EVIDENCE_ARTIFACT_NAME\"",
+        "--artifact-id \"$TIER1_EVIDENCE_ARTIFACT_ID\"",
+    ] {
+        assert!(verify_run.contains(part), "verify lacks {part}");
+    }
+    assert_eq!(
+        candidate["if"],
+        "${{ !cancelled() && steps.upload_evidence.outcome == 'success' && steps.verify_evidence.outcome == 'success' }}"
+    );
+    assert_eq!(
+        candidate["with"]["name"],
+        "tier1-candidate-history-${{ env.TIER1_ARTIFACT_SUFFIX }}"
+    );
+    assert_eq!(candidate["with"]["path"], "artifacts/history/tier1");
+}
+
+#[test]
+fn promotion_restores_with_renewal_and_reads_the_approvals() {
+    let promote = yaml(PROMOTE);
+    let job = &promote["jobs"]["promote"];
+    assert!(job.get("environment").is_none());
+    let names: Vec<&str> = steps(job)
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    let at = |n: &str| {
+        names
+            .iter()
+            .position(|x| *x == n)
+            .unwrap_or_else(|| panic!("{n}"))
+    };
+    assert!(at("Restore live canonical history") < at("Ratify the new history anchor"));
+    let restore = step_named(job, "Restore live canonical history").1["run"]
+        .as_str()
+        .unwrap();
+    assert!(restore.contains("--allow-anchor-renewal"));
+    let ratify = step_named(job, "Ratify the new history anchor").1;
+    assert_eq!(ratify["env"]["GITHUB_TOKEN"], "${{ github.token }}");
+    let run = ratify["run"].as_str().unwrap();
+    for part in [
+        "tier1-promote",
+        // tier1-promote reads the environment approvals itself and refuses without an approval.
+        "--approvals-from-run \"$GITHUB_RUN_ID\"",
+        // The evidence is the packed file as uploaded: digest-checked, then safely extracted.
+        "--evidence-archive \"$RUNNER_TEMP/tier1-evidence/$TIER1_EVIDENCE_ARTIFACT_NAME\"",
+        "--requester \"$GITHUB_ACTOR\"",
+        "--expected-git-commit \"$GITHUB_SHA\"",
+        "--expected-evidence-digest",
+        "--expected-evidence-artifact",
+    ] {
+        assert!(run.contains(part), "promote lacks {part}");
+    }
+    // The suite file, the producer workflow and the artifact prefix are the caller's inputs.
+    for (var, input) in [
+        ("TIER1_SUITE_CONFIG", "suite_config"),
+        ("TIER1_WORKFLOW", "workflow"),
+        ("TIER1_ARTIFACT_PREFIX", "artifact_prefix"),
+    ] {
+        assert_eq!(
+            job["env"][var],
+            format!("${{{{ inputs.{input} }}}}"),
+            "{var}"
+        );
+    }
+    // Every input the caller passes is declared, and vice versa for the required ones.
+    let declared = promote["on"]["workflow_call"]["inputs"]
+        .as_object()
+        .unwrap();
+    let passed = yaml(NIGHTLY)["jobs"]["promote-history-anchor"]["with"]
+        .as_object()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        declared.keys().collect::<Vec<_>>(),
+        passed.keys().collect::<Vec<_>>()
+    );
+}
+
+/// Collect every `run:` script of a parsed workflow or action.
+fn run_scripts(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == "run" {
+                    if let Some(s) = x.as_str() {
+                        out.push(s.to_string());
+                    }
+                } else {
+                    run_scripts(x, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| run_scripts(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn no_expression_inside_any_run_script() {
+    let mut total = 0;
+    for rel in WORKFLOWS.iter().chain(&ACTIONS) {
+        let mut scripts = Vec::new();
+        // `defaults.run` is a mapping, not a script: only string values count.
+        run_scripts(&yaml(rel), &mut scripts);
+        assert!(!scripts.is_empty(), "{rel}: no run scripts found");
+        total += scripts.len();
+        for s in scripts {
+            assert!(!s.contains("${{"), "{rel}: expression inside run: {s}");
+        }
+    }
+    assert!(total >= 25, "found only {total} scripts");
+}
+
+#[test]
+fn checkouts_never_persist_credentials() {
+    for (rel, job, s) in all_steps() {
+        if s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("actions/checkout@"))
+        {
+            assert_eq!(s["with"]["persist-credentials"], false, "{rel}/{job}");
+        }
+    }
+}
+
+#[test]
+fn composite_action_runs_the_chain_and_verifies_the_release() {
+    let a = yaml(ACTION);
+    assert_eq!(a["runs"]["using"], "composite");
+    let inputs = a["inputs"].as_object().unwrap();
+    for key in [
+        "suite-config",
+        "profile",
+        "expected-gpu-name",
+        "expected-gpu-count",
+        "labels",
+        "artifact-prefix",
+        "history-path",
+        "tier1-version",
+        "build-from-source",
+    ] {
+        assert!(inputs.contains_key(key), "action input {key}");
+    }
+    let steps = a["runs"]["steps"].as_array().unwrap();
+    let mut order = Vec::new();
+    for s in steps {
+        assert_eq!(s["shell"], "bash", "{}", s["name"]);
+        let run = s["run"].as_str().unwrap();
+        for bin in [
+            "tier1-attest\"",
+            "tier1-restore",
+            "tier1-preflight",
+            "tier1-run",
+            "tier1-evidence\" bind",
+            "tier1-evidence\" pack",
+        ] {
+            if run.contains(bin) {
+                order.push(bin);
+            }
+        }
+    }
+    assert_eq!(
+        order,
+        [
+            "tier1-attest\"",
+            "tier1-restore",
+            "tier1-preflight",
+            "tier1-run",
+            "tier1-evidence\" bind",
+            "tier1-evidence\" pack"
+        ]
+    );
+    assert!(
+        steps[0]["run"]
+            .as_str()
+            .unwrap()
+            .contains("$GITHUB_ACTION_PATH/install/install.sh"),
+        "the producer installs with the installer of install/"
+    );
+    let install = text(INSTALLER);
+    for part in [
+        "SHA256SUMS",
+        "sha256sum --check",
+        "cargo build --release --locked",
+        "$TIER1_SHA256",
+    ] {
+        assert!(install.contains(part), "install lacks {part}");
+    }
+    assert!(
+        steps.iter().all(|s| s.get("uses").is_none()),
+        "uploads stay in the caller's workflow"
+    );
+}
+
+#[test]
+fn release_publishes_tarball_checksums_and_provenance() {
+    let wf = yaml(RELEASE);
+    assert_eq!(wf["on"]["push"]["tags"], serde_json::json!(["v*"]));
+    let job = &wf["jobs"]["release"];
+    let uses: Vec<&str> = steps(job)
+        .iter()
+        .filter_map(|s| s["uses"].as_str())
+        .collect();
+    assert!(
+        uses.iter()
+            .any(|u| u.starts_with("actions/attest-build-provenance@"))
+    );
+    let package = step(job, "package").1["run"].as_str().unwrap();
+    assert!(
+        package.contains("sha256sum")
+            && package.contains("SHA256SUMS")
+            && package.contains(".tar.gz")
+    );
+    assert!(
+        package.contains("tier1-${GITHUB_REF_NAME}-${TIER1_TARGET}"),
+        "release asset name must match what action.yml downloads"
+    );
+    // Every binary of the workspace is in the tarball (the action calls them from it).
+    let manifest = text("Cargo.toml");
+    let bins: Vec<&str> = manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \"tier1-"))
+        .filter_map(|rest| rest.strip_suffix('"'))
+        .filter(|n| *n != "tools")
+        .collect();
+    assert!(bins.len() >= 10, "{bins:?}");
+    for bin in bins {
+        assert!(
+            package.contains(&format!(" tier1-{bin}")),
+            "tier1-{bin} is not packaged"
+        );
+    }
+    let installer = text(INSTALLER);
+    assert!(installer.contains("tier1-v${TIER1_VERSION}-x86_64-unknown-linux-gnu"));
+    // The suite reference travels with the binaries (docs/suite.md).
+    assert!(
+        package.contains("docs/suite.md") && package.contains("\"dist/$name/docs/\""),
+        "the tarball lacks the suite reference: {package}"
+    );
+    assert_eq!(job["env"]["TIER1_TARGET"], "x86_64-unknown-linux-gnu");
+}
+
+/// Run the producer's "Validate canonical request" script under bash with the given environment.
+fn validate(
+    reference: &str,
+    event: &str,
+    bootstrap: bool,
+    accept: bool,
+    note: &str,
+) -> (bool, String) {
+    let job = producer();
+    let script = step_named(&job, "Validate canonical request").1["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = Command::new("bash")
+        .args(["-e", "-c", &script])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GITHUB_REF", reference)
+        .env("GITHUB_EVENT_NAME", event)
+        .env("TIER1_BOOTSTRAP_HISTORY", bootstrap.to_string())
+        .env("TIER1_ACCEPT_HISTORY_ANCHOR", accept.to_string())
+        .env("TIER1_ACCEPTANCE_NOTE", note)
+        .current_dir(Path::new("/"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn request_validation_accepts_and_refuses_as_the_reference() {
+    let main = "refs/heads/main";
+    assert!(validate(main, "schedule", false, false, "").0);
+    assert!(validate(main, "workflow_dispatch", false, false, "").0);
+    assert!(validate(main, "workflow_dispatch", false, true, "reviewed in #12").0);
+    assert!(validate(main, "workflow_dispatch", true, true, "first anchor").0);
+    let refusals = [
+        (
+            "refs/heads/feature",
+            "workflow_dispatch",
+            false,
+            false,
+            "",
+            "only run on main",
+        ),
+        (
+            main,
+            "schedule",
+            false,
+            true,
+            "note",
+            "Scheduled Tier-1 runs cannot accept a new history anchor",
+        ),
+        (
+            main,
+            "workflow_dispatch",
+            false,
+            true,
+            "  \t",
+            "A public acceptance note is required",
+        ),
+        (
+            main,
+            "workflow_dispatch",
+            false,
+            false,
+            "stray note",
+            "acceptance_note requires accept_history_anchor",
+        ),
+        (
+            main,
+            "workflow_dispatch",
+            true,
+            false,
+            "",
+            "bootstrap_history requires protected anchor acceptance",
+        ),
+    ];
+    for (r, event, bootstrap, accept, note, message) in refusals {
+        let (ok, out) = validate(r, event, bootstrap, accept, note);
+        assert!(
+            !ok,
+            "{r} {event} bootstrap={bootstrap} accept={accept} note={note:?} accepted"
+        );
+        assert!(out.contains(message), "{message} not in {out}");
+    }
+    // Inputs reach the script only through env.
+    let job = producer();
+    let env = job["env"].as_object().unwrap();
+    assert_eq!(
+        env["TIER1_ACCEPT_HISTORY_ANCHOR"],
+        "${{ inputs.accept_history_anchor == true }}"
+    );
+    assert_eq!(
+        env["TIER1_BOOTSTRAP_HISTORY"],
+        "${{ inputs.bootstrap_history == true }}"
+    );
+    assert_eq!(
+        env["TIER1_ACCEPTANCE_NOTE"],
+        "${{ inputs.acceptance_note }}"
+    );
+    assert_eq!(env["TIER1_EXPECTED_GPU_NAME"], "NVIDIA B200");
+}
+
+#[test]
+fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
+    let req = text(".ci/nvrtc-requirements.txt");
+    let pins: Vec<&str> = req
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains("nvidia-cuda-nvrtc-cu12"))
+        .collect();
+    assert_eq!(pins.len(), 1, "{req}");
+    let version = pins[0]
+        .trim()
+        .strip_prefix("nvidia-cuda-nvrtc-cu12==")
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap_or_else(|| panic!("not an exact pin: {}", pins[0]));
+    assert!(
+        version.split('.').count() == 3 && version.bytes().all(|b| b.is_ascii_digit() || b == b'.'),
+        "{version}"
+    );
+    let hashes = req.matches("--hash=sha256:").count();
+    assert!(hashes >= 1, "no hash in {req}");
+    let script = text(".ci/nvrtc.sh");
+    let installs: Vec<&str> = script
+        .lines()
+        .filter(|l| l.contains("pip install"))
+        .collect();
+    assert_eq!(installs.len(), 1, "one install: {installs:?}");
+    assert!(
+        script.contains("--require-hashes -r \"$req\"") && script.contains("--no-deps"),
+        "nvrtc.sh installs only the hash-checked requirements"
+    );
+    assert!(
+        !script.contains("'nvidia-cuda-nvrtc-cu12>="),
+        "an unpinned range"
+    );
+    // The workflow provides NVRTC through $GITHUB_ENV before the GPU check and the canonical run.
+    let job = producer();
+    let (nvrtc_at, nvrtc) = step_named(&job, "Provide NVRTC");
+    let run = nvrtc["run"].as_str().unwrap();
+    assert!(
+        run.contains("bash .ci/nvrtc.sh") && run.contains(">> \"$GITHUB_ENV\""),
+        "{run}"
+    );
+    assert!(run.contains("LD_LIBRARY_PATH="), "{run}");
+    assert_eq!(
+        nvrtc["env"]["TIER1_NVRTC_VENV"],
+        "${{ runner.tool_cache }}/tier1-nvrtc"
+    );
+    assert!(nvrtc_at < step(&job, "gpu_check").0 && nvrtc_at < step(&job, "run_tier1").0);
+}
+
+#[test]
+fn every_suite_run_records_the_runner_attestation() {
+    let job = producer();
+    let attest = step_named(&job, "Attest runner").1["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let action = yaml(ACTION);
+    let action_steps = action["runs"]["steps"].as_array().unwrap();
+    let action_attest = action_steps
+        .iter()
+        .find(|s| s["name"] == "Attest runner")
+        .unwrap()["run"]
+        .as_str()
+        .unwrap();
+    let action_run = action_steps.iter().find(|s| s["id"] == "run").unwrap()["run"]
+        .as_str()
+        .unwrap();
+    for (attest, run) in [
+        (
+            attest.as_str(),
+            step(&job, "run_tier1").1["run"].as_str().unwrap(),
+        ),
+        (action_attest, action_run),
+    ] {
+        assert!(
+            attest.contains("--output \"$RUNNER_TEMP/tier1-attestation.json\""),
+            "{attest}"
+        );
+        assert!(
+            run.contains("--environment-json \"$RUNNER_TEMP/tier1-attestation.json\""),
+            "the attestation does not reach tier1-run: {run}"
+        );
+        assert!(run.contains("--environment-json \"$RUNNER_TEMP/tier1-environment.json\""));
+    }
+}
