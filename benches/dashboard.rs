@@ -6,7 +6,7 @@
 mod dashboard_history;
 
 use std::time::{Duration, Instant};
-use tier1::report::{DashboardOptions, write_dashboard};
+use tier1::dashboard::{DashboardOptions, write_dashboard};
 
 fn main() {
     println!("| runs | iterations | min ms | median ms | max ms | index.html KiB |");

@@ -4,7 +4,7 @@
 use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tier1::runner::{self, JobsSource, Policy, RunnerEnv, RunnerError, VersionSource, jobs_api};
+use tier1::attest::{self, JobsSource, Policy, RunnerEnv, RunnerError, VersionSource, jobs_api};
 use tier1::{Exit, cli};
 
 const TOOL: &str = "tier1-attest";
@@ -112,7 +112,7 @@ fn run(args: Args) -> Result<Exit, RunnerError> {
         (None, Some(root)) => VersionSource::RunnerRoot(root),
         (None, None) => VersionSource::Discover,
     };
-    let result = runner::attest_from(&policy, &env, &jobs, &version);
+    let result = attest::attest_from(&policy, &env, &jobs, &version);
     let record = match &result {
         Ok(a) => a,
         Err(RunnerError::Failed { attestation, .. }) => attestation.as_ref(),

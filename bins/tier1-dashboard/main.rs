@@ -2,8 +2,8 @@
 
 use clap::Parser;
 use std::path::PathBuf;
+use tier1::dashboard::{DashboardOptions, write_dashboard};
 use tier1::exit::Exit;
-use tier1::report::{DashboardOptions, write_dashboard};
 
 /// Render a tier-1 history root as `OUT/index.html` and `OUT/summary.md` (the summary is also
 /// appended to `$GITHUB_STEP_SUMMARY` when set).

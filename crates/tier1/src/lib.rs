@@ -12,7 +12,7 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, run, evidence, report, runner |
+//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest |
 //! | domain: rules | bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
@@ -29,8 +29,9 @@
 //! - [`promote`] — `tier1-promote` → [`promote::promote`], a reviewed run as the new anchor.
 //! - [`evidence`] — `tier1-evidence bind | pack | verify` → [`evidence::bind`], [`evidence::pack`],
 //!   [`evidence::verify`].
-//! - [`report`] — `tier1-dashboard` → [`report::write_dashboard`], the HTML and Markdown dashboard.
-//! - [`runner`] — `tier1-attest` → [`runner`]'s policy check of the job's runner.
+//! - [`dashboard`] — `tier1-dashboard` → [`dashboard::write_dashboard`], the HTML and Markdown
+//!   dashboard.
+//! - [`attest`] — `tier1-attest` → [`attest::attest_from`], the policy check of the job's runner.
 //! - [`preview`] — `tier1-compare run | comment` → [`preview::preview`], [`preview::post`].
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
@@ -61,8 +62,10 @@
 pub mod aggregate;
 pub mod archive;
 pub mod artifacts;
+pub mod attest;
 pub mod bench;
 pub mod cli;
+pub mod dashboard;
 pub mod digest;
 pub mod evidence;
 pub mod exit;
@@ -82,10 +85,8 @@ pub mod publish;
 pub mod recheck;
 pub mod regress;
 pub mod regress_md;
-pub mod report;
 pub mod restore;
 pub mod run;
-pub mod runner;
 pub mod stats;
 pub mod store;
 pub mod suite;

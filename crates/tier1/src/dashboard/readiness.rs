@@ -280,11 +280,11 @@ pub fn assess(dash: &Dashboard) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::testkit::*;
+    use crate::dashboard::testkit::*;
 
     fn latest_mut(
-        runs: &mut [crate::report::model::RunView],
-    ) -> &mut crate::report::model::RunView {
+        runs: &mut [crate::dashboard::model::RunView],
+    ) -> &mut crate::dashboard::model::RunView {
         runs.last_mut().expect("a run")
     }
 
@@ -305,7 +305,7 @@ mod tests {
 
     #[test]
     fn each_blocking_reason_blocks() {
-        type Edit = fn(&mut crate::report::model::RunView);
+        type Edit = fn(&mut crate::dashboard::model::RunView);
         let cases: Vec<(&str, Edit, Blocker)> = vec![
             (
                 "not accepted",
@@ -420,12 +420,12 @@ mod tests {
             "{note}"
         );
 
-        runs[0].time = crate::report::model::parse_time("2026-07-10T00:00:00Z");
+        runs[0].time = crate::dashboard::model::parse_time("2026-07-10T00:00:00Z");
         let v = assess(&dash(runs.clone()));
         assert_eq!(v.anchor_age.as_ref().map(|a| a.age_days), Some(26));
         assert!(!v.notes.iter().any(|n| matches!(n, Note::AnchorRenewal(_))));
 
-        runs[0].time = crate::report::model::parse_time("2026-05-01T00:00:00Z");
+        runs[0].time = crate::dashboard::model::parse_time("2026-05-01T00:00:00Z");
         let v = assess(&dash(runs));
         let note = v
             .notes

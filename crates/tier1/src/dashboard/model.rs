@@ -271,7 +271,7 @@ impl Dashboard {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::testkit::*;
+    use crate::dashboard::testkit::*;
 
     #[test]
     fn rejected_1000x_outlier_never_moves_best_speedup_seen() {
@@ -307,7 +307,7 @@ mod tests {
         let t = tempfile::tempdir().expect("tmp");
         std::fs::create_dir_all(t.path().join("r3/results")).expect("mkdir");
         std::fs::write(t.path().join("r3/results/x.json"), b"{}").expect("write");
-        let now = crate::report::model::parse_time(NOW).expect("now");
+        let now = crate::dashboard::model::parse_time(NOW).expect("now");
         let d = super::Dashboard::from_runs(None, healthy(), Some(t.path()), now);
         let r = d.run("r3").expect("r3");
         use super::EvidenceRef::*;
