@@ -5,6 +5,12 @@
 
 #[path = "../tests/it/restore_support/mod.rs"]
 mod restore_support;
+/// The tests' scrubbed command builder, which `restore_support` starts binaries with.
+#[path = "../tests/it/support/command.rs"]
+mod command_builder;
+mod support {
+    pub(crate) use super::command_builder as command;
+}
 
 use chrono::Duration;
 use restore_support::*;

@@ -16,7 +16,7 @@ fn fixture() -> PathBuf {
 
 /// The command with a clean environment describing self-hosted Linux x64 runner `b200-node-01`.
 fn attest() -> Command {
-    let mut c = Command::new(BIN);
+    let mut c = crate::support::command::scrubbed(BIN);
     c.env_clear()
         .env("RUNNER_NAME", "b200-node-01")
         .env("RUNNER_OS", "Linux")

@@ -49,7 +49,7 @@ fn run_guarded(cmd: &mut Command, limit: Duration) -> Output {
 }
 
 fn browser(bin: &Path, profile: &Path, extra: &[String], url: &str) -> Output {
-    let mut cmd = Command::new(bin);
+    let mut cmd = crate::support::command::scrubbed(bin);
     cmd.args([
         "--headless",
         "--no-sandbox",
@@ -143,7 +143,7 @@ fn render_and_check(bin: &Path, history: &Path, evidence: &Path, now: Option<&st
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::create_dir_all(&out_dir).expect("test out dir");
     let site = out_dir.join("site");
-    let mut cmd = Command::new(BIN);
+    let mut cmd = crate::support::command::scrubbed(BIN);
     cmd.arg("--history-root")
         .arg(history)
         .arg("--output")

@@ -6,7 +6,7 @@ use crate::support::dashboard_history;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tier1-dashboard");
 const NOW: &str = "2026-08-05T00:00:00Z";
@@ -18,7 +18,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn run(args: &[&std::ffi::OsStr], summary: Option<&Path>) -> Output {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = crate::support::command::scrubbed(BIN);
     cmd.args(args)
         .env_remove("GITHUB_STEP_SUMMARY")
         .env("TIER1_LOG", "warn");

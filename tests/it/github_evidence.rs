@@ -13,7 +13,7 @@ use tier1::digest::Digest;
 const TOKEN: &str = "ghs_fakeTOKENvalue123";
 
 fn github_cmd(bin: &str, fake: &FakeGithub) -> Command {
-    let mut c = Command::new(bin);
+    let mut c = crate::support::command::scrubbed(bin);
     c.env("GITHUB_API_URL", fake.api_url())
         .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_REPOSITORY", REPO)

@@ -9,7 +9,7 @@ use crate::support::nightly_repo;
 
 use fake_github::FakeGithub;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const TOKEN: &str = "ghs_lifecycleTOKEN456";
 
@@ -20,7 +20,7 @@ fn restore(
     now: Option<String>,
     fake: Option<&FakeGithub>,
 ) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tier1-restore"));
+    let mut c = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"));
     c.args(store_args)
         .args([
             "--repository",
@@ -149,7 +149,7 @@ fn the_lifecycle_restores_identically_through_the_github_store() {
 }
 
 fn promote_with_approvals(fake: &FakeGithub, repo: &str, run: u64, dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tier1-promote"))
+    crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-promote"))
         .args(["--approvals-from-run", &run.to_string()])
         .arg("--history-root")
         .arg(dir.join("candidate"))

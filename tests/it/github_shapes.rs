@@ -12,7 +12,7 @@ use chrono::Duration as ChronoDuration;
 use fake_github::{FakeGithub, Fault, approval_record};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 use tier1::github::{GithubConfig, Token};
 use tier1::store::ArtifactStore;
@@ -22,7 +22,7 @@ use tier1::store::local::{LocalStore, NewRun};
 const TOKEN: &str = "ghs_shapesTOKEN789";
 
 fn restore_github(fake: &FakeGithub, dest: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+    crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"))
         .args([
             "--store",
             "github",
@@ -232,7 +232,7 @@ fn approvals_are_decided_from_the_whole_set_for_the_environment() {
         args
     };
     let run_with = |args: &[String]| {
-        Command::new(PROMOTE)
+        crate::support::command::scrubbed(PROMOTE)
             .args(args)
             .env("GITHUB_API_URL", fake.api_url())
             .env("GITHUB_TOKEN", TOKEN)

@@ -322,7 +322,7 @@ fn acme_world(with_suite_file: bool) -> (World, std::path::PathBuf) {
 }
 
 fn publish_in(checkout: &Path, w: &World) -> std::process::Output {
-    std::process::Command::new(EXE)
+    crate::support::command::scrubbed(EXE)
         .current_dir(checkout)
         .args(&args(&w.p("cand"), &w.p("live"), &w.p("out"), "r1")[..8])
         .env_remove("TIER1_SUITE_CONFIG")

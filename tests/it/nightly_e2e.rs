@@ -317,7 +317,7 @@ fn concurrent_jobs_on_one_store_lose_no_run() {
     let o = nightly(&r, 2.0, &[]);
     assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
     let spawn = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+        crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
             .current_dir(&r.root)
             .args([
                 "--store",

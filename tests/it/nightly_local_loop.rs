@@ -111,7 +111,7 @@ fn the_runbook_s_local_bootstrap_command_works_as_written() {
         &["commit", "-q", "-m", "suite where discovery finds it"],
     );
     let args = runbook_bootstrap_args();
-    let o = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+    let o = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
         .current_dir(&r.root)
         .args(&args)
         .env("TIER1_FAKE_SPEEDUP", "2")
@@ -161,7 +161,7 @@ fn sigterm_records_the_run_as_cancelled_and_leaves_no_work_directory() {
     )
     .unwrap();
     git(&r.root, &["commit", "-q", "-am", "a target that hangs"]);
-    let child = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+    let child = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
         .current_dir(&r.root)
         .args(["--store", ".tier1/store", "--suite-config", "suite.yaml"])
         .args(["--profile", "smoke"])

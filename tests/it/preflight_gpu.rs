@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tier1-preflight");
 const ATTESTATION: i32 = 7;
@@ -15,7 +15,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn preflight(fixture_name: &str, out_dir: &Path, extra: &[&str]) -> Output {
-    Command::new(BIN)
+    crate::support::command::scrubbed(BIN)
         .env_clear()
         .env("RUNNER_NAME", "b200-node-01")
         .env("GITHUB_STEP_SUMMARY", out_dir.join("summary.md"))
@@ -161,7 +161,7 @@ fn refuses_each_bad_inventory_naming_index_and_field() {
 #[test]
 fn expected_name_comes_from_the_environment() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
+    let out = crate::support::command::scrubbed(BIN)
         .env_clear()
         .env("TIER1_EXPECTED_GPU_NAME", "NVIDIA H200")
         .arg("--inventory-json")
@@ -176,7 +176,7 @@ fn expected_name_comes_from_the_environment() {
 fn missing_nvml_is_a_clean_attestation_refusal() {
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("environment.json");
-    let out = Command::new(BIN)
+    let out = crate::support::command::scrubbed(BIN)
         .env_clear()
         .args([
             "--nvml-library",
@@ -199,7 +199,7 @@ fn malformed_inventory_is_invalid_input() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("inventory.json");
     std::fs::write(&bad, br#"{"devices": [{"name": "NVIDIA B200", "uuid": "GPU-1", "mig_current": "maybe", "mig_pending": "disabled"}]}"#).unwrap();
-    let out = Command::new(BIN)
+    let out = crate::support::command::scrubbed(BIN)
         .env_clear()
         .arg("--inventory-json")
         .arg(&bad)

@@ -8,7 +8,6 @@ use crate::support::fake_github;
 use fake_github::{FakeGithub, Fault};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 const TOKEN: &str = "ghs_previewCommentTOKEN";
 const REPO: &str = "octo/gpu";
@@ -44,7 +43,7 @@ fn comment(w: &World, args: &[&str]) -> Out {
 
 /// `tier1-compare comment` as a workflow step runs it (without a token when `token` is None).
 fn comment_with_token(w: &World, args: &[&str], token: Option<&str>) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tier1-compare"));
+    let mut cmd = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-compare"));
     match token {
         Some(t) => cmd.env("GITHUB_TOKEN", t),
         None => cmd.env_remove("GITHUB_TOKEN"),

@@ -10,7 +10,6 @@ use nightly_repo::{Repo, nightly, repo};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const REPOSITORY: &str = "local/store";
 
@@ -29,7 +28,7 @@ fn compare(r: &Repo, speedup: f64, output: &Path, extra: &[&str]) -> Out {
 
 /// `tier1-compare run` in the checkout against its store with these arguments.
 fn compare_with(r: &Repo, speedup: f64, output: &Path, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-compare"))
+    let out = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-compare"))
         .current_dir(&r.root)
         .env("TIER1_FAKE_SPEEDUP", speedup.to_string())
         .args([
@@ -79,7 +78,7 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 fn restored(r: &Repo) -> BTreeMap<PathBuf, Vec<u8>> {
     let dest = tempfile::tempdir().unwrap();
     let target = dest.path().join("h");
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+    let out = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"))
         .current_dir(&r.root)
         .args([
             "--store",

@@ -182,7 +182,7 @@ fn credentials_and_query_strings_never_reach_messages_or_annotations() {
         let mut r = w.req();
         r.workflow_run = url.into();
         let before = snapshot(&w.w);
-        let out = std::process::Command::new(EXE)
+        let out = crate::support::command::scrubbed(EXE)
             .args(promote_args(&r))
             .env("GITHUB_ACTIONS", "true")
             .env_remove("GITHUB_STEP_SUMMARY")

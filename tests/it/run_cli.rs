@@ -6,10 +6,10 @@ use crate::support::nightly_repo;
 
 use nightly_repo::{Repo, git, repo};
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn tier1_run(r: &Repo, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tier1-run"));
+    let mut cmd = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-run"));
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -203,7 +203,7 @@ fn the_local_chain_and_the_workflow_publish_the_same_history() {
     let nvrtc = h.nvrtc_lib_dir();
     let mut codes = Vec::new();
     for (args, _, speedup) in nights() {
-        let out = Command::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+        let out = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
             .current_dir(&local)
             .args(["--store", ".tier1/store"])
             .args(["--suite-config", "configs/benchmark_suites/tier1.yaml"])

@@ -488,7 +488,7 @@ impl Ran {
 
 /// Run a binary with arguments.
 pub fn run(exe: &str, args: &[String]) -> Ran {
-    let out = std::process::Command::new(exe)
+    let out = crate::support::command::scrubbed(exe)
         .args(args)
         .env_remove("GITHUB_ACTOR")
         .env("TIER1_LOG", "warn")

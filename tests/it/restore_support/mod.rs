@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use tier1::history::model::IndexRow;
 use tier1::history::package::{IndexDoc, run_path};
 use tier1::store::local::{LocalStore, NewRun};
@@ -270,7 +270,7 @@ impl Env {
 
     /// Run `tier1-restore` against this store with the clock at `now`.
     pub fn restore(&self, now: DateTime<Utc>, dest: &Path, extra: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+        crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"))
             .arg("--store")
             .arg(format!("local:{}", self.store_dir.display()))
             .args([

@@ -415,7 +415,7 @@ pub fn restore_store_of(
     (workflow, prefix): (&str, &str),
     dest: &Path,
 ) -> bool {
-    let out = Command::new(env!("CARGO_BIN_EXE_tier1-restore"))
+    let out = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"))
         .env("TIER1_ARTIFACT_PREFIX", prefix)
         .args(["--workflow", workflow])
         .arg("--store")
