@@ -194,7 +194,7 @@ fn an_accept_dispatch_rejected_by_the_reviewer_moves_nothing() {
     };
     let before = bootstrap(&h);
     let r = h.run(&[RunSpec::accept("Renew the anchor after review").review("rejected")]);
-    assert_eq!(result(&r, 0, "tier1"), "success", "{:?}", r.errors(0));
+    assert_eq!(result(&r, 0, "tier1"), "success", "{}", r.diagnose(0));
     assert_eq!(result(&r, 0, "authorize-history-anchor"), "failure");
     assert_eq!(result(&r, 0, "promote-history-anchor"), "skipped");
     assert_eq!(result(&r, 0, "publish-history"), "skipped");
@@ -240,8 +240,8 @@ fn two_nights_queue_on_the_producer_lock_and_both_are_published() {
     bootstrap(&h);
     let first = RunSpec::nightly().hold_until_queued("tier1", 1, "tier1");
     let r = h.run(&[first, RunSpec::nightly()]);
-    assert_eq!(conclusion(&r, 0), "success", "{:?}", r.errors(0));
-    assert_eq!(conclusion(&r, 1), "success", "{:?}", r.errors(1));
+    assert_eq!(conclusion(&r, 0), "success", "{}", r.diagnose(0));
+    assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
     let trace = &r.0["trace"];
     assert!(
         at(trace, 1, "tier1", "queued") < at(trace, 0, "tier1", "finished"),
@@ -276,8 +276,8 @@ fn a_promotion_queues_behind_a_publication() {
     );
     let accept = RunSpec::accept("Renew the anchor after review").review("approved");
     let r = h.run(&[night, accept]);
-    assert_eq!(conclusion(&r, 0), "success", "{:?}", r.errors(0));
-    assert_eq!(conclusion(&r, 1), "success", "{:?}", r.errors(1));
+    assert_eq!(conclusion(&r, 0), "success", "{}", r.diagnose(0));
+    assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
     let trace = &r.0["trace"];
     let promote = "promote-history-anchor/promote";
     assert!(

@@ -46,6 +46,9 @@ function calleeInputs(definitions, values, where) {
   return out;
 }
 
+/** The shortest time a job holds its concurrency group (see `runJob`). */
+const MIN_JOB_MS = 1100;
+
 export class WorkflowRun {
   /**
    * `scenario`: the shared scenario (machines, api, paths); `spec`: this run (workflow, event,
@@ -159,6 +162,7 @@ export class WorkflowRun {
     const group = groupOf(tokenValue(def.concurrency, contexts), label);
     this.event("queued", prefix + id, { group });
     const release = group ? await this.groups.acquire(group) : () => {};
+    const startedAt = Date.now();
     this.event("started", prefix + id, { group });
     try {
       if (def.type === "reusableWorkflowJob") {
@@ -176,6 +180,10 @@ export class WorkflowRun {
       await this.holdFor(this.spec.hold?.[prefix + id], label);
       return finish(rec.failed ? "failure" : "success");
     } finally {
+      // A job keeps its concurrency group for at least MIN_JOB_MS, as on GitHub, where runner
+      // assignment alone takes longer: the next job in the queue never starts within the same
+      // second (the workflow stamps run ids to the second; two would collide).
+      if (group) await new Promise((r) => setTimeout(r, Math.max(0, MIN_JOB_MS - (Date.now() - startedAt))));
       release();
     }
   }
