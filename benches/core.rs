@@ -3,11 +3,11 @@
 //! synthetic 1,000-run history from a local store (wall time, breakdown, peak RSS), and publish of
 //! one run into it. Prints a table; numbers go to docs/performance.md under `## Core`.
 
-#[path = "../tests/it/restore_support/mod.rs"]
-mod restore_support;
 /// The tests' scrubbed command builder, which `restore_support` starts binaries with.
 #[path = "../tests/it/support/command.rs"]
 mod command_builder;
+#[path = "../tests/it/restore_support/mod.rs"]
+mod restore_support;
 mod support {
     pub(crate) use super::command_builder as command;
 }
