@@ -3,6 +3,8 @@
 //! targets), plus tier1's detection sections when the comparison carries them: changes within
 //! noise, inconclusive targets and the detection method.
 
+mod verdicts;
+
 use crate::history::model::{ChangeRow, RegressionSummary, TargetSummary};
 use crate::history::{Detection, DetectionMethod};
 use std::fmt::Write;
@@ -54,8 +56,15 @@ pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
         line(
             &mut md,
             format_args!(
-                "- Inconclusive (imprecise measurement; reference rules decided): {}",
+                "- Unknown (the measurement cannot decide at this noise): {}",
                 r.inconclusive.len()
+            ),
+        );
+        line(
+            &mut md,
+            format_args!(
+                "- Held by the floor (significant, under min_optimized_time_delta_ms): {}",
+                r.held_by_floor.len()
             ),
         );
     }
@@ -68,16 +77,9 @@ pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
     change_table(&mut md, "Regressions", &r.regressions);
     change_table(&mut md, "Improvements", &r.improvements);
     if let Some(d) = &r.detection {
+        verdicts::held_by_floor(&mut md, r);
+        verdicts::unknown(&mut md, r);
         within_noise(&mut md, &r.within_noise, d);
-        if !r.inconclusive.is_empty() {
-            md.push_str("\n## Inconclusive\n\n");
-            for i in &r.inconclusive {
-                line(
-                    &mut md,
-                    format_args!("- `{}`: {}", inline(&i.target), inline(&i.reason)),
-                );
-            }
-        }
     }
     if !r.suppressed_regressions.is_empty() {
         md.push_str("\n## Suppressed Regressions After Recheck\n\n");
@@ -101,6 +103,7 @@ pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
     target_list(&mut md, "New Targets", &r.new_targets);
     target_list(&mut md, "Missing Targets", &r.missing_targets);
     if let Some(d) = &r.detection {
+        verdicts::table(&mut md, d);
         detection(&mut md, d);
     }
     if r.baseline_run_id.is_none() {
@@ -225,7 +228,7 @@ fn target_list(md: &mut String, title: &str, targets: &[TargetSummary]) {
 }
 
 /// Before, after and delta cells: delta is `delta_pct`, else `delta_points`, formatted `+.2f`.
-fn cells(row: &ChangeRow) -> (String, String, String) {
+pub(crate) fn cells(row: &ChangeRow) -> (String, String, String) {
     match row {
         ChangeRow::Status { before, after, .. } => (cell(before), cell(after), "-".into()),
         ChangeRow::Speedup {
@@ -278,7 +281,7 @@ pub fn cell(s: &str) -> String {
 }
 
 /// Text safe inside a list item or code span: no line breaks or backticks.
-fn inline(s: &str) -> String {
+pub(crate) fn inline(s: &str) -> String {
     s.replace(['\n', '\r'], " ").replace('`', "'")
 }
 
