@@ -423,14 +423,9 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
         })
         .collect();
     let recomputed = match &prior {
-        Some((_, anchor)) => crate::recheck::apply(
-            first,
-            &files.summary,
-            anchor,
-            &recorded,
-            &book,
-            &noise,
-        ),
+        Some((_, anchor)) => {
+            crate::recheck::apply(first, &files.summary, anchor, &recorded, &book, &noise)
+        }
         None => first,
     };
     check_same_comparison(&files.regression, &recomputed)?;

@@ -134,10 +134,15 @@ pub fn apply(
             .iter()
             .any(|r| is_rechecked(r) && r.target() == target);
         let first_row = find_target(current, &target);
-        let (record, decided) =
-            judge(result, &run_id, first_row, anchor, &detector, was_regressed);
+        let (record, decided) = judge(result, &run_id, first_row, anchor, &detector, was_regressed);
         if let Some(d) = &decided {
-            replace_target(&mut first, &target, d, &record.recheck_run_id, was_regressed);
+            replace_target(
+                &mut first,
+                &target,
+                d,
+                &record.recheck_run_id,
+                was_regressed,
+            );
         }
         if was_regressed
             && !record.confirmed_regression
@@ -151,7 +156,12 @@ pub fn apply(
 }
 
 /// Move the target's rechecked regression rows to `suppressed_regressions`.
-fn suppress(first: &mut RegressionSummary, target: &str, recheck_run_id: &str, recheck: &TargetSummary) {
+fn suppress(
+    first: &mut RegressionSummary,
+    target: &str,
+    recheck_run_id: &str,
+    recheck: &TargetSummary,
+) {
     let (mut kept, mut moved) = (Vec::new(), Vec::new());
     for row in std::mem::take(&mut first.regressions) {
         if is_rechecked(&row) && row.target() == target {
@@ -186,9 +196,13 @@ fn replace_target(
     first.held_by_floor.extend(d.changes.held_by_floor.clone());
     first.inconclusive.extend(d.inconclusive.clone());
     if !was_regressed {
-        first
-            .regressions
-            .extend(d.changes.regressions.iter().filter(|r| is_rechecked(r)).cloned());
+        first.regressions.extend(
+            d.changes
+                .regressions
+                .iter()
+                .filter(|r| is_rechecked(r))
+                .cloned(),
+        );
     }
     if let Some(det) = first.detection.as_mut()
         && let Some(slot) = det.targets.iter_mut().find(|t| t.target == target)
@@ -250,6 +264,7 @@ mod tests {
     use crate::aggregate::fixtures::*;
     use crate::gate::{baseline_eligible, run_accepted};
     use crate::regress::compare;
+    use crate::suite::Thresholds;
 
     fn setup(current: Vec<TargetSummary>) -> (Summary, Summary, RegressionSummary) {
         let anchor = summary(
@@ -305,13 +320,14 @@ mod tests {
 
     #[test]
     fn recheck_that_does_not_reproduce_suppresses_the_regression() {
-        let (anchor, _, first) = regressed();
+        let (anchor, current, first) = regressed();
         let results = [
             result("a", Some(speed_opt("a", 2.0, 50.5))),
             result("b", Some(speed_opt("b", 2.0, 15.0))),
         ];
         let out = apply(
             first,
+            &current,
             &anchor,
             &results,
             &Thresholds::default(),
@@ -347,6 +363,7 @@ mod tests {
         ]);
         let out = apply(
             first,
+            &current,
             &anchor,
             &results[..1],
             &Thresholds::default(),
@@ -382,9 +399,10 @@ mod tests {
             ("still regressed", Some(speed_opt("a", 2.0, 99.0))),
         ];
         for (case, row) in cases {
-            let (anchor, _, first) = regressed();
+            let (anchor, current, first) = regressed();
             let out = apply(
                 first,
+                &current,
                 &anchor,
                 &[result("a", row)],
                 &Thresholds::default(),
@@ -396,9 +414,10 @@ mod tests {
             assert!(out.rechecks[0].confirmed_regression, "{case}");
         }
         // No result at all for a regressed target: it stands, with no record.
-        let (anchor, _, first) = regressed();
+        let (anchor, current, first) = regressed();
         let out = apply(
             first,
+            &current,
             &anchor,
             &[],
             &Thresholds::default(),
@@ -410,11 +429,12 @@ mod tests {
 
     #[test]
     fn invalid_metrics_are_recorded() {
-        let (anchor, _, first) = regressed();
+        let (anchor, current, first) = regressed();
         let mut t = speed_opt("a", 2.0, 50.0);
         t.best_speedup = Some(-1.0);
         let out = apply(
             first,
+            &current,
             &anchor,
             &[result("a", Some(t))],
             &Thresholds::default(),
@@ -431,6 +451,7 @@ mod tests {
         let anchor = summary("anchor", vec![]);
         let out = apply(
             first.clone(),
+            &current,
             &anchor,
             &[result("a", None)],
             &Thresholds::default(),

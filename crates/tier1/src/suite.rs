@@ -7,8 +7,8 @@ mod lines;
 pub mod settings;
 
 pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
-pub use settings::{AnchorPrecision, TargetSettings, ThresholdBook, ThresholdOverrides};
 use serde::{Deserialize, Serialize};
+pub use settings::{AnchorPrecision, TargetSettings, ThresholdBook, ThresholdOverrides};
 use std::collections::BTreeMap;
 use std::path::Path;
 

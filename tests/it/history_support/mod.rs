@@ -136,6 +136,7 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
                 baseline_file: None,
                 artifacts: Default::default(),
                 failure: None,
+                min_speedup: None,
                 variants: vec![
                     variant(
                         "baseline",
@@ -159,6 +160,9 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
                     remeasured: false,
                     throttled: vec![],
                     machine: vec![],
+                    clock: None,
+                    precision_required: false,
+                    passes: vec![],
                 }),
                 status: String::new(),
                 message: None,

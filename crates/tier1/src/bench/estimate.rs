@@ -23,9 +23,10 @@ pub const CLEAN_QUANTILE: f64 = 0.5;
 /// A pass further than this many robust standard deviations from the median of the passes is
 /// left out of an anchor (the rule promotion applies across nights, `anchor_outlier_mads`).
 pub const PASS_OUTLIER_MADS: f64 = 3.5;
-/// Floor of the robust standard deviation of the passes (log scale): passes closer than this
-/// to each other never disagree.
-pub const PASS_SD_FLOOR: f64 = 0.005;
+/// Floor of the robust standard deviation of the passes (log scale): with three passes the MAD
+/// is often near zero, and a pass is only called disturbed when it lies beyond
+/// `PASS_OUTLIER_MADS × 1.5 %` ≈ 5 % (the default regression threshold) from the others.
+pub const PASS_SD_FLOOR: f64 = 0.015;
 
 /// Which rule turns rounds into estimates (by results schema version).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,7 +218,11 @@ pub fn pooled(
     let mut parts = Vec::with_capacity(rounds_per_pass.len());
     for &r in rounds_per_pass {
         let end = start + r as usize;
-        parts.push((start, end, estimator.pair(&base[start..end], &opt[start..end])));
+        parts.push((
+            start,
+            end,
+            estimator.pair(&base[start..end], &opt[start..end]),
+        ));
         start = end;
     }
     let mut passes: Vec<PassEstimate> = parts
@@ -247,7 +252,11 @@ pub fn pooled(
             stats::t_quantile(0.5 + CONFIDENCE / 2.0, k - 1.0) * sd / k.sqrt()
         };
         est.speedup_ci = widen(est.speedup, est.speedup_ci, spread(|p| p.speedup));
-        est.optimized_ci = widen(est.optimized_ms, est.optimized_ci, spread(|p| p.optimized_ms));
+        est.optimized_ci = widen(
+            est.optimized_ms,
+            est.optimized_ci,
+            spread(|p| p.optimized_ms),
+        );
     }
     est.pairs = total;
     est.passes = passes;

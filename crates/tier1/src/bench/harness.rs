@@ -232,7 +232,10 @@ fn target_timing(
         min_sample_ms: s.min_sample_ms,
         precision_pct: s.precision_pct,
         budget: Duration::from_secs_f64(s.budget_s),
-        seed: order_seed(base.seed ^ u64::from(pass).wrapping_mul(0x9e37_79b9_7f4a_7c15), &t.key),
+        seed: order_seed(
+            base.seed ^ u64::from(pass).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            &t.key,
+        ),
         ..base
     }
 }

@@ -46,7 +46,12 @@ pub fn merge(first: TargetResult, rest: Vec<TargetResult>) -> TargetResult {
         });
         return merged;
     }
-    let names = |p: &TargetResult| p.variants.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
+    let names = |p: &TargetResult| {
+        p.variants
+            .iter()
+            .map(|v| v.name.clone())
+            .collect::<Vec<_>>()
+    };
     let first = names(&passes[0]);
     if let Some((i, other)) = passes
         .iter()

@@ -593,7 +593,11 @@ pub const DEFAULT_PRECISION_PCT: f64 = 1.0;
 impl TargetResult {
     /// Fill `status`, `message` and `metrics` from the raw facts ([`derive()`]).
     pub fn finalize(&mut self, min_speedup: f64) {
-        let (s, msg, m) = derive(self, min_speedup, Estimator::for_schema(RESULTS_SCHEMA_VERSION));
+        let (s, msg, m) = derive(
+            self,
+            min_speedup,
+            Estimator::for_schema(RESULTS_SCHEMA_VERSION),
+        );
         self.status = s;
         self.message = msg;
         self.metrics = m;

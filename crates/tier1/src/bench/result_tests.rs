@@ -1,5 +1,6 @@
 //! Unit tests of `result`.
 use super::*;
+use crate::bench::estimate::Estimator;
 
 fn variant(name: &str, role: Role, samples: &[f64], mem: u64, passed: bool) -> VariantResult {
     VariantResult {
@@ -41,6 +42,7 @@ fn target(goal: Goal, variants: Vec<VariantResult>) -> TargetResult {
         failure: None,
         variants,
         sampling: None,
+        min_speedup: None,
         status: String::new(),
         message: None,
         metrics: Metrics::default(),
@@ -63,7 +65,7 @@ fn speed_gate_uses_verified_medians_and_the_reference_message() {
             variant("optimized_wrong", Role::Optimized, &[0.1], 0, false),
         ],
     );
-    let (s, msg, m) = derive(&t, 1.05);
+    let (s, msg, m) = derive(&t, 1.05, Estimator::PairedMedian);
     assert_eq!(s, status::FAILED_VERIFICATION);
     assert!(
         msg.unwrap()
@@ -72,7 +74,7 @@ fn speed_gate_uses_verified_medians_and_the_reference_message() {
     assert_eq!(m.best_speedup, Some(1.0));
     let mut t2 = t.clone();
     t2.variants.pop();
-    let (s, msg, _) = derive(&t2, 1.05);
+    let (s, msg, _) = derive(&t2, 1.05, Estimator::PairedMedian);
     assert_eq!(s, status::FAILED_NO_SPEEDUP);
     assert_eq!(
         msg.as_deref(),

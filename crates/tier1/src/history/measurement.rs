@@ -211,6 +211,9 @@ mod tests {
             precision_pct: 1.0,
             precise: false,
             throttled: false,
+            estimator: None,
+            precision_required: None,
+            passes: Vec::new(),
         };
         assert!((m.log_speedup_se().unwrap() - 1.0).abs() < 1e-3);
         assert!((m.optimized_half_width_pct().unwrap() - 2.0).abs() < 1e-9);

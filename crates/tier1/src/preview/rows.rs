@@ -332,7 +332,14 @@ mod tests {
             recheck_output_json: "x.json".into(),
             row: Some(speed_opt("cleared", 2.0, 5.0)),
         };
-        let cmp = apply(first, &anchor, &[recheck], &th, &Default::default());
+        let cmp = apply(
+            first,
+            &current,
+            &anchor,
+            &[recheck],
+            &th,
+            &Default::default(),
+        );
         let rows = rows(&current, &anchor, &cmp);
         assert_eq!(
             verdicts(&rows),

@@ -188,7 +188,11 @@ impl Decided {
 }
 
 /// Compare one target present in both runs: decide, file the rows, give the verdict.
-pub fn decide_target(detector: &Detector<'_>, cur: &TargetSummary, prev: &TargetSummary) -> Decided {
+pub fn decide_target(
+    detector: &Detector<'_>,
+    cur: &TargetSummary,
+    prev: &TargetSummary,
+) -> Decided {
     let decision = detector.decide(cur, prev);
     let th = detector.thresholds.get(&cur.target);
     let changes = compare_target_with(cur, prev, th, &decision);

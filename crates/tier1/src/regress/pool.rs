@@ -16,7 +16,10 @@ pub const POOLED: &str = "pooled_first_and_recheck";
 /// measurement record or a usable interval).
 pub fn pool(first: &TargetSummary, recheck: &TargetSummary) -> Option<TargetSummary> {
     let (m1, m2) = (first.measurement.as_ref()?, recheck.measurement.as_ref()?);
-    let speed = combine(Metric::Speedup.point(first)?, Metric::Speedup.point(recheck)?)?;
+    let speed = combine(
+        Metric::Speedup.point(first)?,
+        Metric::Speedup.point(recheck)?,
+    )?;
     let time = combine(
         Metric::OptimizedLatency.point(first)?,
         Metric::OptimizedLatency.point(recheck)?,
@@ -75,7 +78,10 @@ mod tests {
         let b = measured(2.2, 45.0, 4.0);
         let p = pool(&a, &b).expect("both measured");
         let s = p.best_speedup.unwrap();
-        assert!((s - (2.0f64 * 2.2).sqrt()).abs() < 1e-9, "equal weights: geometric mean, {s}");
+        assert!(
+            (s - (2.0f64 * 2.2).sqrt()).abs() < 1e-9,
+            "equal weights: geometric mean, {s}"
+        );
         let m = p.measurement.as_ref().unwrap();
         let w = m.speedup_half_width_pct(s).unwrap();
         assert!(w < 3.0, "two ±4 % measurements pool to about ±2.8 %: {w}");

@@ -116,7 +116,9 @@ impl<'a> Detector<'a> {
         let forced_unknown = [("current run", mc), ("anchor", ma)]
             .into_iter()
             .find(|(_, m)| m.throttled)
-            .map(|(who, _)| format!("the {who}'s measurement was taken while the device throttled"));
+            .map(|(who, _)| {
+                format!("the {who}'s measurement was taken while the device throttled")
+            });
         let th = self.thresholds.get(&cur.target);
         let mut record = TargetDetection::statistical(&cur.target);
         for metric in [Metric::Speedup, Metric::OptimizedLatency] {
@@ -256,10 +258,7 @@ mod tests {
     fn verdicts_follow_the_threshold_and_the_noise() {
         let l = limits();
         // 10 % slower, se 1 %: significant and beyond 5 %.
-        assert_eq!(
-            metric_verdict(0.0953, 0.01, true, l),
-            Verdict::Regressed
-        );
+        assert_eq!(metric_verdict(0.0953, 0.01, true, l), Verdict::Regressed);
         // 10 % slower but not significant (se 6 %): cannot be ruled in or out.
         assert_eq!(metric_verdict(0.0953, 0.06, false, l), Verdict::Unknown);
         // 1 % slower with se 1 %: a 5 % worsening is ruled out.
@@ -278,10 +277,16 @@ mod tests {
         let l = limits();
         // Tiny noise: the threshold is the hurdle: 5 % plus 1.645 × 0.1 %.
         let d = detectable(l.worse, 3.0, 0.001);
-        assert!((d - ((l.worse + 0.001645).exp() - 1.0) * 100.0).abs() < 1e-3, "{d}");
+        assert!(
+            (d - ((l.worse + 0.001645).exp() - 1.0) * 100.0).abs() < 1e-3,
+            "{d}"
+        );
         // Large noise: the critical value is: (3 + 1.645) × 4 % on the log scale.
         let d = detectable(l.worse, 3.0, 0.04);
-        assert!((d - ((4.645_f64 * 0.04).exp() - 1.0) * 100.0).abs() < 1e-2, "{d}");
+        assert!(
+            (d - ((4.645_f64 * 0.04).exp() - 1.0) * 100.0).abs() < 1e-2,
+            "{d}"
+        );
     }
 
     #[test]

@@ -363,6 +363,7 @@ fn env(backend: &str, device: &str) -> Environment {
         cuda_version: Some("12.8".into()),
         runner: Some("runner-a".into()),
         profile: Some("minimal".into()),
+        clock: None,
     }
 }
 

@@ -24,7 +24,11 @@ pub(super) fn table(md: &mut String, d: &Detection) {
             t.test(metric).map_or_else(
                 || "-".to_string(),
                 |m| {
-                    let floor = if m.held_by_floor { " (held by the floor)" } else { "" };
+                    let floor = if m.held_by_floor {
+                        " (held by the floor)"
+                    } else {
+                        ""
+                    };
                     format!("{}{floor}", fmt_pct(m.change_pct, 1))
                 },
             )

@@ -114,9 +114,8 @@ fn a_disturbed_pass_is_left_out_of_the_anchor() {
     assert!((e.speedup - 2.0).abs() < 1e-9, "{e:?}");
     assert!((e.optimized_ms - 5.0).abs() < 0.02, "{e:?}");
     assert_eq!(e.pairs, 90);
-    // Without the rule the disturbed pass would pull the pooled median.
-    let all = pair(&base, &opt).unwrap();
-    assert!(all.speedup < 1.99, "{all:?}");
+    // The disturbed pass does not widen the anchor's interval: only kept passes' spread counts.
+    assert!(e.optimized_half_width_pct().unwrap() < 1.0, "{e:?}");
 }
 
 #[test]
@@ -128,9 +127,15 @@ fn agreeing_passes_pool_and_their_spread_widens_the_interval() {
     // Passes 2 % apart: the pooled interval is at least the passes' spread.
     let (base, opt) = three_passes(Some((2, 1.02)));
     let e = pooled(Estimator::PairedMedian, &base, &opt, &[30, 30, 30]).unwrap();
-    assert!(e.passes.iter().all(|p| !p.outlier), "2 % is within the floor's 3.5 SD: {e:?}");
+    assert!(
+        e.passes.iter().all(|p| !p.outlier),
+        "2 % is within the floor's 3.5 SD: {e:?}"
+    );
     let w = e.optimized_half_width_pct().unwrap();
-    assert!(w > 1.0, "the passes' 2 % spread shows in the interval: ±{w} %");
+    assert!(
+        w > 1.0,
+        "the passes' 2 % spread shows in the interval: ±{w} %"
+    );
 }
 
 #[test]
@@ -156,5 +161,8 @@ fn never_more_than_a_minority_of_passes_is_left_out() {
     let mut two = passes[..2].to_vec();
     two[1].speedup = 9.0;
     mark_outlier_passes(&mut two);
-    assert!(two.iter().all(|p| !p.outlier), "two passes cannot outvote each other");
+    assert!(
+        two.iter().all(|p| !p.outlier),
+        "two passes cannot outvote each other"
+    );
 }
