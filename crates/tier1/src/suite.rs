@@ -128,7 +128,7 @@ impl Default for Thresholds {
             optimized_memory_regression_pct: 5.0,
             min_speedup: 1.05,
             detection: DetectionMethod::Statistical,
-            alpha: 0.01,
+            alpha: 0.05,
             prior_noise_pct: 2.0,
             prior_runs: 8.0,
             history_window: 20,

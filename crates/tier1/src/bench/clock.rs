@@ -93,17 +93,16 @@ mod tests {
     }
 
     #[test]
-    fn the_cpu_clock_counts_work_and_not_sleep() {
+    fn both_clocks_read_forward() {
+        // The process clock counts every thread of this test binary, so only its lower bound
+        // can be asserted here (that preemption does not count is measured in docs/harness.md).
         let r = Clock::Cpu.start();
         spin(20.0);
         let worked = r.elapsed_ms().expect("the CPU clock reads");
         assert!(worked > 5.0, "20 ms of spinning read {worked} ms of CPU");
-        let r = Clock::Cpu.start();
-        std::thread::sleep(std::time::Duration::from_millis(60));
-        let slept = r.elapsed_ms().expect("the CPU clock reads");
-        assert!(slept < 30.0, "60 ms of sleep read {slept} ms of CPU");
         let r = Clock::Wall.start();
         std::thread::sleep(std::time::Duration::from_millis(20));
         assert!(r.elapsed_ms().unwrap() >= 19.0);
+        assert_eq!((Clock::Cpu.as_str(), Clock::Wall.as_str()), ("cpu", "wall"));
     }
 }

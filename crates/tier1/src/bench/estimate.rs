@@ -12,8 +12,7 @@
 //! keeps about a quarter of the rounds.
 //!
 //! An anchor is measured in several passes ([`pooled`]): a pass that disagrees with the others
-//! beyond [`PASS_OUTLIER_MADS`] robust standard deviations is left out, the rest are pooled,
-//! and the interval is the wider of the pooled rounds' and the passes' own spread.
+//! beyond [`PASS_OUTLIER_MADS`] robust standard deviations is left out and the rest are pooled.
 
 use crate::history::measurement::CONFIDENCE;
 use crate::stats::{self, MedianCi};
@@ -201,9 +200,11 @@ pub fn pair_clean(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
 
 /// The anchor's estimate from several passes (`rounds_per_pass` splits the samples, in order):
 /// each pass estimated alone, the passes that disagree with the others left out (at least three
-/// passes, never more than a minority), the kept rounds estimated together, and each interval
-/// widened to the passes' own spread (`t · s / √k` of the kept passes' log values) where that
-/// is wider. `None` when the splits do not add up or no pass has a usable round.
+/// passes, never more than a minority), and the kept rounds estimated together. The intervals
+/// are those of the pooled rounds (the within-run precision, as for any run); the spread of the
+/// kept passes is run-to-run evidence, which the comparison's noise estimate takes from the
+/// recorded pass values (`regress::noise::pass_points`). `None` when the splits do not add up
+/// or no pass has a usable round.
 pub fn pooled(
     estimator: Estimator,
     base: &[f64],
@@ -243,33 +244,9 @@ pub fn pooled(
         }
     }
     let mut est = estimator.pair(&kb, &ko)?;
-    let kept: Vec<&PassEstimate> = passes.iter().filter(|p| !p.outlier).collect();
-    if kept.len() >= 2 {
-        let spread = |f: fn(&PassEstimate) -> f64| {
-            let ys: Vec<f64> = kept.iter().map(|p| f(p).ln()).collect();
-            let sd = stats::sample_variance(&ys).unwrap_or(0.0).sqrt();
-            let k = ys.len() as f64;
-            stats::t_quantile(0.5 + CONFIDENCE / 2.0, k - 1.0) * sd / k.sqrt()
-        };
-        est.speedup_ci = widen(est.speedup, est.speedup_ci, spread(|p| p.speedup));
-        est.optimized_ci = widen(
-            est.optimized_ms,
-            est.optimized_ci,
-            spread(|p| p.optimized_ms),
-        );
-    }
     est.pairs = total;
     est.passes = passes;
     Some(est)
-}
-
-/// The interval of `centre` widened to at least `± half` on the log scale.
-fn widen(centre: f64, ci: Option<(f64, f64)>, half: f64) -> Option<(f64, f64)> {
-    let (lo, hi) = ci?;
-    if !(half.is_finite() && half > 0.0) {
-        return Some((lo, hi));
-    }
-    Some((lo.min(centre * (-half).exp()), hi.max(centre * half.exp())))
 }
 
 /// Flag the passes whose speedup or optimized time lies more than [`PASS_OUTLIER_MADS`] robust
