@@ -178,8 +178,9 @@ fn cells_are_formatted_and_escaped() {
         current: None,
         change: None,
         verdict: super::super::rows::TargetVerdict::New,
+        detectable_pct: None,
     };
-    assert_eq!(row_line(&weird), "| `a\\|b'c` | — | — | — | 🆕 new |\n");
+    assert_eq!(row_line(&weird), "| `a\\|b'c` | — | — | — | 🆕 new | — |\n");
     assert!(
         failure_comment(Some("https://x/runs/1"))
             .starts_with(&format!("{MARKER}\n### ⚠️ Tier-1 preview, not canonical"))

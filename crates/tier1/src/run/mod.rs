@@ -61,6 +61,10 @@ pub struct RunRequest<'a> {
     pub evidence_artifact_name: Option<String>,
     /// Test hook passed to the harness.
     pub hook: Option<Hook>,
+    /// Passes to measure in; `None`: the profile's `anchor_passes` when this run may become the
+    /// anchor (no anchor yet, or `anchor_candidate`), else one. A preview, which is never an
+    /// anchor, asks for one.
+    pub passes: Option<u32>,
 }
 
 impl std::fmt::Debug for RunRequest<'_> {
@@ -464,6 +468,9 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
 /// How many passes this run measures in: the profile's `anchor_passes` when the run may become
 /// the anchor (no anchor yet, or a candidate for protected promotion), else one.
 fn anchor_passes(req: &RunRequest<'_>, no_anchor: bool) -> u32 {
+    if let Some(n) = req.passes {
+        return n.max(1);
+    }
     let profile = req.suite.profile(&req.profile);
     match profile {
         Some(p) if no_anchor || req.anchor_candidate => p.anchor_passes,
