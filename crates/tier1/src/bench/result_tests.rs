@@ -130,3 +130,15 @@ fn memory_goal_is_not_speed_gated_and_rows_follow_reference_rules() {
             .all(|r| r.status == "missing" && r.best_speedup.is_none())
     );
 }
+
+#[test]
+fn a_speedup_just_under_its_limit_never_reads_as_the_limit() {
+    assert_eq!(
+        no_speedup_message(1.047, 1.05),
+        "Best speedup 1.047x below required 1.050x threshold for speed-goal benchmark"
+    );
+    assert_eq!(
+        no_speedup_message(0.97, 1.05),
+        "Best speedup 0.97x below required 1.05x threshold for speed-goal benchmark"
+    );
+}

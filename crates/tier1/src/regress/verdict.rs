@@ -174,3 +174,6 @@ pub fn describe_row(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests;
