@@ -74,8 +74,9 @@ fn estimate(name: &str, b: &[f64], o: &[f64]) -> Option<Est> {
             w.sort_by(f64::total_cmp);
             let m = stats::median(&w)?;
             let nf = n as f64;
-            let k = (w.len() as f64 / 2.0 - 1.96 * (nf * (nf + 1.0) * (2.0 * nf + 1.0) / 24.0).sqrt())
-                .max(0.0) as usize;
+            let k = (w.len() as f64 / 2.0
+                - 1.96 * (nf * (nf + 1.0) * (2.0 * nf + 1.0) / 24.0).sqrt())
+            .max(0.0) as usize;
             let ci = (k < w.len() / 2).then(|| (w[w.len() - 1 - k] - m).max(m - w[k]));
             let time = quantile_ci(o, 0.5);
             Some(((m, ci), time))
@@ -141,7 +142,11 @@ fn main() {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .map(|p| {
-                let c = if p.to_string_lossy().contains("wall") { "wall" } else { "cpu" };
+                let c = if p.to_string_lossy().contains("wall") {
+                    "wall"
+                } else {
+                    "cpu"
+                };
                 (c.to_string(), p)
             })
             .collect(),
@@ -169,15 +174,14 @@ fn main() {
         .first()
         .map(|r| r.1.targets.iter().map(|t| t.key.clone()).collect())
         .unwrap_or_default();
-    println!("| target | clock | estimator | speedup ±% at 1/4, 1/2, all of the budget | run-to-run SD of speedup (%) | optimized time ±% (all) | run-to-run SD of optimized time (%) |");
+    println!(
+        "| target | clock | estimator | speedup ±% at 1/4, 1/2, all of the budget | run-to-run SD of speedup (%) | optimized time ±% (all) | run-to-run SD of optimized time (%) |"
+    );
     println!("| --- | --- | --- | --- | ---: | ---: | ---: |");
     for key in &keys {
         for clock in ["cpu", "wall"] {
-            let mine: Vec<&ResultsFile> = runs
-                .iter()
-                .filter(|r| r.0 == clock)
-                .map(|r| &r.1)
-                .collect();
+            let mine: Vec<&ResultsFile> =
+                runs.iter().filter(|r| r.0 == clock).map(|r| &r.1).collect();
             if mine.is_empty() {
                 continue;
             }

@@ -69,7 +69,10 @@ fn a_required_precision_refuses_with_the_figures_and_the_remedy() {
     let o = nightly_with(&r, &[("TIER1_FAKE_NOISE", "0.3".to_string())], &[]);
     assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["conclusion"], "failure");
-    assert_eq!(o.json["verdict"]["passed"], false, "the JSON agrees with the exit code");
+    assert_eq!(
+        o.json["verdict"]["passed"], false,
+        "the JSON agrees with the exit code"
+    );
     let failures = o.json["verdict"]["failures"].to_string();
     assert!(
         failures.contains("target fixed_a: the measurement did not reach ±1.50 %")

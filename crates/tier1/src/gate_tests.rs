@@ -15,11 +15,11 @@ fn clean() -> Summary {
 }
 
 fn no_baseline(s: &Summary) -> RegressionSummary {
-    compare(s, None, &Thresholds::default()).expect("no anchor")
+    compare(s, None, Thresholds::default()).expect("no anchor")
 }
 
 fn against(anchor: &Summary, current: &Summary) -> RegressionSummary {
-    compare(current, Some(anchor), &Thresholds::default()).expect("comparable")
+    compare(current, Some(anchor), Thresholds::default()).expect("comparable")
 }
 
 fn has(c: &Check, needle: &str) -> bool {

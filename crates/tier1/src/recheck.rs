@@ -276,7 +276,7 @@ mod tests {
             ],
         );
         let current = summary("run", current);
-        let first = compare(&current, Some(&anchor), &Thresholds::default()).expect("comparable");
+        let first = compare(&current, Some(&anchor), Thresholds::default()).expect("comparable");
         (anchor, current, first)
     }
 
@@ -314,7 +314,7 @@ mod tests {
         assert_eq!(first.regressions.len(), 3);
         assert_eq!(targets_to_recheck(&first), ["labs/a:a", "labs/b:b"]);
         let (_, current, _) = regressed();
-        let none = compare(&current, None, &Thresholds::default()).expect("no anchor");
+        let none = compare(&current, None, Thresholds::default()).expect("no anchor");
         assert!(targets_to_recheck(&none).is_empty());
     }
 
@@ -330,7 +330,7 @@ mod tests {
             &current,
             &anchor,
             &results,
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         let reasons: Vec<_> = out.regressions.iter().map(|r| r.reason()).collect();
@@ -366,7 +366,7 @@ mod tests {
             &current,
             &anchor,
             &results[..1],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert!(out.regressions.is_empty());
@@ -405,7 +405,7 @@ mod tests {
                 &current,
                 &anchor,
                 &[result("a", row)],
-                &Thresholds::default(),
+                Thresholds::default(),
                 &NoiseHistory::default(),
             );
             assert_eq!(out.regressions.len(), 3, "{case}");
@@ -420,7 +420,7 @@ mod tests {
             &current,
             &anchor,
             &[],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert_eq!(out.regressions.len(), 3);
@@ -437,7 +437,7 @@ mod tests {
             &current,
             &anchor,
             &[result("a", Some(t))],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert!(!out.rechecks[0].recheck_metrics_valid);
@@ -447,14 +447,14 @@ mod tests {
     #[test]
     fn without_anchor_nothing_changes() {
         let (_, current, _) = regressed();
-        let first = compare(&current, None, &Thresholds::default()).expect("no anchor");
+        let first = compare(&current, None, Thresholds::default()).expect("no anchor");
         let anchor = summary("anchor", vec![]);
         let out = apply(
             first.clone(),
             &current,
             &anchor,
             &[result("a", None)],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert_eq!(out, first);

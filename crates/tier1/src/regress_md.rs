@@ -314,7 +314,7 @@ mod tests {
             "20260816_031500_tier1_nightly_abcdef12",
             vec![speed_opt("block_scaling", 1.45, 0.0740689655)],
         );
-        let mut r = compare(&current, None, &Thresholds::default()).expect("no anchor");
+        let mut r = compare(&current, None, Thresholds::default()).expect("no anchor");
         r.warnings
             .push("Tier-1 history contains runs but no eligible prior baseline".into());
         insta::assert_snapshot!(render(&r));
@@ -347,7 +347,7 @@ mod tests {
             ],
         );
         let th = Thresholds::default();
-        let first = compare(&current, Some(&anchor), &th).expect("comparable");
+        let first = compare(&current, Some(&anchor), th).expect("comparable");
         let recheck = RecheckResult {
             target: "labs/persistent_decode:persistent_decode".into(),
             key: "persistent_decode".into(),
@@ -359,7 +359,7 @@ mod tests {
             &current,
             &anchor,
             &[recheck],
-            &th,
+            th,
             &Default::default(),
         );
         assert_eq!(r.suppressed_regressions.len(), 1);
@@ -394,7 +394,7 @@ mod tests {
                 measured(speed_opt("noisy", 1.86, 53.8), 3.0),
             ],
         );
-        let r = compare(&current, Some(&anchor), &Thresholds::default()).expect("comparable");
+        let r = compare(&current, Some(&anchor), Thresholds::default()).expect("comparable");
         let reasons = |rows: &[ChangeRow]| -> Vec<String> {
             rows.iter()
                 .map(|r| format!("{} {}", r.target(), r.reason()))

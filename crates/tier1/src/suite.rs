@@ -8,7 +8,7 @@ pub mod settings;
 
 pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
 use serde::{Deserialize, Serialize};
-pub use settings::{AnchorPrecision, TargetSettings, ThresholdBook, ThresholdOverrides};
+pub use settings::{AnchorPrecision, Clock, TargetSettings, ThresholdBook, ThresholdOverrides};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -222,7 +222,7 @@ pub struct Profile {
     /// which preemption by other processes does not inflate (pinned CPU profiles on shared
     /// machines; docs/harness.md). Device times are used whatever it says.
     #[serde(default)]
-    pub clock: crate::bench::clock::Clock,
+    pub clock: Clock,
 }
 
 fn default_warmup() -> u32 {

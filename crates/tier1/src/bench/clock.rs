@@ -6,31 +6,11 @@
 //! (CUDA events) are used whatever the clock says.
 #![allow(unsafe_code)] // clock_gettime is a libc call; the block says why it is sound.
 
-use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
-/// Which clock CPU samples are read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Clock {
-    /// Elapsed real time (`Instant`).
-    #[default]
-    Wall,
-    /// CPU time of the whole process (`CLOCK_PROCESS_CPUTIME_ID`): preemption by other processes
-    /// does not count. Meant for pinned CPU profiles, where it equals wall time on a quiet
-    /// machine.
-    Cpu,
-}
+pub use crate::suite::Clock;
 
 impl Clock {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Clock::Wall => "wall",
-            Clock::Cpu => "cpu",
-        }
-    }
-
     /// A reading to measure from.
     pub fn start(self) -> Reading {
         match self {

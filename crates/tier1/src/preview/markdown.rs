@@ -131,8 +131,7 @@ pub fn failure_comment(run_url: Option<&str>) -> String {
     )
 }
 
-const TABLE_HEAD: &str =
-    "| Target | Anchor | PR | Change | Verdict | Detects |\n| --- | --- | --- | --- | --- | --- |\n";
+const TABLE_HEAD: &str = "| Target | Anchor | PR | Change | Verdict | Detects |\n| --- | --- | --- | --- | --- | --- |\n";
 const FOOTER: &str = "<sub>A preview writes no history and uploads no evidence: it can never \
                       become the canonical anchor or change the nightly's verdict.</sub>";
 
@@ -204,8 +203,10 @@ fn row_line(r: &TargetRow) -> String {
         side_cell(r.current.as_ref()),
         change_cell(r.change.as_ref()),
         r.verdict.label(),
-        r.detectable_pct
-            .map_or_else(|| "—".into(), |d| format!("{} %", crate::text::fmt_sig(d, 2)))
+        r.detectable_pct.map_or_else(
+            || "—".into(),
+            |d| format!("{} %", crate::text::fmt_sig(d, 2))
+        )
     )
 }
 

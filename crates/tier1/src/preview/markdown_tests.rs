@@ -22,7 +22,7 @@ fn fixture(n: usize, slower_every: usize) -> (RegressionSummary, Vec<TargetRow>)
             })
             .collect(),
     );
-    let cmp = compare(&current, Some(&anchor), &Thresholds::default()).unwrap();
+    let cmp = compare(&current, Some(&anchor), Thresholds::default()).unwrap();
     let rows = rows(&current, &anchor, &cmp);
     (cmp, rows)
 }

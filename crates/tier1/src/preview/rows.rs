@@ -208,7 +208,11 @@ pub fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec
             (TargetVerdict::ClearedByRecheck, Some(c))
         } else if cmp.inconclusive.iter().any(|i| i.target == t.target) {
             (TargetVerdict::Unknown, noise.or(improvement))
-        } else if let Some(h) = cmp.held_by_floor.iter().find(|h| h.row.target() == t.target) {
+        } else if let Some(h) = cmp
+            .held_by_floor
+            .iter()
+            .find(|h| h.row.target() == t.target)
+        {
             (TargetVerdict::HeldByFloor, Some(Change::of_row(&h.row)))
         } else if let Some(c) = improvement {
             (TargetVerdict::Improvement, Some(c))
@@ -344,7 +348,7 @@ mod tests {
             ],
         );
         let th = Thresholds::default();
-        let first = compare(&current, Some(&anchor), &th).unwrap();
+        let first = compare(&current, Some(&anchor), th).unwrap();
         let recheck = RecheckResult {
             target: "labs/cleared:cleared".into(),
             key: "cleared".into(),
@@ -356,7 +360,7 @@ mod tests {
             &current,
             &anchor,
             &[recheck],
-            &th,
+            th,
             &Default::default(),
         );
         let rows = rows(&current, &anchor, &cmp);
@@ -405,7 +409,7 @@ mod tests {
             "pr",
             vec![speed_opt("a", 2.2, 4.5), speed_opt("b", 2.0, 5.0)],
         );
-        let mut cmp = compare(&current, Some(&anchor), &Thresholds::default()).unwrap();
+        let mut cmp = compare(&current, Some(&anchor), Thresholds::default()).unwrap();
         let moved = cmp.improvements.remove(0);
         cmp.improvements.clear();
         cmp.within_noise.push(moved);

@@ -2,8 +2,10 @@
 //! recheck's. Each metric (ln speedup, ln optimized time) is the inverse-variance weighted mean
 //! of the two, with the variance of that mean (`1 / Σ 1/vᵢ`), so an extra measurement narrows
 //! the interval instead of being a second coin toss; the pooled row carries the matching 95 %
-//! intervals. Rows without a measurement record, or whose intervals are unknown, are not pooled
-//! (the recheck's own row then decides, as in the reference).
+//! intervals. Two measurements that disagree beyond their own intervals (more than
+//! [`CONSISTENT_Z`] standard errors apart on a metric: a transient disturbed one of them) are not
+//! pooled, nor are rows without a measurement record or whose intervals are unknown: the
+//! recheck's own row then decides, as in the reference.
 
 use super::noise::Metric;
 use crate::history::Measurement;
@@ -11,6 +13,9 @@ use crate::history::model::TargetSummary;
 
 /// Estimator name recorded on a pooled row's measurement.
 pub const POOLED: &str = "pooled_first_and_recheck";
+/// Two measurements of one night further apart than this many standard errors of their
+/// difference (`|y₁ − y₂| / √(v₁ + v₂)`) on a metric are not the same quantity: not pooled.
+pub const CONSISTENT_Z: f64 = 3.0;
 
 /// The first row and its recheck's, pooled; `None` when they cannot be (a row without a
 /// measurement record or a usable interval).
@@ -54,9 +59,12 @@ pub fn pool(first: &TargetSummary, recheck: &TargetSummary) -> Option<TargetSumm
 }
 
 /// Inverse-variance mean of two (log value, variance) points; `None` when a variance is not
-/// positive (an interval the row did not record).
+/// positive (an interval the row did not record) or the two disagree beyond [`CONSISTENT_Z`].
 fn combine(a: (f64, f64), b: (f64, f64)) -> Option<(f64, f64)> {
     if !(a.1 > 0.0 && b.1 > 0.0) {
+        return None;
+    }
+    if (a.0 - b.0).abs() > CONSISTENT_Z * (a.1 + b.1).sqrt() {
         return None;
     }
     let (wa, wb) = (1.0 / a.1, 1.0 / b.1);
@@ -92,6 +100,15 @@ mod tests {
         let tight = measured(2.2, 45.0, 0.5);
         let p = pool(&a, &tight).unwrap();
         assert!((p.best_speedup.unwrap() - 2.2).abs() < 0.01);
+    }
+
+    #[test]
+    fn measurements_that_disagree_beyond_their_intervals_are_not_pooled() {
+        // A first measurement disturbed by a transient (1.33x at ±1 %) and a clean recheck (2x at
+        // ±1 %) are not one quantity: the recheck alone decides, as in the reference.
+        assert!(pool(&measured(1.333, 50.0, 1.0), &measured(2.0, 50.0, 1.0)).is_none());
+        // Within their intervals they pool.
+        assert!(pool(&measured(1.98, 50.0, 1.0), &measured(2.0, 50.2, 1.0)).is_some());
     }
 
     #[test]

@@ -95,6 +95,29 @@ impl ThresholdOverrides {
     }
 }
 
+/// Which clock CPU samples are read from (`profiles.<name>.clock`; docs/harness.md): wall time,
+/// or the CPU time of the whole process, which preemption by other processes does not inflate.
+/// Readings are taken by `bench::clock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clock {
+    /// Elapsed real time.
+    #[default]
+    Wall,
+    /// CPU time of the whole process (`CLOCK_PROCESS_CPUTIME_ID`), for pinned CPU profiles.
+    Cpu,
+}
+
+impl Clock {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Clock::Wall => "wall",
+            Clock::Cpu => "cpu",
+        }
+    }
+}
+
 /// Whether an anchor must reach its precision (`profiles.<name>.anchor_precision`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -129,7 +129,10 @@ fn agreeing_passes_are_all_kept() {
     let e = pooled(Estimator::PairedMedian, &base, &opt, &[30, 30, 30]).unwrap();
     assert!(e.passes.iter().all(|p| !p.outlier), "{e:?}");
     let slow = e.passes[2].optimized_ms / e.passes[0].optimized_ms;
-    assert!((slow - 1.02).abs() < 1e-9, "each pass keeps its own estimate: {e:?}");
+    assert!(
+        (slow - 1.02).abs() < 1e-9,
+        "each pass keeps its own estimate: {e:?}"
+    );
 }
 
 #[test]

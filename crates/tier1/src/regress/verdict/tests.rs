@@ -8,9 +8,17 @@ use crate::history::Verdict;
 use crate::regress::compare;
 use crate::suite::{ThresholdBook, Thresholds};
 
-fn one(prev: crate::history::model::TargetSummary, cur: crate::history::model::TargetSummary, th: impl Into<ThresholdBook>) -> crate::history::model::RegressionSummary {
-    compare(&summary("run", vec![cur]), Some(&summary("anchor", vec![prev])), th)
-        .expect("same environment")
+fn one(
+    prev: crate::history::model::TargetSummary,
+    cur: crate::history::model::TargetSummary,
+    th: impl Into<ThresholdBook>,
+) -> crate::history::model::RegressionSummary {
+    compare(
+        &summary("run", vec![cur]),
+        Some(&summary("anchor", vec![prev])),
+        th,
+    )
+    .expect("same environment")
 }
 
 fn verdict(r: &crate::history::model::RegressionSummary) -> Option<Verdict> {
@@ -28,12 +36,16 @@ fn a_significant_drop_of_a_microsecond_kernel_is_named_as_held_by_the_floor() {
     let reasons: Vec<&str> = r.held_by_floor.iter().map(|h| h.row.reason()).collect();
     assert_eq!(reasons, ["speedup", "optimized_latency"], "{r:#?}");
     assert!(
-        r.held_by_floor[0].rule.contains("under the 0.0500 ms floor"),
+        r.held_by_floor[0]
+            .rule
+            .contains("under the 0.0500 ms floor"),
         "{}",
         r.held_by_floor[0].rule
     );
     assert_eq!(verdict(&r), Some(Verdict::Unchanged));
-    let test = r.detection.as_ref().unwrap().targets[0].test("speedup").unwrap();
+    let test = r.detection.as_ref().unwrap().targets[0]
+        .test("speedup")
+        .unwrap();
     assert!(test.held_by_floor && test.significant);
     // Not a "decline below the thresholds" either: the dashboard lists it on its own.
     // With a floor set for microsecond kernels, it is a regression.
@@ -59,7 +71,11 @@ fn an_imprecise_night_is_unknown_never_a_regression_on_noise_alone() {
     let prev = measured(speed_opt("c", 2.0, 10.0), 0.5);
     let cur = measured(speed_opt("c", 2.0, 11.2), 25.0);
     let reference = crate::regress::compare_target(&cur, &prev, &Thresholds::default());
-    assert_eq!(reference.regressions.len(), 1, "the reference rules alone regress it");
+    assert_eq!(
+        reference.regressions.len(),
+        1,
+        "the reference rules alone regress it"
+    );
     let r = one(prev, cur, Thresholds::default());
     assert!(r.regressions.is_empty(), "{r:#?}");
     assert_eq!(verdict(&r), Some(Verdict::Unknown));
@@ -76,19 +92,38 @@ fn an_imprecise_night_is_unknown_never_a_regression_on_noise_alone() {
 #[test]
 fn a_clear_slowdown_regresses_and_every_verdict_states_what_it_can_detect() {
     let prev = measured(speed_opt("a", 2.0, 10.0), 0.5);
-    let r = one(prev.clone(), measured(speed_opt("a", 1.5, 13.3), 0.5), Thresholds::default());
+    let r = one(
+        prev.clone(),
+        measured(speed_opt("a", 1.5, 13.3), 0.5),
+        Thresholds::default(),
+    );
     assert_eq!(verdict(&r), Some(Verdict::Regressed));
     let d = r.detection.as_ref().unwrap();
     let t = &d.targets[0];
     let per_metric: Vec<f64> = t.tests.iter().map(|m| m.detectable_pct).collect();
     assert_eq!(t.detectable_pct, per_metric.into_iter().reduce(f64::max));
-    assert!(t.detectable_pct.unwrap() > 5.0, "never below the threshold: {t:?}");
+    assert!(
+        t.detectable_pct.unwrap() > 5.0,
+        "never below the threshold: {t:?}"
+    );
     // Unchanged code measured precisely: unchanged, with the same kind of statement.
-    let r = one(prev.clone(), measured(speed_opt("a", 2.002, 9.99), 0.5), Thresholds::default());
+    let r = one(
+        prev.clone(),
+        measured(speed_opt("a", 2.002, 9.99), 0.5),
+        Thresholds::default(),
+    );
     assert_eq!(verdict(&r), Some(Verdict::Unchanged));
-    assert!(r.detection.as_ref().unwrap().targets[0].detectable_pct.is_some());
+    assert!(
+        r.detection.as_ref().unwrap().targets[0]
+            .detectable_pct
+            .is_some()
+    );
     // Faster beyond the threshold, significantly: improved.
-    let r = one(prev, measured(speed_opt("a", 2.5, 8.0), 0.5), Thresholds::default());
+    let r = one(
+        prev,
+        measured(speed_opt("a", 2.5, 8.0), 0.5),
+        Thresholds::default(),
+    );
     assert_eq!(verdict(&r), Some(Verdict::Improved));
 }
 
@@ -102,5 +137,9 @@ fn a_throttled_measurement_is_unknown() {
     let r = one(prev, cur, Thresholds::default());
     assert!(r.regressions.is_empty());
     assert_eq!(verdict(&r), Some(Verdict::Unknown));
-    assert!(r.inconclusive[0].reason.contains("throttled"), "{:?}", r.inconclusive);
+    assert!(
+        r.inconclusive[0].reason.contains("throttled"),
+        "{:?}",
+        r.inconclusive
+    );
 }
