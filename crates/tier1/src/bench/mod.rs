@@ -12,6 +12,7 @@ pub mod estimate;
 pub mod harness;
 pub mod machine;
 pub mod options;
+pub mod pass_record;
 pub mod passes;
 pub mod progress;
 pub mod result;

@@ -4,25 +4,9 @@
 //! samples one after the other, with a [`PassRecord`] per pass. The estimates are derived from
 //! the merged file ([`crate::bench::estimate::pooled`]), so a validator recomputes them.
 
+use crate::bench::pass_record::PassRecord;
 use crate::bench::result::{Sampling, TargetFailure, TargetResult, VariantResult};
 use crate::bench::stats::Stats;
-use serde::{Deserialize, Serialize};
-
-/// How one pass of a target was sampled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PassRecord {
-    /// Rounds of the pass (its samples follow the previous passes' in every variant).
-    pub rounds: u32,
-    /// Processes its samples came from.
-    pub processes: u32,
-    /// Executions per sample of each variant, in variant order.
-    pub repetitions: Vec<u32>,
-    /// Seed of the pass's round order.
-    pub order_seed: u64,
-    /// The budget ended the pass before the precision was reached.
-    pub budget_exhausted: bool,
-}
 
 /// Merge one target's passes (`first`, then `rest` in order) into one result. A pass that failed
 /// fails the target (its failure, naming the pass); passes whose variants differ in names fail

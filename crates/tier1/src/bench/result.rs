@@ -241,7 +241,7 @@ pub struct Sampling {
     /// The passes of an anchor's measurement, in order (empty: one pass); the variants'
     /// samples are the passes' samples one after the other.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub passes: Vec<crate::bench::passes::PassRecord>,
+    pub passes: Vec<crate::bench::pass_record::PassRecord>,
 }
 
 /// A failure that ended a target before its pair was complete.
