@@ -110,6 +110,7 @@ fn main() {
         min_sample_ms: 0.0,
         budget: Duration::from_secs(60),
         seed: 42,
+        clock: tier1::bench::clock::Clock::Wall,
     };
     let sampled =
         sampling::sample(&mut [&mut Empty], &plan, |_| false).expect("empty closure runs");

@@ -156,6 +156,7 @@ fn measure(
         baseline_file: None,
         artifacts: Default::default(),
         failure: None,
+        min_speedup: None,
         variants: vec![
             variant("baseline", Role::Baseline, b),
             variant("optimized", Role::Optimized, o),
@@ -169,6 +170,9 @@ fn measure(
             remeasured: false,
             throttled: vec![],
             machine: vec![],
+            clock: None,
+            precision_required: false,
+            passes: vec![],
         }),
         status: String::new(),
         message: None,
@@ -304,7 +308,14 @@ pub fn night(
             }
         })
         .collect();
-    let out = recheck::apply(first, &history.anchor, &rechecks, th, &history.runs);
+    let out = recheck::apply(
+        first,
+        &current,
+        &history.anchor,
+        &rechecks,
+        th,
+        &history.runs,
+    );
     Night {
         alarm: !out.regressions.is_empty(),
         detected: out

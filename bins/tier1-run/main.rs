@@ -98,6 +98,7 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
         allow_dirty: args.allow_dirty,
         evidence_artifact_name: args.evidence_artifact_name,
         hook: None,
+        passes: None,
     };
     run::run(&req)
 }

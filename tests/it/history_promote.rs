@@ -93,11 +93,11 @@ fn accepts_a_confirmed_regression_through_the_protected_path() {
 }
 
 #[test]
-fn refuses_an_imprecisely_measured_run_as_an_anchor() {
+fn refuses_an_imprecise_anchor_only_where_its_profile_requires_precision() {
     let t = tempfile::tempdir().unwrap();
     let w = t.path();
     bootstrap_live(w, &w.join("live"), &RunSpec::new("anchor", 0));
-    let spec = RunSpec::new("c", 1).noise(0.2);
+    let spec = RunSpec::new("c", 1).noise(0.2).precision_required();
     candidate(Some(&w.join("live")), &w.join("cand"), &spec);
     evidence(&w.join("ev"), &spec);
     let req = promote_request(
@@ -112,13 +112,21 @@ fn refuses_an_imprecisely_measured_run_as_an_anchor() {
         EXE,
         &promote_args(&req),
         3,
-        "refusing to promote c: it is not a good anchor: target gemm: the measurement did not reach ±1.00 %: 2 clean of 8 rounds are too few for a 95 % interval (6 needed)",
+        "refusing to promote c: it is not a good anchor: target gemm: the measurement did not reach ±1.00 %",
+        &[&cand, &live, &ev],
+        &req.output_history_root,
+    );
+    assert_refused(
+        EXE,
+        &promote_args(&req),
+        3,
+        "anchor_precision is required: raise budget_s (profile or targets[].budget_s)",
         &[&cand, &live, &ev],
         &req.output_history_root,
     );
     // A bootstrap (the first anchor) is held to the same rule.
     let (c2, e2, o2) = (w.join("c2"), w.join("e2"), w.join("o2"));
-    let first = RunSpec::new("first", 0).noise(0.2);
+    let first = RunSpec::new("first", 0).noise(0.2).precision_required();
     candidate(None, &c2, &first);
     evidence(&e2, &first);
     let req = promote_request(&c2, &e2, None, &o2, "first");
@@ -130,6 +138,16 @@ fn refuses_an_imprecisely_measured_run_as_an_anchor() {
         &[&c2, &e2],
         &o2,
     );
+    // Under `anchor_precision: measured` (the default) the same imprecise run is an anchor,
+    // carrying the precision it reached.
+    let (c3, e3, o3) = (w.join("c3"), w.join("e3"), w.join("o3"));
+    let measured = RunSpec::new("measured", 0).noise(0.2);
+    candidate(None, &c3, &measured);
+    evidence(&e3, &measured);
+    let req = promote_request(&c3, &e3, None, &o3, "measured");
+    let r = run(EXE, &promote_args(&req));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(o3.join("index.json").is_file());
 }
 
 #[test]

@@ -27,6 +27,7 @@ mod history_publish;
 mod history_validate;
 mod install_release;
 mod layers;
+mod nightly_anchor;
 mod nightly_e2e;
 mod nightly_local_loop;
 mod preflight_gpu;

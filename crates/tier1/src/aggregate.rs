@@ -217,6 +217,9 @@ pub(crate) mod fixtures {
             precision_pct: 1.0,
             precise: half_width_pct <= 1.0,
             throttled: false,
+            estimator: Some("paired_median".into()),
+            precision_required: Some(false),
+            passes: Vec::new(),
         });
         t
     }

@@ -175,34 +175,52 @@ pub fn run_accepted(
     run_acceptance(summary, comparison, history_warnings, explicit_acceptance).passed()
 }
 
-/// Confirmed regressions and missing targets: they block a run unless explicitly accepted.
+/// Confirmed regressions, missing targets and, under `on_unknown: fail`, targets still unknown:
+/// they block a run unless explicitly accepted. One reason per regression, naming the target,
+/// metric, anchor and current values, change, threshold and detectable change.
 fn comparison_blockers(comparison: &RegressionSummary) -> Check {
     let mut c = Check::default();
-    let (n, m) = (
-        comparison.regressions.len(),
-        comparison.missing_targets.len(),
-    );
-    c.require(n == 0, || {
-        format!("the comparison has {n} confirmed regression(s)")
-    });
-    c.require(m == 0, || {
-        format!("the comparison has {m} missing target(s)")
-    });
+    let detection = comparison.detection.as_ref();
+    for row in &comparison.regressions {
+        c.fail(format!(
+            "confirmed regression: {}",
+            crate::regress::verdict::describe_row(row, detection)
+        ));
+    }
+    for t in &comparison.missing_targets {
+        c.fail(format!(
+            "missing target: {} ({}) is in the anchor but not in this run",
+            t.key, t.target
+        ));
+    }
+    if let Some(d) = detection
+        && d.on_unknown == Some(crate::suite::UnknownRule::Fail)
+    {
+        for t in d.unknown() {
+            c.fail(format!(
+                "unknown verdict under thresholds.on_unknown: fail: {} (detectable {} %)",
+                t.target,
+                crate::text::fmt_sig(t.detectable_pct.unwrap_or(f64::NAN), 3)
+            ));
+        }
+    }
     c
 }
 
-/// Anchor quality: every target carries a measurement record that reached its precision without
-/// throttling (a run becomes an anchor only when its measurements are precise).
+/// Anchor quality: every target carries a measurement record taken without throttling, and
+/// where the profile requires it (`anchor_precision: required`, and every record older than that
+/// setting) one that reached its precision. Under `measured` an anchor carries whatever
+/// precision the machine reached, and later verdicts state what they can detect.
 pub fn anchor_precision(summary: &Summary) -> Check {
     let mut c = Check::default();
     for t in &summary.targets {
         match &t.measurement {
             None => c.fail(format!(
-                "target {}: no measurement record; an anchor needs a precise measurement",
+                "target {}: no measurement record; an anchor needs a measurement record",
                 t.key
             )),
             Some(m) => {
-                if let Some(why) = m.imprecision(t.best_speedup) {
+                if let Some(why) = m.anchor_refusal(t.best_speedup) {
                     c.fail(format!("target {}: the measurement {why}", t.key));
                 }
             }
@@ -302,7 +320,7 @@ pub fn eligible_anchor_rules(
         if let Some(why) = t
             .measurement
             .as_ref()
-            .and_then(|m| m.imprecision(t.best_speedup))
+            .and_then(|m| m.anchor_refusal(t.best_speedup))
         {
             c.fail(format!("target {}: the measurement {why}", t.key));
         }

@@ -15,11 +15,11 @@ fn clean() -> Summary {
 }
 
 fn no_baseline(s: &Summary) -> RegressionSummary {
-    compare(s, None, &Thresholds::default()).expect("no anchor")
+    compare(s, None, Thresholds::default()).expect("no anchor")
 }
 
 fn against(anchor: &Summary, current: &Summary) -> RegressionSummary {
-    compare(current, Some(anchor), &Thresholds::default()).expect("comparable")
+    compare(current, Some(anchor), Thresholds::default()).expect("comparable")
 }
 
 fn has(c: &Check, needle: &str) -> bool {
@@ -171,10 +171,15 @@ fn run_acceptance_conditions() {
     let mut slower = clean();
     slower.targets[0] = speed_opt("a", 2.0, 100.0);
     let cmp = against(&anchor, &slower);
-    assert!(has(
-        &run_acceptance(&slower, &cmp, false, false),
-        "1 confirmed regression"
-    ));
+    // The failure names the target, metric, anchor and current values, change and threshold.
+    assert!(
+        has(
+            &run_acceptance(&slower, &cmp, false, false),
+            "confirmed regression: labs/a:a optimized time 50.00 ms -> 100.0 ms (+100.0 %, 50.0 ms; threshold +5.00 % and 0.0500 ms)"
+        ),
+        "{:?}",
+        run_acceptance(&slower, &cmp, false, false)
+    );
     assert!(
         run_accepted(&slower, &cmp, false, true),
         "explicitly accepted regressions pass"
@@ -184,7 +189,7 @@ fn run_acceptance_conditions() {
     let cmp = against(&anchor, &fewer);
     assert!(has(
         &run_acceptance(&fewer, &cmp, false, false),
-        "1 missing target"
+        "missing target: kv (labs/kv:kv) is in the anchor but not in this run"
     ));
 }
 
@@ -211,17 +216,43 @@ fn only_the_first_anchor_of_a_normal_publication_is_eligible() {
     ));
 }
 
-#[test]
-fn an_imprecise_or_unmeasured_run_never_becomes_the_first_anchor() {
+/// `s` with target `i` measured at ±`pct` and its precision `required` (or only measured).
+fn imprecise(i: usize, pct: f64, required: bool) -> Summary {
     let mut s = precise(clean());
-    s.targets[0] = measured(s.targets[0].clone(), 2.5);
+    s.targets[i] = measured(s.targets[i].clone(), pct);
+    if let Some(m) = s.targets[i].measurement.as_mut() {
+        m.precision_required = Some(required);
+    }
+    s
+}
+
+#[test]
+fn an_imprecise_anchor_is_refused_only_where_precision_is_required() {
+    // anchor_precision: required: refused, naming the target, the figures and the remedies.
+    let s = imprecise(0, 2.5, true);
     let cmp = no_baseline(&s);
     let c = baseline_eligibility(&s, &cmp, true, true);
     assert!(
         has(&c, "target a: the measurement did not reach ±1.00 %")
-            && has(&c, "speedup interval ±2.50 %"),
+            && has(&c, "speedup interval ±2.50 %")
+            && has(&c, "raise budget_s")
+            && has(&c, "anchor_precision: measured"),
         "{c:?}"
     );
+    // anchor_precision: measured (the default): the anchor is made, carrying its precision.
+    let s = imprecise(0, 2.5, false);
+    let c = baseline_eligibility(&s, &no_baseline(&s), true, true);
+    assert!(c.passed(), "{c:?}");
+    let c = eligible_anchor_rules(&s, &no_baseline(&s), true, false, false);
+    assert!(c.passed(), "{c:?}");
+    // A record from before the setting existed is held to its precision, as it was written.
+    let mut old = imprecise(0, 2.5, false);
+    if let Some(m) = old.targets[0].measurement.as_mut() {
+        m.precision_required = None;
+    }
+    let c = eligible_anchor_rules(&old, &no_baseline(&old), true, false, false);
+    assert!(has(&c, "target a: the measurement did not reach"), "{c:?}");
+    // No record at all: never a first anchor; throttled: never an anchor in either mode.
     let c = baseline_eligibility(&clean(), &no_baseline(&clean()), true, true);
     assert!(has(&c, "target a: no measurement record"), "{c:?}");
     let mut throttled = precise(clean());
@@ -236,10 +267,7 @@ fn an_imprecise_or_unmeasured_run_never_becomes_the_first_anchor() {
         ),
         "{c:?}"
     );
-    // A stored eligible anchor whose record says imprecise fails restore's re-derivation; rows
-    // without a record (older writers) are not judged there.
-    let c = eligible_anchor_rules(&s, &no_baseline(&s), true, false, false);
-    assert!(has(&c, "target a: the measurement did not reach"), "{c:?}");
+    // Rows without a record (older writers) are not judged by restore's re-derivation.
     let c = eligible_anchor_rules(&clean(), &no_baseline(&clean()), true, false, false);
     assert!(c.passed(), "{c:?}");
 }
@@ -454,7 +482,7 @@ fn verdict_fails_closed_on_each_condition() {
             comparison: Some(&regressed),
             ..ok
         },
-        "1 confirmed regression",
+        "confirmed regression: labs/a:a status succeeded -> failed_verification",
     );
     let mut lost = cmp.clone();
     lost.missing_targets.push(speed_opt("gone", 2.0, 50.0));
@@ -463,7 +491,7 @@ fn verdict_fails_closed_on_each_condition() {
             comparison: Some(&lost),
             ..ok
         },
-        "1 missing target",
+        "missing target: gone (labs/gone:gone) is in the anchor but not in this run",
     );
     check(
         RunOutcome {

@@ -397,12 +397,37 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
                 source,
             }
         })?;
-    let recomputed = crate::regress::compare_in(
+    let book = suite.threshold_book();
+    let first = crate::regress::compare_in(
         &files.summary,
         prior.as_ref().map(|(_, s)| s),
-        &suite.thresholds,
+        &book,
         &noise,
     )?;
+    // The rechecks as the run recorded them: their rows are pooled with the first measurement
+    // again, so the final comparison is recomputed, not trusted.
+    let recorded: Vec<crate::recheck::RecheckResult> = files
+        .regression
+        .rechecks
+        .iter()
+        .map(|r| crate::recheck::RecheckResult {
+            target: r.target.clone(),
+            key: files
+                .summary
+                .targets
+                .iter()
+                .find(|t| t.target == r.target)
+                .map_or_else(|| r.target.clone(), |t| t.key.clone()),
+            recheck_output_json: r.recheck_output_json.clone(),
+            row: r.recheck_summary.clone(),
+        })
+        .collect();
+    let recomputed = match &prior {
+        Some((_, anchor)) => {
+            crate::recheck::apply(first, &files.summary, anchor, &recorded, &book, &noise)
+        }
+        None => first,
+    };
     check_same_comparison(&files.regression, &recomputed)?;
     // 14. Evidence package.
     evidence::check(
@@ -562,7 +587,7 @@ fn check_same_comparison(
     stored: &RegressionSummary,
     re: &RegressionSummary,
 ) -> Result<(), PromoteError> {
-    let fields: [(&str, bool); 10] = [
+    let fields: [(&str, bool); 12] = [
         (
             "baseline_run_id",
             stored.baseline_run_id == re.baseline_run_id,
@@ -581,6 +606,8 @@ fn check_same_comparison(
         ),
         ("within_noise", stored.within_noise == re.within_noise),
         ("inconclusive", stored.inconclusive == re.inconclusive),
+        ("held_by_floor", stored.held_by_floor == re.held_by_floor),
+        ("rechecks", stored.rechecks == re.rechecks),
         ("detection", stored.detection == re.detection),
     ];
     for (name, same) in fields {

@@ -1,15 +1,21 @@
-//! Recheck confirmation (contract §3.5, `_confirm_speedup_regressions`): speed regressions are
-//! re-measured once and compared with the same anchor; those the recheck does not reproduce move to
-//! `suppressed_regressions` (the run then passes the gate but is never an anchor).
+//! Recheck confirmation (contract §3.5, `_confirm_speedup_regressions`), extended to targets the
+//! first measurement could not decide: each target with a speed or latency regression, or with
+//! the verdict `unknown`, is measured once more in the same night, and the recheck is **pooled**
+//! with the first measurement ([`crate::regress::pool`]) before the target is decided again
+//! against the same anchor, so the extra measurement narrows the interval instead of being a
+//! second coin toss. A regression the pooled measurement does not reproduce moves to
+//! `suppressed_regressions` (the run then passes the gate but is never an anchor); an unknown
+//! target the pooled measurement shows regressed becomes a confirmed regression.
 
 use crate::aggregate::{SUCCEEDED, optimized_time_ms, positive};
 use crate::history::model::{
     ChangeRow, RecheckRecord, RegressionSummary, Summary, SuppressedRegression, TargetSummary,
 };
+use crate::history::{TargetDetection, Verdict};
 use crate::regress::noise::NoiseHistory;
 use crate::regress::significance::Detector;
-use crate::regress::{compare_target_with, find_target};
-use crate::suite::Thresholds;
+use crate::regress::{Decided, decide_target, find_target};
+use crate::suite::ThresholdBook;
 
 /// The `suppression_reason` of a regression the recheck did not reproduce.
 pub const SUPPRESSION_REASON: &str = "recheck_not_regressed";
@@ -39,15 +45,26 @@ pub fn is_rechecked(row: &ChangeRow) -> bool {
     )
 }
 
-/// The target strings to re-execute, once each, in regression order (empty without an anchor).
+/// The target strings to re-execute, once each: the targets with a speed or latency regression
+/// (in regression order), then the targets whose verdict is unknown (empty without an anchor).
 pub fn targets_to_recheck(first: &RegressionSummary) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if first.baseline_run_id.is_none() {
         return out;
     }
-    for row in first.regressions.iter().filter(|r| is_rechecked(r)) {
-        if !out.iter().any(|t| t == row.target()) {
-            out.push(row.target().to_string());
+    let regressed = first
+        .regressions
+        .iter()
+        .filter(|r| is_rechecked(r))
+        .map(|r| r.target());
+    let unknown = first
+        .detection
+        .iter()
+        .flat_map(|d| d.unknown())
+        .map(|t| t.target.as_str());
+    for target in regressed.chain(unknown) {
+        if !out.iter().any(|t| t == target) {
+            out.push(target.to_string());
         }
     }
     out
@@ -71,71 +88,142 @@ pub fn metrics_valid(row: &TargetSummary) -> bool {
     positive(row.best_speedup).is_some() && optimized_time_ms(row).is_some()
 }
 
-/// Apply the recheck results to the first comparison. A rechecked regression stands when its
-/// recheck is absent or failed to run, did not succeed, has invalid metrics, or still shows any
-/// regression row for the target against `anchor` (by the same detection rule and noise history
-/// as the first comparison); otherwise it is suppressed. Status and memory regressions stand as
-/// they are. Without an anchor the comparison is returned unchanged.
+/// Apply the recheck results to the first comparison of `current` with `anchor`. For each
+/// rechecked target the recheck is pooled with the first measurement and the target decided
+/// again (by the same detection rule and noise history; without measurement records the
+/// recheck's own row decides, as in the reference):
+///
+/// - a rechecked regression stands when its recheck is absent or failed to run, did not
+///   succeed, has invalid metrics, or the pooled measurement still regresses; otherwise it is
+///   suppressed (`recheck_not_regressed`);
+/// - an unknown target takes the pooled decision: regressed (a confirmed regression),
+///   unchanged or improved (no longer unknown), or still unknown;
+/// - the target's detection record becomes the pooled one (`pooled_with` names the recheck).
+///
+/// Status and memory regressions stand as they are. Without an anchor the comparison is
+/// returned unchanged.
 pub fn apply(
     mut first: RegressionSummary,
+    current: &Summary,
     anchor: &Summary,
     results: &[RecheckResult],
-    thresholds: &Thresholds,
+    thresholds: impl Into<ThresholdBook>,
     history: &NoiseHistory,
 ) -> RegressionSummary {
     if first.baseline_run_id.is_none() {
         return first;
     }
+    let book: ThresholdBook = thresholds.into();
+    let alpha = first
+        .detection
+        .as_ref()
+        .map_or(book.base.alpha, |d| d.alpha);
     let detector = Detector {
-        thresholds,
+        thresholds: book,
         history,
-        alpha: first
-            .detection
-            .as_ref()
-            .map_or(thresholds.alpha, |d| d.alpha),
+        alpha,
     };
     let run_id = first.current_run_id.clone().unwrap_or_default();
-    let mut suppressed_targets: Vec<(String, String, TargetSummary)> = Vec::new();
     for target in targets_to_recheck(&first) {
         let Some(result) = results.iter().find(|r| r.target == target) else {
-            tracing::warn!(%target, "no recheck result; the regression stands");
+            tracing::warn!(%target, "no recheck result; the first measurement stands");
             continue;
         };
-        let record = judge(result, &run_id, anchor, &detector);
-        if !record.confirmed_regression
+        let was_regressed = first
+            .regressions
+            .iter()
+            .any(|r| is_rechecked(r) && r.target() == target);
+        let first_row = find_target(current, &target);
+        let (record, decided) = judge(result, &run_id, first_row, anchor, &detector, was_regressed);
+        if let Some(d) = &decided {
+            replace_target(
+                &mut first,
+                &target,
+                d,
+                &record.recheck_run_id,
+                was_regressed,
+            );
+        }
+        if was_regressed
+            && !record.confirmed_regression
             && let Some(row) = &record.recheck_summary
         {
-            suppressed_targets.push((target, record.recheck_run_id.clone(), row.clone()));
+            suppress(&mut first, &target, &record.recheck_run_id, row);
         }
         first.rechecks.push(record);
     }
+    first
+}
+
+/// Move the target's rechecked regression rows to `suppressed_regressions`.
+fn suppress(
+    first: &mut RegressionSummary,
+    target: &str,
+    recheck_run_id: &str,
+    recheck: &TargetSummary,
+) {
     let (mut kept, mut moved) = (Vec::new(), Vec::new());
     for row in std::mem::take(&mut first.regressions) {
-        let hit = suppressed_targets
-            .iter()
-            .find(|(t, _, _)| is_rechecked(&row) && t == row.target());
-        match hit {
-            Some((_, recheck_run_id, recheck)) => moved.push(SuppressedRegression {
+        if is_rechecked(&row) && row.target() == target {
+            moved.push(SuppressedRegression {
                 row,
                 suppression_reason: SUPPRESSION_REASON.into(),
-                recheck_run_id: recheck_run_id.clone(),
+                recheck_run_id: recheck_run_id.to_string(),
                 recheck_speedup: positive(recheck.best_speedup),
                 recheck_optimized_time_ms: optimized_time_ms(recheck),
-            }),
-            None => kept.push(row),
+            });
+        } else {
+            kept.push(row);
         }
     }
     first.regressions = kept;
     first.suppressed_regressions.extend(moved);
-    first
 }
 
+/// Replace the target's noise, unknown and floor entries and its detection record with the
+/// pooled decision; an unknown target the pooled measurement regressed gains its rows.
+fn replace_target(
+    first: &mut RegressionSummary,
+    target: &str,
+    d: &Decided,
+    recheck_run_id: &str,
+    was_regressed: bool,
+) {
+    first.within_noise.retain(|r| r.target() != target);
+    first.inconclusive.retain(|r| r.target != target);
+    first.held_by_floor.retain(|r| r.row.target() != target);
+    first.within_noise.extend(d.changes.within_noise.clone());
+    first.held_by_floor.extend(d.changes.held_by_floor.clone());
+    first.inconclusive.extend(d.inconclusive.clone());
+    if !was_regressed {
+        first.regressions.extend(
+            d.changes
+                .regressions
+                .iter()
+                .filter(|r| is_rechecked(r))
+                .cloned(),
+        );
+    }
+    if let Some(det) = first.detection.as_mut()
+        && let Some(slot) = det.targets.iter_mut().find(|t| t.target == target)
+    {
+        *slot = TargetDetection {
+            pooled_with: Some(recheck_run_id.to_string()),
+            ..d.record.clone()
+        };
+    }
+}
+
+/// The recheck record of one target and, when the recheck is usable, the pooled decision.
 fn judge(
     result: &RecheckResult,
     run_id: &str,
+    first_row: Option<&TargetSummary>,
     anchor: &Summary,
     detector: &Detector<'_>,
-) -> RecheckRecord {
+    was_regressed: bool,
+) -> (RecheckRecord, Option<Decided>) {
+    // Until the recheck shows otherwise, a regression stands and an unknown target stays so.
     let mut record = RecheckRecord {
         target: result.target.clone(),
         recheck_run_id: recheck_run_id(run_id, &result.key),
@@ -143,22 +231,31 @@ fn judge(
         recheck_summary: result.row.clone(),
         recheck_regressions: vec![],
         recheck_metrics_valid: false,
-        confirmed_regression: true,
+        confirmed_regression: was_regressed,
     };
     let Some(row) = &result.row else {
-        return record;
+        return (record, None);
     };
     record.recheck_metrics_valid = metrics_valid(row);
     let Some(prev) = find_target(anchor, &result.target) else {
-        return record;
+        return (record, None);
     };
-    let decision = detector.decide(row, prev);
-    record.recheck_regressions =
-        compare_target_with(row, prev, detector.thresholds, &decision).regressions;
-    record.confirmed_regression = row.status != SUCCEEDED
-        || !record.recheck_metrics_valid
-        || !record.recheck_regressions.is_empty();
-    record
+    if row.status != SUCCEEDED || !record.recheck_metrics_valid {
+        // A failed recheck confirms a regression (contract §3.5) and decides nothing else.
+        return (record, None);
+    }
+    let pooled = first_row.and_then(|f| crate::regress::pool::pool(f, row));
+    let decided = decide_target(detector, pooled.as_ref().unwrap_or(row), prev);
+    record.recheck_regressions = decided
+        .changes
+        .regressions
+        .iter()
+        .filter(|r| is_rechecked(r))
+        .cloned()
+        .collect();
+    record.confirmed_regression = decided.record.verdict == Some(Verdict::Regressed)
+        && !record.recheck_regressions.is_empty();
+    (record, Some(decided))
 }
 
 #[cfg(test)]
@@ -167,6 +264,7 @@ mod tests {
     use crate::aggregate::fixtures::*;
     use crate::gate::{baseline_eligible, run_accepted};
     use crate::regress::compare;
+    use crate::suite::Thresholds;
 
     fn setup(current: Vec<TargetSummary>) -> (Summary, Summary, RegressionSummary) {
         let anchor = summary(
@@ -178,7 +276,7 @@ mod tests {
             ],
         );
         let current = summary("run", current);
-        let first = compare(&current, Some(&anchor), &Thresholds::default()).expect("comparable");
+        let first = compare(&current, Some(&anchor), Thresholds::default()).expect("comparable");
         (anchor, current, first)
     }
 
@@ -216,22 +314,23 @@ mod tests {
         assert_eq!(first.regressions.len(), 3);
         assert_eq!(targets_to_recheck(&first), ["labs/a:a", "labs/b:b"]);
         let (_, current, _) = regressed();
-        let none = compare(&current, None, &Thresholds::default()).expect("no anchor");
+        let none = compare(&current, None, Thresholds::default()).expect("no anchor");
         assert!(targets_to_recheck(&none).is_empty());
     }
 
     #[test]
     fn recheck_that_does_not_reproduce_suppresses_the_regression() {
-        let (anchor, _, first) = regressed();
+        let (anchor, current, first) = regressed();
         let results = [
             result("a", Some(speed_opt("a", 2.0, 50.5))),
             result("b", Some(speed_opt("b", 2.0, 15.0))),
         ];
         let out = apply(
             first,
+            &current,
             &anchor,
             &results,
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         let reasons: Vec<_> = out.regressions.iter().map(|r| r.reason()).collect();
@@ -264,9 +363,10 @@ mod tests {
         ]);
         let out = apply(
             first,
+            &current,
             &anchor,
             &results[..1],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert!(out.regressions.is_empty());
@@ -299,12 +399,13 @@ mod tests {
             ("still regressed", Some(speed_opt("a", 2.0, 99.0))),
         ];
         for (case, row) in cases {
-            let (anchor, _, first) = regressed();
+            let (anchor, current, first) = regressed();
             let out = apply(
                 first,
+                &current,
                 &anchor,
                 &[result("a", row)],
-                &Thresholds::default(),
+                Thresholds::default(),
                 &NoiseHistory::default(),
             );
             assert_eq!(out.regressions.len(), 3, "{case}");
@@ -313,12 +414,13 @@ mod tests {
             assert!(out.rechecks[0].confirmed_regression, "{case}");
         }
         // No result at all for a regressed target: it stands, with no record.
-        let (anchor, _, first) = regressed();
+        let (anchor, current, first) = regressed();
         let out = apply(
             first,
+            &current,
             &anchor,
             &[],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert_eq!(out.regressions.len(), 3);
@@ -327,14 +429,15 @@ mod tests {
 
     #[test]
     fn invalid_metrics_are_recorded() {
-        let (anchor, _, first) = regressed();
+        let (anchor, current, first) = regressed();
         let mut t = speed_opt("a", 2.0, 50.0);
         t.best_speedup = Some(-1.0);
         let out = apply(
             first,
+            &current,
             &anchor,
             &[result("a", Some(t))],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert!(!out.rechecks[0].recheck_metrics_valid);
@@ -344,13 +447,14 @@ mod tests {
     #[test]
     fn without_anchor_nothing_changes() {
         let (_, current, _) = regressed();
-        let first = compare(&current, None, &Thresholds::default()).expect("no anchor");
+        let first = compare(&current, None, Thresholds::default()).expect("no anchor");
         let anchor = summary("anchor", vec![]);
         let out = apply(
             first.clone(),
+            &current,
             &anchor,
             &[result("a", None)],
-            &Thresholds::default(),
+            Thresholds::default(),
             &NoiseHistory::default(),
         );
         assert_eq!(out, first);

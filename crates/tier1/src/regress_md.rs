@@ -3,6 +3,8 @@
 //! targets), plus tier1's detection sections when the comparison carries them: changes within
 //! noise, inconclusive targets and the detection method.
 
+mod verdicts;
+
 use crate::history::model::{ChangeRow, RegressionSummary, TargetSummary};
 use crate::history::{Detection, DetectionMethod};
 use std::fmt::Write;
@@ -54,8 +56,15 @@ pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
         line(
             &mut md,
             format_args!(
-                "- Inconclusive (imprecise measurement; reference rules decided): {}",
+                "- Unknown (the measurement cannot decide at this noise): {}",
                 r.inconclusive.len()
+            ),
+        );
+        line(
+            &mut md,
+            format_args!(
+                "- Held by the floor (significant, under min_optimized_time_delta_ms): {}",
+                r.held_by_floor.len()
             ),
         );
     }
@@ -68,16 +77,9 @@ pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
     change_table(&mut md, "Regressions", &r.regressions);
     change_table(&mut md, "Improvements", &r.improvements);
     if let Some(d) = &r.detection {
+        verdicts::held_by_floor(&mut md, r);
+        verdicts::unknown(&mut md, r);
         within_noise(&mut md, &r.within_noise, d);
-        if !r.inconclusive.is_empty() {
-            md.push_str("\n## Inconclusive\n\n");
-            for i in &r.inconclusive {
-                line(
-                    &mut md,
-                    format_args!("- `{}`: {}", inline(&i.target), inline(&i.reason)),
-                );
-            }
-        }
     }
     if !r.suppressed_regressions.is_empty() {
         md.push_str("\n## Suppressed Regressions After Recheck\n\n");
@@ -101,6 +103,7 @@ pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
     target_list(&mut md, "New Targets", &r.new_targets);
     target_list(&mut md, "Missing Targets", &r.missing_targets);
     if let Some(d) = &r.detection {
+        verdicts::table(&mut md, d);
         detection(&mut md, d);
     }
     if r.baseline_run_id.is_none() {
@@ -225,7 +228,7 @@ fn target_list(md: &mut String, title: &str, targets: &[TargetSummary]) {
 }
 
 /// Before, after and delta cells: delta is `delta_pct`, else `delta_points`, formatted `+.2f`.
-fn cells(row: &ChangeRow) -> (String, String, String) {
+pub(crate) fn cells(row: &ChangeRow) -> (String, String, String) {
     match row {
         ChangeRow::Status { before, after, .. } => (cell(before), cell(after), "-".into()),
         ChangeRow::Speedup {
@@ -278,7 +281,7 @@ pub fn cell(s: &str) -> String {
 }
 
 /// Text safe inside a list item or code span: no line breaks or backticks.
-fn inline(s: &str) -> String {
+pub(crate) fn inline(s: &str) -> String {
     s.replace(['\n', '\r'], " ").replace('`', "'")
 }
 
@@ -311,7 +314,7 @@ mod tests {
             "20260816_031500_tier1_nightly_abcdef12",
             vec![speed_opt("block_scaling", 1.45, 0.0740689655)],
         );
-        let mut r = compare(&current, None, &Thresholds::default()).expect("no anchor");
+        let mut r = compare(&current, None, Thresholds::default()).expect("no anchor");
         r.warnings
             .push("Tier-1 history contains runs but no eligible prior baseline".into());
         insta::assert_snapshot!(render(&r));
@@ -344,14 +347,21 @@ mod tests {
             ],
         );
         let th = Thresholds::default();
-        let first = compare(&current, Some(&anchor), &th).expect("comparable");
+        let first = compare(&current, Some(&anchor), th).expect("comparable");
         let recheck = RecheckResult {
             target: "labs/persistent_decode:persistent_decode".into(),
             key: "persistent_decode".into(),
             recheck_output_json: "x.json".into(),
             row: Some(speed_opt("persistent_decode", 11.93, 0.12)),
         };
-        let r = apply(first, &anchor, &[recheck], &th, &Default::default());
+        let r = apply(
+            first,
+            &current,
+            &anchor,
+            &[recheck],
+            th,
+            &Default::default(),
+        );
         assert_eq!(r.suppressed_regressions.len(), 1);
         let md = render(&r);
         assert!(md.contains("| labs/llama_3_1_8b:llama_3_1_8b | speedup | 2.49 | 2.2 | -11.65 |"));
@@ -362,8 +372,8 @@ mod tests {
     }
 
     #[test]
-    fn statistical_markdown_shows_noise_and_inconclusive_targets() {
-        // Precise measurements (±0.5 %) on a young history (the prior: 2 % noise over 4 runs).
+    fn statistical_markdown_shows_verdicts_noise_and_unknown_targets() {
+        // Precise measurements (±0.5 %) on a young history (the prior: 2 % noise over 8 runs).
         let anchor = precise(summary(
             "tier1_anchor",
             vec![
@@ -379,32 +389,41 @@ mod tests {
                 measured(speed_opt("steady", 1.88, 53.2), 0.5),
                 // -20 %: over the threshold and significant.
                 measured(speed_opt("slower", 1.6, 62.5), 0.5),
-                // -7 %, measured imprecisely: inconclusive, so the reference rule decides.
+                // -7 %, measured imprecisely: the test says unknown, never a regression on
+                // noise alone, and never a silent pass either.
                 measured(speed_opt("noisy", 1.86, 53.8), 3.0),
             ],
         );
-        let r = compare(&current, Some(&anchor), &Thresholds::default()).expect("comparable");
+        let r = compare(&current, Some(&anchor), Thresholds::default()).expect("comparable");
         let reasons = |rows: &[ChangeRow]| -> Vec<String> {
             rows.iter()
                 .map(|r| format!("{} {}", r.target(), r.reason()))
                 .collect()
         };
-        assert_eq!(
-            reasons(&r.regressions),
-            ["labs/slower:slower speedup", "labs/noisy:noisy speedup"]
-        );
+        assert_eq!(reasons(&r.regressions), ["labs/slower:slower speedup"]);
         assert_eq!(
             reasons(&r.within_noise),
             [
                 "labs/steady:steady speedup",
-                "labs/steady:steady optimized_latency"
+                "labs/steady:steady optimized_latency",
+                "labs/noisy:noisy speedup",
+                "labs/noisy:noisy optimized_latency"
             ]
         );
-        assert_eq!(r.inconclusive.len(), 1);
-        assert!(r.inconclusive[0].reason.contains("did not reach ±1.00 %"));
+        let unknown: Vec<&str> = r.inconclusive.iter().map(|i| i.target.as_str()).collect();
+        assert_eq!(unknown, ["labs/steady:steady", "labs/noisy:noisy"]);
+        assert!(
+            r.inconclusive[1]
+                .reason
+                .contains("speedup 2.000x -> 1.860x (-7.0 %): a 5.00 % worsening is not ruled out"),
+            "{}",
+            r.inconclusive[1].reason
+        );
         let md = render(&r);
         assert!(md.contains("## Within Noise"));
-        assert!(md.contains("## Inconclusive"));
+        assert!(md.contains("## Unknown"));
+        assert!(md.contains("| labs/slower:slower | regressed |"), "{md}");
+        assert!(md.contains("| labs/noisy:noisy | unknown |"), "{md}");
         insta::assert_snapshot!(md);
     }
 }

@@ -4,9 +4,11 @@
 
 mod discover;
 mod lines;
+pub mod settings;
 
 pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
 use serde::{Deserialize, Serialize};
+pub use settings::{AnchorPrecision, Clock, TargetSettings, ThresholdBook, ThresholdOverrides};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -89,6 +91,31 @@ pub struct Thresholds {
     pub anchor_outlier_mads: f64,
     /// Accepted runs needed before the outlier check applies.
     pub anchor_outlier_min_runs: u32,
+    /// What the gate does with a target whose verdict is still `unknown` after its extra
+    /// measurement: `pass` (the run passes, the target is listed as unknown with what it could
+    /// not rule out, and the run is never an anchor) or `fail`.
+    pub on_unknown: UnknownRule,
+}
+
+/// The gate's rule for a target the measurement cannot decide (`thresholds.on_unknown`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnknownRule {
+    /// Never fail a night on noise alone: the run passes, listing the unknown target.
+    #[default]
+    Pass,
+    /// Fail the gate while any target is unknown (strict canonical runners).
+    Fail,
+}
+
+impl UnknownRule {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnknownRule::Pass => "pass",
+            UnknownRule::Fail => "fail",
+        }
+    }
 }
 
 impl Default for Thresholds {
@@ -101,12 +128,13 @@ impl Default for Thresholds {
             optimized_memory_regression_pct: 5.0,
             min_speedup: 1.05,
             detection: DetectionMethod::Statistical,
-            alpha: 0.01,
+            alpha: 0.05,
             prior_noise_pct: 2.0,
             prior_runs: 8.0,
             history_window: 20,
             anchor_outlier_mads: 3.5,
             anchor_outlier_min_runs: 5,
+            on_unknown: UnknownRule::Pass,
         }
     }
 }
@@ -166,9 +194,10 @@ pub struct Profile {
     #[serde(default = "default_min_sample_ms")]
     pub min_sample_ms: f64,
     /// Stop adding rounds once the 95 % intervals of the speedup and of the optimized time are
-    /// within ± this percent of their estimates.
-    #[serde(default = "default_precision_pct")]
-    pub precision_pct: f64,
+    /// within ± this percent of their estimates; unset: derived from the thresholds
+    /// ([`settings::derived_precision_pct`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_pct: Option<f64>,
     /// Seconds of timing after which a target stops adding rounds even when imprecise.
     #[serde(default = "default_budget_s")]
     pub budget_s: f64,
@@ -180,6 +209,20 @@ pub struct Profile {
     /// Per-target wall-clock limit in seconds.
     #[serde(default = "default_timeout")]
     pub timeout_s: u64,
+    /// Independent passes a run that may become the anchor (a bootstrap, an accept dispatch's
+    /// candidate) measures every target in, pooled into one estimate with the passes that
+    /// disagree with the others left out (docs/harness.md "The anchor").
+    #[serde(default = "default_anchor_passes")]
+    pub anchor_passes: u32,
+    /// `measured` (default): an anchor carries the precision the machine reached; `required`:
+    /// an anchor that did not reach it is refused.
+    #[serde(default)]
+    pub anchor_precision: AnchorPrecision,
+    /// The clock CPU samples are read from: `wall` (default) or `cpu`, the process's CPU time,
+    /// which preemption by other processes does not inflate (pinned CPU profiles on shared
+    /// machines; docs/harness.md). Device times are used whatever it says.
+    #[serde(default)]
+    pub clock: Clock,
 }
 
 fn default_warmup() -> u32 {
@@ -194,8 +237,8 @@ fn default_max_rounds() -> u32 {
 fn default_min_sample_ms() -> f64 {
     1.0
 }
-fn default_precision_pct() -> f64 {
-    1.0
+fn default_anchor_passes() -> u32 {
+    settings::DEFAULT_ANCHOR_PASSES
 }
 fn default_budget_s() -> f64 {
     30.0
@@ -279,6 +322,18 @@ pub struct Target {
     /// Shapes per profile name: parameter name to integer value.
     #[serde(default)]
     pub shapes: BTreeMap<String, BTreeMap<String, u64>>,
+    /// This target's precision (± percent), over the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_pct: Option<f64>,
+    /// This target's timing budget per pass (seconds), over the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// This target's shortest sample (ms), over the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_sample_ms: Option<f64>,
+    /// This target's thresholds (floor included), over the suite's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<ThresholdOverrides>,
 }
 
 fn default_goal() -> Goal {
@@ -465,6 +520,9 @@ impl Suite {
                     ));
                 }
             }
+            if let Some((field, message)) = settings::target_setting_problem(t) {
+                return Err(rule(&at(&field), message));
+            }
         }
         for (name, p) in &self.profiles {
             let at = |field: &str| format!("profiles.{name}.{field}");
@@ -498,11 +556,22 @@ impl Suite {
                     format!("profile {name:?}: timeout_s must be at least 1, found 0"),
                 ));
             }
+            if !(1..=settings::MAX_ANCHOR_PASSES).contains(&p.anchor_passes) {
+                return Err(rule(
+                    &at("anchor_passes"),
+                    format!(
+                        "profile {name:?}: anchor_passes must be between 1 and {}, found {}",
+                        settings::MAX_ANCHOR_PASSES,
+                        p.anchor_passes
+                    ),
+                ));
+            }
             for (field, v) in [
-                ("min_sample_ms", p.min_sample_ms),
+                ("min_sample_ms", Some(p.min_sample_ms)),
                 ("precision_pct", p.precision_pct),
-                ("budget_s", p.budget_s),
+                ("budget_s", Some(p.budget_s)),
             ] {
+                let Some(v) = v else { continue };
                 if !(v.is_finite() && v > 0.0) {
                     return Err(rule(
                         &at(field),

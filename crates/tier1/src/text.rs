@@ -3,6 +3,9 @@
 //! shown as visible `\u{..}` escapes everywhere else, and URLs lose their userinfo, query and
 //! fragment. Every error message, log line, annotation and rendered page goes through here.
 
+pub mod numbers;
+
+pub use numbers::{fmt_apart, fmt_pct, fmt_sig};
 use std::borrow::Cow;
 
 /// True for a character that must never reach a terminal, a log or a page raw: Unicode `Cc`

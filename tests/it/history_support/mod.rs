@@ -47,6 +47,8 @@ pub struct RunSpec {
     pub noise: f64,
     /// The suite file the run belongs to (default: the fixture suite).
     pub suite_file: Option<PathBuf>,
+    /// Measured under `anchor_precision: required` (default: `measured`).
+    pub precision_required: bool,
 }
 
 impl RunSpec {
@@ -59,7 +61,13 @@ impl RunSpec {
             savings_pct: 50.0,
             noise: 0.0,
             suite_file: None,
+            precision_required: false,
         }
+    }
+    /// Measured under `anchor_precision: required`.
+    pub fn precision_required(mut self) -> Self {
+        self.precision_required = true;
+        self
     }
     /// Belong to the suite in `file` (its targets must be the fixture's).
     pub fn in_suite(mut self, file: &Path) -> Self {
@@ -136,6 +144,7 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
                 baseline_file: None,
                 artifacts: Default::default(),
                 failure: None,
+                min_speedup: None,
                 variants: vec![
                     variant(
                         "baseline",
@@ -159,6 +168,9 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
                     remeasured: false,
                     throttled: vec![],
                     machine: vec![],
+                    clock: None,
+                    precision_required: spec.precision_required,
+                    passes: vec![],
                 }),
                 status: String::new(),
                 message: None,
@@ -255,7 +267,7 @@ pub fn candidate(live: Option<&Path>, out: &Path, spec: &RunSpec) -> IndexRow {
     // As the producer does: the accepted runs already in the tree are the noise history.
     let noise = tier1::regress::noise::NoiseHistory::for_run(out, &suite, &s).unwrap();
     let mut reg =
-        tier1::regress::compare_in(&s, anchor.as_ref(), &suite.thresholds, &noise).unwrap();
+        tier1::regress::compare_in(&s, anchor.as_ref(), suite.thresholds, &noise).unwrap();
     let id = spec.run_id.as_str();
     let dir = out.join(id);
     std::fs::create_dir_all(&dir).unwrap();

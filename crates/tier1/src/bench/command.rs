@@ -87,6 +87,9 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
         remeasured: false,
         throttled: Vec::new(),
         machine: Vec::new(),
+        clock: None,
+        precision_required: timing.precision_required,
+        passes: Vec::new(),
     };
     loop {
         let before = MachineState::cpu_now();

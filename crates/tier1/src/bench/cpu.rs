@@ -22,6 +22,7 @@ impl Backend for CpuBackend {
             cuda_version: None,
             runner: runner_name(),
             profile: None,
+            clock: None,
         }
     }
 

@@ -1,36 +1,103 @@
 //! The per-run estimates of a baseline/optimized pair, from rounds (sample `i` of both variants
-//! was taken in round `i`, in a shuffled order). On a shared machine interference only ever adds
-//! time, and it comes and goes: a round is *clean* when both of its samples are at or below
-//! their own variant's [`CLEAN_QUANTILE`]. The speedup is the median of the per-round ratios
-//! `baseline / optimized` over the clean rounds (a paired estimate: drift that moves both cancels
-//! in the ratio), the variant times are the medians of their clean samples, and each comes with
-//! its distribution-free 95 % interval. docs/harness.md gives the measurements behind the choice.
+//! was taken in round `i`, in a shuffled order).
+//!
+//! **Paired median** (results schema 3, [`pair`]): the speedup is the median of every round's
+//! ratio `baseline / optimized` (a paired estimate: what moved both samples of a round cancels
+//! in its ratio), the optimized time is the median of every optimized sample, and each comes
+//! with its distribution-free 95 % interval. It keeps every round: on this project's VM it
+//! halved the run-to-run spread of the older rule below (docs/harness.md has the figures).
+//!
+//! **Clean rounds** (results schema 2, [`pair_clean`], still used to validate those files): a
+//! round counted only when both its samples were at or below their variant's median, which
+//! keeps about a quarter of the rounds.
+//!
+//! An anchor is measured in several passes ([`pooled`]): a pass that disagrees with the others
+//! beyond [`PASS_OUTLIER_MADS`] robust standard deviations is left out and the rest are pooled.
 
 use crate::history::measurement::CONFIDENCE;
 use crate::stats::{self, MedianCi};
 
-/// A round is clean when both samples are at or below this quantile of their own variant.
+/// A round is clean (schema 2) when both samples are at or below this quantile of their variant.
 pub const CLEAN_QUANTILE: f64 = 0.5;
+/// A pass further than this many robust standard deviations from the median of the passes is
+/// left out of an anchor (the rule promotion applies across nights, `anchor_outlier_mads`).
+pub const PASS_OUTLIER_MADS: f64 = 3.5;
+/// Floor of the robust standard deviation of the passes (log scale): with three passes the MAD
+/// is often near zero, and a pass is only called disturbed when it lies beyond
+/// `PASS_OUTLIER_MADS × 1.5 %` ≈ 5 % (the default regression threshold) from the others.
+pub const PASS_SD_FLOOR: f64 = 0.015;
+
+/// Which rule turns rounds into estimates (by results schema version).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Estimator {
+    /// Schema 3: every round.
+    PairedMedian,
+    /// Schema 2: the clean rounds.
+    CleanRounds,
+}
+
+impl Estimator {
+    /// The estimator results files of `schema_version` were written with.
+    pub fn for_schema(schema_version: u32) -> Estimator {
+        if schema_version >= 3 {
+            Estimator::PairedMedian
+        } else {
+            Estimator::CleanRounds
+        }
+    }
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Estimator::PairedMedian => "paired_median",
+            Estimator::CleanRounds => "clean_rounds",
+        }
+    }
+
+    /// The estimate of one pass.
+    pub fn pair(self, base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
+        match self {
+            Estimator::PairedMedian => pair(base, opt),
+            Estimator::CleanRounds => pair_clean(base, opt),
+        }
+    }
+}
 
 /// What one pair of sample vectors says.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PairEstimate {
     /// Rounds with a positive time on both sides.
     pub pairs: usize,
-    /// Clean rounds the estimates use.
+    /// Rounds the estimates use (all of them, or the clean ones under schema 2).
     pub clean: usize,
-    /// Median of the per-round ratios `baseline / optimized` over the clean rounds.
+    /// Median of the per-round ratios `baseline / optimized`.
     pub speedup: f64,
-    /// Its interval (`None` with fewer than six clean rounds).
+    /// Its interval (`None` with fewer than six rounds).
     pub speedup_ci: Option<(f64, f64)>,
-    /// Median baseline time over the clean rounds.
+    /// Baseline time consistent with the two estimates (`optimized_ms × speedup` under schema 3,
+    /// so `baseline / speedup` is the optimized estimate; the clean baseline median under 2).
     pub baseline_ms: f64,
-    /// Median optimized time over the clean rounds.
+    /// Median optimized time.
     pub optimized_ms: f64,
-    /// Its interval (`None` with fewer than six clean rounds).
+    /// Its interval (`None` with fewer than six rounds).
     pub optimized_ci: Option<(f64, f64)>,
     /// Coefficient of variation of the per-round ratios over all rounds.
     pub ratio_cv: f64,
+    /// The passes of a pooled estimate (empty for one pass).
+    pub passes: Vec<PassEstimate>,
+}
+
+/// One pass of a pooled estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PassEstimate {
+    /// Rounds of the pass.
+    pub rounds: usize,
+    /// The pass's speedup.
+    pub speedup: f64,
+    /// The pass's optimized time (ms).
+    pub optimized_ms: f64,
+    /// Left out of the pooled estimate: it disagreed with the other passes.
+    pub outlier: bool,
 }
 
 impl PairEstimate {
@@ -58,15 +125,47 @@ fn rel_half_width(lo: f64, mid: f64, hi: f64) -> f64 {
     (hi - mid).max(mid - lo) / mid * 100.0
 }
 
-/// Estimate a pair from per-execution samples in round order. `None` when no round has positive
-/// times on both sides.
-pub fn pair(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
-    let rounds: Vec<(f64, f64)> = base
-        .iter()
+/// Rounds with positive, finite times on both sides.
+fn rounds(base: &[f64], opt: &[f64]) -> Vec<(f64, f64)> {
+    base.iter()
         .zip(opt)
         .map(|(b, o)| (*b, *o))
         .filter(|(b, o)| *b > 0.0 && *o > 0.0 && b.is_finite() && o.is_finite())
-        .collect();
+        .collect()
+}
+
+fn ratio_cv(rounds: &[(f64, f64)]) -> f64 {
+    let ratios: Vec<f64> = rounds.iter().map(|(b, o)| b / o).collect();
+    let mean = stats::mean(&ratios).unwrap_or(0.0);
+    let var = stats::sample_variance(&ratios).unwrap_or(0.0);
+    if mean > 0.0 { var.sqrt() / mean } else { 0.0 }
+}
+
+/// The schema-3 estimate over every round. `None` when no round has positive times on both
+/// sides.
+pub fn pair(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
+    let rounds = rounds(base, opt);
+    if rounds.is_empty() {
+        return None;
+    }
+    let d = centre(&rounds.iter().map(|(b, o)| b / o).collect::<Vec<_>>())?;
+    let o = centre(&rounds.iter().map(|r| r.1).collect::<Vec<_>>())?;
+    Some(PairEstimate {
+        pairs: rounds.len(),
+        clean: rounds.len(),
+        speedup: d.median,
+        speedup_ci: d.ci,
+        baseline_ms: o.median * d.median,
+        optimized_ms: o.median,
+        optimized_ci: o.ci,
+        ratio_cv: ratio_cv(&rounds),
+        passes: Vec::new(),
+    })
+}
+
+/// The schema-2 estimate over the clean rounds (every round when fewer than two are clean).
+pub fn pair_clean(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
+    let rounds = rounds(base, opt);
     if rounds.is_empty() {
         return None;
     }
@@ -82,15 +181,10 @@ pub fn pair(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
         .copied()
         .filter(|(b, o)| *b <= qb && *o <= qo)
         .collect();
-    // Too few rounds for a selection (or none clean): every round counts.
     let used = if clean.len() >= 2 { &clean } else { &rounds };
-    let clean_ratios: Vec<f64> = used.iter().map(|(b, o)| b / o).collect();
-    let d = centre(&clean_ratios)?;
+    let d = centre(&used.iter().map(|(b, o)| b / o).collect::<Vec<_>>())?;
     let o = centre(&used.iter().map(|r| r.1).collect::<Vec<_>>())?;
     let b = stats::median(&used.iter().map(|r| r.0).collect::<Vec<_>>())?;
-    let ratios: Vec<f64> = rounds.iter().map(|(b, o)| b / o).collect();
-    let mean = stats::mean(&ratios).unwrap_or(0.0);
-    let var = stats::sample_variance(&ratios).unwrap_or(0.0);
     Some(PairEstimate {
         pairs: rounds.len(),
         clean: used.len(),
@@ -99,8 +193,91 @@ pub fn pair(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
         baseline_ms: b,
         optimized_ms: o.median,
         optimized_ci: o.ci,
-        ratio_cv: if mean > 0.0 { var.sqrt() / mean } else { 0.0 },
+        ratio_cv: ratio_cv(&rounds),
+        passes: Vec::new(),
     })
+}
+
+/// The anchor's estimate from several passes (`rounds_per_pass` splits the samples, in order):
+/// each pass estimated alone, the passes that disagree with the others left out (at least three
+/// passes, never more than a minority), and the kept rounds estimated together. The intervals
+/// are those of the pooled rounds (the within-run precision, as for any run); the spread of the
+/// kept passes is run-to-run evidence, which the comparison's noise estimate takes from the
+/// recorded pass values (`regress::noise::pass_points`). `None` when the splits do not add up
+/// or no pass has a usable round.
+pub fn pooled(
+    estimator: Estimator,
+    base: &[f64],
+    opt: &[f64],
+    rounds_per_pass: &[u32],
+) -> Option<PairEstimate> {
+    let total: usize = rounds_per_pass.iter().map(|&r| r as usize).sum();
+    if total != base.len() || total != opt.len() {
+        return None;
+    }
+    let mut start = 0;
+    let mut parts = Vec::with_capacity(rounds_per_pass.len());
+    for &r in rounds_per_pass {
+        let end = start + r as usize;
+        parts.push((
+            start,
+            end,
+            estimator.pair(&base[start..end], &opt[start..end]),
+        ));
+        start = end;
+    }
+    let mut passes: Vec<PassEstimate> = parts
+        .iter()
+        .map(|(s, e, p)| PassEstimate {
+            rounds: e - s,
+            speedup: p.as_ref().map_or(f64::NAN, |p| p.speedup),
+            optimized_ms: p.as_ref().map_or(f64::NAN, |p| p.optimized_ms),
+            outlier: p.is_none(),
+        })
+        .collect();
+    mark_outlier_passes(&mut passes);
+    let (mut kb, mut ko) = (Vec::new(), Vec::new());
+    for ((s, e, _), p) in parts.iter().zip(&passes) {
+        if !p.outlier {
+            kb.extend_from_slice(&base[*s..*e]);
+            ko.extend_from_slice(&opt[*s..*e]);
+        }
+    }
+    let mut est = estimator.pair(&kb, &ko)?;
+    est.pairs = total;
+    est.passes = passes;
+    Some(est)
+}
+
+/// Flag the passes whose speedup or optimized time lies more than [`PASS_OUTLIER_MADS`] robust
+/// standard deviations (1.4826 MAD, at least [`PASS_SD_FLOOR`]) from the median of the passes,
+/// on the log scale: only with three usable passes or more, and at most a minority of them
+/// (the furthest first).
+pub fn mark_outlier_passes(passes: &mut [PassEstimate]) {
+    let usable: Vec<usize> = (0..passes.len()).filter(|&i| !passes[i].outlier).collect();
+    if usable.len() < 3 {
+        return;
+    }
+    let score = |f: fn(&PassEstimate) -> f64| -> Vec<f64> {
+        let ys: Vec<f64> = usable.iter().map(|&i| f(&passes[i]).ln()).collect();
+        let Some((median, mad)) = stats::mad(&ys) else {
+            return vec![0.0; ys.len()];
+        };
+        let sd = (1.4826 * mad).max(PASS_SD_FLOOR);
+        ys.iter().map(|y| (y - median).abs() / sd).collect()
+    };
+    let (s, o) = (score(|p| p.speedup), score(|p| p.optimized_ms));
+    let mut worst: Vec<(f64, usize)> = usable
+        .iter()
+        .enumerate()
+        .map(|(j, &i)| (s[j].max(o[j]), i))
+        .filter(|(z, _)| *z > PASS_OUTLIER_MADS)
+        .collect();
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let most = (usable.len() - 1) / 2;
+    for (_, i) in worst.into_iter().take(most) {
+        passes[i].outlier = true;
+    }
 }
 
 struct Centre {
@@ -134,68 +311,4 @@ pub fn precise_now(samples: &[Vec<f64>], verified: &[bool], precision_pct: f64) 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paired_ratios_cancel_common_drift() {
-        // Both sides drift upward by 50 % over the run; the per-round ratio stays exactly 2.
-        let base: Vec<f64> = (0..40)
-            .map(|i| 10.0 * (1.0 + 0.0125 * f64::from(i)))
-            .collect();
-        let opt: Vec<f64> = base.iter().map(|b| b / 2.0).collect();
-        let e = pair(&base, &opt).unwrap();
-        assert_eq!((e.pairs, e.clean), (40, 20));
-        assert!((e.speedup - 2.0).abs() < 1e-12);
-        assert!(e.speedup_half_width_pct().unwrap() < 1e-9);
-        assert!(e.ratio_cv < 1e-12);
-        // The optimized time itself moved with the drift: its interval is wide.
-        assert!(e.optimized_half_width_pct().unwrap() > 2.0);
-        assert!(!e.within(1.0));
-    }
-
-    #[test]
-    fn interfered_rounds_do_not_move_the_estimates() {
-        // 2:1 pair; every third round one side is stalled by 60 % (interference only adds time).
-        let (mut base, mut opt) = (Vec::new(), Vec::new());
-        for i in 0..60 {
-            let jitter = 1.0 + 0.001 * f64::from(i % 7);
-            let (mut b, mut o) = (10.0 * jitter, 5.0 * jitter);
-            match i % 6 {
-                0 => b *= 1.6,
-                3 => o *= 1.6,
-                _ => {}
-            }
-            base.push(b);
-            opt.push(o);
-        }
-        let e = pair(&base, &opt).unwrap();
-        assert!((e.speedup - 2.0).abs() < 1e-9, "{e:?}");
-        assert!(e.within(1.0), "{e:?}");
-        assert!((e.optimized_ms / 5.0 - 1.0).abs() < 0.01, "{e:?}");
-        assert!(e.ratio_cv > 0.1, "all rounds: {}", e.ratio_cv);
-    }
-
-    #[test]
-    fn few_or_bad_samples() {
-        let e = pair(&[2.0, 2.0], &[1.0, 1.0]).unwrap();
-        assert_eq!((e.pairs, e.speedup, e.speedup_ci), (2, 2.0, None));
-        assert!(!e.within(50.0));
-        let e = pair(&[2.0], &[1.0]).unwrap();
-        assert_eq!((e.pairs, e.clean, e.speedup), (1, 1, 2.0));
-        assert!(pair(&[0.0, 1.0], &[1.0, 0.0]).is_none());
-        assert!(pair(&[], &[]).is_none());
-    }
-
-    #[test]
-    fn precision_is_judged_on_the_best_verified_variant() {
-        let base = vec![10.0; 8];
-        let tight = vec![5.0; 8];
-        let loose: Vec<f64> = (0..8).map(|i| 1.0 + f64::from(i)).collect();
-        let samples = vec![base.clone(), tight.clone(), loose.clone()];
-        // The loose variant is faster (1-8 ms against 5 ms) but unverified: only the tight counts.
-        assert!(precise_now(&samples, &[false, true, false], 1.0));
-        assert!(!precise_now(&samples, &[false, true, true], 1.0));
-        assert!(precise_now(&[base], &[false], 1.0));
-    }
-}
+mod tests;

@@ -129,44 +129,52 @@ pub fn run_suite(
     } else {
         None
     };
-    let timing = Timing {
-        warmup: profile.warmup.max(5),
-        iterations: profile.iterations.max(crate::suite::MIN_ROUNDS),
-        max_rounds: profile
-            .max_rounds
-            .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
-        min_sample_ms: profile.min_sample_ms,
-        precision_pct: profile.precision_pct,
-        budget: Duration::from_secs_f64(profile.budget_s),
-        timeout: opts
-            .timeout
-            .unwrap_or(Duration::from_secs(profile.timeout_s)),
-        seed: opts.seed,
-    };
+    let base = base_timing(suite, profile, opts);
     let mut environment = backend.fingerprint();
     environment.profile = Some(opts.profile.clone());
-    let mut targets = Vec::new();
-    for t in &suite.targets {
-        if !opts.only.is_empty() && !opts.only.contains(&t.key) {
-            continue;
+    if profile.clock != crate::bench::clock::Clock::Wall {
+        environment.clock = Some(profile.clock.as_str().into());
+    }
+    let selected: Vec<&Target> = suite
+        .targets
+        .iter()
+        .filter(|t| opts.only.is_empty() || opts.only.contains(&t.key))
+        .collect();
+    let passes = opts.passes.max(1);
+    let mut measured: Vec<Vec<TargetResult>> = vec![Vec::new(); selected.len()];
+    for pass in 0..passes {
+        for (j, t) in selected.iter().enumerate() {
+            let shapes = t.shapes.get(&opts.profile).cloned().unwrap_or_default();
+            if passes > 1 {
+                tracing::info!(target = %t.key, profile = %opts.profile, pass = pass + 1, passes, "running");
+            } else {
+                tracing::info!(target = %t.key, profile = %opts.profile, "running");
+            }
+            let timing = target_timing(suite, profile, t, base, pass);
+            let r = match t.kind {
+                TargetKind::Builtin => run_builtin(t, &shapes, &backend, opts, timing),
+                TargetKind::Command => crate::bench::command::run(t, &shapes, opts, timing),
+            };
+            if let Some(c) = crate::process::requested() {
+                return Err(HarnessError::Cancelled(c, t.key.clone()));
+            }
+            measured[j].push(r);
         }
-        let shapes = t.shapes.get(&opts.profile).cloned().unwrap_or_default();
-        tracing::info!(target = %t.key, profile = %opts.profile, "running");
-        let timing = Timing {
-            seed: order_seed(opts.seed, &t.key),
-            ..timing
-        };
-        let mut r = match t.kind {
-            TargetKind::Builtin => run_builtin(t, &shapes, &backend, opts, timing),
-            TargetKind::Command => crate::bench::command::run(t, &shapes, opts, timing),
-        };
-        if let Some(c) = crate::process::requested() {
-            return Err(HarnessError::Cancelled(c, t.key.clone()));
+    }
+    let mut targets = Vec::with_capacity(selected.len());
+    for (t, rs) in selected.iter().zip(measured) {
+        let mut rs = rs.into_iter();
+        let Some(first) = rs.next() else { continue };
+        let mut r = crate::bench::passes::merge(first, rs.collect());
+        let min_speedup = suite.thresholds_for(&t.target).min_speedup;
+        if min_speedup != suite.thresholds.min_speedup {
+            r.min_speedup = Some(min_speedup);
         }
         r.finalize(suite.thresholds.min_speedup);
         tracing::info!(target = %t.key, status = %r.status, speedup = ?r.metrics.best_speedup, "done");
         targets.push(r);
     }
+    let timing = base;
     Ok(ResultsFile {
         schema_version: result::RESULTS_SCHEMA_VERSION,
         run_id: opts.run_id.clone(),
@@ -186,6 +194,50 @@ pub fn run_suite(
         budget_s: Some(timing.budget.as_secs_f64()),
         targets,
     })
+}
+
+/// The profile's timing, before any target's own settings.
+fn base_timing(suite: &Suite, profile: &crate::suite::Profile, opts: &HarnessOptions) -> Timing {
+    Timing {
+        warmup: profile.warmup.max(5),
+        iterations: profile.iterations.max(crate::suite::MIN_ROUNDS),
+        max_rounds: profile
+            .max_rounds
+            .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
+        min_sample_ms: profile.min_sample_ms,
+        precision_pct: profile
+            .precision_pct
+            .unwrap_or_else(|| crate::suite::settings::derived_precision_pct(&suite.thresholds)),
+        budget: Duration::from_secs_f64(profile.budget_s),
+        timeout: opts
+            .timeout
+            .unwrap_or(Duration::from_secs(profile.timeout_s)),
+        seed: opts.seed,
+        clock: profile.clock,
+        precision_required: profile.anchor_precision == crate::suite::AnchorPrecision::Required,
+    }
+}
+
+/// One target's timing in one pass: its own settings over the profile's, and an order seed of
+/// its own (pass 1 keeps the seed a one-pass run uses).
+fn target_timing(
+    suite: &Suite,
+    profile: &crate::suite::Profile,
+    t: &Target,
+    base: Timing,
+    pass: u32,
+) -> Timing {
+    let s = suite.settings_for(profile, t);
+    Timing {
+        min_sample_ms: s.min_sample_ms,
+        precision_pct: s.precision_pct,
+        budget: Duration::from_secs_f64(s.budget_s),
+        seed: order_seed(
+            base.seed ^ u64::from(pass).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            &t.key,
+        ),
+        ..base
+    }
 }
 
 /// The round-order seed of a target: the run's seed mixed with the key (FNV-1a), so targets do
@@ -389,6 +441,9 @@ fn measure(job: &Job, tx: &mpsc::Sender<Msg>) -> Result<(), BackendError> {
         remeasured,
         throttled,
         machine: windows,
+        clock: Some(job.timing.clock),
+        precision_required: job.timing.precision_required,
+        passes: Vec::new(),
     };
     let _ = tx.send(Msg::Measured(variants, Box::new(sampling)));
     Ok(())

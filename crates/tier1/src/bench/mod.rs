@@ -4,6 +4,7 @@
 pub mod affinity;
 pub mod alloc;
 pub mod backend;
+pub mod clock;
 pub mod command;
 pub mod cpu;
 pub mod cuda;
@@ -11,6 +12,8 @@ pub mod estimate;
 pub mod harness;
 pub mod machine;
 pub mod options;
+pub mod pass_record;
+pub mod passes;
 pub mod progress;
 pub mod result;
 pub mod rng;

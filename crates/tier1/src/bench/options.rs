@@ -27,6 +27,9 @@ pub struct HarnessOptions {
     pub timeout: Option<Duration>,
     /// Test hook, see [`Hook`].
     pub hook: Option<Hook>,
+    /// Passes every target is measured in (1 for a night; the profile's `anchor_passes` for a
+    /// run that may become the anchor): pooled per target ([`crate::bench::passes`]).
+    pub passes: u32,
 }
 
 impl std::fmt::Debug for HarnessOptions {
@@ -38,6 +41,7 @@ impl std::fmt::Debug for HarnessOptions {
             .field("only", &self.only)
             .field("timeout", &self.timeout)
             .field("hook", &self.hook.is_some())
+            .field("passes", &self.passes)
             .finish()
     }
 }
@@ -53,6 +57,7 @@ impl HarnessOptions {
             only: Vec::new(),
             timeout: None,
             hook: None,
+            passes: 1,
         }
     }
 }
@@ -76,6 +81,10 @@ pub struct Timing {
     pub timeout: Duration,
     /// Seed of the round order.
     pub seed: u64,
+    /// The clock CPU samples are read from.
+    pub clock: crate::bench::clock::Clock,
+    /// The profile requires an anchor to reach the precision (recorded on the result).
+    pub precision_required: bool,
 }
 
 impl Timing {
@@ -88,6 +97,7 @@ impl Timing {
             min_sample_ms: self.min_sample_ms,
             budget: self.budget,
             seed: self.seed,
+            clock: self.clock,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! promotion can re-derive a summary and [`validate`] can refuse a file whose stored verdicts or
 //! statistics do not match its own samples.
 
-use crate::bench::estimate;
+use crate::bench::estimate::{self, Estimator};
 use crate::bench::stats::Stats;
 use crate::history::model::{Environment, TargetSummary};
 use crate::json::{ser_finite, ser_finite_opt};
@@ -15,9 +15,10 @@ use std::collections::BTreeMap;
 
 /// Where the results file lives inside a run directory (evidence root `<run_id>/...`).
 pub const RESULTS_REL_PATH: &str = "results/benchmark_test_results.json";
-/// Format version of the results file (2: rounds, batching, precision; version 1 files, one
-/// unbatched sample per iteration, still validate).
-pub const RESULTS_SCHEMA_VERSION: u32 = 2;
+/// Format version of the results file (3: every round counts in the estimates, anchors in
+/// passes, per-target settings, the clock; 2: rounds, batching, precision, the clean-round
+/// estimates; version 1 files, one unbatched sample per iteration, still validate).
+pub const RESULTS_SCHEMA_VERSION: u32 = 3;
 /// The oldest results format still read.
 pub const RESULTS_SCHEMA_MIN: u32 = 1;
 /// Name of the baseline variant.
@@ -231,6 +232,16 @@ pub struct Sampling {
     /// Machine state before and after each measurement (the last is the kept one).
     #[serde(default)]
     pub machine: Vec<crate::bench::machine::MachineWindow>,
+    /// The clock CPU samples were read from (absent: wall).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::bench::clock::Clock>,
+    /// The profile requires an anchor to reach `precision_pct` (`anchor_precision: required`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub precision_required: bool,
+    /// The passes of an anchor's measurement, in order (empty: one pass); the variants'
+    /// samples are the passes' samples one after the other.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<crate::bench::pass_record::PassRecord>,
 }
 
 /// A failure that ended a target before its pair was complete.
@@ -277,6 +288,13 @@ pub struct TargetResult {
     /// How the samples were taken (absent in version 1 files).
     #[serde(default)]
     pub sampling: Option<Sampling>,
+    /// The target's own `min_speedup` when it differs from the file's.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub min_speedup: Option<f64>,
     /// Derived: status (see [`status`]).
     pub status: String,
     /// Derived: why it is not `succeeded`.
@@ -361,13 +379,21 @@ pub fn bytes_to_mb(bytes: u64) -> f64 {
 
 /// The speed-gate message of the reference harness.
 pub fn no_speedup_message(best: f64, min: f64) -> String {
-    format!("Best speedup {best:.2}x below required {min:.2}x threshold for speed-goal benchmark")
+    // The reference's two decimals, more where they would print the two values the same
+    // (1.047 against 1.05 reads 1.047x below 1.050x, never 1.05x below 1.05x).
+    let (best, min) = crate::text::fmt_apart(best, min, 2);
+    format!("Best speedup {best}x below required {min}x threshold for speed-goal benchmark")
 }
 
 /// Status, message and metrics of a target, from its raw facts only. A variant counts as verified
 /// when it has a passing verification record and the baseline's input signature; any optimized
 /// variant that is unverified fails the whole target (fail closed).
-pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Metrics) {
+pub fn derive(
+    t: &TargetResult,
+    min_speedup: f64,
+    estimator: Estimator,
+) -> (String, Option<String>, Metrics) {
+    let min_speedup = t.min_speedup.unwrap_or(min_speedup);
     let mut m = Metrics::default();
     let base = t.variants.first().filter(|v| v.role == Role::Baseline);
     if let Some(b) = base {
@@ -422,7 +448,13 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
             ));
             continue;
         }
-        let pair = estimate::pair(&b.samples_ms, &v.samples_ms);
+        let pair = match t.sampling.as_ref().filter(|s| s.passes.len() > 1) {
+            Some(s) => {
+                let rounds: Vec<u32> = s.passes.iter().map(|p| p.rounds).collect();
+                estimate::pooled(estimator, &b.samples_ms, &v.samples_ms, &rounds)
+            }
+            None => estimator.pair(&b.samples_ms, &v.samples_ms),
+        };
         let speedup = match (&t.sampling, &pair) {
             (Some(_), Some(e)) => Some(e.speedup),
             // Version 1 files (no rounds): the ratio of medians they were written with.
@@ -435,7 +467,7 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
         {
             m.best_speedup = Some(s);
             m.best_optimization = Some(v.name.clone());
-            best = t.sampling.as_ref().and(pair).map(|e| (*v, e));
+            best = t.sampling.as_ref().and(pair.clone()).map(|e| (*v, e));
         }
         if let (Some(bb), Some(vb)) = (b.memory_peak_bytes, v.memory_peak_bytes)
             && bb > 0
@@ -450,7 +482,7 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
         // The baseline time of the clean rounds, so best_optimized_time_ms (baseline / speedup)
         // is the optimized time of the same rounds.
         m.baseline_time_ms = Some(e.baseline_ms);
-        m.measurement = Some(measurement(t, b, v, &e, &m));
+        m.measurement = Some(measurement(t, b, v, &e, &m, estimator));
     }
     if let Some(f) = &t.failure {
         return (f.status.clone(), Some(f.message.clone()), m);
@@ -510,6 +542,7 @@ fn measurement(
     v: &VariantResult,
     e: &estimate::PairEstimate,
     m: &Metrics,
+    estimator: Estimator,
 ) -> crate::history::Measurement {
     let sampling = t.sampling.as_ref();
     let precision_pct = sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct);
@@ -539,6 +572,18 @@ fn measurement(
         precision_pct,
         precise: reached && !throttled,
         throttled,
+        estimator: Some(estimator.as_str().into()),
+        precision_required: Some(sampling.is_some_and(|s| s.precision_required)),
+        passes: e
+            .passes
+            .iter()
+            .map(|p| crate::history::measurement::PassValue {
+                rounds: u32::try_from(p.rounds).unwrap_or(u32::MAX),
+                speedup: crate::aggregate::finite(Some(p.speedup)),
+                optimized_ms: crate::aggregate::finite(Some(p.optimized_ms)),
+                outlier: p.outlier,
+            })
+            .collect(),
     }
 }
 
@@ -548,7 +593,11 @@ pub const DEFAULT_PRECISION_PCT: f64 = 1.0;
 impl TargetResult {
     /// Fill `status`, `message` and `metrics` from the raw facts ([`derive()`]).
     pub fn finalize(&mut self, min_speedup: f64) {
-        let (s, msg, m) = derive(self, min_speedup);
+        let (s, msg, m) = derive(
+            self,
+            min_speedup,
+            Estimator::for_schema(RESULTS_SCHEMA_VERSION),
+        );
         self.status = s;
         self.message = msg;
         self.metrics = m;
@@ -637,7 +686,7 @@ pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
                 Some(_) => {}
             }
         }
-        let (s, msg, m) = derive(t, r.min_speedup);
+        let (s, msg, m) = derive(t, r.min_speedup, Estimator::for_schema(r.schema_version));
         if s != t.status || msg != t.message || m != t.metrics {
             return Err(invalid(
                 format!("{what}.status"),
@@ -754,6 +803,7 @@ pub fn empty_result(t: &Target, shapes: &BTreeMap<String, u64>) -> TargetResult 
         failure: None,
         variants: Vec::new(),
         sampling: None,
+        min_speedup: None,
         status: String::new(),
         message: None,
         metrics: Default::default(),

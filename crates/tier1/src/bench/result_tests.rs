@@ -1,5 +1,6 @@
 //! Unit tests of `result`.
 use super::*;
+use crate::bench::estimate::Estimator;
 
 fn variant(name: &str, role: Role, samples: &[f64], mem: u64, passed: bool) -> VariantResult {
     VariantResult {
@@ -41,6 +42,7 @@ fn target(goal: Goal, variants: Vec<VariantResult>) -> TargetResult {
         failure: None,
         variants,
         sampling: None,
+        min_speedup: None,
         status: String::new(),
         message: None,
         metrics: Metrics::default(),
@@ -63,7 +65,7 @@ fn speed_gate_uses_verified_medians_and_the_reference_message() {
             variant("optimized_wrong", Role::Optimized, &[0.1], 0, false),
         ],
     );
-    let (s, msg, m) = derive(&t, 1.05);
+    let (s, msg, m) = derive(&t, 1.05, Estimator::PairedMedian);
     assert_eq!(s, status::FAILED_VERIFICATION);
     assert!(
         msg.unwrap()
@@ -72,7 +74,7 @@ fn speed_gate_uses_verified_medians_and_the_reference_message() {
     assert_eq!(m.best_speedup, Some(1.0));
     let mut t2 = t.clone();
     t2.variants.pop();
-    let (s, msg, _) = derive(&t2, 1.05);
+    let (s, msg, _) = derive(&t2, 1.05, Estimator::PairedMedian);
     assert_eq!(s, status::FAILED_NO_SPEEDUP);
     assert_eq!(
         msg.as_deref(),
@@ -126,5 +128,17 @@ fn memory_goal_is_not_speed_gated_and_rows_follow_reference_rules() {
         rows[1..]
             .iter()
             .all(|r| r.status == "missing" && r.best_speedup.is_none())
+    );
+}
+
+#[test]
+fn a_speedup_just_under_its_limit_never_reads_as_the_limit() {
+    assert_eq!(
+        no_speedup_message(1.047, 1.05),
+        "Best speedup 1.047x below required 1.050x threshold for speed-goal benchmark"
+    );
+    assert_eq!(
+        no_speedup_message(0.97, 1.05),
+        "Best speedup 0.97x below required 1.05x threshold for speed-goal benchmark"
     );
 }

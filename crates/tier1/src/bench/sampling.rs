@@ -8,6 +8,7 @@
 
 use crate::bench::alloc;
 use crate::bench::backend::{BackendError, VariantRun};
+use crate::bench::clock::Clock;
 use crate::bench::rng::Rng;
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,8 @@ pub struct Plan {
     pub budget: Duration,
     /// Seed of the round order.
     pub seed: u64,
+    /// The clock a CPU sample is read from (a device time is used when the variant reports one).
+    pub clock: Clock,
 }
 
 /// Largest batch a calibration may choose.
@@ -46,14 +49,28 @@ pub struct Sampled {
     pub budget_exhausted: bool,
 }
 
-/// Time one batch of `reps` executions: (milliseconds per execution, peak bytes of the batch).
-fn time_batch(run: &mut dyn VariantRun, reps: u32) -> Result<(f64, usize), BackendError> {
+/// Time one batch of `reps` executions on `clock`: (milliseconds per execution, peak bytes of
+/// the batch).
+fn time_batch(
+    run: &mut dyn VariantRun,
+    reps: u32,
+    clock: Clock,
+) -> Result<(f64, usize), BackendError> {
     let start = alloc::reset_peak();
-    let t0 = Instant::now();
+    let t0 = clock.start();
     let device_ms = run.run_batch(reps)?;
-    let wall = t0.elapsed().as_secs_f64() * 1e3;
+    let host = t0.elapsed_ms().ok_or_else(|| {
+        BackendError::Device(format!(
+            "the {} clock could not be read: {}",
+            clock.as_str(),
+            std::io::Error::last_os_error()
+        ))
+    });
     let peak = alloc::peak_bytes().saturating_sub(start);
-    let total = device_ms.unwrap_or(wall);
+    let total = match device_ms {
+        Some(ms) => ms,
+        None => host?,
+    };
     if !total.is_finite() || total < 0.0 {
         return Err(BackendError::Device(format!(
             "timing sample is not a finite non-negative number of milliseconds: {total}"
@@ -70,13 +87,13 @@ fn calibrate(
 ) -> Result<(u32, usize), BackendError> {
     let mut peak = 0;
     for _ in 0..plan.warmup {
-        let (_, p) = time_batch(run, 1)?;
+        let (_, p) = time_batch(run, 1, plan.clock)?;
         peak = peak.max(p);
         crate::bench::progress::tick();
     }
     let mut reps = 1u32;
     loop {
-        let (per_exec, p) = time_batch(run, reps)?;
+        let (per_exec, p) = time_batch(run, reps, plan.clock)?;
         peak = peak.max(p);
         let total = per_exec * f64::from(reps);
         if total >= plan.min_sample_ms || reps >= MAX_REPETITIONS || Instant::now() >= deadline {
@@ -122,7 +139,7 @@ pub fn sample(
     loop {
         shuffle(&mut order, &mut rng);
         for &i in &order {
-            let (ms, p) = time_batch(&mut *runs[i], out.repetitions[i])?;
+            let (ms, p) = time_batch(&mut *runs[i], out.repetitions[i], plan.clock)?;
             out.samples_ms[i].push(ms);
             peaks[i] = peaks[i].max(p);
         }
@@ -194,6 +211,7 @@ mod tests {
             min_sample_ms: 1.0,
             budget: Duration::from_secs(60),
             seed: 42,
+            clock: Clock::Wall,
         }
     }
 

@@ -1,6 +1,7 @@
-//! The latest run's changes against its anchor: regressions, suppressed regressions, improvements,
-//! changes within noise, anchor declines below the thresholds, new and missing targets, warnings,
-//! and its evidence files.
+//! The latest run's changes against its anchor: regressions, suppressed regressions,
+//! significant worsenings held by the floor, unknown targets, improvements, changes within noise,
+//! anchor declines below the thresholds, new and missing targets, warnings, and its evidence
+//! files.
 //! Groups are built once here and drawn by both HTML and Markdown.
 
 use super::format::{self, esc, evidence_html, text};
@@ -85,6 +86,36 @@ pub fn groups(run: &RunView) -> Vec<Group> {
                         recheck,
                     ]
                 })
+                .collect(),
+        },
+        Group {
+            id: "held-by-floor",
+            title: "Significant worsenings kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
+            columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
+            rows: r
+                .held_by_floor
+                .iter()
+                .map(|h| {
+                    let [b, a, d] = format::change_cells(&h.row);
+                    vec![
+                        h.row.target().to_string(),
+                        h.row.reason().to_string(),
+                        b,
+                        a,
+                        d,
+                        h.rule.clone(),
+                    ]
+                })
+                .collect(),
+        },
+        Group {
+            id: "unknown",
+            title: "Unknown (the measurement cannot decide at this noise: listed, never an anchor)",
+            columns: &["Target", "What could not be ruled out"],
+            rows: r
+                .inconclusive
+                .iter()
+                .map(|i| vec![i.target.clone(), i.reason.clone()])
                 .collect(),
         },
         change_group("improvements", "Improvements", &r.improvements),

@@ -61,6 +61,7 @@ impl RunView {
             .regressions
             .iter()
             .chain(r.within_noise.iter())
+            .chain(r.held_by_floor.iter().map(|h| &h.row))
             .chain(r.suppressed_regressions.iter().map(|s| &s.row))
             .map(key)
             .collect();

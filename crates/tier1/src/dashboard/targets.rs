@@ -98,6 +98,10 @@ fn flag(run: &RunView, target: &str) -> Option<&'static str> {
         .any(|x| x.row.target() == target)
     {
         Some("suppressed")
+    } else if r.inconclusive.iter().any(|x| x.target == target) {
+        Some("unknown")
+    } else if r.held_by_floor.iter().any(|x| x.row.target() == target) {
+        Some("held-by-floor")
     } else if hit(&r.improvements) {
         Some("improved")
     } else if hit(&r.anchor_declines) {
@@ -109,33 +113,58 @@ fn flag(run: &RunView, target: &str) -> Option<&'static str> {
     }
 }
 
-/// How the run's comparison decided `target`: within noise (beyond the thresholds, not
-/// significant), inconclusive (imprecise measurement: the reference rules decided), by the
-/// statistical test, or by the reference rules (with why); `–` without an anchor.
+/// How the run's comparison decided `target`: its verdict with the smallest slowdown it could
+/// detect, what an unknown target could not rule out, a change held by the floor, and what
+/// decided (the statistical test, or the reference rules with why); `–` without an anchor.
+/// Records written before verdicts existed show how they were decided.
 pub fn decision(run: &RunView, target: &str) -> String {
     let r = &run.regression;
     if r.baseline_run_id.is_none() {
         return "–".into();
     }
-    if r.within_noise.iter().any(|c| c.target() == target) {
-        return "within noise (beyond the thresholds, not significant)".into();
-    }
-    if let Some(i) = r.inconclusive.iter().find(|i| i.target == target) {
-        return format!("inconclusive: {}; the reference rules decided", i.reason);
-    }
     let record = r
         .detection
         .as_ref()
         .and_then(|d| d.targets.iter().find(|t| t.target == target));
-    match record {
+    let by = match record {
         Some(t) if t.method == crate::suite::DetectionMethod::Statistical => {
-            "statistical test".into()
+            "statistical test".to_string()
         }
         Some(t) => format!(
             "reference rules ({})",
             t.reason.as_deref().unwrap_or("suite setting")
         ),
         None => "reference rules".into(),
+    };
+    let detectable = record
+        .and_then(|t| t.detectable_pct)
+        .map(|d| format!("; detects a {} % slowdown", crate::text::fmt_sig(d, 3)))
+        .unwrap_or_default();
+    let held = r
+        .held_by_floor
+        .iter()
+        .find(|h| h.row.target() == target)
+        .map(|h| format!("; a significant worsening held by the floor ({})", h.rule))
+        .unwrap_or_default();
+    match record.and_then(|t| t.verdict) {
+        Some(crate::history::Verdict::Unknown) => {
+            let why = r
+                .inconclusive
+                .iter()
+                .find(|i| i.target == target)
+                .map_or(String::new(), |i| format!(": {}", i.reason));
+            format!("unknown{why}")
+        }
+        Some(v) => format!("{} by the {by}{detectable}{held}", v.as_str()),
+        None => {
+            if r.within_noise.iter().any(|c| c.target() == target) {
+                return "within noise (beyond the thresholds, not significant)".into();
+            }
+            if let Some(i) = r.inconclusive.iter().find(|i| i.target == target) {
+                return format!("inconclusive: {}; the reference rules decided", i.reason);
+            }
+            by
+        }
     }
 }
 

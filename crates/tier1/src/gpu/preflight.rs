@@ -148,6 +148,7 @@ pub fn preflight(
             cuda_version: inventory.cuda_version()?,
             runner,
             profile: None,
+            clock: None,
         },
         gpu_count: count,
         gpus,

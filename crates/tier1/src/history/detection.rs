@@ -1,12 +1,40 @@
 //! tier1's detection extension of `regression_summary.json`: which rule decided each target
-//! (statistical or the reference rules alone), the test statistics, the changes that cleared the
-//! thresholds but not the significance test (`within_noise`), and the targets whose measurement
-//! was too imprecise for the test (`inconclusive`). Reference readers ignore these fields.
+//! (statistical or the reference rules alone), the test statistics, each target's verdict
+//! (regressed, improved, unchanged, unknown) with the smallest change it could detect, the
+//! changes that cleared the thresholds but not the significance test (`within_noise`), the
+//! targets the measurement could not decide (`inconclusive`), and the significant changes a
+//! floor kept from the gate (`held_by_floor`). Reference readers ignore these fields.
 
 use crate::json::{ser_finite, ser_finite_opt};
 use serde::{Deserialize, Serialize};
 
-pub use crate::suite::DetectionMethod;
+pub use crate::suite::{DetectionMethod, UnknownRule};
+
+/// What the comparison says of one target or metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Worse by at least the threshold, and significantly so.
+    Regressed,
+    /// Better by at least the threshold, and significantly so.
+    Improved,
+    /// A threshold-sized worsening is ruled out.
+    Unchanged,
+    /// The measurement cannot decide at this noise.
+    Unknown,
+}
+
+impl Verdict {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Regressed => "regressed",
+            Verdict::Improved => "improved",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
 
 /// The significance test of one metric of one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,10 +65,31 @@ pub struct MetricTest {
     pub p_value: f64,
     /// `p_value < alpha`.
     pub significant: bool,
-    /// The worsening (percent) this test detects with 95 % probability at this noise: what a
-    /// reader can expect this target to catch in one night.
+    /// The worsening (percent slower) this test detects with 95 % probability at this noise:
+    /// what a reader can expect this target to catch in one night.
     #[serde(serialize_with = "ser_finite")]
     pub detectable_pct: f64,
+    /// The regression threshold applied (percent, as the suite states it).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub threshold_pct: Option<f64>,
+    /// The absolute floor applied (ms, `min_optimized_time_delta_ms`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub floor_ms: Option<f64>,
+    /// The metric's verdict (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// A significant worsening beyond the threshold that the absolute floor
+    /// (`min_optimized_time_delta_ms`) kept from being a regression.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held_by_floor: bool,
 }
 
 /// Which rule decided one target, and why.
@@ -60,6 +109,50 @@ pub struct TargetDetection {
     /// The tests (statistical method only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tests: Vec<MetricTest>,
+    /// The target's verdict (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// The smallest slowdown (percent) the target's tests catch with 95 % probability: the
+    /// larger of its metrics' (a slowdown of both variants shows only in the time).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_finite_opt"
+    )]
+    pub detectable_pct: Option<f64>,
+    /// The recheck whose measurement was pooled with the first to decide this record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooled_with: Option<String>,
+}
+
+impl TargetDetection {
+    /// A target the reference rules alone decide, and why.
+    pub fn reference(target: &str, reason: String) -> TargetDetection {
+        TargetDetection {
+            target: target.into(),
+            method: DetectionMethod::Reference,
+            reason: Some(reason),
+            noise_runs: 0,
+            tests: Vec::new(),
+            verdict: None,
+            detectable_pct: None,
+            pooled_with: None,
+        }
+    }
+
+    /// A target decided by the statistical tests (pushed by the caller).
+    pub fn statistical(target: &str) -> TargetDetection {
+        TargetDetection {
+            method: DetectionMethod::Statistical,
+            reason: None,
+            ..TargetDetection::reference(target, String::new())
+        }
+    }
+
+    /// The test of `metric` (`speedup`, `optimized_latency`).
+    pub fn test(&self, metric: &str) -> Option<&MetricTest> {
+        self.tests.iter().find(|t| t.metric == metric)
+    }
 }
 
 /// The detection record of a comparison.
@@ -84,6 +177,40 @@ pub struct Detection {
     /// One record per target compared.
     #[serde(default)]
     pub targets: Vec<TargetDetection>,
+    /// The gate's rule for a target still unknown after its extra measurement (absent in older
+    /// records: `pass`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_unknown: Option<UnknownRule>,
+}
+
+impl Detection {
+    /// The record of `target`.
+    pub fn target(&self, target: &str) -> Option<&TargetDetection> {
+        self.targets.iter().find(|t| t.target == target)
+    }
+
+    /// Targets whose verdict is unknown.
+    pub fn unknown(&self) -> impl Iterator<Item = &TargetDetection> {
+        self.targets
+            .iter()
+            .filter(|t| t.verdict == Some(Verdict::Unknown))
+    }
+}
+
+/// A significant worsening beyond its threshold that the absolute floor kept from the gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FloorHeld {
+    /// The change row, as a regression would have listed it.
+    pub row: crate::history::model::ChangeRow,
+    /// The rule that decided, in words (`min_optimized_time_delta_ms: |Δ| 0.003 ms < 0.05 ms`).
+    pub rule: String,
+    /// The floor (ms).
+    #[serde(serialize_with = "ser_finite")]
+    pub floor_ms: f64,
+    /// The optimized time's change (ms).
+    #[serde(serialize_with = "ser_finite")]
+    pub delta_ms: f64,
 }
 
 /// A target whose measurement was too imprecise (or throttled) for the significance test.

@@ -60,6 +60,33 @@ pub struct Measurement {
     /// re-measurement).
     #[serde(default)]
     pub throttled: bool,
+    /// The rule that turned rounds into these estimates (`paired_median`, `clean_rounds`;
+    /// absent in older records: `clean_rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimator: Option<String>,
+    /// Whether an anchor must reach `precision_pct` (`anchor_precision: required`); absent in
+    /// older records, which were always held to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_required: Option<bool>,
+    /// The passes an anchor was measured in (empty: one pass).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<PassValue>,
+}
+
+/// One pass of an anchor's measurement, as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassValue {
+    /// Rounds of the pass.
+    pub rounds: u32,
+    /// The pass's speedup (`None` when it had no usable round).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub speedup: Option<f64>,
+    /// The pass's optimized time (ms).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub optimized_ms: Option<f64>,
+    /// Left out of the pooled estimate: it disagreed with the other passes.
+    pub outlier: bool,
 }
 
 impl Measurement {
@@ -112,6 +139,28 @@ impl Measurement {
         ))
     }
 
+    /// Whether an anchor must reach `precision_pct`: `anchor_precision: required`, and every
+    /// record written before that setting existed.
+    pub fn precision_is_required(&self) -> bool {
+        self.precision_required.unwrap_or(true)
+    }
+
+    /// Why this measurement cannot be an anchor (`None` when it can): throttled, or imprecise
+    /// where precision is required (with the figures and the remedies).
+    pub fn anchor_refusal(&self, speedup: Option<f64>) -> Option<String> {
+        if self.throttled {
+            return self.imprecision(speedup);
+        }
+        if !self.precision_is_required() {
+            return None;
+        }
+        self.imprecision(speedup).map(|why| {
+            format!(
+                "{why}; anchor_precision is required: raise budget_s (profile or targets[].budget_s), lock the GPU clocks or pin the runner, loosen targets[].precision_pct, or use anchor_precision: measured"
+            )
+        })
+    }
+
     /// Relative half-width (the larger side) of the optimized-time interval, in percent.
     pub fn optimized_half_width_pct(&self) -> Option<f64> {
         half_width_pct(
@@ -162,6 +211,9 @@ mod tests {
             precision_pct: 1.0,
             precise: false,
             throttled: false,
+            estimator: None,
+            precision_required: None,
+            passes: Vec::new(),
         };
         assert!((m.log_speedup_se().unwrap() - 1.0).abs() < 1e-3);
         assert!((m.optimized_half_width_pct().unwrap() - 2.0).abs() < 1e-9);

@@ -9,7 +9,9 @@ pub mod model;
 pub mod package;
 pub mod trend;
 
-pub use detection::{Detection, DetectionMethod, Inconclusive, MetricTest, TargetDetection};
+pub use detection::{
+    Detection, DetectionMethod, FloorHeld, Inconclusive, MetricTest, TargetDetection, Verdict,
+};
 pub use error::{HistoryError, HistoryErrorKind};
 pub use measurement::Measurement;
 pub use model::*;

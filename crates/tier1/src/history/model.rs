@@ -247,6 +247,10 @@ pub struct Environment {
     /// The profile the shapes came from.
     #[serde(default)]
     pub profile: Option<String>,
+    /// The clock CPU samples were read from when it is not wall time (`cpu`): part of the key,
+    /// so CPU-time and wall-time runs are never compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 impl Environment {
@@ -254,12 +258,16 @@ impl Environment {
     pub fn key(&self) -> String {
         let mut names = self.device_names.clone();
         names.sort();
-        format!(
+        let key = format!(
             "{}|{}|{}",
             self.backend,
             names.join(","),
             self.profile.as_deref().unwrap_or("")
-        )
+        );
+        match &self.clock {
+            Some(c) => format!("{key}|clock={c}"),
+            None => key,
+        }
     }
 }
 
@@ -566,10 +574,15 @@ pub struct RegressionSummary {
     /// run-to-run noise (neither regressions nor improvements).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub within_noise: Vec<ChangeRow>,
-    /// tier1 extension: targets whose measurement was too imprecise for the test (the reference
-    /// rules alone decided them).
+    /// tier1 extension: targets the measurement could not decide (verdict `unknown`), with what
+    /// could not be ruled out. (Older records: targets too imprecise for the test, which the
+    /// reference rules then decided.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inconclusive: Vec<super::Inconclusive>,
+    /// tier1 extension: significant worsenings beyond their threshold that the absolute floor
+    /// (`min_optimized_time_delta_ms`) kept from being regressions, each with the rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_by_floor: Vec<super::FloorHeld>,
     /// tier1 extension: which rule decided each target, with the test statistics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection: Option<super::Detection>,

@@ -171,6 +171,7 @@ pub(super) fn chain(
         allow_dirty: false,
         evidence_artifact_name: Some(evidence_name.clone()),
         hook: None,
+        passes: None,
     };
     checkpoint()?;
     let ran = run::run(&run_req)?;

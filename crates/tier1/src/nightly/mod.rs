@@ -82,6 +82,10 @@ pub struct NightlyOutcome {
     pub history_out: Option<String>,
     /// Why the job failed, when it did.
     pub failure: Option<String>,
+    /// The job's verdict: `passed` exactly when the exit code is 0, with every failing condition
+    /// (the run's gate and whatever later step failed), so the JSON never disagrees with the
+    /// exit code.
+    pub verdict: crate::gate::Verdict,
     /// The exit code (not serialized).
     #[serde(skip)]
     pub exit: Exit,
@@ -242,6 +246,10 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         history_artifact: None,
         history_out: None,
         failure: None,
+        verdict: crate::gate::Verdict {
+            passed: false,
+            failures: Vec::new(),
+        },
         exit: Exit::Ok,
     };
     let producer = locks::acquire(&req.store_dir, locks::PRODUCER)?;
@@ -253,6 +261,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
             outcome.exit = e.exit();
         }
     }
+    outcome.verdict = job_verdict(&outcome);
     outcome.conclusion = match outcome.exit {
         Exit::Ok => "success",
         Exit::Cancelled => "cancelled",
@@ -265,6 +274,34 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         tracing::info!(dir = %kept.display(), "work directory kept");
     }
     Ok(outcome)
+}
+
+/// The job's verdict: the run's gate failures, then the failure of whatever step ended the job;
+/// `passed` exactly when the exit code is 0.
+fn job_verdict(outcome: &NightlyOutcome) -> crate::gate::Verdict {
+    let mut failures: Vec<String> = outcome
+        .run
+        .as_ref()
+        .and_then(|r| r.get("verdict"))
+        .and_then(|v| v.get("failures"))
+        .and_then(|f| f.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(f) = &outcome.failure {
+        failures.push(f.clone());
+    }
+    let passed = outcome.exit == Exit::Ok;
+    if passed {
+        // An accept dispatch ratifies a run whose own gate failed: the job passed.
+        failures.clear();
+    } else if failures.is_empty() {
+        failures.push(format!("the job exited {}", outcome.exit.code()));
+    }
+    crate::gate::Verdict { passed, failures }
 }
 
 #[cfg(test)]

@@ -131,8 +131,7 @@ pub fn failure_comment(run_url: Option<&str>) -> String {
     )
 }
 
-const TABLE_HEAD: &str =
-    "| Target | Anchor | PR | Change | Verdict |\n| --- | --- | --- | --- | --- |\n";
+const TABLE_HEAD: &str = "| Target | Anchor | PR | Change | Verdict | Detects |\n| --- | --- | --- | --- | --- | --- |\n";
 const FOOTER: &str = "<sub>A preview writes no history and uploads no evidence: it can never \
                       become the canonical anchor or change the nightly's verdict.</sub>";
 
@@ -167,7 +166,8 @@ fn head(ctx: &Context<'_>) -> String {
         (counts.failed, "failed"),
         (counts.missing, "missing"),
         (counts.cleared_by_recheck, "cleared by recheck"),
-        (counts.inconclusive, "inconclusive"),
+        (counts.unknown, "unknown"),
+        (counts.held_by_floor, "held by floor"),
         (counts.improvements, "improvement"),
         (counts.within_noise, "within noise"),
         (counts.new, "new"),
@@ -197,12 +197,16 @@ fn head(ctx: &Context<'_>) -> String {
 
 fn row_line(r: &TargetRow) -> String {
     format!(
-        "| `{}` | {} | {} | {} | {} |\n",
+        "| `{}` | {} | {} | {} | {} | {} |\n",
         cell(&r.key),
         side_cell(r.anchor.as_ref()),
         side_cell(r.current.as_ref()),
         change_cell(r.change.as_ref()),
-        r.verdict.label()
+        r.verdict.label(),
+        r.detectable_pct.map_or_else(
+            || "—".into(),
+            |d| format!("{} %", crate::text::fmt_sig(d, 2))
+        )
     )
 }
 

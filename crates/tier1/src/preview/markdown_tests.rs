@@ -22,7 +22,7 @@ fn fixture(n: usize, slower_every: usize) -> (RegressionSummary, Vec<TargetRow>)
             })
             .collect(),
     );
-    let cmp = compare(&current, Some(&anchor), &Thresholds::default()).unwrap();
+    let cmp = compare(&current, Some(&anchor), Thresholds::default()).unwrap();
     let rows = rows(&current, &anchor, &cmp);
     (cmp, rows)
 }
@@ -178,8 +178,9 @@ fn cells_are_formatted_and_escaped() {
         current: None,
         change: None,
         verdict: super::super::rows::TargetVerdict::New,
+        detectable_pct: None,
     };
-    assert_eq!(row_line(&weird), "| `a\\|b'c` | — | — | — | 🆕 new |\n");
+    assert_eq!(row_line(&weird), "| `a\\|b'c` | — | — | — | 🆕 new | — |\n");
     assert!(
         failure_comment(Some("https://x/runs/1"))
             .starts_with(&format!("{MARKER}\n### ⚠️ Tier-1 preview, not canonical"))

@@ -249,6 +249,7 @@ pub fn preview(
         allow_dirty: true,
         evidence_artifact_name: None,
         hook: None,
+        passes: Some(1),
     };
     let ran = crate::run::run_and_compare(&run_req)?;
     let anchor = ran.anchor.as_ref().ok_or_else(|| {

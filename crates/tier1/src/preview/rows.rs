@@ -1,6 +1,7 @@
 //! One row per target of a preview: the anchor's and the pull request's values, the change, and
-//! the verdict the nightly's comparison gave it (regression, improvement, within noise,
-//! inconclusive, ...), ordered most serious first so a truncated table keeps what matters.
+//! the verdict the nightly's comparison gave it (regression, unknown, held by the floor,
+//! improvement, within noise, ...) with the smallest slowdown it could detect, ordered most
+//! serious first so a truncated table keeps what matters.
 
 use crate::aggregate::{SUCCEEDED, goal, optimized_memory_mb, optimized_time_ms, positive};
 use crate::history::model::{ChangeRow, RegressionSummary, Summary, TargetSummary};
@@ -19,8 +20,11 @@ pub enum TargetVerdict {
     Regression,
     /// A regression its recheck did not confirm (passes the gate, never an anchor).
     ClearedByRecheck,
-    /// Too imprecisely measured for the significance test; the thresholds alone decided it.
-    Inconclusive,
+    /// The measurement cannot decide at this noise (passes the gate, never an anchor; listed
+    /// with what it could not rule out).
+    Unknown,
+    /// A significant worsening beyond the threshold that the absolute floor kept from the gate.
+    HeldByFloor,
     /// Better beyond the thresholds and beyond run-to-run noise.
     Improvement,
     /// A change beyond the thresholds that run-to-run noise explains.
@@ -39,7 +43,8 @@ impl TargetVerdict {
             TargetVerdict::Failed => "❌ failed",
             TargetVerdict::Regression => "❌ regression",
             TargetVerdict::ClearedByRecheck => "⚠️ cleared by recheck",
-            TargetVerdict::Inconclusive => "❔ inconclusive",
+            TargetVerdict::Unknown => "❔ unknown",
+            TargetVerdict::HeldByFloor => "⚠️ held by floor",
             TargetVerdict::Improvement => "✅ improvement",
             TargetVerdict::WithinNoise => "〰️ within noise",
             TargetVerdict::New => "🆕 new",
@@ -85,6 +90,9 @@ pub struct TargetRow {
     pub change: Option<Change>,
     /// The verdict.
     pub verdict: TargetVerdict,
+    /// The smallest slowdown (percent) the comparison could detect for this target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detectable_pct: Option<f64>,
 }
 
 /// A change of one metric.
@@ -199,7 +207,13 @@ pub fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec
         } else if let Some(c) = suppressed {
             (TargetVerdict::ClearedByRecheck, Some(c))
         } else if cmp.inconclusive.iter().any(|i| i.target == t.target) {
-            (TargetVerdict::Inconclusive, improvement.or(noise))
+            (TargetVerdict::Unknown, noise.or(improvement))
+        } else if let Some(h) = cmp
+            .held_by_floor
+            .iter()
+            .find(|h| h.row.target() == t.target)
+        {
+            (TargetVerdict::HeldByFloor, Some(Change::of_row(&h.row)))
         } else if let Some(c) = improvement {
             (TargetVerdict::Improvement, Some(c))
         } else if let Some(c) = noise {
@@ -222,6 +236,11 @@ pub fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec
             current: Some(current_side),
             change,
             verdict,
+            detectable_pct: cmp
+                .detection
+                .as_ref()
+                .and_then(|d| d.target(&t.target))
+                .and_then(|d| d.detectable_pct),
         });
     }
     for m in &cmp.missing_targets {
@@ -233,6 +252,7 @@ pub fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec
             current: None,
             change: None,
             verdict: TargetVerdict::Missing,
+            detectable_pct: None,
         });
     }
     // Stable: suite order within a verdict.
@@ -251,8 +271,10 @@ pub struct Counts {
     pub missing: usize,
     /// Regressions their recheck cleared.
     pub cleared_by_recheck: usize,
-    /// Too imprecise for the significance test.
-    pub inconclusive: usize,
+    /// Targets the measurement could not decide.
+    pub unknown: usize,
+    /// Held by the floor.
+    pub held_by_floor: usize,
     /// Improvements.
     pub improvements: usize,
     /// Changes run-to-run noise explains.
@@ -273,7 +295,8 @@ impl Counts {
                 TargetVerdict::Failed => &mut c.failed,
                 TargetVerdict::Regression => &mut c.regressions,
                 TargetVerdict::ClearedByRecheck => &mut c.cleared_by_recheck,
-                TargetVerdict::Inconclusive => &mut c.inconclusive,
+                TargetVerdict::Unknown => &mut c.unknown,
+                TargetVerdict::HeldByFloor => &mut c.held_by_floor,
                 TargetVerdict::Improvement => &mut c.improvements,
                 TargetVerdict::WithinNoise => &mut c.within_noise,
                 TargetVerdict::New => &mut c.new,
@@ -325,14 +348,21 @@ mod tests {
             ],
         );
         let th = Thresholds::default();
-        let first = compare(&current, Some(&anchor), &th).unwrap();
+        let first = compare(&current, Some(&anchor), th).unwrap();
         let recheck = RecheckResult {
             target: "labs/cleared:cleared".into(),
             key: "cleared".into(),
             recheck_output_json: "x.json".into(),
             row: Some(speed_opt("cleared", 2.0, 5.0)),
         };
-        let cmp = apply(first, &anchor, &[recheck], &th, &Default::default());
+        let cmp = apply(
+            first,
+            &current,
+            &anchor,
+            &[recheck],
+            th,
+            &Default::default(),
+        );
         let rows = rows(&current, &anchor, &cmp);
         assert_eq!(
             verdicts(&rows),
@@ -379,7 +409,7 @@ mod tests {
             "pr",
             vec![speed_opt("a", 2.2, 4.5), speed_opt("b", 2.0, 5.0)],
         );
-        let mut cmp = compare(&current, Some(&anchor), &Thresholds::default()).unwrap();
+        let mut cmp = compare(&current, Some(&anchor), Thresholds::default()).unwrap();
         let moved = cmp.improvements.remove(0);
         cmp.improvements.clear();
         cmp.within_noise.push(moved);
@@ -392,7 +422,7 @@ mod tests {
         assert_eq!(
             verdicts(&rows),
             [
-                ("b", TargetVerdict::Inconclusive),
+                ("b", TargetVerdict::Unknown),
                 ("a", TargetVerdict::WithinNoise)
             ]
         );

@@ -5,15 +5,17 @@
 //! ([`significance`]), else it is recorded as `within_noise`.
 
 pub mod noise;
+pub mod pool;
 pub mod significance;
+pub mod verdict;
 
 use crate::aggregate::{
     SUCCEEDED, finite, optimized_memory_mb, optimized_time_ms, pair_goal, positive,
 };
 use crate::exit::{Classify, Exit};
 use crate::history::model::{ChangeRow, RECHECKS_FILE, RegressionSummary, Summary, TargetSummary};
-use crate::history::{Detection, DetectionMethod};
-use crate::suite::{Goal, Thresholds};
+use crate::history::{Detection, DetectionMethod, FloorHeld, Verdict};
+use crate::suite::{Goal, ThresholdBook, Thresholds};
 use noise::{Metric, NoiseHistory};
 use significance::{Detector, TargetDecision};
 use std::collections::HashSet;
@@ -58,13 +60,15 @@ pub struct TargetChanges {
     pub declines: Vec<ChangeRow>,
     /// Rows over a threshold that the significance test attributes to noise.
     pub within_noise: Vec<ChangeRow>,
+    /// Significant worsenings over a threshold that the absolute floor kept from the gate.
+    pub held_by_floor: Vec<FloorHeld>,
 }
 
 /// [`compare_in`] with no history: a young history (the anchor alone), the prior noise.
 pub fn compare(
     current: &Summary,
     anchor: Option<&Summary>,
-    thresholds: &Thresholds,
+    thresholds: impl Into<ThresholdBook>,
 ) -> Result<RegressionSummary, RegressError> {
     compare_in(current, anchor, thresholds, &NoiseHistory::default())
 }
@@ -78,9 +82,10 @@ pub fn compare(
 pub fn compare_in(
     current: &Summary,
     anchor: Option<&Summary>,
-    thresholds: &Thresholds,
+    thresholds: impl Into<ThresholdBook>,
     history: &NoiseHistory,
 ) -> Result<RegressionSummary, RegressError> {
+    let book: ThresholdBook = thresholds.into();
     let mut out = RegressionSummary {
         baseline_run_id: None,
         current_run_id: Some(current.run_id.clone()),
@@ -95,6 +100,7 @@ pub fn compare_in(
         regression_rechecks_path: None,
         within_noise: vec![],
         inconclusive: vec![],
+        held_by_floor: vec![],
         detection: None,
         extra: Default::default(),
     };
@@ -115,28 +121,25 @@ pub fn compare_in(
     }
     out.baseline_run_id = Some(anchor.run_id.clone());
     out.regression_rechecks_path = Some(regression_rechecks_path(&current.run_id));
-    let detector = detector(current, anchor, thresholds, history);
+    let base = book.base;
+    let detector = detector(current, anchor, book.clone(), history);
     let mut detection = Detection {
-        method: thresholds.detection,
+        method: base.detection,
         alpha: detector.alpha,
-        prior_noise_pct: thresholds.prior_noise_pct,
-        prior_runs: thresholds.prior_runs,
+        prior_noise_pct: base.prior_noise_pct,
+        prior_runs: base.prior_runs,
         history_run_ids: history.run_ids(),
         targets: Vec::new(),
+        on_unknown: Some(base.on_unknown),
     };
     for cur in &current.targets {
         let Some(prev) = find_target(anchor, &cur.target) else {
             out.new_targets.push(cur.clone());
             continue;
         };
-        let decision = detector.decide(cur, prev);
-        let changes = compare_target_with(cur, prev, thresholds, &decision);
-        out.regressions.extend(changes.regressions);
-        out.improvements.extend(changes.improvements);
-        out.anchor_declines.extend(changes.declines);
-        out.within_noise.extend(changes.within_noise);
-        out.inconclusive.extend(decision.inconclusive);
-        detection.targets.push(decision.record);
+        let decided = decide_target(&detector, cur, prev);
+        decided.append_to(&mut out);
+        detection.targets.push(decided.record);
     }
     out.detection = Some(detection);
     let current_names: HashSet<&str> = current.targets.iter().map(|t| t.target.as_str()).collect();
@@ -160,11 +163,52 @@ pub fn find_target<'a>(summary: &'a Summary, target: &str) -> Option<&'a TargetS
     summary.targets.iter().rev().find(|t| t.target == target)
 }
 
+/// One target's comparison: its change rows and its finished detection record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decided {
+    /// The rows.
+    pub changes: TargetChanges,
+    /// The detection record, with the target's verdict.
+    pub record: crate::history::TargetDetection,
+    /// The inconclusive entry when the verdict is unknown.
+    pub inconclusive: Option<crate::history::Inconclusive>,
+}
+
+impl Decided {
+    /// Add the rows and the inconclusive entry to a comparison (the record is the caller's).
+    pub fn append_to(&self, out: &mut RegressionSummary) {
+        let c = self.changes.clone();
+        out.regressions.extend(c.regressions);
+        out.improvements.extend(c.improvements);
+        out.anchor_declines.extend(c.declines);
+        out.within_noise.extend(c.within_noise);
+        out.held_by_floor.extend(c.held_by_floor);
+        out.inconclusive.extend(self.inconclusive.clone());
+    }
+}
+
+/// Compare one target present in both runs: decide, file the rows, give the verdict.
+pub fn decide_target(
+    detector: &Detector<'_>,
+    cur: &TargetSummary,
+    prev: &TargetSummary,
+) -> Decided {
+    let decision = detector.decide(cur, prev);
+    let th = detector.thresholds.get(&cur.target);
+    let changes = compare_target_with(cur, prev, th, &decision);
+    let (record, inconclusive) = verdict::finish(decision, &changes, cur);
+    Decided {
+        changes,
+        record,
+        inconclusive,
+    }
+}
+
 /// The detector of a comparison: `alpha` split over the speed targets both runs have.
 pub fn detector<'a>(
     current: &Summary,
     anchor: &Summary,
-    thresholds: &'a Thresholds,
+    thresholds: ThresholdBook,
     history: &'a NoiseHistory,
 ) -> Detector<'a> {
     let compared = current
@@ -187,7 +231,7 @@ pub fn compare_target(
         ..*thresholds
     };
     let history = NoiseHistory::default();
-    let decision = Detector::new(&reference, &history, 1).decide(cur, prev);
+    let decision = Detector::new(reference, &history, 1).decide(cur, prev);
     compare_target_with(cur, prev, thresholds, &decision)
 }
 
@@ -249,7 +293,8 @@ fn speed_checks(
             threshold: th.speedup_regression_pct,
             significant: time_delta.is_none_or(|d| d.abs() >= floor - EPS),
             declined: after < before,
-            test: decision.significant(Metric::Speedup),
+            test: decision.verdict(Metric::Speedup),
+            floor: time_delta.map(|d| (floor, d)),
         };
         speed = ch.record(row, change, Counted::default());
     }
@@ -269,7 +314,8 @@ fn speed_checks(
             threshold: th.optimized_latency_regression_pct,
             significant: delta_ms.abs() >= floor - EPS,
             declined: after > before,
-            test: decision.significant(Metric::OptimizedLatency),
+            test: decision.verdict(Metric::OptimizedLatency),
+            floor: Some((floor, delta_ms)),
         };
         ch.record(row, change, speed);
     }
@@ -299,6 +345,7 @@ fn memory_checks(
             significant: true,
             declined: after < before,
             test: None,
+            floor: None,
         };
         savings = ch.record(row, change, Counted::default());
     }
@@ -322,6 +369,7 @@ fn memory_checks(
             significant: true,
             declined: after > before,
             test: None,
+            floor: None,
         };
         // The reference does not hold back an optimized-memory improvement after a savings one.
         let counted = Counted {
@@ -343,8 +391,10 @@ struct Change {
     significant: bool,
     /// Any worsening at all (an anchor decline).
     declined: bool,
-    /// The significance test's verdict (`None`: the reference rules alone decide).
-    test: Option<bool>,
+    /// The statistical verdict of the metric (`None`: the reference rules alone decide).
+    test: Option<Verdict>,
+    /// The absolute floor and the optimized time's change (ms), where a floor applies.
+    floor: Option<(f64, f64)>,
 }
 
 /// Whether an earlier check of the same target already counted a regression or improvement.
@@ -355,17 +405,35 @@ struct Counted {
 }
 
 impl TargetChanges {
-    /// File `row` as a regression (worse by at least the threshold, over the floor and, under a
-    /// significance test, significant, unless `already` counted one), an improvement (the mirror
-    /// image), as `within_noise` when only the test held it back, and as a decline on any
-    /// worsening. Returns what this check counted.
+    /// File `row`. By the reference rules alone (`test: None`): a regression when worse by at
+    /// least the threshold and over the floor (unless `already` counted one), an improvement
+    /// (the mirror image). Under a statistical verdict: a regression or improvement only when
+    /// the metric's verdict says so (it already required the threshold); a regressed metric
+    /// under the floor is held by the floor (listed with the rule, never silent); a change over
+    /// a threshold that the test did not confirm is `within_noise`. Any worsening is a decline.
+    /// Returns what this check counted.
     fn record(&mut self, row: ChangeRow, c: Change, already: Counted) -> Counted {
         let mut counted = Counted::default();
-        let worse = c.significant && c.worse_by >= c.threshold - EPS;
-        let better = !worse && c.significant && c.worse_by <= -c.threshold + EPS;
-        if (worse || better) && c.test == Some(false) {
-            self.within_noise.push(row.clone());
-        } else if worse {
+        let over = c.worse_by >= c.threshold - EPS;
+        let under = c.worse_by <= -c.threshold + EPS;
+        let (worse, better) = match c.test {
+            None => (c.significant && over, c.significant && !over && under),
+            Some(v) => {
+                if v == Verdict::Regressed && !c.significant {
+                    self.held_by_floor.push(floor_held(&row, c.floor));
+                } else if (over || under)
+                    && c.significant
+                    && !matches!(v, Verdict::Regressed | Verdict::Improved)
+                {
+                    self.within_noise.push(row.clone());
+                }
+                (
+                    v == Verdict::Regressed && c.significant,
+                    v == Verdict::Improved && c.significant,
+                )
+            }
+        };
+        if worse {
             counted.regressed = true;
             if !already.regressed {
                 self.regressions.push(row.clone());
@@ -380,6 +448,20 @@ impl TargetChanges {
             self.declines.push(row);
         }
         counted
+    }
+}
+
+fn floor_held(row: &ChangeRow, floor: Option<(f64, f64)>) -> FloorHeld {
+    let (floor_ms, delta_ms) = floor.unwrap_or((0.0, 0.0));
+    FloorHeld {
+        row: row.clone(),
+        rule: format!(
+            "min_optimized_time_delta_ms: the optimized time moved {} ms, under the {} ms floor",
+            crate::text::fmt_sig(delta_ms.abs(), 3),
+            crate::text::fmt_sig(floor_ms, 3)
+        ),
+        floor_ms,
+        delta_ms,
     }
 }
 

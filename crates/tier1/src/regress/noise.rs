@@ -153,6 +153,33 @@ impl NoiseHistory {
     }
 }
 
+/// The passes an anchor row was measured in, as points of their own segment: the spread of a
+/// pooled anchor's passes is data about the run-to-run noise from the first night on (their
+/// within-pass variance is not recorded and taken as 0, which only makes the estimate larger).
+/// Outlier passes (left out of the anchor) are left out here too.
+pub fn pass_points(anchor: &TargetSummary, metric: Metric) -> Vec<Point> {
+    let Some(m) = &anchor.measurement else {
+        return Vec::new();
+    };
+    m.passes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.outlier)
+        .filter_map(|(i, p)| {
+            let value = match metric {
+                Metric::Speedup => p.speedup,
+                Metric::OptimizedLatency => p.optimized_ms,
+            }?;
+            (value > 0.0 && value.is_finite()).then(|| Point {
+                run_id: format!("anchor pass {}", i + 1),
+                segment: format!("anchor passes of {}", anchor.target),
+                y: value.ln(),
+                v: 0.0,
+            })
+        })
+        .collect()
+}
+
 fn history_run(
     root: &Path,
     row: &IndexRow,

@@ -1,28 +1,38 @@
-//! Statistical change detection (`thresholds.detection: statistical`): a change counts only when
-//! it clears the reference thresholds AND the current run differs significantly from the anchor
-//! given run-to-run noise. Per target and metric (ln speedup, ln optimized time):
+//! Statistical change detection (`thresholds.detection: statistical`). Per target and metric
+//! (ln speedup, ln optimized time), the worsening `w = ln anchor − ln current` (speedup) or
+//! `ln current − ln anchor` (time) is tested against run-to-run noise:
 //!
-//! `t = (ln anchor − ln current) / √(2τ² + v_anchor + v_current)` (sign: positive is worse),
-//! compared with Student's t on `df` degrees of freedom, where `v` are the runs' own interval
-//! variances and τ² the between-run variance of the history ([`noise`]), blended with
-//! a prior for a young history. One-sided `p < alpha / (2 × compared targets)` is significant.
+//! `se = √(2τ² + v_anchor + v_current)`, `t = w / se` on `df` degrees of freedom, where `v` are
+//! the runs' own interval variances and τ² the between-run variance of the history ([`noise`]),
+//! blended with a prior for a young history. Significant: one-sided `p < alpha / (2 ×
+//! compared targets)`. Each metric then has a verdict ([`metric_verdict`]):
 //!
-//! A target decides by the reference rules alone, recorded with its reason, when the suite asks
-//! for it, for a memory goal (memory figures are exact), when either run lacks a measurement
-//! record (older summaries), and — listed as `inconclusive` — when either measurement is
-//! imprecise or throttled: an imprecise measurement can never hide a regression.
+//! - **regressed**: worse by at least the threshold and significant;
+//! - **improved**: the mirror image;
+//! - **unchanged**: a threshold-sized worsening is ruled out (`w + z₀.₉₅·se` below it);
+//! - **unknown**: neither: the measurement cannot decide at this noise.
+//!
+//! The smallest worsening a metric catches with 95 % probability is stated with it
+//! (`detectable_pct`, [`detectable`]). A target decides by the reference rules alone, recorded
+//! with its reason, when the suite asks for it, for a memory goal (memory figures are exact),
+//! for a status change, and when either run lacks a measurement record (older summaries). A
+//! measurement taken while the device throttled makes every metric unknown.
 
 use super::noise::{self, Metric, NoiseHistory, Prior};
 use crate::aggregate::{SUCCEEDED, pair_goal};
 use crate::history::model::TargetSummary;
-use crate::history::{DetectionMethod, Inconclusive, MetricTest, TargetDetection};
-use crate::suite::{Goal, Thresholds};
+use crate::history::{DetectionMethod, MetricTest, TargetDetection, Verdict};
+use crate::suite::{Goal, ThresholdBook, Thresholds};
+
+/// Probability with which the stated detectable change is caught, and the one-sided level of
+/// the bound an `unchanged` verdict rules a threshold-sized change out with.
+pub const POWER: f64 = 0.95;
 
 /// The statistical side of one comparison.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Detector<'a> {
-    /// The suite's thresholds and detection settings.
-    pub thresholds: &'a Thresholds,
+    /// The suite's thresholds per target (detection settings from its base).
+    pub thresholds: ThresholdBook,
     /// The accepted runs of the noise window.
     pub history: &'a NoiseHistory,
     /// Per-test significance level.
@@ -32,16 +42,16 @@ pub struct Detector<'a> {
 /// How one target is decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetDecision {
-    /// The detection record.
+    /// The detection record (its target verdict is set once the rows are known).
     pub record: TargetDetection,
-    /// Set when an imprecise measurement sent the target to the reference rules.
-    pub inconclusive: Option<Inconclusive>,
+    /// Why every metric is unknown whatever the figures (throttling), when it is.
+    pub forced_unknown: Option<String>,
 }
 
 impl TargetDecision {
-    /// The significance of `metric`: `Some(significant)` under the statistical method, `None`
-    /// when the reference rules alone decide.
-    pub fn significant(&self, metric: Metric) -> Option<bool> {
+    /// The verdict of `metric`: `Some(verdict)` under the statistical method, `None` when the
+    /// reference rules alone decide.
+    pub fn verdict(&self, metric: Metric) -> Option<Verdict> {
         if self.record.method != DetectionMethod::Statistical {
             return None;
         }
@@ -49,48 +59,49 @@ impl TargetDecision {
             .tests
             .iter()
             .find(|t| t.metric == metric.as_str())
-            .map(|t| t.significant)
+            .and_then(|t| t.verdict)
     }
 }
 
 impl<'a> Detector<'a> {
     /// A detector whose family-wise level `thresholds.alpha` is split (Bonferroni) over the two
     /// tests (speedup and optimized latency) of each of `compared` targets.
-    pub fn new(thresholds: &'a Thresholds, history: &'a NoiseHistory, compared: usize) -> Self {
+    pub fn new(
+        thresholds: impl Into<ThresholdBook>,
+        history: &'a NoiseHistory,
+        compared: usize,
+    ) -> Self {
+        let thresholds = thresholds.into();
+        let alpha = thresholds.base.alpha / (2 * compared.max(1)) as f64;
         Detector {
             thresholds,
             history,
-            alpha: thresholds.alpha / (2 * compared.max(1)) as f64,
+            alpha,
         }
     }
 
     fn prior(&self) -> Prior {
         Prior {
-            tau: self.thresholds.prior_noise_pct / 100.0,
-            runs: self.thresholds.prior_runs,
+            tau: self.thresholds.base.prior_noise_pct / 100.0,
+            runs: self.thresholds.base.prior_runs,
         }
     }
 
     /// Decide how `cur` is compared with the anchor's row `prev`.
     pub fn decide(&self, cur: &TargetSummary, prev: &TargetSummary) -> TargetDecision {
-        let reference = |reason: String, inconclusive: Option<Inconclusive>| TargetDecision {
-            record: TargetDetection {
-                target: cur.target.clone(),
-                method: DetectionMethod::Reference,
-                reason: Some(reason),
-                noise_runs: 0,
-                tests: Vec::new(),
-            },
-            inconclusive,
+        let reference = |reason: String| TargetDecision {
+            record: TargetDetection::reference(&cur.target, reason),
+            forced_unknown: None,
         };
-        if self.thresholds.detection == DetectionMethod::Reference {
-            return reference("thresholds.detection is reference".into(), None);
+        let base = &self.thresholds.base;
+        if base.detection == DetectionMethod::Reference {
+            return reference("thresholds.detection is reference".into());
         }
         if pair_goal(cur, prev) == Goal::Memory {
-            return reference("memory goal: memory figures are exact".into(), None);
+            return reference("memory goal: memory figures are exact".into());
         }
         if cur.status != SUCCEEDED || prev.status != SUCCEEDED {
-            return reference("a status change is decided by the status rule".into(), None);
+            return reference("a status change is decided by the status rule".into());
         }
         let (Some(mc), Some(ma)) = (&cur.measurement, &prev.measurement) else {
             let who = if cur.measurement.is_none() {
@@ -98,42 +109,30 @@ impl<'a> Detector<'a> {
             } else {
                 "the anchor"
             };
-            return reference(
-                format!("{who} has no measurement record (an older summary)"),
-                None,
-            );
+            return reference(format!(
+                "{who} has no measurement record (an older summary)"
+            ));
         };
-        for (who, m, row) in [("current run", mc, cur), ("anchor", ma, prev)] {
-            if let Some(why) = m.imprecision(row.best_speedup) {
-                let reason = format!("the {who}'s measurement {why}");
-                return reference(
-                    reason.clone(),
-                    Some(Inconclusive {
-                        target: cur.target.clone(),
-                        reason,
-                        speedup_half_width_pct: row
-                            .best_speedup
-                            .and_then(|s| m.speedup_half_width_pct(s)),
-                    }),
-                );
-            }
-        }
-        let mut record = TargetDetection {
-            target: cur.target.clone(),
-            method: DetectionMethod::Statistical,
-            reason: None,
-            noise_runs: 0,
-            tests: Vec::new(),
-        };
+        let forced_unknown = [("current run", mc), ("anchor", ma)]
+            .into_iter()
+            .find(|(_, m)| m.throttled)
+            .map(|(who, _)| {
+                format!("the {who}'s measurement was taken while the device throttled")
+            });
+        let th = self.thresholds.get(&cur.target);
+        let mut record = TargetDetection::statistical(&cur.target);
         for metric in [Metric::Speedup, Metric::OptimizedLatency] {
-            if let Some((test, runs)) = self.test(metric, cur, prev) {
+            if let Some((mut test, runs)) = self.test(metric, cur, prev, th) {
+                if forced_unknown.is_some() {
+                    test.verdict = Some(Verdict::Unknown);
+                }
                 record.noise_runs = record.noise_runs.max(runs);
                 record.tests.push(test);
             }
         }
         TargetDecision {
             record,
-            inconclusive: None,
+            forced_unknown,
         }
     }
 
@@ -143,11 +142,13 @@ impl<'a> Detector<'a> {
         metric: Metric,
         cur: &TargetSummary,
         prev: &TargetSummary,
+        th: &Thresholds,
     ) -> Option<(MetricTest, u32)> {
         let (y_new, v_new) = metric.point(cur)?;
         let (y_anchor, v_anchor) = metric.point(prev)?;
-        let points = self.history.points(&cur.target, metric);
-        let flags = noise::outliers(&points, self.thresholds);
+        let mut points = self.history.points(&cur.target, metric);
+        points.extend(noise::pass_points(prev, metric));
+        let flags = noise::outliers(&points, &self.thresholds.base);
         let kept: Vec<noise::Point> = points
             .into_iter()
             .zip(flags)
@@ -162,10 +163,9 @@ impl<'a> Detector<'a> {
         };
         let statistic = if se > 0.0 { worse / se } else { 0.0 };
         let p_value = 1.0 - crate::stats::t_cdf(statistic.abs(), est.df);
-        // The change this test calls significant with 95 % probability: critical value plus
-        // the 95 % normal quantile, in standard errors.
-        let reach = crate::stats::t_quantile(1.0 - self.alpha, est.df)
-            + crate::stats::normal_quantile(0.95);
+        let critical = crate::stats::t_quantile(1.0 - self.alpha, est.df);
+        let limits = Limits::of(metric, th);
+        let significant = p_value < self.alpha;
         let test = MetricTest {
             metric: metric.as_str().into(),
             reference_value: y_anchor.exp(),
@@ -175,9 +175,129 @@ impl<'a> Detector<'a> {
             statistic,
             df: est.df,
             p_value,
-            significant: p_value < self.alpha,
-            detectable_pct: ((reach * se).exp() - 1.0) * 100.0,
+            significant,
+            detectable_pct: detectable(limits.worse, critical, se),
+            threshold_pct: Some(limits.worse_pct),
+            floor_ms: Some(th.min_optimized_time_delta_ms),
+            verdict: Some(metric_verdict(worse, se, significant, limits)),
+            held_by_floor: false,
         };
         Some((test, u32::try_from(est.noise_runs).unwrap_or(u32::MAX)))
+    }
+}
+
+/// A metric's thresholds on the log scale of its worsening.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// The worsening (log) that is a regression: a speedup drop of `s` % is `−ln(1 − s/100)`,
+    /// a time growth of `l` % is `ln(1 + l/100)`.
+    pub worse: f64,
+    /// The improvement (log, positive) that is an improvement.
+    pub better: f64,
+    /// The regression threshold as the suite states it (percent).
+    pub worse_pct: f64,
+}
+
+impl Limits {
+    /// The limits of `metric` under `th`.
+    pub fn of(metric: Metric, th: &Thresholds) -> Limits {
+        let down = |pct: f64| -(1.0 - pct / 100.0).max(0.0).ln();
+        let up = |pct: f64| (1.0 + pct / 100.0).ln();
+        match metric {
+            Metric::Speedup => Limits {
+                worse: down(th.speedup_regression_pct),
+                better: up(th.speedup_regression_pct),
+                worse_pct: th.speedup_regression_pct,
+            },
+            Metric::OptimizedLatency => Limits {
+                worse: up(th.optimized_latency_regression_pct),
+                better: down(th.optimized_latency_regression_pct),
+                worse_pct: th.optimized_latency_regression_pct,
+            },
+        }
+    }
+}
+
+/// Slack so a change exactly at a threshold counts despite binary rounding.
+const EPS: f64 = 1e-9;
+
+/// The verdict of one metric from its worsening `worse` (log), standard error `se`, the test's
+/// significance and the limits (see the module docs).
+pub fn metric_verdict(worse: f64, se: f64, significant: bool, limits: Limits) -> Verdict {
+    if significant && worse > 0.0 && worse >= limits.worse - EPS {
+        return Verdict::Regressed;
+    }
+    if significant && worse < 0.0 && -worse >= limits.better - EPS {
+        return Verdict::Improved;
+    }
+    let z = crate::stats::normal_quantile(POWER);
+    if worse + z * se < limits.worse - EPS {
+        Verdict::Unchanged
+    } else {
+        Verdict::Unknown
+    }
+}
+
+/// The smallest worsening (percent slower) caught with probability [`POWER`]: the point estimate
+/// must clear both the threshold (`limit`, log) and the test's critical value, so the change
+/// must exceed the larger of the two by `z₀.₉₅` standard errors.
+pub fn detectable(limit: f64, critical: f64, se: f64) -> f64 {
+    let z = crate::stats::normal_quantile(POWER);
+    (((limit.max(critical * se)) + z * se).exp() - 1.0) * 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits::of(Metric::OptimizedLatency, &Thresholds::default())
+    }
+
+    #[test]
+    fn verdicts_follow_the_threshold_and_the_noise() {
+        let l = limits();
+        // 10 % slower, se 1 %: significant and beyond 5 %.
+        assert_eq!(metric_verdict(0.0953, 0.01, true, l), Verdict::Regressed);
+        // 10 % slower but not significant (se 6 %): cannot be ruled in or out.
+        assert_eq!(metric_verdict(0.0953, 0.06, false, l), Verdict::Unknown);
+        // 1 % slower with se 1 %: a 5 % worsening is ruled out.
+        assert_eq!(metric_verdict(0.01, 0.01, false, l), Verdict::Unchanged);
+        // 1 % slower with se 4 %: a 5 % worsening is not ruled out.
+        assert_eq!(metric_verdict(0.01, 0.04, false, l), Verdict::Unknown);
+        // 3 % slower, significant, under the threshold: unchanged (a decline below it).
+        assert_eq!(metric_verdict(0.03, 0.005, true, l), Verdict::Unchanged);
+        // 10 % faster, significant: improved; not significant: unchanged (no worsening).
+        assert_eq!(metric_verdict(-0.1, 0.01, true, l), Verdict::Improved);
+        assert_eq!(metric_verdict(-0.1, 0.03, false, l), Verdict::Unchanged);
+    }
+
+    #[test]
+    fn the_detectable_change_is_the_larger_hurdle_plus_the_power_margin() {
+        let l = limits();
+        // Tiny noise: the threshold is the hurdle: 5 % plus 1.645 × 0.1 %.
+        let d = detectable(l.worse, 3.0, 0.001);
+        assert!(
+            (d - ((l.worse + 0.001645).exp() - 1.0) * 100.0).abs() < 1e-3,
+            "{d}"
+        );
+        // Large noise: the critical value is: (3 + 1.645) × 4 % on the log scale.
+        let d = detectable(l.worse, 3.0, 0.04);
+        assert!(
+            (d - ((4.645_f64 * 0.04).exp() - 1.0) * 100.0).abs() < 1e-2,
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn limits_match_the_reference_percentages() {
+        let th = Thresholds::default();
+        let s = Limits::of(Metric::Speedup, &th);
+        // A speedup of 4.0 -> 3.8 (-5 %) is a worsening of ln(4/3.8).
+        assert!(((4.0f64 / 3.8).ln() - s.worse).abs() < 1e-12);
+        assert!(((4.2f64 / 4.0).ln() - s.better).abs() < 1e-12);
+        let l = Limits::of(Metric::OptimizedLatency, &th);
+        assert!(((105.0f64 / 100.0).ln() - l.worse).abs() < 1e-12);
+        assert!(((100.0f64 / 95.0).ln() - l.better).abs() < 1e-12);
     }
 }

@@ -13,7 +13,7 @@ fn th() -> Thresholds {
 fn pair(prev: TargetSummary, cur: TargetSummary) -> RegressionSummary {
     let anchor = summary("anchor", vec![prev]);
     let current = summary("current", vec![cur]);
-    compare(&current, Some(&anchor), &th()).expect("same environment")
+    compare(&current, Some(&anchor), th()).expect("same environment")
 }
 
 fn reasons(rows: &[ChangeRow]) -> Vec<&'static str> {
@@ -327,7 +327,7 @@ fn new_and_missing_targets() {
         "current",
         vec![speed_opt("fresh", 3.0, 10.0), speed_opt("a", 2.0, 50.0)],
     );
-    let r = compare(&current, Some(&anchor), &th()).expect("comparable");
+    let r = compare(&current, Some(&anchor), th()).expect("comparable");
     assert_eq!(r.new_targets, [current.targets[0].clone()]);
     assert_eq!(r.missing_targets, [anchor.targets[1].clone()]);
     assert!(r.regressions.is_empty() && r.improvements.is_empty());
@@ -342,7 +342,7 @@ fn new_and_missing_targets() {
 #[test]
 fn no_baseline_shape() {
     let current = summary("current", vec![speed_opt("a", 2.0, 50.0)]);
-    let r = compare(&current, None, &th()).expect("no anchor is fine");
+    let r = compare(&current, None, th()).expect("no anchor is fine");
     assert_eq!(r.baseline_run_id, None);
     assert_eq!(r.new_targets, current.targets);
     assert!(r.regressions.is_empty() && r.improvements.is_empty() && r.anchor_declines.is_empty());
@@ -363,6 +363,7 @@ fn env(backend: &str, device: &str) -> Environment {
         cuda_version: Some("12.8".into()),
         runner: Some("runner-a".into()),
         profile: Some("minimal".into()),
+        clock: None,
     }
 }
 
@@ -372,7 +373,7 @@ fn environment_mismatch_is_refused() {
     let mut current = summary("current", vec![speed_opt("a", 2.0, 50.0)]);
     anchor.environment = Some(env("cuda", "NVIDIA H100"));
     current.environment = Some(env("cuda", "NVIDIA H200"));
-    let err = compare(&current, Some(&anchor), &th()).expect_err("different GPU model");
+    let err = compare(&current, Some(&anchor), th()).expect_err("different GPU model");
     let msg = err.to_string();
     assert!(msg.contains("current") && msg.contains("anchor"), "{msg}");
     assert!(msg.contains("cuda|NVIDIA H200|minimal"), "{msg}");
@@ -389,10 +390,10 @@ fn environment_with_same_key_or_one_side_unknown_is_compared() {
     other_runner.runner = Some("runner-b".into());
     other_runner.device_uuids = vec!["GPU-2".into()];
     current.environment = Some(other_runner);
-    let r = compare(&current, Some(&anchor), &th()).expect("same key");
+    let r = compare(&current, Some(&anchor), th()).expect("same key");
     assert_eq!(reasons(&r.regressions), ["optimized_latency"]);
     current.environment = None;
-    assert!(compare(&current, Some(&anchor), &th()).is_ok());
+    assert!(compare(&current, Some(&anchor), th()).is_ok());
 }
 
 #[test]
@@ -434,10 +435,10 @@ fn custom_thresholds_are_used() {
     };
     let anchor = summary("anchor", vec![speed_target("a", 400.0, 4.0)]);
     let current = summary("current", vec![speed_target("a", 400.0, 3.8)]);
-    let r = compare(&current, Some(&anchor), &t).expect("comparable");
+    let r = compare(&current, Some(&anchor), t).expect("comparable");
     assert!(r.regressions.is_empty());
     let current = summary("current", vec![speed_target("a", 400.0, 3.6)]);
-    let r = compare(&current, Some(&anchor), &t).expect("comparable");
+    let r = compare(&current, Some(&anchor), t).expect("comparable");
     assert_eq!(reasons(&r.regressions), ["speedup"]);
 }
 

@@ -5,6 +5,7 @@
 
 pub mod candidate;
 pub mod report;
+pub mod verdicts;
 
 use crate::bench::backend::Backend;
 use crate::bench::harness::{self, HarnessError};
@@ -60,6 +61,10 @@ pub struct RunRequest<'a> {
     pub evidence_artifact_name: Option<String>,
     /// Test hook passed to the harness.
     pub hook: Option<Hook>,
+    /// Passes to measure in; `None`: the profile's `anchor_passes` when this run may become the
+    /// anchor (no anchor yet, or `anchor_candidate`), else one. A preview, which is never an
+    /// anchor, asks for one.
+    pub passes: Option<u32>,
 }
 
 impl std::fmt::Debug for RunRequest<'_> {
@@ -96,6 +101,10 @@ pub struct RunOutcome {
     pub anchor_declines: usize,
     /// Regressions cleared by recheck.
     pub suppressed_regressions: usize,
+    /// Targets the measurement could not decide (verdict `unknown`).
+    pub unknown: usize,
+    /// Significant worsenings the absolute floor kept from being regressions.
+    pub held_by_floor: usize,
     /// Targets missing against the anchor.
     pub missing_targets: usize,
     /// Recheck run ids executed.
@@ -114,6 +123,8 @@ pub struct RunOutcome {
     pub summary_path: String,
     /// Evidence directories written (evidence-root relative).
     pub evidence_dirs: Vec<String>,
+    /// Each compared target's verdict, with its figures and detectable change.
+    pub targets: Vec<verdicts::TargetVerdict>,
 }
 
 /// A target that did not succeed, as printed.
@@ -279,8 +290,15 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
 /// preview reports them in its own words).
 pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     let anchor = preflight(req)?;
+    let passes = anchor_passes(req, anchor.is_none());
     crate::gha::group(&format!("Tier-1 suite: profile {}", req.profile));
-    let results = execute(req, &req.run_id, &[], None);
+    if passes > 1 {
+        tracing::info!(
+            passes,
+            "this run may become the anchor: every target is measured in {passes} passes, pooled"
+        );
+    }
+    let results = execute(req, &req.run_id, &[], None, passes);
     crate::gha::endgroup();
     let results = results?;
     let summary = build_summary(
@@ -293,8 +311,8 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         Some(_) => NoiseHistory::for_run(&req.history_root, req.suite, &summary)?,
         None => NoiseHistory::default(),
     };
-    let th = &req.suite.thresholds;
-    let first = regress::compare_in(&summary, anchor.as_ref(), th, &noise)?;
+    let th = req.suite.threshold_book();
+    let first = regress::compare_in(&summary, anchor.as_ref(), &th, &noise)?;
     let mut evidence_dirs = vec![req.run_id.clone()];
     let comparison = match &anchor {
         Some(anchor) => {
@@ -304,7 +322,7 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
                     .iter()
                     .map(|r| recheck::recheck_run_id(&req.run_id, &r.key)),
             );
-            recheck::apply(first, anchor, &checked, th, &noise)
+            recheck::apply(first, &summary, anchor, &checked, &th, &noise)
         }
         None => first,
     };
@@ -374,6 +392,8 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         improvements: comparison.improvements.len(),
         anchor_declines: comparison.anchor_declines.len(),
         suppressed_regressions: comparison.suppressed_regressions.len(),
+        unknown: comparison.inconclusive.len(),
+        held_by_floor: comparison.held_by_floor.len(),
         missing_targets: comparison.missing_targets.len(),
         rechecks: comparison
             .rechecks
@@ -387,7 +407,9 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         verdict,
         summary_path: row.summary_path,
         evidence_dirs,
+        targets: verdicts::targets(&summary, &comparison),
     };
+    verdicts::log(&comparison);
     Ok(Ran {
         outcome,
         summary,
@@ -443,16 +465,32 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
     Ok(Some(load_run(&req.history_root, row)?.summary))
 }
 
-/// Run the harness (optionally a subset), write results and manifest under `<evidence>/<run_id>/`.
+/// How many passes this run measures in: the profile's `anchor_passes` when the run may become
+/// the anchor (no anchor yet, or a candidate for protected promotion), else one.
+fn anchor_passes(req: &RunRequest<'_>, no_anchor: bool) -> u32 {
+    if let Some(n) = req.passes {
+        return n.max(1);
+    }
+    let profile = req.suite.profile(&req.profile);
+    match profile {
+        Some(p) if no_anchor || req.anchor_candidate => p.anchor_passes,
+        _ => 1,
+    }
+}
+
+/// Run the harness (optionally a subset) in `passes` passes, write results and manifest under
+/// `<evidence>/<run_id>/`.
 fn execute(
     req: &RunRequest<'_>,
     run_id: &str,
     only: &[String],
     recheck_of: Option<&str>,
+    passes: u32,
 ) -> Result<ResultsFile, RunError> {
     let mut opts = HarnessOptions::new(&req.profile, run_id);
     opts.only = only.to_vec();
     opts.hook = req.hook.clone();
+    opts.passes = passes;
     let results = harness::run_suite(req.suite, req.backend.clone(), &opts)?;
     let dir = req.evidence_root.join(run_id);
     harness::write_results(&dir, &results)?;
@@ -494,8 +532,8 @@ fn run_rechecks(
         };
         let id = recheck::recheck_run_id(&req.run_id, &t.key);
         crate::gha::group(&format!("Recheck {}", t.key));
-        tracing::info!(target = %t.key, recheck = %id, "rechecking a speed regression once");
-        let r = execute(req, &id, std::slice::from_ref(&t.key), Some(&req.run_id));
+        tracing::info!(target = %t.key, recheck = %id, "measuring once more, pooled with the first measurement (a suspected regression or an unknown verdict)");
+        let r = execute(req, &id, std::slice::from_ref(&t.key), Some(&req.run_id), 1);
         crate::gha::endgroup();
         let row = match r {
             Ok(results) => result::summarize(&results, req.suite)?

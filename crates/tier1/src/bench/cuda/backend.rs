@@ -154,6 +154,7 @@ impl Backend for CudaBackend {
             cuda_version: Some(self.info.driver_cuda_version.clone()),
             runner: crate::bench::backend::runner_name(),
             profile: None,
+            clock: None,
         }
     }
 

@@ -1,0 +1,20 @@
+//! One pass of an anchor's measurement as the results file records it (`sampling.passes`): the
+//! merged samples of a target are its passes' samples one after the other (`bench::passes`).
+
+use serde::{Deserialize, Serialize};
+
+/// How one pass of a target was sampled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassRecord {
+    /// Rounds of the pass (its samples follow the previous passes' in every variant).
+    pub rounds: u32,
+    /// Processes its samples came from.
+    pub processes: u32,
+    /// Executions per sample of each variant, in variant order.
+    pub repetitions: Vec<u32>,
+    /// Seed of the pass's round order.
+    pub order_seed: u64,
+    /// The budget ended the pass before the precision was reached.
+    pub budget_exhausted: bool,
+}

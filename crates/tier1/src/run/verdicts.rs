@@ -1,0 +1,122 @@
+//! What `tier1-run` prints of each compared target (the stdout JSON's `targets`) and says on
+//! stderr: the verdict, each metric's anchor and current value, change, threshold and
+//! detectable change, and why a target is unknown or held by the floor.
+
+use crate::history::model::{RegressionSummary, Summary};
+use crate::history::{DetectionMethod, MetricTest, TargetDetection, Verdict};
+use serde::Serialize;
+
+/// One target's verdict, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetVerdict {
+    /// Target key.
+    pub key: String,
+    /// Target string.
+    pub target: String,
+    /// `regressed`, `improved`, `unchanged` or `unknown`.
+    pub verdict: String,
+    /// The smallest slowdown (percent) this comparison catches in 95 % of nights.
+    pub detectable_pct: Option<f64>,
+    /// `statistical` or `reference`.
+    pub decided_by: String,
+    /// Why the reference rules decided, or what an unknown target could not rule out.
+    pub note: Option<String>,
+    /// The tested metrics.
+    pub metrics: Vec<MetricVerdict>,
+}
+
+/// One metric of a target, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricVerdict {
+    /// `speedup` or `optimized_latency`.
+    pub metric: String,
+    /// The anchor's value.
+    pub anchor: f64,
+    /// This run's value.
+    pub current: f64,
+    /// `(current / anchor - 1) * 100`.
+    pub change_pct: f64,
+    /// The regression threshold (percent).
+    pub threshold_pct: Option<f64>,
+    /// The smallest slowdown (percent) this test catches in 95 % of nights.
+    pub detectable_pct: f64,
+    /// One-sided p-value.
+    pub p_value: f64,
+    /// The metric's verdict.
+    pub verdict: Option<String>,
+    /// A significant worsening the floor kept from being a regression.
+    pub held_by_floor: bool,
+}
+
+/// Every compared target of `comparison`, in suite order.
+pub fn targets(summary: &Summary, comparison: &RegressionSummary) -> Vec<TargetVerdict> {
+    let Some(d) = &comparison.detection else {
+        return Vec::new();
+    };
+    d.targets
+        .iter()
+        .map(|t| one(summary, comparison, t))
+        .collect()
+}
+
+fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -> TargetVerdict {
+    let key = summary
+        .targets
+        .iter()
+        .find(|r| r.target == t.target)
+        .map_or_else(|| t.target.clone(), |r| r.key.clone());
+    let note = match t.verdict {
+        Some(Verdict::Unknown) => comparison
+            .inconclusive
+            .iter()
+            .find(|i| i.target == t.target)
+            .map(|i| i.reason.clone()),
+        _ if t.method == DetectionMethod::Reference => t.reason.clone(),
+        _ => None,
+    };
+    TargetVerdict {
+        key,
+        target: t.target.clone(),
+        verdict: t.verdict.map_or("unchanged", Verdict::as_str).into(),
+        detectable_pct: t.detectable_pct,
+        decided_by: t.method.as_str().into(),
+        note,
+        metrics: t.tests.iter().map(metric).collect(),
+    }
+}
+
+fn metric(m: &MetricTest) -> MetricVerdict {
+    MetricVerdict {
+        metric: m.metric.clone(),
+        anchor: m.reference_value,
+        current: m.current_value,
+        change_pct: m.change_pct,
+        threshold_pct: m.threshold_pct,
+        detectable_pct: m.detectable_pct,
+        p_value: m.p_value,
+        verdict: m.verdict.map(|v| v.as_str().to_string()),
+        held_by_floor: m.held_by_floor,
+    }
+}
+
+/// Say on stderr what a reader must not miss: regressions, unknown targets (what they could not
+/// rule out) and significant changes held by the floor, each with its figures and rule.
+pub fn log(comparison: &RegressionSummary) {
+    let detection = comparison.detection.as_ref();
+    for row in &comparison.regressions {
+        tracing::error!(
+            "regression: {}",
+            crate::regress::verdict::describe_row(row, detection)
+        );
+    }
+    for i in &comparison.inconclusive {
+        tracing::warn!(target = %i.target, "unknown: {}", i.reason);
+    }
+    for h in &comparison.held_by_floor {
+        tracing::warn!(
+            "held by the floor (not a regression by rule): {}; {}",
+            crate::regress::verdict::describe_row(&h.row, detection),
+            h.rule
+        );
+    }
+}

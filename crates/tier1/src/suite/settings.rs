@@ -1,0 +1,317 @@
+//! What one target may set for itself (precision, budget, sample length, thresholds and floor),
+//! how a profile measures an anchor (passes, precision measured or required), and the precision
+//! the harness aims for when none is set: derived from the thresholds the gate must detect.
+
+use super::{Profile, Suite, Target, Thresholds};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The share of the smaller speed threshold a measurement's 95 % interval aims for when no
+/// `precision_pct` is set: at ±0.3 T the within-run part of a comparison's standard error is
+/// under a fifth of a T-sized change, so the run-to-run noise, not the measurement, decides
+/// what the gate can detect (docs/regression-model.md §7).
+pub const PRECISION_PER_THRESHOLD: f64 = 0.3;
+/// Bounds of a derived precision (percent).
+pub const DERIVED_PRECISION_RANGE: (f64, f64) = (0.25, 10.0);
+/// Passes an anchor is measured in when the profile does not say.
+pub const DEFAULT_ANCHOR_PASSES: u32 = 3;
+/// Most passes a profile may ask for.
+pub const MAX_ANCHOR_PASSES: u32 = 9;
+
+/// Threshold fields a target may override (`targets[].thresholds`); unset fields keep the
+/// suite's value. The detection settings (alpha, prior, window) stay suite-wide.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdOverrides {
+    /// See [`Thresholds::speedup_regression_pct`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup_regression_pct: Option<f64>,
+    /// See [`Thresholds::optimized_latency_regression_pct`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimized_latency_regression_pct: Option<f64>,
+    /// See [`Thresholds::min_optimized_time_delta_ms`] (the floor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_optimized_time_delta_ms: Option<f64>,
+    /// See [`Thresholds::memory_savings_regression_points`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_savings_regression_points: Option<f64>,
+    /// See [`Thresholds::optimized_memory_regression_pct`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimized_memory_regression_pct: Option<f64>,
+    /// See [`Thresholds::min_speedup`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_speedup: Option<f64>,
+}
+
+impl ThresholdOverrides {
+    /// `base` with every set field replaced.
+    pub fn apply(&self, base: Thresholds) -> Thresholds {
+        Thresholds {
+            speedup_regression_pct: self
+                .speedup_regression_pct
+                .unwrap_or(base.speedup_regression_pct),
+            optimized_latency_regression_pct: self
+                .optimized_latency_regression_pct
+                .unwrap_or(base.optimized_latency_regression_pct),
+            min_optimized_time_delta_ms: self
+                .min_optimized_time_delta_ms
+                .unwrap_or(base.min_optimized_time_delta_ms),
+            memory_savings_regression_points: self
+                .memory_savings_regression_points
+                .unwrap_or(base.memory_savings_regression_points),
+            optimized_memory_regression_pct: self
+                .optimized_memory_regression_pct
+                .unwrap_or(base.optimized_memory_regression_pct),
+            min_speedup: self.min_speedup.unwrap_or(base.min_speedup),
+            ..base
+        }
+    }
+
+    /// The set fields, by name (for validation messages).
+    pub fn fields(&self) -> Vec<(&'static str, f64)> {
+        [
+            ("speedup_regression_pct", self.speedup_regression_pct),
+            (
+                "optimized_latency_regression_pct",
+                self.optimized_latency_regression_pct,
+            ),
+            (
+                "min_optimized_time_delta_ms",
+                self.min_optimized_time_delta_ms,
+            ),
+            (
+                "memory_savings_regression_points",
+                self.memory_savings_regression_points,
+            ),
+            (
+                "optimized_memory_regression_pct",
+                self.optimized_memory_regression_pct,
+            ),
+            ("min_speedup", self.min_speedup),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect()
+    }
+}
+
+/// Which clock CPU samples are read from (`profiles.<name>.clock`; docs/harness.md): wall time,
+/// or the CPU time of the whole process, which preemption by other processes does not inflate.
+/// Readings are taken by `bench::clock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clock {
+    /// Elapsed real time.
+    #[default]
+    Wall,
+    /// CPU time of the whole process (`CLOCK_PROCESS_CPUTIME_ID`), for pinned CPU profiles.
+    Cpu,
+}
+
+impl Clock {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Clock::Wall => "wall",
+            Clock::Cpu => "cpu",
+        }
+    }
+}
+
+/// Whether an anchor must reach its precision (`profiles.<name>.anchor_precision`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnchorPrecision {
+    /// The anchor is made whatever precision the machine reached, and carries it; every later
+    /// verdict states the smallest change it can detect (ordinary machines).
+    #[default]
+    Measured,
+    /// An anchor that did not reach its precision is refused, naming the target, the figures
+    /// and the remedies (canonical GPU runners: the `minimal` profile).
+    Required,
+}
+
+impl AnchorPrecision {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnchorPrecision::Measured => "measured",
+            AnchorPrecision::Required => "required",
+        }
+    }
+}
+
+/// The precision (± percent, 95 %) a measurement aims for when none is set: a share of the
+/// smaller speed threshold ([`PRECISION_PER_THRESHOLD`]), within [`DERIVED_PRECISION_RANGE`].
+pub fn derived_precision_pct(th: &Thresholds) -> f64 {
+    let t = th
+        .speedup_regression_pct
+        .min(th.optimized_latency_regression_pct);
+    let (lo, hi) = DERIVED_PRECISION_RANGE;
+    (PRECISION_PER_THRESHOLD * t).clamp(lo, hi)
+}
+
+/// The sampling settings of one target in one profile, after its own overrides.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TargetSettings {
+    /// Precision aimed for (± percent, 95 %).
+    pub precision_pct: f64,
+    /// Whether the precision was set (suite or target) rather than derived.
+    pub precision_set: bool,
+    /// Timing budget (seconds) of one pass.
+    pub budget_s: f64,
+    /// Shortest sample (ms).
+    pub min_sample_ms: f64,
+}
+
+/// Per target string, the thresholds that judge it (the suite's, with its own overrides).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThresholdBook {
+    /// The suite's thresholds (and the detection settings every target shares).
+    pub base: Thresholds,
+    /// Targets with overrides, by `target` string.
+    pub targets: BTreeMap<String, Thresholds>,
+}
+
+impl ThresholdBook {
+    /// The thresholds of `target` (a `target` string).
+    pub fn get(&self, target: &str) -> &Thresholds {
+        self.targets.get(target).unwrap_or(&self.base)
+    }
+}
+
+impl From<&Thresholds> for ThresholdBook {
+    fn from(base: &Thresholds) -> Self {
+        ThresholdBook::from(*base)
+    }
+}
+
+impl From<&ThresholdBook> for ThresholdBook {
+    fn from(book: &ThresholdBook) -> Self {
+        book.clone()
+    }
+}
+
+impl From<Thresholds> for ThresholdBook {
+    fn from(base: Thresholds) -> Self {
+        ThresholdBook {
+            base,
+            targets: BTreeMap::new(),
+        }
+    }
+}
+
+/// The first per-target setting of `t` that is out of range: (field path under the target,
+/// message with the expected and found values).
+pub fn target_setting_problem(t: &Target) -> Option<(String, String)> {
+    let positive = [
+        ("precision_pct", t.precision_pct),
+        ("budget_s", t.budget_s),
+        ("min_sample_ms", t.min_sample_ms),
+    ];
+    for (field, v) in positive {
+        if let Some(v) = v
+            && !(v.is_finite() && v > 0.0)
+        {
+            return Some((
+                field.into(),
+                format!(
+                    "target {:?}: {field} must be a finite number > 0, found {v}",
+                    t.key
+                ),
+            ));
+        }
+    }
+    for (field, v) in t.thresholds.unwrap_or_default().fields() {
+        if !(v.is_finite() && v >= 0.0) {
+            return Some((
+                format!("thresholds.{field}"),
+                format!(
+                    "target {:?}: thresholds.{field} must be a finite number >= 0, found {v}",
+                    t.key
+                ),
+            ));
+        }
+    }
+    None
+}
+
+impl Suite {
+    /// The thresholds that judge `target` (a `target` string): the suite's, with the target's
+    /// own overrides.
+    pub fn thresholds_for(&self, target: &str) -> Thresholds {
+        match self.targets.iter().find(|t| t.target == target) {
+            Some(t) => t.thresholds.unwrap_or_default().apply(self.thresholds),
+            None => self.thresholds,
+        }
+    }
+
+    /// Every target's thresholds.
+    pub fn threshold_book(&self) -> ThresholdBook {
+        ThresholdBook {
+            base: self.thresholds,
+            targets: self
+                .targets
+                .iter()
+                .filter(|t| t.thresholds.is_some())
+                .map(|t| (t.target.clone(), self.thresholds_for(&t.target)))
+                .collect(),
+        }
+    }
+
+    /// The sampling settings of `t` under `profile`: the target's own values, else the
+    /// profile's, else (precision) the value derived from the target's thresholds.
+    pub fn settings_for(&self, profile: &Profile, t: &Target) -> TargetSettings {
+        let set = t.precision_pct.or(profile.precision_pct);
+        TargetSettings {
+            precision_pct: set
+                .unwrap_or_else(|| derived_precision_pct(&self.thresholds_for(&t.target))),
+            precision_set: set.is_some(),
+            budget_s: t.budget_s.unwrap_or(profile.budget_s),
+            min_sample_ms: t.min_sample_ms.unwrap_or(profile.min_sample_ms),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_follows_the_smaller_speed_threshold() {
+        let th = Thresholds::default();
+        assert!((derived_precision_pct(&th) - 1.5).abs() < 1e-12);
+        let loose = Thresholds {
+            speedup_regression_pct: 20.0,
+            optimized_latency_regression_pct: 10.0,
+            ..th
+        };
+        assert!((derived_precision_pct(&loose) - 3.0).abs() < 1e-12);
+        let tiny = Thresholds {
+            speedup_regression_pct: 0.1,
+            ..th
+        };
+        assert_eq!(derived_precision_pct(&tiny), DERIVED_PRECISION_RANGE.0);
+    }
+
+    #[test]
+    fn overrides_replace_only_the_fields_they_set() {
+        let o = ThresholdOverrides {
+            min_optimized_time_delta_ms: Some(0.0),
+            speedup_regression_pct: Some(10.0),
+            ..Default::default()
+        };
+        let t = o.apply(Thresholds::default());
+        assert_eq!(t.min_optimized_time_delta_ms, 0.0);
+        assert_eq!(t.speedup_regression_pct, 10.0);
+        assert_eq!(t.optimized_latency_regression_pct, 5.0);
+        assert_eq!(t.alpha, Thresholds::default().alpha);
+        assert_eq!(
+            o.fields(),
+            [
+                ("speedup_regression_pct", 10.0),
+                ("min_optimized_time_delta_ms", 0.0)
+            ]
+        );
+    }
+}
