@@ -263,6 +263,46 @@ fn two_nights_queue_on_the_producer_lock_and_both_are_published() {
     }
 }
 
+/// Issue 20, defect 7: the publication lock is released when the publishing job ends, seconds
+/// before GitHub marks its run completed. The next publisher, queued on the lock, restores at once:
+/// it must still see the night just published, or that night is lost (a lost update).
+#[test]
+fn a_publisher_queued_on_the_lock_sees_the_night_published_just_before_it() {
+    let Some(h) = harness_or_skip("a_publisher_queued_on_the_lock_sees_the_night_just_published")
+    else {
+        return;
+    };
+    bootstrap(&h);
+    let first = RunSpec::nightly().hold_until_queued("publish-history", 1, "publish-history");
+    let r = h.run(&[first, RunSpec::nightly()]);
+    assert_eq!(conclusion(&r, 0), "success", "{}", r.diagnose(0));
+    assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
+    let trace = &r.0["trace"];
+    let released = at(trace, 0, "publish-history", "finished");
+    assert!(
+        at(trace, 1, "publish-history", "started") < at_run(trace, 0, "completed"),
+        "the second publisher started before the first run was completed: {trace:#}"
+    );
+    assert!(released <= at(trace, 1, "publish-history", "started"));
+    let index = h.restored_index().unwrap();
+    let published: Vec<&str> = rows(&index)
+        .iter()
+        .map(|x| x["run_id"].as_str().unwrap())
+        .collect();
+    for i in [0, 1] {
+        let id = r.job(i, "tier1")["outputs"]["run_id"].as_str().unwrap();
+        assert!(
+            published.contains(&id),
+            "night {i} ({id}) lost: {published:?}"
+        );
+    }
+    assert_eq!(
+        published.len(),
+        3,
+        "the anchor and both nights: {published:?}"
+    );
+}
+
 #[test]
 fn a_promotion_queues_behind_a_publication() {
     let Some(h) = harness_or_skip("a_promotion_queues_behind_a_publication") else {
@@ -393,4 +433,15 @@ fn no_overlap(trace: &Value, group: &str) {
             _ => {}
         }
     }
+}
+
+/// The position in the trace of run `run`'s `kind` event that names no job (`completed`).
+fn at_run(trace: &Value, run: u64, kind: &str) -> u64 {
+    trace
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["run"] == run && e["job"].is_null() && e["kind"] == kind)
+        .and_then(|e| e["seq"].as_u64())
+        .unwrap_or_else(|| panic!("no {kind} event of run {run}: {trace:#}"))
 }

@@ -26,6 +26,9 @@ pub const REQUIRED_ENV: &str = "TIER1_WORKFLOW_TESTS_REQUIRED";
 pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 /// The repository the scenarios run in.
 pub const REPOSITORY: &str = "tier1-bench/tier1";
+/// How long after its last job a run is marked completed, as on GitHub, where the run's status
+/// turns `completed` some seconds after the jobs ended (and released their concurrency groups).
+pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
 
 /// The tier1 binaries this test built (name, path).
 pub const BINS: [(&str, &str); 10] = [
@@ -146,6 +149,8 @@ pub struct Harness {
     pub artifact_prefix: String,
     /// The workflow file whose runs [`Harness::restore_to`] restores (`tier1-nightly.yml`).
     pub producer_workflow: String,
+    /// How long after its last job a run turns `completed` ([`RUN_COMPLETION_DELAY_MS`]).
+    pub completion_delay_ms: u64,
     prebuilt: PathBuf,
     gpu_tool_cache: PathBuf,
     scenarios: std::cell::Cell<usize>,
@@ -194,6 +199,7 @@ impl Harness {
             action_repositories: serde_json::Map::new(),
             artifact_prefix: "tier1".into(),
             producer_workflow: "tier1-nightly.yml".into(),
+            completion_delay_ms: RUN_COMPLETION_DELAY_MS,
             prebuilt,
             gpu_tool_cache,
             scenarios: std::cell::Cell::new(0),
@@ -247,6 +253,7 @@ impl Harness {
             "repo_root": self.source, "api_url": self.fake.api_url(), "server_url": "https://github.com",
             "repository": self.repository, "token": TOKEN,
             "action_repositories": self.action_repositories, "work_dir": dir.join("runner"),
+            "completion_delay_ms": self.completion_delay_ms,
             "base_env": self.base_env(),
             "machines": [
                 {"name": "b200-node-01", "environment": "self-hosted",

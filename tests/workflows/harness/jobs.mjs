@@ -1,7 +1,7 @@
 //! A workflow run as GitHub plays it: jobs start when their `needs` are done, a job's `if` (with its
 //! status function) decides whether it runs, environments wait for the scenario's approval,
 //! concurrency groups queue, reusable workflows run their callee's jobs, and job outputs are
-//! evaluated when the job ends.
+//! evaluated when the job ends. A run is completed `completion_delay_ms` after its last job ended.
 import fs from "node:fs";
 import path from "node:path";
 import { asString, condition, tokenValue } from "./expressions.mjs";
@@ -96,6 +96,10 @@ export class WorkflowRun {
       .then(async () => {
         const results = Object.values(this.jobs).map((j) => j.result);
         this.conclusion = results.includes("failure") ? "failure" : "success";
+        // GitHub marks a run completed some seconds after its last job ended (the jobs release
+        // their concurrency groups before that): the run stays in_progress meanwhile.
+        this.event("jobs_done", null);
+        await sleep(this.scenario.completion_delay_ms ?? 0);
         await harnessCall(this.scenario.api_url, `runs/${this.id}/complete`, { conclusion: this.conclusion });
         this.event("completed", null, { conclusion: this.conclusion });
       });

@@ -192,7 +192,7 @@ impl ArtifactStore for GithubStore {
         self.now.unwrap_or_else(Utc::now)
     }
 
-    fn list_completed_runs(
+    fn list_runs(
         &self,
         workflow: &str,
         branch: &str,
@@ -203,7 +203,6 @@ impl ArtifactStore for GithubStore {
             &self.route(&format!("/actions/workflows/{workflow_id}/runs")),
             &[
                 ("branch", branch.to_string()),
-                ("status", "completed".to_string()),
                 ("exclude_pull_requests", "true".to_string()),
                 ("per_page", PER_PAGE.to_string()),
             ],
@@ -216,9 +215,7 @@ impl ArtifactStore for GithubStore {
                 tracing::warn!("run {} rejected: {why}", run.id);
                 continue;
             }
-            if run.status.as_deref() != Some("completed")
-                || run.head_branch.as_deref() != Some(branch)
-            {
+            if run.head_branch.as_deref() != Some(branch) {
                 continue;
             }
             by_id.insert(run.id, workflow_run(run));

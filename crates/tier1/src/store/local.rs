@@ -453,7 +453,7 @@ impl ArtifactStore for LocalStore {
         self.now.unwrap_or_else(Utc::now)
     }
 
-    fn list_completed_runs(
+    fn list_runs(
         &self,
         workflow: &str,
         branch: &str,
@@ -464,9 +464,7 @@ impl ArtifactStore for LocalStore {
         let mut runs: Vec<WorkflowRun> = state
             .runs
             .into_iter()
-            .filter(|r| {
-                strip_ref(&r.path) == want && r.head_branch == branch && r.status == "completed"
-            })
+            .filter(|r| strip_ref(&r.path) == want && r.head_branch == branch)
             .collect();
         runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         let truncated = runs.len() > cap;
