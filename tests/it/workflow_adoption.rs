@@ -158,3 +158,59 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
     );
     assert_eq!(index["suite_name"], "acme-kernels", "{index:#}");
 }
+
+/// Issue 20, defect 1: runbook §3.3 for an adopter. A confirmed regression fails the gate of the
+/// accept dispatch too (the benchmark job fails at its last step, after the uploads); the reviewer
+/// approves and the promotion ratifies the run with its note. On GitHub a failed job skips every
+/// dependant whose `if:` names no status function, so `authorize` and `promote` must name one.
+#[test]
+fn an_adopter_ratifies_a_confirmed_regression_through_a_reviewed_accept_dispatch() {
+    let Some((h, _tier1)) = adopter() else {
+        return;
+    };
+    let bootstrap = RunSpec::dispatch(json!({
+        "bootstrap_history": true, "accept_history_anchor": true,
+        "acceptance_note": "First ACME anchor, reviewed by bob"
+    }))
+    .workflow(WORKFLOW)
+    .review("approved");
+    assert_jobs(&h.run(&[bootstrap]), "bootstrap", &[("promote", "success")]);
+    let accept = RunSpec::dispatch(json!({
+        "accept_history_anchor": true,
+        "acceptance_note": "online_softmax is 1.5x slower on purpose (exact reduction); reviewed by bob"
+    }))
+    .workflow(WORKFLOW)
+    .review("approved")
+    .env("ACME_SLOWDOWN", "online_softmax:1.5");
+    let r = h.run(&[accept]);
+    assert_jobs(
+        &r,
+        "the accept dispatch of a regressed run",
+        &[
+            ("benchmark", "failure"),
+            ("publish", "skipped"),
+            ("authorize", "success"),
+            ("promote", "success"),
+        ],
+    );
+    assert!(
+        r.errors(0)
+            .iter()
+            .any(|e| e.contains("release gate failed")),
+        "the gate failure is not visible: {:?}",
+        r.errors(0)
+    );
+    let index = h
+        .restored_index()
+        .expect("the adopter's history is restorable");
+    let rows = runs(&index);
+    assert_eq!(rows.len(), 2, "{index:#}");
+    let accepted = &rows[1];
+    assert_eq!(
+        accepted["run_id"],
+        r.job(0, "benchmark")["outputs"]["run_id"],
+        "{index:#}"
+    );
+    assert_eq!(accepted["baseline_eligible"], true, "{index:#}");
+    assert_eq!(accepted["baseline_acceptance_reviewers"], json!(["bob"]));
+}
