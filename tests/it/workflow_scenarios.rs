@@ -303,6 +303,86 @@ fn a_publisher_queued_on_the_lock_sees_the_night_published_just_before_it() {
     );
 }
 
+/// Issue 20, defect 10: artifact names are unique per run across attempts, so re-running a
+/// succeeded promotion or publication ("Re-run this job") meets the history artifact its earlier
+/// attempt uploaded (upload-artifact: HTTP 409). The re-run publishes nothing twice and succeeds;
+/// the history stays as the first attempt left it.
+#[test]
+fn re_running_a_succeeded_promotion_or_publication_publishes_nothing_twice() {
+    let Some(h) = harness_or_skip("re_running_a_succeeded_promotion_or_publication") else {
+        return;
+    };
+    let history_artifacts = |run_id: &Value| -> Vec<String> {
+        h.store_state()["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| &a["workflow_run_id"] == run_id)
+            .filter_map(|a| a["name"].as_str())
+            .filter(|n| n.starts_with("tier1-history-"))
+            .map(str::to_string)
+            .collect()
+    };
+    let r = h.run(&[
+        RunSpec::bootstrap(),
+        RunSpec::rerun(0, "promote-history-anchor"),
+    ]);
+    assert_eq!(conclusion(&r, 0), "success", "{}", r.diagnose(0));
+    assert_eq!(r.run(1)["id"], r.run(0)["id"], "the same run");
+    assert_eq!(r.run(1)["attempt"], 2);
+    assert_eq!(
+        r.job(1, "tier1")["carried"],
+        true,
+        "the producer is not re-run"
+    );
+    assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
+    assert_eq!(history_artifacts(&r.run(0)["id"]).len(), 1);
+    let anchored = h.restored_index().expect("the bootstrap anchor");
+
+    let r = h.run(&[RunSpec::nightly(), RunSpec::rerun(0, "publish-history")]);
+    assert_eq!(conclusion(&r, 0), "success", "{}", r.diagnose(0));
+    let published = h.restored_index().unwrap();
+    assert_eq!(rows(&published).len(), 2);
+    assert_eq!(rows(&published)[0], rows(&anchored)[0]);
+    assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
+    assert_eq!(history_artifacts(&r.run(0)["id"]).len(), 1);
+    assert_eq!(
+        h.restored_index().unwrap(),
+        published,
+        "history unchanged by the re-run"
+    );
+}
+
+/// Issue 20, defect 10: re-running the producer of a published night measures again under new
+/// names (`<run>-<attempt>`). That night is published on top of the run's own earlier publication,
+/// which is live history: the publication's restore must not skip its own run, or the earlier
+/// attempt's night is lost.
+#[test]
+fn re_running_a_published_night_keeps_the_earlier_attempt_s_night() {
+    let Some(h) = harness_or_skip("re_running_a_published_night_keeps_the_earlier_attempt") else {
+        return;
+    };
+    bootstrap(&h);
+    let r = h.run(&[RunSpec::nightly(), RunSpec::rerun(0, "tier1")]);
+    assert_eq!(conclusion(&r, 0), "success", "{}", r.diagnose(0));
+    assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
+    assert_eq!(r.run(1)["attempt"], 2);
+    let index = h.restored_index().unwrap();
+    let published: Vec<&str> = rows(&index)
+        .iter()
+        .map(|x| x["run_id"].as_str().unwrap())
+        .collect();
+    for i in [0, 1] {
+        let id = r.job(i, "tier1")["outputs"]["run_id"].as_str().unwrap();
+        assert!(
+            published.contains(&id),
+            "attempt {} ({id}) lost: {published:?}",
+            i + 1
+        );
+    }
+    assert_eq!(published.len(), 3, "{published:?}");
+}
+
 #[test]
 fn a_promotion_queues_behind_a_publication() {
     let Some(h) = harness_or_skip("a_promotion_queues_behind_a_publication") else {

@@ -65,8 +65,26 @@ impl Adapters {
                     .map_err(|e| e.to_string())?;
                 Ok(json!({}))
             }
+            ["runs", id, "rerun"] => {
+                let id = number(id)?;
+                let run = store
+                    .update(|state| {
+                        let run = state.runs.iter_mut().find(|r| r.id == id).ok_or_else(|| {
+                            tier1::store::StoreError::NotFound {
+                                what: format!("run {id}"),
+                            }
+                        })?;
+                        run.run_attempt += 1;
+                        run.status = "in_progress".into();
+                        run.conclusion = None;
+                        Ok(run.clone())
+                    })
+                    .map_err(|e| e.to_string())?;
+                Ok(json!({"id": run.id, "run_attempt": run.run_attempt}))
+            }
             ["runs", id, "jobs"] => {
                 let id = number(id)?;
+                let attempt = body["attempt"].as_u64().unwrap_or(1) as u32;
                 let job_id = {
                     let mut n = self.next_job.lock().expect("lock");
                     *n += 1;
@@ -74,9 +92,9 @@ impl Adapters {
                 };
                 fake.add_job(
                     id,
-                    1,
+                    attempt,
                     json!({
-                        "id": job_id, "run_id": id, "run_attempt": 1, "status": "in_progress",
+                        "id": job_id, "run_id": id, "run_attempt": attempt, "status": "in_progress",
                         "conclusion": null, "name": text(body, "name")?, "steps": [],
                         "labels": body["labels"].clone(), "runner_name": text(body, "runner_name")?,
                         "runner_id": 1, "runner_group_name": "Default", "head_branch": "main",
@@ -175,6 +193,23 @@ impl Adapters {
             };
         }
         let run_id = body["run_id"].as_u64().ok_or("run_id missing")?;
+        let name = match with.get("name") {
+            _ if !archive => path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_string(),
+            Some(n) => n.clone(),
+            None => "artifact".into(),
+        };
+        // Names are unique per run across attempts: a re-run that uploads a name an earlier
+        // attempt uploaded gets GitHub's 409 (the action has no overwrite input set here).
+        let taken = store
+            .list_run_artifacts(run_id)
+            .map_err(|e| e.to_string())?;
+        if taken.items.iter().any(|a| a.name == name) {
+            return Err("Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run".into());
+        }
         let meta = if archive {
             if !path.is_dir() {
                 return Err(format!(
@@ -182,10 +217,6 @@ impl Adapters {
                     path.display()
                 ));
             }
-            let name = with
-                .get("name")
-                .cloned()
-                .unwrap_or_else(|| "artifact".into());
             store.upload_dir_zipped(run_id, &name, &path, retention)
         } else {
             if !path.is_file() {
@@ -194,11 +225,6 @@ impl Adapters {
                     path.display()
                 ));
             }
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default()
-                .to_string();
             store.upload_file(run_id, &name, &path, retention)
         }
         .map_err(|e| format!("actions/upload-artifact: {e}"))?;

@@ -243,7 +243,7 @@ impl Harness {
             .iter()
             .map(|r| {
                 let mut v = r.0.clone();
-                if v.get("sha").is_none() {
+                if v.get("sha").is_none() && v.get("rerun").is_none() {
                     v["sha"] = json!(self.sha);
                 }
                 v
