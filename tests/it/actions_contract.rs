@@ -229,8 +229,11 @@ fn the_installer_verifies_the_checksum_and_the_provenance() {
     let install = text("install/install.sh");
     for part in [
         "sha256sum --check --ignore-missing --strict SHA256SUMS",
-        "gh attestation verify",
-        "command -v gh",
+        "\"$gh\" attestation verify",
+        "--signer-workflow \"$signer\" --source-ref \"refs/tags/$tag\"",
+        "signer=\"$TIER1_REPOSITORY/.github/workflows/release.yml\"",
+        "command -v \"$gh\"",
+        "Authorization: Bearer $GH_TOKEN",
         "/releases/tags/$tag",
         "browser_download_url",
         "$GITHUB_PATH",

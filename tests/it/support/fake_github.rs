@@ -5,7 +5,8 @@
 //! optional fields of `github/rest-api-description`), and a record of every request; a hook for test harness endpoints
 //! under `/_harness/` (the workflow scenario adapters, tests/it/support/workflow_adapters.rs);
 //! pull request comments (fake_github_comments.rs); and public releases of any repository
-//! (`GET /repos/{o}/{r}/releases/tags/{tag}`, assets downloaded from the blob listener).
+//! (`GET /repos/{o}/{r}/releases/tags/{tag}`, assets downloaded from the blob listener), which an
+//! unauthenticated client may ask 60 times an hour (then 403 with `x-ratelimit-remaining: 0`).
 #![allow(dead_code)]
 
 #[path = "fake_github_comments.rs"]
@@ -171,7 +172,12 @@ struct Shared {
     location_ttl: Mutex<Duration>,
     redirects: Mutex<u64>,
     releases: Mutex<Vec<Release>>,
+    unauthenticated_left: Mutex<u32>,
 }
+
+/// GitHub's rate limit for unauthenticated REST requests: 60 an hour per IP address (shared by
+/// every job behind that address, as on GitHub-hosted runners and behind NAT).
+pub const UNAUTHENTICATED_LIMIT: u32 = 60;
 
 /// A published release: `repo` (`owner/name`), `tag`, and its assets (name, bytes).
 #[derive(Debug, Clone)]
@@ -208,6 +214,7 @@ impl FakeGithub {
             location_ttl: Mutex::new(Duration::from_secs(60)),
             redirects: Mutex::new(0),
             releases: Mutex::new(Vec::new()),
+            unauthenticated_left: Mutex::new(UNAUTHENTICATED_LIMIT),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -289,6 +296,13 @@ impl FakeGithub {
     /// `browser_download_url` on the blob listener (which refuses an `Authorization` header).
     pub fn add_release(&self, release: Release) {
         self.shared.releases.lock().expect("lock").push(release);
+    }
+
+    /// How many unauthenticated API requests remain this hour (default
+    /// [`UNAUTHENTICATED_LIMIT`]); at 0 they get GitHub's 403 with `x-ratelimit-remaining: 0`.
+    /// Set 0 for a runner whose shared IP address already spent the hour's requests.
+    pub fn set_unauthenticated_remaining(&self, n: u32) {
+        *self.shared.unauthenticated_left.lock().expect("lock") = n;
     }
 
     /// Serve `POST /_harness/<path>` with `hook` (no token required: the harness is the runner).
@@ -641,11 +655,16 @@ fn release_api(shared: &Shared, rec: &Recorded, path: &str) -> Option<Response> 
     let ["repos", owner, name, "releases", "tags", tag] = seg.as_slice() else {
         return None;
     };
-    if rec
-        .header("authorization")
-        .is_some_and(|a| a != format!("Bearer {}", shared.token))
-    {
-        return Some(error(401, "Bad credentials"));
+    match rec.header("authorization") {
+        Some(a) if a != format!("Bearer {}", shared.token) => {
+            return Some(error(401, "Bad credentials"));
+        }
+        Some(_) => {}
+        None => {
+            if let Some(limited) = unauthenticated_rate_limit(shared) {
+                return Some(limited);
+            }
+        }
     }
     let repo = format!("{owner}/{name}");
     let releases = shared.releases.lock().expect("lock");
@@ -670,6 +689,35 @@ fn release_api(shared: &Shared, rec: &Recorded, path: &str) -> Option<Response> 
         &json!({"id": 1, "tag_name": tag, "name": format!("tier1 {tag}"), "draft": false,
             "prerelease": false, "assets": assets}),
     ))
+}
+
+/// Spend one unauthenticated request; GitHub's 403 once none is left this hour.
+fn unauthenticated_rate_limit(shared: &Shared) -> Option<Response> {
+    let mut left = shared.unauthenticated_left.lock().expect("lock");
+    let reset = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        + 3600;
+    if *left == 0 {
+        let mut r = error(
+            403,
+            "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)",
+        );
+        r.headers.extend([
+            (
+                "x-ratelimit-limit".into(),
+                UNAUTHENTICATED_LIMIT.to_string(),
+            ),
+            ("x-ratelimit-remaining".into(), "0".into()),
+            ("x-ratelimit-used".into(), UNAUTHENTICATED_LIMIT.to_string()),
+            ("x-ratelimit-reset".into(), reset.to_string()),
+            ("x-ratelimit-resource".into(), "core".into()),
+        ]);
+        return Some(r);
+    }
+    *left -= 1;
+    None
 }
 
 fn blob(shared: &Shared, rec: &Recorded) -> Response {

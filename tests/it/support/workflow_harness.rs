@@ -228,6 +228,10 @@ impl Harness {
             "TIER1_SHIM_PREBUILT".into(),
             json!(self.prebuilt.display().to_string()),
         );
+        env.insert(
+            "TIER1_SHIM_ATTESTATIONS".into(),
+            json!(self.attestations().display().to_string()),
+        );
         env.insert("TIER1_GITHUB_RETRY_BASE_MS".into(), json!("5"));
         Value::Object(env)
     }
@@ -369,7 +373,25 @@ impl Harness {
         std::fs::read(self.store_dir.join("artifacts").join(format!("{id}.bin"))).unwrap()
     }
 
-    /// Every command the cargo and rustup stand-ins received, one per line.
+    /// The build provenance attestations the `gh` stand-in accepts: lines `<sha256> <signer
+    /// workflow> <source ref>` (tests/fixtures/workflows/bin/gh).
+    pub fn attestations(&self) -> PathBuf {
+        self.tmp.path().join("attestations.txt")
+    }
+
+    /// Record a build provenance attestation of bytes with SHA-256 `sha256`, signed by `signer`
+    /// (`owner/repo/.github/workflows/release.yml`) at `source_ref`, for the `gh` stand-in.
+    pub fn attest(&self, sha256: &str, signer: &str, source_ref: &str) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.attestations())
+            .unwrap();
+        writeln!(f, "{sha256} {signer} {source_ref}").unwrap();
+    }
+
+    /// Every command the cargo, rustup and gh stand-ins received, one per line.
     pub fn toolchain_calls(&self) -> Vec<String> {
         std::fs::read_to_string(&self.shim_log)
             .unwrap()
