@@ -34,5 +34,5 @@ echo "== actionlint + zizmor: the adopter's workflow (docs/adoption.md)"
 actionlint -config-file .github/actionlint.yaml "$adopter/.github/workflows/benchmarks.yml"
 zizmor --offline --no-progress "$adopter/.github/workflows"
 
-echo "== shellcheck install/install.sh"
-shellcheck install/install.sh
+echo "== shellcheck install/install.sh .ci/glibc-floor.sh"
+shellcheck install/install.sh .ci/glibc-floor.sh
