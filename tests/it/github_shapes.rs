@@ -215,6 +215,7 @@ fn approvals_are_decided_from_the_whole_set_for_the_environment() {
     LocalStore::create(&store, "owner/repo").expect("store");
     let fake = FakeGithub::start(&store, TOKEN);
     let env = "tier1-canonical-acceptance";
+    fake.set_environment(fake_github::environment_record(env, &["ann", "bob"], true));
     let ann = approval_record("approved", "ann", 11, env);
     let bob_rejects = approval_record("rejected", "bob", 12, env);
     let carol_pending = approval_record("pending", "carol", 13, env);

@@ -33,6 +33,7 @@ mod preflight_gpu;
 mod preview_comment;
 mod preview_compare;
 mod promote_hardening;
+mod promote_reviews;
 mod release_glibc;
 mod rerun_contract;
 mod restore_archive;

@@ -383,6 +383,41 @@ fn re_running_a_published_night_keeps_the_earlier_attempt_s_night() {
     assert_eq!(published.len(), 3, "{published:?}");
 }
 
+/// Issue 20, defect 4: a private repository without GitHub Enterprise cannot give the acceptance
+/// environment required reviewers. GitHub then runs the approval job at once and records no
+/// approval; the promotion must say which setting and plan are missing, and publish nothing.
+#[test]
+fn an_acceptance_environment_without_required_reviewers_is_refused_by_name() {
+    let Some(h) = harness_or_skip("an_acceptance_environment_without_required_reviewers") else {
+        return;
+    };
+    h.fake
+        .set_environment(crate::support::fake_github::environment_record(
+            workflow_harness::ACCEPTANCE_ENVIRONMENT,
+            &[],
+            false,
+        ));
+    let r = h.run(&[RunSpec::bootstrap()]);
+    assert_eq!(result(&r, 0, "authorize-history-anchor"), "success");
+    assert_eq!(
+        result(&r, 0, "promote-history-anchor/promote"),
+        "failure",
+        "{}",
+        r.diagnose(0)
+    );
+    let log = r.log(
+        0,
+        "promote-history-anchor/promote",
+        "Ratify the new history anchor",
+    );
+    assert!(
+        log.contains("has no required reviewers")
+            && log.contains("required reviewers only with GitHub Enterprise"),
+        "{log}"
+    );
+    assert!(h.restored_index().is_none(), "no anchor was made");
+}
+
 #[test]
 fn a_promotion_queues_behind_a_publication() {
     let Some(h) = harness_or_skip("a_promotion_queues_behind_a_publication") else {

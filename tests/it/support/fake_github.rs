@@ -82,6 +82,40 @@ pub fn approval_record(state: &str, login: &str, user_id: u64, environment: &str
     })
 }
 
+/// An environment in the shape of the spec's `environment` (`repos/get-environment`): deployments
+/// from `main` only, and, when `reviewers` is not empty, a `required_reviewers` rule naming them
+/// (users) with `prevent_self_review`. Without reviewers it is what a private repository without
+/// GitHub Enterprise gets: no rule that waits for anyone.
+pub fn environment_record(name: &str, reviewers: &[&str], prevent_self_review: bool) -> Value {
+    let mut rules =
+        vec![json!({"id": 3756, "node_id": "MDQ6R2F0ZTM3NTY=", "type": "branch_policy"})];
+    if !reviewers.is_empty() {
+        let list: Vec<Value> = reviewers
+            .iter()
+            .enumerate()
+            .map(|(i, login)| {
+                json!({"type": "User", "reviewer": {
+                    "login": login, "id": 100 + i, "node_id": "MDQ6VXNlcjE=", "type": "User",
+                    "site_admin": false, "url": format!("https://api.github.com/users/{login}")
+                }})
+            })
+            .collect();
+        rules.insert(
+            0,
+            json!({"id": 3755, "node_id": "MDQ6R2F0ZTM3NTU=", "type": "required_reviewers",
+                   "prevent_self_review": prevent_self_review, "reviewers": list}),
+        );
+    }
+    json!({
+        "id": 161088068, "node_id": "MDExOkVudmlyb25tZW50MTYxMDg4MDY4", "name": name,
+        "url": format!("https://api.github.com/repos/o/r/environments/{name}"),
+        "html_url": format!("https://github.com/o/r/deployments/activity_log?environments_filter={name}"),
+        "created_at": "2020-11-23T22:00:40Z", "updated_at": "2020-11-23T22:00:40Z",
+        "protection_rules": rules,
+        "deployment_branch_policy": {"protected_branches": false, "custom_branch_policies": true}
+    })
+}
+
 /// Set `path` (dotted) in `v` to `value`, or remove it when `value` is None.
 fn patch_field(v: &mut Value, path: &str, value: &Option<Value>) {
     let mut parts: Vec<&str> = path.split('.').collect();
@@ -173,6 +207,7 @@ struct Shared {
     redirects: Mutex<u64>,
     releases: Mutex<Vec<Release>>,
     unauthenticated_left: Mutex<u32>,
+    environments: Mutex<Vec<Value>>,
 }
 
 /// GitHub's rate limit for unauthenticated REST requests: 60 an hour per IP address (shared by
@@ -215,6 +250,7 @@ impl FakeGithub {
             redirects: Mutex::new(0),
             releases: Mutex::new(Vec::new()),
             unauthenticated_left: Mutex::new(UNAUTHENTICATED_LIMIT),
+            environments: Mutex::new(Vec::new()),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -303,6 +339,20 @@ impl FakeGithub {
     /// Set 0 for a runner whose shared IP address already spent the hour's requests.
     pub fn set_unauthenticated_remaining(&self, n: u32) {
         *self.shared.unauthenticated_left.lock().expect("lock") = n;
+    }
+
+    /// Serve `environment` (the spec's `environment` shape, see [`environment_record`]) at
+    /// `GET /repos/{o}/{r}/environments/{name}`, replacing one of the same name.
+    pub fn set_environment(&self, environment: Value) {
+        let mut list = self.shared.environments.lock().expect("lock");
+        list.retain(|e| e["name"] != environment["name"]);
+        list.push(environment);
+    }
+
+    /// The environment `name` as served, if any.
+    pub fn environment(&self, name: &str) -> Option<Value> {
+        let list = self.shared.environments.lock().expect("lock");
+        list.iter().find(|e| e["name"] == name).cloned()
     }
 
     /// Serve `POST /_harness/<path>` with `hook` (no token required: the harness is the runner).
@@ -523,6 +573,13 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
         Ok(s) => s,
         Err(e) => return error(500, &format!("fake store: {e}")),
     };
+    if let Some(name) = path.strip_prefix(&format!("/repos/{}/environments/", state.repository)) {
+        let list = shared.environments.lock().expect("lock");
+        return match list.iter().find(|e| e["name"] == name) {
+            Some(e) => json_response(200, e),
+            None => error(404, "Not Found"),
+        };
+    }
     let prefix = format!("/repos/{}/actions/", state.repository);
     let Some(rest) = path.strip_prefix(&prefix) else {
         return error(404, "Not Found");

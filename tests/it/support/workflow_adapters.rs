@@ -1,5 +1,6 @@
 //! The runner-side services of the workflow scenario harness, served by the fake GitHub under
 //! `POST /_harness/…`: workflow runs and their jobs and environment reviews (what GitHub records),
+//! whether an environment has required reviewers (else a job runs without a review),
 //! and adapters standing in for `actions/checkout`, `actions/upload-artifact` (v7, `archive`
 //! included) and `actions/download-artifact` (v8) over the same local store, so artifacts get the
 //! names, ids and digests the real actions produce. Unknown inputs are refused, never ignored.
@@ -115,6 +116,19 @@ impl Adapters {
                     }),
                 );
                 Ok(json!({}))
+            }
+            ["environments", name] => {
+                // GitHub creates an environment a job names without protection rules.
+                let rules = fake.environment(name).unwrap_or_default();
+                let required = rules["protection_rules"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|r| {
+                        r["type"] == "required_reviewers"
+                            && r["reviewers"].as_array().is_some_and(|l| !l.is_empty())
+                    });
+                Ok(json!({"required_reviewers": required}))
             }
             ["actions", "checkout"] => self.checkout(body),
             ["actions", "upload-artifact"] => self.upload(&store, body),

@@ -26,6 +26,8 @@ pub const REQUIRED_ENV: &str = "TIER1_WORKFLOW_TESTS_REQUIRED";
 pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 /// The repository the scenarios run in.
 pub const REPOSITORY: &str = "tier1-bench/tier1";
+/// The protected environment the promotions wait on.
+pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
 /// How long after its last job a run is marked completed, as on GitHub, where the run's status
 /// turns `completed` some seconds after the jobs ended (and released their concurrency groups).
 pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
@@ -185,6 +187,13 @@ impl Harness {
         let store_dir = tmp.path().join("store");
         tier1::store::local::LocalStore::create(&store_dir, repository).expect("store");
         let fake = FakeGithub::start(&store_dir, TOKEN);
+        // The acceptance environment as the setup docs require it: required reviewer bob, and
+        // "Prevent self-review" (alice dispatches, bob reviews).
+        fake.set_environment(crate::support::fake_github::environment_record(
+            ACCEPTANCE_ENVIRONMENT,
+            &["bob"],
+            true,
+        ));
         Adapters::new(&source).install(&fake);
         let shim_log = tmp.path().join("shims.log");
         std::fs::write(&shim_log, "").unwrap();

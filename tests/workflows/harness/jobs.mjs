@@ -1,5 +1,6 @@
 //! A workflow run as GitHub plays it: jobs start when their `needs` are done, a job's `if` (with its
-//! status function) decides whether it runs, environments wait for the scenario's approval,
+//! status function) decides whether it runs, environments with required reviewers wait for the
+//! scenario's approval (without them the job runs at once and nothing is recorded),
 //! concurrency groups queue, reusable workflows run their callee's jobs, and job outputs are
 //! evaluated when the job ends. A run is completed `completion_delay_ms` after its last job ended.
 //! Re-running a job of a finished run (a new attempt of the same run) is in reruns.mjs.
@@ -161,11 +162,18 @@ export class WorkflowRun {
     const envName = def.environment === undefined ? undefined : tokenValue(def.environment, contexts);
     if (envName !== undefined) {
       const name = typeof envName === "string" ? envName : envName.name;
-      const decision = this.spec.approvals?.[name];
-      if (!decision) throw new Error(`${label}: environment '${name}' needs a scenario approval decision`);
-      await harnessCall(this.scenario.api_url, `runs/${this.id}/approvals`, { environment: name, ...decision });
-      this.event("review", prefix + id, { environment: name, state: decision.state });
-      if (decision.state !== "approved") return finish("failure");
+      // An environment without required reviewers (all a private repository gets without GitHub
+      // Enterprise) lets the job run at once and records no approval.
+      const rules = await harnessCall(this.scenario.api_url, `environments/${name}`, {});
+      if (!rules.required_reviewers) {
+        this.event("review", prefix + id, { environment: name, state: "no required reviewers" });
+      } else {
+        const decision = this.spec.approvals?.[name];
+        if (!decision) throw new Error(`${label}: environment '${name}' needs a scenario approval decision`);
+        await harnessCall(this.scenario.api_url, `runs/${this.id}/approvals`, { environment: name, ...decision });
+        this.event("review", prefix + id, { environment: name, state: decision.state });
+        if (decision.state !== "approved") return finish("failure");
+      }
     }
     const group = groupOf(tokenValue(def.concurrency, contexts), label);
     this.event("queued", prefix + id, { group });

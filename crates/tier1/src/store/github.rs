@@ -2,11 +2,13 @@
 //! runs (workflow id, no pull-request events, head repository = repository) and on artifacts (the
 //! uploading run's repository ids present and equal: absent provenance is refused, never trusted),
 //! one unusable artifact record skipped and recorded rather than failing a listing, highest-id
-//! artifacts per name, the token-free redirect download, and the approvals promotion needs.
+//! artifacts per name, the token-free redirect download, and the approvals and the approval
+//! environment's protection rules promotion needs.
 
 use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, Skipped, StoreError, WorkflowRun};
 use crate::digest::Digest;
 use crate::github::download::{Expected, download_artifact};
+use crate::github::environments::{self, Environment};
 use crate::github::types::{
     ApiApproval, ApiArtifact, ApiArtifactsPage, ApiJob, ApiJobsPage, ApiRun, ApiRunsPage,
     ApiWorkflow,
@@ -132,6 +134,18 @@ impl GithubStore {
                 environments: a.environments.into_iter().filter_map(|e| e.name).collect(),
             })
             .collect())
+    }
+
+    /// A deployment environment and its protection rules (`GET …/environments/{name}`); a name
+    /// that is not plain (letters, digits, `.`, `_`, `-`) is refused, never encoded.
+    pub fn environment(&self, name: &str) -> Result<Environment, StoreError> {
+        if !environments::is_plain_name(name) {
+            return Err(StoreError::Invalid(format!(
+                "environment name {name:?}: expected letters, digits, '.', '_' or '-'"
+            )));
+        }
+        environments::get(&self.client, name)
+            .map_err(|e| not_found_as(e, format!("environment {name}")))
     }
 
     /// Jobs of one attempt of a run (where each ran: labels, runner name).
