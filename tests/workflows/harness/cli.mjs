@@ -11,7 +11,7 @@ import { startRerun } from "./reruns.mjs";
 function jobReport(jobs) {
   const out = {};
   for (const [id, j] of Object.entries(jobs)) {
-    out[id] = { result: j.result, outputs: j.outputs, steps: j.steps, summary: j.summary ?? "", carried: Boolean(j.carried) };
+    out[id] = { result: j.result, outputs: j.outputs, steps: j.steps, summary: j.summary ?? "", carried: Boolean(j.carried), runner: j.runner ?? null };
     if (j.jobs) out[id].jobs = jobReport(j.jobs);
   }
   return out;

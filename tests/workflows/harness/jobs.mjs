@@ -253,6 +253,7 @@ export class WorkflowRun {
       actionRepos: this.scenario.action_repositories ?? {},
       actionsDir: path.join(this.scenario.work_dir, "_actions"),
     };
+    rec.runner = machine.name;
     const result = await runSteps(job, def.steps ?? [], rawSteps(raw));
     rec.steps = result.steps;
     rec.failed = result.failed;
