@@ -208,6 +208,7 @@ struct Shared {
     releases: Mutex<Vec<Release>>,
     unauthenticated_left: Mutex<u32>,
     environments: Mutex<Vec<Value>>,
+    retention_limit_days: Mutex<Option<u32>>,
 }
 
 /// GitHub's rate limit for unauthenticated REST requests: 60 an hour per IP address (shared by
@@ -251,6 +252,7 @@ impl FakeGithub {
             releases: Mutex::new(Vec::new()),
             unauthenticated_left: Mutex::new(UNAUTHENTICATED_LIMIT),
             environments: Mutex::new(Vec::new()),
+            retention_limit_days: Mutex::new(None),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -353,6 +355,18 @@ impl FakeGithub {
     pub fn environment(&self, name: &str) -> Option<Value> {
         let list = self.shared.environments.lock().expect("lock");
         list.iter().find(|e| e["name"] == name).cloned()
+    }
+
+    /// The repository's (or organization's) artifact retention limit, in days: uploads asking for
+    /// more are kept this long, without an error, as GitHub does. None: the default 90 days cap
+    /// nothing tier1 asks for.
+    pub fn set_retention_limit(&self, days: Option<u32>) {
+        *self.shared.retention_limit_days.lock().expect("lock") = days;
+    }
+
+    /// The retention limit set by [`FakeGithub::set_retention_limit`].
+    pub fn retention_limit(&self) -> Option<u32> {
+        *self.shared.retention_limit_days.lock().expect("lock")
     }
 
     /// Serve `POST /_harness/<path>` with `hook` (no token required: the harness is the runner).

@@ -131,7 +131,7 @@ impl Adapters {
                 Ok(json!({"required_reviewers": required}))
             }
             ["actions", "checkout"] => self.checkout(body),
-            ["actions", "upload-artifact"] => self.upload(&store, body),
+            ["actions", "upload-artifact"] => self.upload(&store, body, fake.retention_limit()),
             ["actions", "download-artifact"] => self.download(&store, body),
             _ => Err(format!("no harness endpoint /_harness/{path}")),
         }
@@ -170,8 +170,15 @@ impl Adapters {
     }
 
     /// `actions/upload-artifact`: a directory as a zip, or with `archive: false` one file as is
-    /// (named after the file); outputs `artifact-id`, bare-hex `artifact-digest`, `artifact-url`.
-    fn upload(&self, store: &LocalStore, body: &Value) -> Result<Value, String> {
+    /// (named after the file), kept `retention-days` or the repository's retention limit if that is
+    /// shorter (no error, as on GitHub); outputs `artifact-id`, bare-hex `artifact-digest`,
+    /// `artifact-url`.
+    fn upload(
+        &self,
+        store: &LocalStore,
+        body: &Value,
+        retention_limit: Option<u32>,
+    ) -> Result<Value, String> {
         let with = inputs(
             body,
             &[
@@ -197,6 +204,8 @@ impl Adapters {
                 .map_err(|_| format!("retention-days: {d:?} is not a number"))?,
             None => 90,
         };
+        // The repository's retention limit cuts a longer request without an error.
+        let retention = retention_limit.map_or(retention, |limit| retention.min(limit));
         if !path.exists() {
             return match with.get("if-no-files-found").map(String::as_str) {
                 Some("error") => Err(format!(
