@@ -135,6 +135,14 @@ fn a_tampered_or_unpinned_release_is_refused() {
     }
 }
 
+/// A world with release 0.1.0 published; the tarball's digest.
+fn published() -> (tempfile::TempDir, FakeGithub, String) {
+    let (tmp, fake, assets) = world();
+    let digest = pinned(&assets);
+    workflow_release::publish_release(&fake, "0.1.0", assets);
+    (tmp, fake, digest)
+}
+
 /// The pinned digest of the tarball in `assets` (its SHA256SUMS line).
 fn pinned(assets: &[(String, Vec<u8>)]) -> String {
     let sums = String::from_utf8(assets[1].1.clone()).unwrap();
@@ -160,9 +168,7 @@ fn gh_stand_in(dir: &Path, code: i32) -> std::path::PathBuf {
 
 #[test]
 fn the_release_api_is_asked_with_the_token_when_the_address_spent_its_unauthenticated_hour() {
-    let (tmp, fake, assets) = world();
-    let digest = pinned(&assets);
-    workflow_release::publish_release(&fake, "0.1.0", assets);
+    let (tmp, fake, digest) = published();
     fake.set_unauthenticated_remaining(0);
     let r = install(
         &fake,
@@ -193,9 +199,7 @@ fn the_release_api_is_asked_with_the_token_when_the_address_spent_its_unauthenti
 
 #[test]
 fn an_exhausted_rate_limit_is_named_and_a_short_one_is_waited_out() {
-    let (tmp, fake, assets) = world();
-    let digest = pinned(&assets);
-    workflow_release::publish_release(&fake, "0.1.0", assets);
+    let (tmp, fake, digest) = published();
     fake.set_unauthenticated_remaining(0);
     let r = install(
         &fake,
@@ -242,9 +246,7 @@ fn an_exhausted_rate_limit_is_named_and_a_short_one_is_waited_out() {
 
 #[test]
 fn an_unverified_tarball_is_refused_unless_the_caller_opts_out_by_name() {
-    let (tmp, fake, assets) = world();
-    let digest = pinned(&assets);
-    workflow_release::publish_release(&fake, "0.1.0", assets);
+    let (tmp, fake, digest) = published();
     let v = ("TIER1_VERSION", "0.1.0");
     // No pinned digest and no gh CLI (verify-provenance auto): SHA256SUMS alone is not enough.
     let r = install(&fake, tmp.path(), &[v, ("TIER1_VERIFY_PROVENANCE", "auto")]);
@@ -288,8 +290,7 @@ fn an_unverified_tarball_is_refused_unless_the_caller_opts_out_by_name() {
 
 #[test]
 fn provenance_is_verified_against_the_release_workflow_and_the_tag() {
-    let (tmp, fake, assets) = world();
-    workflow_release::publish_release(&fake, "0.1.0", assets);
+    let (tmp, fake, _) = published();
     let gh_ok = gh_stand_in(tmp.path(), 0);
     let r = install(
         &fake,

@@ -16,8 +16,9 @@ const PROMOTE: &str = env!("CARGO_BIN_EXE_tier1-promote");
 const TOKEN: &str = "ghs_promoteReviewsTOKEN";
 const ENV: &str = "tier1-canonical-acceptance";
 
-/// Live history with an anchor, a candidate run `c` and its evidence under `w`; the fake GitHub.
-fn world(w: &Path) -> FakeGithub {
+/// Live history with an anchor, a candidate run `c` and its evidence under `w`; the fake GitHub of
+/// repository `owner/repo` (also used by github_shapes.rs).
+pub(crate) fn world(w: &Path, token: &str) -> FakeGithub {
     bootstrap_live(w, &w.join("live"), &RunSpec::new("anchor", 0));
     candidate(
         Some(&w.join("live")),
@@ -27,7 +28,7 @@ fn world(w: &Path) -> FakeGithub {
     evidence(&w.join("ev"), &RunSpec::new("c", 1));
     let store = w.join("store");
     LocalStore::create(&store, "owner/repo").expect("store");
-    FakeGithub::start(&store, TOKEN)
+    FakeGithub::start(&store, token)
 }
 
 /// tier1-promote of run `c` requested by `dispatcher`, approvals read from workflow run `run`.
@@ -67,7 +68,7 @@ fn assert_refused(fake: &FakeGithub, w: &Path, run: u64, needle: &str) {
 fn an_approval_environment_without_required_reviewers_is_refused_naming_the_setting_and_the_plan() {
     let t = tempfile::tempdir().unwrap();
     let w = t.path();
-    let fake = world(w);
+    let fake = world(w, TOKEN);
     // What a private repository on GitHub Free, Pro or Team gets: deployment branches, no reviewers.
     fake.set_environment(environment_record(ENV, &[], false));
     assert_refused(
@@ -84,7 +85,7 @@ fn an_approval_environment_without_required_reviewers_is_refused_naming_the_sett
     );
     // No environment at all.
     let t2 = tempfile::tempdir().unwrap();
-    let fake = world(t2.path());
+    let fake = world(t2.path(), TOKEN);
     assert_refused(
         &fake,
         t2.path(),
@@ -97,7 +98,7 @@ fn an_approval_environment_without_required_reviewers_is_refused_naming_the_sett
 fn a_requester_who_alone_approved_their_own_promotion_is_refused() {
     let t = tempfile::tempdir().unwrap();
     let w = t.path();
-    let fake = world(w);
+    let fake = world(w, TOKEN);
     // The environment lets requesters approve their own runs ("Prevent self-review" off).
     fake.set_environment(environment_record(ENV, &["dispatcher", "bob"], false));
     fake.set_approvals(

@@ -70,6 +70,27 @@ fn adopter() -> Option<(Harness, tempfile::TempDir)> {
     Some((h, tier1))
 }
 
+/// The adopter's first dispatch: bootstrap and accept, approved by bob.
+fn bootstrap_dispatch() -> RunSpec {
+    RunSpec::dispatch(json!({
+        "bootstrap_history": true, "accept_history_anchor": true,
+        "acceptance_note": "First ACME anchor, reviewed by bob"
+    }))
+    .workflow(WORKFLOW)
+    .review("approved")
+}
+
+/// The gate failure is visible as an error annotation of run 0.
+fn assert_gate_failure_visible(r: &Report) {
+    assert!(
+        r.errors(0)
+            .iter()
+            .any(|e| e.contains("release gate failed")),
+        "the gate failure is not visible: {:?}",
+        r.errors(0)
+    );
+}
+
 /// Each job of the (only) run of `r` ended as expected.
 fn assert_jobs(r: &Report, what: &str, expected: &[(&str, &str)]) {
     for (job, want) in expected {
@@ -109,12 +130,7 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
         return;
     };
     let nightly = || RunSpec::nightly().workflow(WORKFLOW);
-    let bootstrap = RunSpec::dispatch(json!({
-        "bootstrap_history": true, "accept_history_anchor": true,
-        "acceptance_note": "First ACME anchor, reviewed by bob"
-    }))
-    .workflow(WORKFLOW)
-    .review("approved");
+    let bootstrap = bootstrap_dispatch();
 
     // The bootstrap: produced, approved, promoted (publish is for the nightly path).
     let r = h.run(&[bootstrap]);
@@ -152,13 +168,7 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
             "the failing night uploaded no {prefix}*: {names:?}"
         );
     }
-    assert!(
-        r.errors(0)
-            .iter()
-            .any(|e| e.contains("release gate failed")),
-        "the gate failure is not visible: {:?}",
-        r.errors(0)
-    );
+    assert_gate_failure_visible(&r);
     // Every install verified the release: the pinned digest, and the build provenance signed by
     // the release workflow at the tag (the `gh` stand-in accepts only that attestation).
     let verified: Vec<String> = h
@@ -197,12 +207,7 @@ fn an_adopter_ratifies_a_confirmed_regression_through_a_reviewed_accept_dispatch
     let Some((h, _tier1)) = adopter() else {
         return;
     };
-    let bootstrap = RunSpec::dispatch(json!({
-        "bootstrap_history": true, "accept_history_anchor": true,
-        "acceptance_note": "First ACME anchor, reviewed by bob"
-    }))
-    .workflow(WORKFLOW)
-    .review("approved");
+    let bootstrap = bootstrap_dispatch();
     assert_jobs(&h.run(&[bootstrap]), "bootstrap", &[("promote", "success")]);
     let accept = RunSpec::dispatch(json!({
         "accept_history_anchor": true,
@@ -222,13 +227,7 @@ fn an_adopter_ratifies_a_confirmed_regression_through_a_reviewed_accept_dispatch
             ("promote", "success"),
         ],
     );
-    assert!(
-        r.errors(0)
-            .iter()
-            .any(|e| e.contains("release gate failed")),
-        "the gate failure is not visible: {:?}",
-        r.errors(0)
-    );
+    assert_gate_failure_visible(&r);
     let index = h
         .restored_index()
         .expect("the adopter's history is restorable");

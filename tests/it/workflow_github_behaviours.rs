@@ -33,23 +33,7 @@ fn a_publisher_queued_on_the_lock_sees_the_night_published_just_before_it() {
         "the second publisher started before the first run was completed: {trace:#}"
     );
     assert!(released <= at(trace, 1, "publish-history", "started"));
-    let index = h.restored_index().unwrap();
-    let published: Vec<&str> = rows(&index)
-        .iter()
-        .map(|x| x["run_id"].as_str().unwrap())
-        .collect();
-    for i in [0, 1] {
-        let id = r.job(i, "tier1")["outputs"]["run_id"].as_str().unwrap();
-        assert!(
-            published.contains(&id),
-            "night {i} ({id}) lost: {published:?}"
-        );
-    }
-    assert_eq!(
-        published.len(),
-        3,
-        "the anchor and both nights: {published:?}"
-    );
+    assert_published(&h, &r, "night");
 }
 
 /// Issue 20, defect 10: artifact names are unique per run across attempts, so re-running a
@@ -116,20 +100,7 @@ fn re_running_a_published_night_keeps_the_earlier_attempt_s_night() {
     assert_eq!(conclusion(&r, 0), "success", "{}", r.diagnose(0));
     assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
     assert_eq!(r.run(1)["attempt"], 2);
-    let index = h.restored_index().unwrap();
-    let published: Vec<&str> = rows(&index)
-        .iter()
-        .map(|x| x["run_id"].as_str().unwrap())
-        .collect();
-    for i in [0, 1] {
-        let id = r.job(i, "tier1")["outputs"]["run_id"].as_str().unwrap();
-        assert!(
-            published.contains(&id),
-            "attempt {} ({id}) lost: {published:?}",
-            i + 1
-        );
-    }
-    assert_eq!(published.len(), 3, "{published:?}");
+    assert_published(&h, &r, "attempt");
 }
 
 /// Issue 20, defect 4: a private repository without GitHub Enterprise cannot give the acceptance
@@ -204,4 +175,22 @@ fn evidence_the_retention_limit_would_expire_before_renewal_is_refused() {
     assert_eq!(r.step(0, "tier1", "upload_candidate")["outcome"], "skipped");
     assert_eq!(result(&r, 0, "publish-history"), "skipped");
     assert_eq!(h.restored_index().unwrap(), before, "history unchanged");
+}
+
+/// The restored history holds the anchor and the nights of runs 0 and 1 of `r` (`what` names
+/// them in the failure message), none lost.
+fn assert_published(h: &workflow_harness::Harness, r: &workflow_harness::Report, what: &str) {
+    let index = h.restored_index().unwrap();
+    let published: Vec<&str> = rows(&index)
+        .iter()
+        .map(|x| x["run_id"].as_str().unwrap())
+        .collect();
+    for i in [0, 1] {
+        let id = r.job(i, "tier1")["outputs"]["run_id"].as_str().unwrap();
+        assert!(
+            published.contains(&id),
+            "{what} {i} ({id}) lost: {published:?}"
+        );
+    }
+    assert_eq!(published.len(), 3, "the anchor and both: {published:?}");
 }
