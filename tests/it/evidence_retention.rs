@@ -16,7 +16,7 @@ use tier1::digest::Digest;
 const TOKEN: &str = "ghs_retentionTOKEN";
 
 /// Verify the nightly's evidence with its REST `expires_at` set `days` after its `created_at`.
-fn verify_with_retention(days: i64) -> (Output, Published) {
+fn verify_with_retention(days: i64) -> (Output, Published, String) {
     let env = Env::new();
     let p = env.good_nightly(t0(), 1);
     let fake = FakeGithub::start(&env.store_dir, TOKEN);
@@ -29,12 +29,14 @@ fn verify_with_retention(days: i64) -> (Output, Published) {
     });
     let file = env.tmp.path().join(format!("evidence-{}.zip", p.run.id));
     let hex = Digest::of_file(&file).unwrap().hex().to_string();
+    let outputs = env.tmp.path().join("github_output");
+    std::fs::write(&outputs, "").unwrap();
     let o = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-evidence"))
         .env("GITHUB_API_URL", fake.api_url())
         .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_ACTIONS", "true")
-        .env_remove("GITHUB_OUTPUT")
+        .env("GITHUB_OUTPUT", &outputs)
         .args(["verify", "--run-id", &p.run.id.to_string(), "--file"])
         .arg(&file)
         .args([
@@ -45,13 +47,14 @@ fn verify_with_retention(days: i64) -> (Output, Published) {
         ])
         .output()
         .unwrap();
-    (o, p)
+    let written = std::fs::read_to_string(&outputs).unwrap();
+    (o, p, written)
 }
 
 #[test]
 fn evidence_that_expires_by_the_renewal_age_is_refused_naming_its_retention() {
     for days in [1, 30, 60] {
-        let (o, p) = verify_with_retention(days);
+        let (o, p, outputs) = verify_with_retention(days);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(3), "{days} days: {err}");
         assert!(
@@ -63,12 +66,14 @@ fn evidence_that_expires_by_the_renewal_age_is_refused_naming_its_retention() {
         );
         assert!(err.contains("retention-days"), "{err}");
         assert!(o.stdout.is_empty(), "{days} days");
+        assert_eq!(outputs, "", "{days} days: no step output written");
     }
 }
 
 #[test]
 fn a_retention_under_ninety_days_is_verified_with_the_shorter_renewal_window_named() {
-    let (o, _) = verify_with_retention(75);
+    let (o, _, outputs) = verify_with_retention(75);
+    assert!(outputs.contains("evidence_artifact_digest="), "{outputs}");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = stdout_json(&o);
     assert_eq!(v["retention_days"], 75);
@@ -79,7 +84,7 @@ fn a_retention_under_ninety_days_is_verified_with_the_shorter_renewal_window_nam
         "{}",
         stderr(&o)
     );
-    let (o, _) = verify_with_retention(90);
+    let (o, _, _) = verify_with_retention(90);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v = stdout_json(&o);
     assert_eq!(
