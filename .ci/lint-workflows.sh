@@ -24,15 +24,15 @@ echo "== zizmor $(zizmor --version)"
 zizmor --offline --no-progress .github/workflows action.yml install/action.yml publish/action.yml \
   promote/action.yml
 
-# The adopter's workflow of docs/adoption.md (tests/fixtures/adopter), its one placeholder filled in
+# The adopter's workflow of docs/adoption.md (tests/fixtures/adopter), its two placeholders filled in
 # as a user would, passes the same lint.
 adopter=target/lint-adopter
 rm -rf "$adopter" && mkdir -p "$adopter/.github/workflows"
-sed 's/<tier1 commit>/0000000000000000000000000000000000000000/' \
+sed -e 's/<tier1 commit>/0000000000000000000000000000000000000000/' -e "s/<tier1 sha256>/$(printf '0%.0s' {1..64})/" \
   tests/fixtures/adopter/.github/workflows/benchmarks.yml > "$adopter/.github/workflows/benchmarks.yml"
 echo "== actionlint + zizmor: the adopter's workflow (docs/adoption.md)"
 actionlint -config-file .github/actionlint.yaml "$adopter/.github/workflows/benchmarks.yml"
 zizmor --offline --no-progress "$adopter/.github/workflows"
 
-echo "== shellcheck install/install.sh"
-shellcheck install/install.sh
+echo "== shellcheck install/install.sh .ci/glibc-floor.sh"
+shellcheck install/install.sh .ci/glibc-floor.sh

@@ -1,5 +1,6 @@
-//! `tier1-attest`: attest that this job runs on a runner the canonical suite accepts (labels from
-//! the jobs API, self-hosted Linux x64, runner version for node24 actions); prints the attestation.
+//! `tier1-attest`: attest what can be known about the runner executing this job (the machine's OS
+//! and architecture, the runner's version, its `RUNNER_*` report, the labels the job requested)
+//! against the canonical policy; prints the attestation, which says what it proves.
 
 use clap::Parser;
 use std::path::PathBuf;
@@ -13,7 +14,8 @@ const TOOL: &str = "tier1-attest";
 #[derive(Debug, Parser)]
 #[command(name = TOOL, version, about)]
 struct Args {
-    /// Labels the job must carry (comma-separated).
+    /// Labels the job's `runs-on` must include (comma-separated); the jobs API reports what the
+    /// job asked for, not the runner's own labels.
     #[arg(
         long,
         env = "TIER1_REQUIRED_LABELS",

@@ -5,7 +5,7 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tier1::Exit;
-use tier1::promote::{PromoteError, PromoteRequest, inputs, promote};
+use tier1::promote::{PromoteError, PromoteRequest, inputs, promote, reviews};
 use tier1::store::github::GithubStore;
 
 /// Ratify the candidate's newest run as the canonical anchor.
@@ -28,7 +28,8 @@ struct Args {
     #[arg(long, env = "TIER1_EVIDENCE_ARCHIVE")]
     evidence_archive: Option<PathBuf>,
     /// Read the protected environment's approvals of this workflow run from the GitHub API and
-    /// record the approving reviewers; refused when none is `approved`.
+    /// record the approving reviewers; refused when the environment has no required reviewers,
+    /// when a record is not `approved`, or when only the requester approved.
     #[arg(long, value_name = "RUN_ID")]
     approvals_from_run: Option<u64>,
     /// The environment whose approval counts.
@@ -91,9 +92,11 @@ fn run(a: Args) -> Result<Exit, PromoteError> {
     let mut reviewers = a.reviewers;
     if let Some(run_id) = a.approvals_from_run {
         let store = GithubStore::from_env(a.api_url.as_deref(), a.repository.as_deref())?;
-        reviewers.extend(inputs::approving_reviewers(
-            &store.run_approvals(run_id)?,
+        reviewers.extend(reviews::reviewers_from_run(
+            &store,
+            run_id,
             &a.approval_environment,
+            &a.requester,
         )?);
         reviewers.sort();
         reviewers.dedup();

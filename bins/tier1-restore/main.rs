@@ -25,6 +25,10 @@ struct Args {
     /// The current run id (never a candidate).
     #[arg(long, env = "GITHUB_RUN_ID")]
     current_run_id: Option<u64>,
+    /// Let the current run be a candidate too (a publication job: a history an earlier attempt of
+    /// this run published is live history; docs/tier1-restore.md).
+    #[arg(long)]
+    include_current_run: bool,
     /// Destination directory (absent or empty).
     #[arg(long)]
     destination: PathBuf,
@@ -64,7 +68,7 @@ fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
         artifact_prefix,
         workflow: args.workflow,
         branch: args.branch,
-        current_run_id: args.current_run_id,
+        current_run_id: args.current_run_id.filter(|_| !args.include_current_run),
         destination: args.destination,
         allow_bootstrap: args.allow_bootstrap,
         allow_anchor_renewal: args.allow_anchor_renewal,

@@ -1,7 +1,8 @@
 //! docs/adoption.md shows the files of the fixture adopter (tests/fixtures/adopter) verbatim, so
 //! the YAML a new user copies is the YAML tests/it/workflow_adoption.rs runs: every
 //! `<!-- file: PATH -->` marker is followed by a fenced block identical to PATH, the workflow,
-//! the suite and the .gitignore are all shown, and `<tier1 commit>` is the only placeholder.
+//! the suite and the .gitignore are all shown, and `<tier1 commit>` and `<tier1 sha256>` are the
+//! only placeholders.
 
 use std::path::PathBuf;
 
@@ -71,8 +72,11 @@ fn the_guide_shows_the_tested_adopter_files_verbatim() {
     }
 }
 
+/// The two placeholders a user fills in: the commit of the release tag (every `uses:` of tier1)
+/// and the tarball's SHA-256 (`tier1-sha256` of every tier1 action, issue 20: SHA256SUMS of the
+/// same release proves nothing about who built it, and `gh` may be absent).
 #[test]
-fn the_adopter_workflow_pins_tier1_by_its_one_placeholder() {
+fn the_adopter_workflow_pins_tier1_by_its_commit_and_its_tarball_digest() {
     let wf = std::fs::read_to_string(
         root().join("tests/fixtures/adopter/.github/workflows/benchmarks.yml"),
     )
@@ -91,4 +95,27 @@ fn the_adopter_workflow_pins_tier1_by_its_one_placeholder() {
         assert!(u.contains("@<tier1 commit> # v"), "{u}");
     }
     assert!(!wf.contains("<40-hex sha>"), "another placeholder");
+    assert!(
+        wf.contains("\n  TIER1_SHA256: <tier1 sha256> #"),
+        "the tarball digest is pinned once, beside the version"
+    );
+    let pins = wf
+        .lines()
+        .filter(|l| l.trim() == "tier1-sha256: ${{ env.TIER1_SHA256 }}")
+        .count();
+    assert_eq!(pins, 3, "every tier1 action gets the pinned digest");
+    assert!(
+        !wf.contains("allow-unverified"),
+        "the guide never opts out of verification"
+    );
+    let placeholders: Vec<&str> = wf
+        .match_indices('<')
+        .map(|(i, _)| &wf[i..wf[i..].find('>').map_or(wf.len(), |j| i + j + 1)])
+        .collect();
+    assert!(
+        placeholders
+            .iter()
+            .all(|p| *p == "<tier1 commit>" || *p == "<tier1 sha256>"),
+        "{placeholders:?}"
+    );
 }

@@ -34,8 +34,8 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-#[test]
-fn accepts_runner_2_327_1_with_all_labels() {
+/// The attestation of the fixture job on runner 2.327.1 (which passes).
+fn attested_2_327_1() -> Value {
     let out = attest()
         .arg("--jobs-json")
         .arg(fixture())
@@ -43,7 +43,12 @@ fn accepts_runner_2_327_1_with_all_labels() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let a = stdout_json(&out);
+    stdout_json(&out)
+}
+
+#[test]
+fn accepts_runner_2_327_1_with_all_labels() {
+    let a = attested_2_327_1();
     assert_eq!(a["passed"], true);
     assert_eq!(a["runner_name"], "b200-node-01");
     assert_eq!(a["job_id"], 41000000002u64);
@@ -60,11 +65,50 @@ fn accepts_runner_2_327_1_with_all_labels() {
             "runner_environment",
             "runner_os",
             "runner_arch",
+            "machine_os",
+            "machine_arch",
             "job",
-            "labels",
+            "requested_labels",
             "runner_version"
         ]
     );
+}
+
+/// Issue 20, defect 6: the jobs API's `labels` are the job's `runs-on`, so comparing them with the
+/// policy shows what the job asked for, never what the runner carries; the record says so, and it
+/// checks what the machine itself shows (the process's OS and architecture) beside what the runner
+/// reports in its environment.
+#[test]
+fn the_attestation_says_what_it_proves_and_checks_the_machine_itself() {
+    let a = attested_2_327_1();
+    let check = |name: &str| {
+        a["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no check {name}: {a:#}"))
+    };
+    assert_eq!(check("machine_os")["found"], std::env::consts::OS);
+    assert_eq!(check("machine_arch")["found"], std::env::consts::ARCH);
+    let requested = check("requested_labels");
+    assert!(
+        requested["expected"]
+            .as_str()
+            .unwrap()
+            .starts_with("the job's runs-on includes "),
+        "{requested}"
+    );
+    let scope = a["scope"].as_str().unwrap_or_default();
+    for part in [
+        "not the labels the runner carries",
+        "label policy",
+        "Set up job",
+        "tier1-preflight",
+    ] {
+        assert!(scope.contains(part), "{part} not in {scope:?}");
+    }
 }
 
 #[test]
@@ -130,7 +174,7 @@ fn refuses_a_job_missing_any_required_label() {
         assert_eq!(out.status.code(), Some(ATTESTATION), "{label}");
         let err = stderr(&out);
         assert!(
-            err.contains("labels: expected self-hosted,linux,x64,gpu,b200,node24-actions, found "),
+            err.contains("requested_labels: expected the job's runs-on includes self-hosted,linux,x64,gpu,b200,node24-actions, found "),
             "{err}"
         );
         assert!(

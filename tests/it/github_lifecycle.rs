@@ -180,6 +180,11 @@ fn promotion_refuses_without_an_approval_of_the_protected_environment() {
         serde_json::from_slice(&std::fs::read(store.join("store.json")).unwrap()).unwrap();
     let repo = state["repository"].as_str().unwrap().to_string();
     let fake = FakeGithub::start(&store, TOKEN);
+    fake.set_environment(crate::support::fake_github::environment_record(
+        "tier1-canonical-acceptance",
+        &["bob"],
+        true,
+    ));
     let dir = tempfile::tempdir().unwrap();
 
     let o = promote_with_approvals(&fake, &repo, 1, dir.path());

@@ -204,17 +204,9 @@ fn approvals_are_decided_from_the_whole_set_for_the_environment() {
     use history_support::*;
     let t = tempfile::tempdir().expect("tmp");
     let w = t.path();
-    bootstrap_live(w, &w.join("live"), &RunSpec::new("anchor", 0));
-    candidate(
-        Some(&w.join("live")),
-        &w.join("cand"),
-        &RunSpec::new("c", 1),
-    );
-    evidence(&w.join("ev"), &RunSpec::new("c", 1));
-    let store = w.join("store");
-    LocalStore::create(&store, "owner/repo").expect("store");
-    let fake = FakeGithub::start(&store, TOKEN);
+    let fake = crate::promote_reviews::world(w, TOKEN);
     let env = "tier1-canonical-acceptance";
+    fake.set_environment(fake_github::environment_record(env, &["ann", "bob"], true));
     let ann = approval_record("approved", "ann", 11, env);
     let bob_rejects = approval_record("rejected", "bob", 12, env);
     let carol_pending = approval_record("pending", "carol", 13, env);

@@ -197,7 +197,7 @@ fn nvrtc_setup_refuses_requirements_without_an_exact_pin() {
     let venv = t.path().join("venv");
     let o = Command::new("bash")
         .arg(ci.join("nvrtc.sh"))
-        .env("TIER1_NVRTC_VENV", &venv)
+        .env("TIER1_NVRTC_CACHE", &venv)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));

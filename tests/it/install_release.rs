@@ -1,7 +1,11 @@
 //! install/install.sh, the installer of every tier1 action, against the fake GitHub's public
 //! releases: a release whose tarball matches its SHA256SUMS is installed (binaries on PATH and in
 //! the `bin` output); a tampered tarball, a wrong pinned digest, a missing release or asset, and a
-//! malformed version are refused with a message naming what was expected and found.
+//! malformed version are refused with a message naming what was expected and found. Issue 20: the
+//! release API is asked with the token (the unauthenticated hour of a shared address may be
+//! spent), rate limits are waited out or named, and a tarball neither pinned by `tier1-sha256` nor
+//! provenance-checked (`gh attestation verify`, pinned to the release workflow and the tag) is
+//! refused unless the caller opts out by name (`allow-unverified`).
 
 use crate::support::fake_github;
 use crate::support::workflow_harness;
@@ -33,6 +37,11 @@ fn install(fake: &FakeGithub, tmp: &Path, env: &[(&str, &str)]) -> Install {
         .env("GITHUB_API_URL", fake.api_url())
         .env("TIER1_REPOSITORY", workflow_release::TIER1_REPOSITORY)
         .env("TIER1_VERIFY_PROVENANCE", "false")
+        // Never the machine's gh CLI: a test that wants one gives a stand-in.
+        .env("TIER1_GH", tmp.join("no-gh-here"))
+        .env("TIER1_INSTALL_MAX_WAIT", "5")
+        .env_remove("GH_TOKEN")
+        .env_remove("TIER1_ALLOW_UNVERIFIED")
         .env_remove("TIER1_SHA256")
         .env_remove("TIER1_BUILD_FROM_SOURCE");
     for (k, v) in env {
@@ -124,4 +133,200 @@ fn a_tampered_or_unpinned_release_is_refused() {
             r.stdout
         );
     }
+}
+
+/// A world with release 0.1.0 published; the tarball's digest.
+fn published() -> (tempfile::TempDir, FakeGithub, String) {
+    let (tmp, fake, assets) = world();
+    let digest = pinned(&assets);
+    workflow_release::publish_release(&fake, "0.1.0", assets);
+    (tmp, fake, digest)
+}
+
+/// The pinned digest of the tarball in `assets` (its SHA256SUMS line).
+fn pinned(assets: &[(String, Vec<u8>)]) -> String {
+    let sums = String::from_utf8(assets[1].1.clone()).unwrap();
+    sums.split_whitespace().next().unwrap().to_string()
+}
+
+/// A `gh` stand-in that logs its arguments to `<dir>/gh.log` and exits `code`.
+fn gh_stand_in(dir: &Path, code: i32) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let gh = dir.join(format!("gh-{code}"));
+    let log = dir.join("gh.log");
+    std::fs::write(
+        &gh,
+        format!(
+            "#!/usr/bin/env bash\necho \"gh $*\" >> '{}'\nexit {code}\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    gh
+}
+
+#[test]
+fn the_release_api_is_asked_with_the_token_when_the_address_spent_its_unauthenticated_hour() {
+    let (tmp, fake, digest) = published();
+    fake.set_unauthenticated_remaining(0);
+    let r = install(
+        &fake,
+        tmp.path(),
+        &[
+            ("TIER1_VERSION", "0.1.0"),
+            ("TIER1_SHA256", &digest),
+            ("GH_TOKEN", "token"),
+        ],
+    );
+    assert!(r.ok, "{}", r.stdout);
+    let asked = fake.requests_to("/releases/tags/v0.1.0");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].header("authorization"), Some("Bearer token"));
+    // The asset downloads (public, from the storage host) never carry it.
+    let downloads: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|q| q.listener == "blob")
+        .collect();
+    assert_eq!(downloads.len(), 2, "{downloads:?}");
+    assert!(
+        downloads
+            .iter()
+            .all(|q| q.header("authorization").is_none())
+    );
+}
+
+#[test]
+fn an_exhausted_rate_limit_is_named_and_a_short_one_is_waited_out() {
+    let (tmp, fake, digest) = published();
+    fake.set_unauthenticated_remaining(0);
+    let r = install(
+        &fake,
+        tmp.path(),
+        &[("TIER1_VERSION", "0.1.0"), ("TIER1_SHA256", &digest)],
+    );
+    assert!(!r.ok, "{}", r.stdout);
+    for fragment in [
+        "the GitHub API rate limit is exhausted (HTTP 403, x-ratelimit-limit 60 per hour, unauthenticated",
+        "give the action a token (the github-token input",
+    ] {
+        assert!(
+            r.stdout.contains(fragment),
+            "{fragment} not in {}",
+            r.stdout
+        );
+    }
+    assert!(!r.stdout.contains("no release"), "{}", r.stdout);
+    assert_eq!(r.output, "", "nothing installed");
+
+    // A limit that resets within the wait is waited out, then the install goes on.
+    fake.set_unauthenticated_remaining(60);
+    let reset = (chrono::Utc::now() + chrono::Duration::seconds(1)).timestamp();
+    fake.inject(fake_github::Fault::Status {
+        on: "/releases/tags/".into(),
+        status: 403,
+        headers: vec![
+            ("x-ratelimit-limit".into(), "60".into()),
+            ("x-ratelimit-remaining".into(), "0".into()),
+            ("x-ratelimit-reset".into(), reset.to_string()),
+        ],
+        times: 1,
+    });
+    let before = fake.requests_to("/releases/tags/").len();
+    let r = install(
+        &fake,
+        tmp.path(),
+        &[("TIER1_VERSION", "0.1.0"), ("TIER1_SHA256", &digest)],
+    );
+    assert!(r.ok, "{}", r.stdout);
+    assert!(r.stdout.contains("rate limited (HTTP 403"), "{}", r.stdout);
+    assert_eq!(fake.requests_to("/releases/tags/").len(), before + 2);
+}
+
+#[test]
+fn an_unverified_tarball_is_refused_unless_the_caller_opts_out_by_name() {
+    let (tmp, fake, digest) = published();
+    let v = ("TIER1_VERSION", "0.1.0");
+    // No pinned digest and no gh CLI (verify-provenance auto): SHA256SUMS alone is not enough.
+    let r = install(&fake, tmp.path(), &[v, ("TIER1_VERIFY_PROVENANCE", "auto")]);
+    assert!(!r.ok, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "not verified: neither tier1-sha256 is pinned nor was its build provenance checked"
+        ) && r.stdout.contains("allow-unverified: true"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.output, "", "nothing installed");
+    // Opting out by name installs, with a loud warning.
+    let r = install(&fake, tmp.path(), &[v, ("TIER1_ALLOW_UNVERIFIED", "true")]);
+    assert!(r.ok, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "::warning::tier1 install: tier1-v0.1.0-x86_64-unknown-linux-gnu.tar.gz is NOT VERIFIED"
+        ),
+        "{}",
+        r.stdout
+    );
+    // verify-provenance: true without gh is refused even with a pinned digest.
+    let r = install(
+        &fake,
+        tmp.path(),
+        &[
+            v,
+            ("TIER1_SHA256", &digest),
+            ("TIER1_VERIFY_PROVENANCE", "true"),
+        ],
+    );
+    assert!(
+        !r.ok
+            && r.stdout
+                .contains("verify-provenance: true needs the gh CLI"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn provenance_is_verified_against_the_release_workflow_and_the_tag() {
+    let (tmp, fake, _) = published();
+    let gh_ok = gh_stand_in(tmp.path(), 0);
+    let r = install(
+        &fake,
+        tmp.path(),
+        &[
+            ("TIER1_VERSION", "0.1.0"),
+            ("TIER1_VERIFY_PROVENANCE", "auto"),
+            ("TIER1_GH", gh_ok.to_str().unwrap()),
+        ],
+    );
+    assert!(r.ok, "{}", r.stdout);
+    let log = std::fs::read_to_string(tmp.path().join("gh.log")).unwrap();
+    for flag in [
+        "attestation verify ",
+        "--repo tier1-bench/tier1",
+        "--signer-workflow tier1-bench/tier1/.github/workflows/release.yml",
+        "--source-ref refs/tags/v0.1.0",
+        "--deny-self-hosted-runners",
+    ] {
+        assert!(log.contains(flag), "{flag} not in {log}");
+    }
+    // An attestation that does not verify refuses the install.
+    let gh_no = gh_stand_in(tmp.path(), 1);
+    let r = install(
+        &fake,
+        tmp.path(),
+        &[
+            ("TIER1_VERSION", "0.1.0"),
+            ("TIER1_VERIFY_PROVENANCE", "auto"),
+            ("TIER1_GH", gh_no.to_str().unwrap()),
+        ],
+    );
+    assert!(!r.ok, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("gh attestation verify found no build provenance signed by tier1-bench/tier1/.github/workflows/release.yml at refs/tags/v0.1.0"),
+        "{}",
+        r.stdout
+    );
 }

@@ -35,6 +35,31 @@ fn restores_newest_candidate_and_prints_status() {
     assert_absent_or_empty(&env.tmp.path().join("out").join("nothing"));
 }
 
+/// Issue 20, defect 7: a run whose publication job uploaded its history is still in progress for
+/// some seconds on GitHub; its history is the newest and must be restored, or the next publisher
+/// merges onto an older history and loses that night.
+#[test]
+fn a_run_still_in_progress_with_a_published_history_is_restored() {
+    let env = Env::new();
+    env.good_nightly(t0(), 1);
+    let second = env.nightly(
+        t0() + Duration::days(1),
+        IN_PROGRESS,
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |ev, dir| {
+            write_history(dir, 2, &anchor(ev));
+            HistoryUpload::Dir
+        },
+    );
+    assert_eq!(second.run.status, "in_progress");
+    let dest = env.dest();
+    let o = env.restore(t0() + Duration::days(2), &dest, &[]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(v["workflow_run_id"], second.run.id, "{v:#}");
+    assert_eq!(v["artifact_id"], second.history.as_ref().unwrap().id);
+}
+
 #[test]
 fn refuses_a_non_empty_destination_untouched() {
     let env = Env::new();

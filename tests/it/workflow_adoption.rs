@@ -15,20 +15,25 @@ use std::path::Path;
 use workflow_harness::{Harness, Report, RunSpec, manifest_dir, ready_or_skip};
 
 const WORKFLOW: &str = ".github/workflows/benchmarks.yml";
-/// The one placeholder of the guide's YAML: the commit of tier1's release tag.
+/// The placeholders of the guide's YAML: the commit of tier1's release tag and the SHA-256 of the
+/// release tarball.
 const COMMIT_PLACEHOLDER: &str = "<tier1 commit>";
+const SHA256_PLACEHOLDER: &str = "<tier1 sha256>";
 
-/// Copy the fixture tree `from` into `to`, the tier1 commit filled in.
-fn copy_fixture(from: &Path, to: &Path, commit: &str) {
+/// Copy the fixture tree `from` into `to`, the tier1 commit and the tarball digest filled in.
+fn copy_fixture(from: &Path, to: &Path, (commit, sha256): (&str, &str)) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let dest = to.join(entry.file_name());
         if entry.file_type().unwrap().is_dir() {
             std::fs::create_dir_all(&dest).unwrap();
-            copy_fixture(&entry.path(), &dest, commit);
+            copy_fixture(&entry.path(), &dest, (commit, sha256));
         } else {
             let text = std::fs::read_to_string(entry.path()).unwrap();
-            std::fs::write(&dest, text.replace(COMMIT_PLACEHOLDER, commit)).unwrap();
+            let text = text
+                .replace(COMMIT_PLACEHOLDER, commit)
+                .replace(SHA256_PLACEHOLDER, sha256);
+            std::fs::write(&dest, text).unwrap();
         }
     }
 }
@@ -41,19 +46,49 @@ fn adopter() -> Option<(Harness, tempfile::TempDir)> {
     let repo = tier1.path().join("tier1");
     std::fs::create_dir_all(&repo).unwrap();
     let commit = workflow_release::tier1_action_repository(&repo);
+    let release = tier1.path().join("release");
+    std::fs::create_dir_all(&release).unwrap();
+    let assets = workflow_release::release_assets("0.1.0", &release);
+    let sha256 = workflow_release::tarball_sha256(&assets);
     let fixture = manifest_dir().join("tests/fixtures/adopter");
-    let mut h = Harness::with_source("acme/kernels", |src| copy_fixture(&fixture, src, &commit));
+    let mut h = Harness::with_source("acme/kernels", |src| {
+        copy_fixture(&fixture, src, (&commit, &sha256))
+    });
+    // What release.yml's attestation step proves, for the `gh` stand-in.
+    h.attest(
+        &sha256,
+        workflow_release::SIGNER_WORKFLOW,
+        "refs/tags/v0.1.0",
+    );
+    workflow_release::publish_release(&h.fake, "0.1.0", assets);
     h.action_repositories.insert(
         workflow_release::TIER1_REPOSITORY.into(),
         json!(repo.display().to_string()),
     );
     h.artifact_prefix = "acme".into();
     h.producer_workflow = "benchmarks.yml".into();
-    let release = tier1.path().join("release");
-    std::fs::create_dir_all(&release).unwrap();
-    let assets = workflow_release::release_assets("0.1.0", &release);
-    workflow_release::publish_release(&h.fake, "0.1.0", assets);
     Some((h, tier1))
+}
+
+/// The adopter's first dispatch: bootstrap and accept, approved by bob.
+fn bootstrap_dispatch() -> RunSpec {
+    RunSpec::dispatch(json!({
+        "bootstrap_history": true, "accept_history_anchor": true,
+        "acceptance_note": "First ACME anchor, reviewed by bob"
+    }))
+    .workflow(WORKFLOW)
+    .review("approved")
+}
+
+/// The gate failure is visible as an error annotation of run 0.
+fn assert_gate_failure_visible(r: &Report) {
+    assert!(
+        r.errors(0)
+            .iter()
+            .any(|e| e.contains("release gate failed")),
+        "the gate failure is not visible: {:?}",
+        r.errors(0)
+    );
 }
 
 /// Each job of the (only) run of `r` ended as expected.
@@ -95,12 +130,7 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
         return;
     };
     let nightly = || RunSpec::nightly().workflow(WORKFLOW);
-    let bootstrap = RunSpec::dispatch(json!({
-        "bootstrap_history": true, "accept_history_anchor": true,
-        "acceptance_note": "First ACME anchor, reviewed by bob"
-    }))
-    .workflow(WORKFLOW)
-    .review("approved");
+    let bootstrap = bootstrap_dispatch();
 
     // The bootstrap: produced, approved, promoted (publish is for the nightly path).
     let r = h.run(&[bootstrap]);
@@ -138,13 +168,22 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
             "the failing night uploaded no {prefix}*: {names:?}"
         );
     }
-    assert!(
-        r.errors(0)
-            .iter()
-            .any(|e| e.contains("release gate failed")),
-        "the gate failure is not visible: {:?}",
-        r.errors(0)
-    );
+    assert_gate_failure_visible(&r);
+    // Every install verified the release: the pinned digest, and the build provenance signed by
+    // the release workflow at the tag (the `gh` stand-in accepts only that attestation).
+    let verified: Vec<String> = h
+        .toolchain_calls()
+        .into_iter()
+        .filter(|c| c.starts_with("gh attestation verify"))
+        .collect();
+    assert!(!verified.is_empty(), "{:?}", h.toolchain_calls());
+    for call in &verified {
+        assert!(
+            call.contains("--signer-workflow tier1-bench/tier1/.github/workflows/release.yml")
+                && call.contains("--source-ref refs/tags/v0.1.0"),
+            "{call}"
+        );
+    }
     // The next night restored everything and passed.
     assert_jobs(&h.run(&[nightly()]), "night 3", &passing);
     let index = h
@@ -157,4 +196,49 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
         "bootstrap, two passing nights, the failing one: {index:#}"
     );
     assert_eq!(index["suite_name"], "acme-kernels", "{index:#}");
+}
+
+/// Issue 20, defect 1: runbook §3.3 for an adopter. A confirmed regression fails the gate of the
+/// accept dispatch too (the benchmark job fails at its last step, after the uploads); the reviewer
+/// approves and the promotion ratifies the run with its note. On GitHub a failed job skips every
+/// dependant whose `if:` names no status function, so `authorize` and `promote` must name one.
+#[test]
+fn an_adopter_ratifies_a_confirmed_regression_through_a_reviewed_accept_dispatch() {
+    let Some((h, _tier1)) = adopter() else {
+        return;
+    };
+    let bootstrap = bootstrap_dispatch();
+    assert_jobs(&h.run(&[bootstrap]), "bootstrap", &[("promote", "success")]);
+    let accept = RunSpec::dispatch(json!({
+        "accept_history_anchor": true,
+        "acceptance_note": "online_softmax is 1.5x slower on purpose (exact reduction); reviewed by bob"
+    }))
+    .workflow(WORKFLOW)
+    .review("approved")
+    .env("ACME_SLOWDOWN", "online_softmax:1.5");
+    let r = h.run(&[accept]);
+    assert_jobs(
+        &r,
+        "the accept dispatch of a regressed run",
+        &[
+            ("benchmark", "failure"),
+            ("publish", "skipped"),
+            ("authorize", "success"),
+            ("promote", "success"),
+        ],
+    );
+    assert_gate_failure_visible(&r);
+    let index = h
+        .restored_index()
+        .expect("the adopter's history is restorable");
+    let rows = runs(&index);
+    assert_eq!(rows.len(), 2, "{index:#}");
+    let accepted = &rows[1];
+    assert_eq!(
+        accepted["run_id"],
+        r.job(0, "benchmark")["outputs"]["run_id"],
+        "{index:#}"
+    );
+    assert_eq!(accepted["baseline_eligible"], true, "{index:#}");
+    assert_eq!(accepted["baseline_acceptance_reviewers"], json!(["bob"]));
 }

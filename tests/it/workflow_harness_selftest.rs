@@ -116,7 +116,7 @@ fn the_artifact_adapters_behave_as_the_actions_and_refuse_what_they_do_not_emula
         ),
         (
             upload(json!({"name": "hist", "path": "dir"})),
-            "actions/upload-artifact:",
+            "(409) Conflict: an artifact with this name already exists on the workflow run",
         ),
         (
             download(json!({"artifact-ids": "999", "path": "x"})),

@@ -146,6 +146,38 @@ fn a_labelled_pull_request_is_previewed_and_its_comment_updated_on_the_next_run(
     );
 }
 
+/// Issue 20, defect 5: pull request code never runs on the canonical runner. The preview asks
+/// for the `tier1-preview` runner class (a separate machine with its own tool cache, home and
+/// toolchains) and never for `b200`, the canonical class; the nightly asks for `b200`.
+#[test]
+fn a_preview_runs_on_the_preview_runner_never_on_the_canonical_one() {
+    let Some(h) = harness_or_skip("a_preview_runs_on_the_preview_runner") else {
+        return;
+    };
+    let index = h.bootstrap_anchor();
+    assert_eq!(index["runs"].as_array().unwrap().len(), 1);
+    let pr = h.branch_commit("planted", "NOTES.md", "a change under review\n");
+    let r = h.run(&[
+        RunSpec::pull_request(9, "planted", &pr, &h.sha, LABEL),
+        RunSpec::nightly(),
+    ]);
+    assert_eq!(
+        r.job(0, "preview")["runner"],
+        "b200-preview-01",
+        "{}",
+        r.diagnose(0)
+    );
+    assert_eq!(
+        r.job(1, "tier1")["runner"],
+        "b200-node-01",
+        "{}",
+        r.diagnose(1)
+    );
+    // The preview's attestation asked for the preview class.
+    let attest = r.log(0, "preview", "Attest runner");
+    assert!(attest.contains("tier1-preview"), "{attest}");
+}
+
 #[test]
 fn a_fork_pull_request_or_another_label_runs_nothing() {
     let Some(h) = harness_or_skip("a_fork_pull_request_or_another_label_runs_nothing") else {
@@ -301,12 +333,44 @@ fn the_workflow_is_guarded_least_privileged_and_uploads_no_history() {
         comment["concurrency"]["group"],
         "tier1-preview-comment-${{ github.event.pull_request.number }}"
     );
-    // The attested runner class of the nightly's producer, attested and preflighted the same way.
+    // Never the canonical runner class (issue 20): the preview asks for `tier1-preview` and not
+    // `b200`, the nightly for `b200` and not `tier1-preview`; both are attested and preflighted.
     let nightly: Value = serde_saphyr::from_str(
         &std::fs::read_to_string(path.with_file_name("tier1-nightly.yml")).unwrap(),
     )
     .unwrap();
-    assert_eq!(preview["runs-on"], nightly["jobs"]["tier1"]["runs-on"]);
+    let labels = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect()
+    };
+    let preview_labels = labels(&preview["runs-on"]);
+    let nightly_labels = labels(&nightly["jobs"]["tier1"]["runs-on"]);
+    assert!(
+        preview_labels.contains(&"tier1-preview".into())
+            && !preview_labels.contains(&"b200".into())
+    );
+    assert!(
+        nightly_labels.contains(&"b200".into())
+            && !nightly_labels.contains(&"tier1-preview".into())
+    );
+    let attest_labels = preview["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Attest runner")
+        .unwrap()["env"]["TIER1_REQUIRED_LABELS"]
+        .as_str()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    assert_eq!(
+        attest_labels, preview_labels,
+        "attested as the class it asked for"
+    );
     let runs: Vec<&str> = preview["steps"]
         .as_array()
         .unwrap()

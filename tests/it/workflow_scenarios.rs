@@ -9,15 +9,15 @@ use crate::support::workflow_harness;
 use serde_json::{Value, json};
 use workflow_harness::{Harness, Report, RunSpec, harness_or_skip};
 
-fn rows(index: &Value) -> &Vec<Value> {
+pub(crate) fn rows(index: &Value) -> &Vec<Value> {
     index["runs"].as_array().expect("index runs")
 }
 
-fn conclusion(r: &Report, i: usize) -> &str {
+pub(crate) fn conclusion(r: &Report, i: usize) -> &str {
     r.run(i)["conclusion"].as_str().unwrap_or_default()
 }
 
-fn result(r: &Report, i: usize, job: &str) -> String {
+pub(crate) fn result(r: &Report, i: usize, job: &str) -> String {
     r.job(i, job)["result"]
         .as_str()
         .unwrap_or_default()
@@ -32,7 +32,7 @@ fn outcome(r: &Report, i: usize, job: &str, step: &str) -> String {
 }
 
 /// Bootstrap the first anchor through the dispatch, the approval and the promotion job.
-fn bootstrap(h: &Harness) -> Value {
+pub(crate) fn bootstrap(h: &Harness) -> Value {
     h.bootstrap_anchor()
 }
 
@@ -363,7 +363,7 @@ fn requests_the_validation_step_refuses_run_nothing() {
 }
 
 /// The position in the trace of the first `kind` event of `job` in run `run`.
-fn at(trace: &Value, run: u64, job: &str, kind: &str) -> u64 {
+pub(crate) fn at(trace: &Value, run: u64, job: &str, kind: &str) -> u64 {
     trace
         .as_array()
         .unwrap()

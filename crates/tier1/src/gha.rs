@@ -31,6 +31,13 @@ pub fn error(message: &str) {
     }
 }
 
+/// Emit a warning annotation.
+pub fn warning(message: &str) {
+    if in_actions() {
+        eprintln!("::warning::{}", command_data(message));
+    }
+}
+
 /// Ask the runner to mask a secret in all later log output (on stderr, which the runner scans like
 /// stdout, so stdout stays machine output). A multi-line value is not printed: the command would
 /// leak its second line.

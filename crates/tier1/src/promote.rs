@@ -4,6 +4,7 @@
 
 mod evidence;
 pub mod inputs;
+pub mod reviews;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};

@@ -201,7 +201,8 @@ impl Env {
 
     /// Simulate a run at `at`: evidence upload, then the history produced by `history` (given the
     /// run's evidence artifact name and a directory to fill; return false for no history upload,
-    /// or write a raw archive with [`Env::raw_history`] instead), then completion.
+    /// or write a raw archive with [`Env::raw_history`] instead), then completion with
+    /// `conclusion` (none with [`IN_PROGRESS`]).
     pub fn nightly(
         &self,
         at: DateTime<Utc>,
@@ -232,7 +233,11 @@ impl Env {
                 Some(store.upload_file(run.id, &hist_name, &p, 90).expect("raw"))
             }
         };
-        let run = store.complete_run(run.id, conclusion).expect("complete");
+        let run = if conclusion == IN_PROGRESS {
+            run
+        } else {
+            store.complete_run(run.id, conclusion).expect("complete")
+        };
         Published {
             run,
             evidence,
@@ -292,6 +297,9 @@ impl Env {
             .expect("run tier1-restore")
     }
 }
+
+/// The `conclusion` of [`Env::nightly`] that leaves the run in progress (not completed yet).
+pub const IN_PROGRESS: &str = "in_progress";
 
 /// What a nightly uploads as its history.
 pub enum HistoryUpload {

@@ -5,7 +5,8 @@
 //! optional fields of `github/rest-api-description`), and a record of every request; a hook for test harness endpoints
 //! under `/_harness/` (the workflow scenario adapters, tests/it/support/workflow_adapters.rs);
 //! pull request comments (fake_github_comments.rs); and public releases of any repository
-//! (`GET /repos/{o}/{r}/releases/tags/{tag}`, assets downloaded from the blob listener).
+//! (`GET /repos/{o}/{r}/releases/tags/{tag}`, assets downloaded from the blob listener), which an
+//! unauthenticated client may ask 60 times an hour (then 403 with `x-ratelimit-remaining: 0`).
 #![allow(dead_code)]
 
 #[path = "fake_github_comments.rs"]
@@ -78,6 +79,40 @@ pub fn approval_record(state: &str, login: &str, user_id: u64, environment: &str
             "url": format!("https://api.github.com/users/{login}")
         },
         "comment": format!("{state} by {login}")
+    })
+}
+
+/// An environment in the shape of the spec's `environment` (`repos/get-environment`): deployments
+/// from `main` only, and, when `reviewers` is not empty, a `required_reviewers` rule naming them
+/// (users) with `prevent_self_review`. Without reviewers it is what a private repository without
+/// GitHub Enterprise gets: no rule that waits for anyone.
+pub fn environment_record(name: &str, reviewers: &[&str], prevent_self_review: bool) -> Value {
+    let mut rules =
+        vec![json!({"id": 3756, "node_id": "MDQ6R2F0ZTM3NTY=", "type": "branch_policy"})];
+    if !reviewers.is_empty() {
+        let list: Vec<Value> = reviewers
+            .iter()
+            .enumerate()
+            .map(|(i, login)| {
+                json!({"type": "User", "reviewer": {
+                    "login": login, "id": 100 + i, "node_id": "MDQ6VXNlcjE=", "type": "User",
+                    "site_admin": false, "url": format!("https://api.github.com/users/{login}")
+                }})
+            })
+            .collect();
+        rules.insert(
+            0,
+            json!({"id": 3755, "node_id": "MDQ6R2F0ZTM3NTU=", "type": "required_reviewers",
+                   "prevent_self_review": prevent_self_review, "reviewers": list}),
+        );
+    }
+    json!({
+        "id": 161088068, "node_id": "MDExOkVudmlyb25tZW50MTYxMDg4MDY4", "name": name,
+        "url": format!("https://api.github.com/repos/o/r/environments/{name}"),
+        "html_url": format!("https://github.com/o/r/deployments/activity_log?environments_filter={name}"),
+        "created_at": "2020-11-23T22:00:40Z", "updated_at": "2020-11-23T22:00:40Z",
+        "protection_rules": rules,
+        "deployment_branch_policy": {"protected_branches": false, "custom_branch_policies": true}
     })
 }
 
@@ -171,7 +206,14 @@ struct Shared {
     location_ttl: Mutex<Duration>,
     redirects: Mutex<u64>,
     releases: Mutex<Vec<Release>>,
+    unauthenticated_left: Mutex<u32>,
+    environments: Mutex<Vec<Value>>,
+    retention_limit_days: Mutex<Option<u32>>,
 }
+
+/// GitHub's rate limit for unauthenticated REST requests: 60 an hour per IP address (shared by
+/// every job behind that address, as on GitHub-hosted runners and behind NAT).
+pub const UNAUTHENTICATED_LIMIT: u32 = 60;
 
 /// A published release: `repo` (`owner/name`), `tag`, and its assets (name, bytes).
 #[derive(Debug, Clone)]
@@ -208,6 +250,9 @@ impl FakeGithub {
             location_ttl: Mutex::new(Duration::from_secs(60)),
             redirects: Mutex::new(0),
             releases: Mutex::new(Vec::new()),
+            unauthenticated_left: Mutex::new(UNAUTHENTICATED_LIMIT),
+            environments: Mutex::new(Vec::new()),
+            retention_limit_days: Mutex::new(None),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -289,6 +334,39 @@ impl FakeGithub {
     /// `browser_download_url` on the blob listener (which refuses an `Authorization` header).
     pub fn add_release(&self, release: Release) {
         self.shared.releases.lock().expect("lock").push(release);
+    }
+
+    /// How many unauthenticated API requests remain this hour (default
+    /// [`UNAUTHENTICATED_LIMIT`]); at 0 they get GitHub's 403 with `x-ratelimit-remaining: 0`.
+    /// Set 0 for a runner whose shared IP address already spent the hour's requests.
+    pub fn set_unauthenticated_remaining(&self, n: u32) {
+        *self.shared.unauthenticated_left.lock().expect("lock") = n;
+    }
+
+    /// Serve `environment` (the spec's `environment` shape, see [`environment_record`]) at
+    /// `GET /repos/{o}/{r}/environments/{name}`, replacing one of the same name.
+    pub fn set_environment(&self, environment: Value) {
+        let mut list = self.shared.environments.lock().expect("lock");
+        list.retain(|e| e["name"] != environment["name"]);
+        list.push(environment);
+    }
+
+    /// The environment `name` as served, if any.
+    pub fn environment(&self, name: &str) -> Option<Value> {
+        let list = self.shared.environments.lock().expect("lock");
+        list.iter().find(|e| e["name"] == name).cloned()
+    }
+
+    /// The repository's (or organization's) artifact retention limit, in days: uploads asking for
+    /// more are kept this long, without an error, as GitHub does. None: the default 90 days cap
+    /// nothing tier1 asks for.
+    pub fn set_retention_limit(&self, days: Option<u32>) {
+        *self.shared.retention_limit_days.lock().expect("lock") = days;
+    }
+
+    /// The retention limit set by [`FakeGithub::set_retention_limit`].
+    pub fn retention_limit(&self) -> Option<u32> {
+        *self.shared.retention_limit_days.lock().expect("lock")
     }
 
     /// Serve `POST /_harness/<path>` with `hook` (no token required: the harness is the runner).
@@ -509,6 +587,13 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
         Ok(s) => s,
         Err(e) => return error(500, &format!("fake store: {e}")),
     };
+    if let Some(name) = path.strip_prefix(&format!("/repos/{}/environments/", state.repository)) {
+        let list = shared.environments.lock().expect("lock");
+        return match list.iter().find(|e| e["name"] == name) {
+            Some(e) => json_response(200, e),
+            None => error(404, "Not Found"),
+        };
+    }
     let prefix = format!("/repos/{}/actions/", state.repository);
     let Some(rest) = path.strip_prefix(&prefix) else {
         return error(404, "Not Found");
@@ -641,11 +726,16 @@ fn release_api(shared: &Shared, rec: &Recorded, path: &str) -> Option<Response> 
     let ["repos", owner, name, "releases", "tags", tag] = seg.as_slice() else {
         return None;
     };
-    if rec
-        .header("authorization")
-        .is_some_and(|a| a != format!("Bearer {}", shared.token))
-    {
-        return Some(error(401, "Bad credentials"));
+    match rec.header("authorization") {
+        Some(a) if a != format!("Bearer {}", shared.token) => {
+            return Some(error(401, "Bad credentials"));
+        }
+        Some(_) => {}
+        None => {
+            if let Some(limited) = unauthenticated_rate_limit(shared) {
+                return Some(limited);
+            }
+        }
     }
     let repo = format!("{owner}/{name}");
     let releases = shared.releases.lock().expect("lock");
@@ -670,6 +760,35 @@ fn release_api(shared: &Shared, rec: &Recorded, path: &str) -> Option<Response> 
         &json!({"id": 1, "tag_name": tag, "name": format!("tier1 {tag}"), "draft": false,
             "prerelease": false, "assets": assets}),
     ))
+}
+
+/// Spend one unauthenticated request; GitHub's 403 once none is left this hour.
+fn unauthenticated_rate_limit(shared: &Shared) -> Option<Response> {
+    let mut left = shared.unauthenticated_left.lock().expect("lock");
+    let reset = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        + 3600;
+    if *left == 0 {
+        let mut r = error(
+            403,
+            "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)",
+        );
+        r.headers.extend([
+            (
+                "x-ratelimit-limit".into(),
+                UNAUTHENTICATED_LIMIT.to_string(),
+            ),
+            ("x-ratelimit-remaining".into(), "0".into()),
+            ("x-ratelimit-used".into(), UNAUTHENTICATED_LIMIT.to_string()),
+            ("x-ratelimit-reset".into(), reset.to_string()),
+            ("x-ratelimit-resource".into(), "core".into()),
+        ]);
+        return Some(r);
+    }
+    *left -= 1;
+    None
 }
 
 fn blob(shared: &Shared, rec: &Recorded) -> Response {

@@ -6,6 +6,7 @@ pub mod dashboard_history;
 pub mod fake_github;
 pub mod hostile_zip;
 pub mod nightly_repo;
+pub mod nvrtc_wheel;
 pub mod repo_files;
 pub mod workflow_adapters;
 pub mod workflow_harness;

@@ -1,5 +1,6 @@
 //! The runner-side services of the workflow scenario harness, served by the fake GitHub under
 //! `POST /_harness/…`: workflow runs and their jobs and environment reviews (what GitHub records),
+//! whether an environment has required reviewers (else a job runs without a review),
 //! and adapters standing in for `actions/checkout`, `actions/upload-artifact` (v7, `archive`
 //! included) and `actions/download-artifact` (v8) over the same local store, so artifacts get the
 //! names, ids and digests the real actions produce. Unknown inputs are refused, never ignored.
@@ -65,8 +66,26 @@ impl Adapters {
                     .map_err(|e| e.to_string())?;
                 Ok(json!({}))
             }
+            ["runs", id, "rerun"] => {
+                let id = number(id)?;
+                let run = store
+                    .update(|state| {
+                        let run = state.runs.iter_mut().find(|r| r.id == id).ok_or_else(|| {
+                            tier1::store::StoreError::NotFound {
+                                what: format!("run {id}"),
+                            }
+                        })?;
+                        run.run_attempt += 1;
+                        run.status = "in_progress".into();
+                        run.conclusion = None;
+                        Ok(run.clone())
+                    })
+                    .map_err(|e| e.to_string())?;
+                Ok(json!({"id": run.id, "run_attempt": run.run_attempt}))
+            }
             ["runs", id, "jobs"] => {
                 let id = number(id)?;
+                let attempt = body["attempt"].as_u64().unwrap_or(1) as u32;
                 let job_id = {
                     let mut n = self.next_job.lock().expect("lock");
                     *n += 1;
@@ -74,9 +93,9 @@ impl Adapters {
                 };
                 fake.add_job(
                     id,
-                    1,
+                    attempt,
                     json!({
-                        "id": job_id, "run_id": id, "run_attempt": 1, "status": "in_progress",
+                        "id": job_id, "run_id": id, "run_attempt": attempt, "status": "in_progress",
                         "conclusion": null, "name": text(body, "name")?, "steps": [],
                         "labels": body["labels"].clone(), "runner_name": text(body, "runner_name")?,
                         "runner_id": 1, "runner_group_name": "Default", "head_branch": "main",
@@ -98,8 +117,21 @@ impl Adapters {
                 );
                 Ok(json!({}))
             }
+            ["environments", name] => {
+                // GitHub creates an environment a job names without protection rules.
+                let rules = fake.environment(name).unwrap_or_default();
+                let required = rules["protection_rules"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|r| {
+                        r["type"] == "required_reviewers"
+                            && r["reviewers"].as_array().is_some_and(|l| !l.is_empty())
+                    });
+                Ok(json!({"required_reviewers": required}))
+            }
             ["actions", "checkout"] => self.checkout(body),
-            ["actions", "upload-artifact"] => self.upload(&store, body),
+            ["actions", "upload-artifact"] => self.upload(&store, body, fake.retention_limit()),
             ["actions", "download-artifact"] => self.download(&store, body),
             _ => Err(format!("no harness endpoint /_harness/{path}")),
         }
@@ -138,8 +170,15 @@ impl Adapters {
     }
 
     /// `actions/upload-artifact`: a directory as a zip, or with `archive: false` one file as is
-    /// (named after the file); outputs `artifact-id`, bare-hex `artifact-digest`, `artifact-url`.
-    fn upload(&self, store: &LocalStore, body: &Value) -> Result<Value, String> {
+    /// (named after the file), kept `retention-days` or the repository's retention limit if that is
+    /// shorter (no error, as on GitHub); outputs `artifact-id`, bare-hex `artifact-digest`,
+    /// `artifact-url`.
+    fn upload(
+        &self,
+        store: &LocalStore,
+        body: &Value,
+        retention_limit: Option<u32>,
+    ) -> Result<Value, String> {
         let with = inputs(
             body,
             &[
@@ -165,6 +204,8 @@ impl Adapters {
                 .map_err(|_| format!("retention-days: {d:?} is not a number"))?,
             None => 90,
         };
+        // The repository's retention limit cuts a longer request without an error.
+        let retention = retention_limit.map_or(retention, |limit| retention.min(limit));
         if !path.exists() {
             return match with.get("if-no-files-found").map(String::as_str) {
                 Some("error") => Err(format!(
@@ -175,6 +216,23 @@ impl Adapters {
             };
         }
         let run_id = body["run_id"].as_u64().ok_or("run_id missing")?;
+        let name = match with.get("name") {
+            _ if !archive => path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_string(),
+            Some(n) => n.clone(),
+            None => "artifact".into(),
+        };
+        // Names are unique per run across attempts: a re-run that uploads a name an earlier
+        // attempt uploaded gets GitHub's 409 (the action has no overwrite input set here).
+        let taken = store
+            .list_run_artifacts(run_id)
+            .map_err(|e| e.to_string())?;
+        if taken.items.iter().any(|a| a.name == name) {
+            return Err("Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run".into());
+        }
         let meta = if archive {
             if !path.is_dir() {
                 return Err(format!(
@@ -182,10 +240,6 @@ impl Adapters {
                     path.display()
                 ));
             }
-            let name = with
-                .get("name")
-                .cloned()
-                .unwrap_or_else(|| "artifact".into());
             store.upload_dir_zipped(run_id, &name, &path, retention)
         } else {
             if !path.is_file() {
@@ -194,11 +248,6 @@ impl Adapters {
                     path.display()
                 ));
             }
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default()
-                .to_string();
             store.upload_file(run_id, &name, &path, retention)
         }
         .map_err(|e| format!("actions/upload-artifact: {e}"))?;

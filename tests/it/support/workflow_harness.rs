@@ -1,7 +1,8 @@
 //! The workflow scenario harness, Rust side: a source repository holding this checkout's workflows,
 //! `action.yml`, scripts and the fixture suite; a local store served by the fake GitHub with the
 //! runner adapters installed; the scenario's machines (a B200 runner with the NVML fixture inventory
-//! and a tool cache holding the pinned NVRTC wheel, an ubuntu-latest runner); and a driver for the
+//! and a tool cache holding a stand-in of the pinned NVRTC wheel, which the scenario repository's
+//! requirements pin by hash; an ubuntu-latest runner); and a driver for the
 //! node harness in tests/workflows (GitHub's own parser and expression evaluator). See
 //! docs/workflow-tests.md for what is emulated and what is not. Needs the `fake_github`,
 //! `workflow_adapters` and `nightly_repo` support modules beside it.
@@ -26,6 +27,11 @@ pub const REQUIRED_ENV: &str = "TIER1_WORKFLOW_TESTS_REQUIRED";
 pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 /// The repository the scenarios run in.
 pub const REPOSITORY: &str = "tier1-bench/tier1";
+/// The protected environment the promotions wait on.
+pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
+/// How long after its last job a run is marked completed, as on GitHub, where the run's status
+/// turns `completed` some seconds after the jobs ended (and released their concurrency groups).
+pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
 
 /// The tier1 binaries this test built (name, path).
 pub const BINS: [(&str, &str); 10] = [
@@ -42,7 +48,7 @@ pub const BINS: [(&str, &str); 10] = [
 ];
 
 /// Files of this checkout the scenario repository carries, as they are.
-const SOURCE_FILES: [&str; 11] = [
+const SOURCE_FILES: [&str; 10] = [
     ".github/workflows/tier1-nightly.yml",
     ".github/workflows/tier1-promote.yml",
     ".github/workflows/tier1-preview.yml",
@@ -51,7 +57,6 @@ const SOURCE_FILES: [&str; 11] = [
     "action.yml",
     "scripts/gpu-check.sh",
     ".ci/nvrtc.sh",
-    ".ci/nvrtc-requirements.txt",
     ".gitignore",
     "Cargo.lock",
 ];
@@ -146,8 +151,11 @@ pub struct Harness {
     pub artifact_prefix: String,
     /// The workflow file whose runs [`Harness::restore_to`] restores (`tier1-nightly.yml`).
     pub producer_workflow: String,
+    /// How long after its last job a run turns `completed` ([`RUN_COMPLETION_DELAY_MS`]).
+    pub completion_delay_ms: u64,
     prebuilt: PathBuf,
     gpu_tool_cache: PathBuf,
+    preview_tool_cache: PathBuf,
     scenarios: std::cell::Cell<usize>,
 }
 
@@ -175,11 +183,25 @@ impl Harness {
             std::os::unix::fs::symlink(path, prebuilt.join(name)).unwrap();
         }
         let gpu_tool_cache = tmp.path().join("gpu-tool-cache");
-        nvrtc_venv(&gpu_tool_cache.join("tier1-nvrtc"));
+        // The canonical runner and the preview runner are separate machines with separate tool
+        // caches (each holding the pinned NVRTC wheel).
+        let preview_tool_cache = tmp.path().join("preview-tool-cache");
+        let (wheel, bytes) = nvrtc_stand_in();
+        for cache in [&gpu_tool_cache, &preview_tool_cache] {
+            std::fs::create_dir_all(cache.join("tier1-nvrtc")).unwrap();
+            std::fs::write(cache.join("tier1-nvrtc").join(&wheel), &bytes).unwrap();
+        }
 
         let store_dir = tmp.path().join("store");
         tier1::store::local::LocalStore::create(&store_dir, repository).expect("store");
         let fake = FakeGithub::start(&store_dir, TOKEN);
+        // The acceptance environment as the setup docs require it: required reviewer bob, and
+        // "Prevent self-review" (alice dispatches, bob reviews).
+        fake.set_environment(crate::support::fake_github::environment_record(
+            ACCEPTANCE_ENVIRONMENT,
+            &["bob"],
+            true,
+        ));
         Adapters::new(&source).install(&fake);
         let shim_log = tmp.path().join("shims.log");
         std::fs::write(&shim_log, "").unwrap();
@@ -194,8 +216,10 @@ impl Harness {
             action_repositories: serde_json::Map::new(),
             artifact_prefix: "tier1".into(),
             producer_workflow: "tier1-nightly.yml".into(),
+            completion_delay_ms: RUN_COMPLETION_DELAY_MS,
             prebuilt,
             gpu_tool_cache,
+            preview_tool_cache,
             scenarios: std::cell::Cell::new(0),
         }
     }
@@ -222,6 +246,10 @@ impl Harness {
             "TIER1_SHIM_PREBUILT".into(),
             json!(self.prebuilt.display().to_string()),
         );
+        env.insert(
+            "TIER1_SHIM_ATTESTATIONS".into(),
+            json!(self.attestations().display().to_string()),
+        );
         env.insert("TIER1_GITHUB_RETRY_BASE_MS".into(), json!("5"));
         Value::Object(env)
     }
@@ -237,7 +265,7 @@ impl Harness {
             .iter()
             .map(|r| {
                 let mut v = r.0.clone();
-                if v.get("sha").is_none() {
+                if v.get("sha").is_none() && v.get("rerun").is_none() {
                     v["sha"] = json!(self.sha);
                 }
                 v
@@ -247,11 +275,16 @@ impl Harness {
             "repo_root": self.source, "api_url": self.fake.api_url(), "server_url": "https://github.com",
             "repository": self.repository, "token": TOKEN,
             "action_repositories": self.action_repositories, "work_dir": dir.join("runner"),
+            "completion_delay_ms": self.completion_delay_ms,
             "base_env": self.base_env(),
             "machines": [
                 {"name": "b200-node-01", "environment": "self-hosted",
                  "labels": ["self-hosted", "linux", "x64", "gpu", "b200", "node24-actions"],
                  "tool_cache": self.gpu_tool_cache,
+                 "env": {"TIER1_INVENTORY_JSON": gpu_fixture, "TIER1_RUNNER_VERSION": "2.327.1"}},
+                {"name": "b200-preview-01", "environment": "self-hosted",
+                 "labels": ["self-hosted", "linux", "x64", "gpu", "node24-actions", "tier1-preview"],
+                 "tool_cache": self.preview_tool_cache,
                  "env": {"TIER1_INVENTORY_JSON": gpu_fixture, "TIER1_RUNNER_VERSION": "2.327.1"}},
                 {"name": "GitHub Actions 1", "environment": "github-hosted", "labels": ["ubuntu-latest"],
                  "tool_cache": dir.join("hosted-tool-cache"), "env": {}}
@@ -318,17 +351,12 @@ impl Harness {
         Some(serde_json::from_slice(&std::fs::read(target.join("index.json")).unwrap()).unwrap())
     }
 
-    /// The fixture NVRTC directory of the GPU machine's tool cache (for local runs of the suite).
+    /// A directory holding the stand-in `libnvrtc.so.12` (for local runs of the suite).
     pub fn nvrtc_lib_dir(&self) -> PathBuf {
-        let venv = self.gpu_tool_cache.join("tier1-nvrtc");
-        let out = run_ok(
-            Command::new(venv.join("bin/python")).args([
-                "-c",
-                "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-            ]),
-            "venv purelib",
-        );
-        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("nvidia/cuda_nvrtc/lib")
+        let dir = self.tmp.path().join("nvrtc-lib");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("libnvrtc.so.12"), b"").unwrap();
+        dir
     }
 
     /// Commit `file` with `text` on a new branch `branch` of the scenario repository (main stays
@@ -362,7 +390,25 @@ impl Harness {
         std::fs::read(self.store_dir.join("artifacts").join(format!("{id}.bin"))).unwrap()
     }
 
-    /// Every command the cargo and rustup stand-ins received, one per line.
+    /// The build provenance attestations the `gh` stand-in accepts: lines `<sha256> <signer
+    /// workflow> <source ref>` (tests/fixtures/workflows/bin/gh).
+    pub fn attestations(&self) -> PathBuf {
+        self.tmp.path().join("attestations.txt")
+    }
+
+    /// Record a build provenance attestation of bytes with SHA-256 `sha256`, signed by `signer`
+    /// (`owner/repo/.github/workflows/release.yml`) at `source_ref`, for the `gh` stand-in.
+    pub fn attest(&self, sha256: &str, signer: &str, source_ref: &str) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.attestations())
+            .unwrap();
+        writeln!(f, "{sha256} {signer} {source_ref}").unwrap();
+    }
+
+    /// Every command the cargo, rustup and gh stand-ins received, one per line.
     pub fn toolchain_calls(&self) -> Vec<String> {
         std::fs::read_to_string(&self.shim_log)
             .unwrap()
@@ -381,6 +427,13 @@ fn tier1_source(source: &Path) {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(root.join(rel), &to).unwrap_or_else(|e| panic!("{rel}: {e}"));
     }
+    // The requirements pin the stand-in wheel the GPU runner's tool cache holds.
+    let (_, wheel) = nvrtc_stand_in();
+    std::fs::write(
+        source.join(".ci/nvrtc-requirements.txt"),
+        crate::support::nvrtc_wheel::requirements(&pinned_nvrtc_version(), &wheel),
+    )
+    .unwrap();
     let fx = root.join("tests/fixtures/workflows");
     std::fs::create_dir_all(source.join("configs/benchmark_suites")).unwrap();
     std::fs::copy(
@@ -441,33 +494,10 @@ pub fn restore_store_of(
     status["status"] != "bootstrap"
 }
 
-/// A venv as the pinned NVRTC wheel leaves it in the GPU runner's tool cache: the package's
-/// metadata at the pinned version and `nvidia/cuda_nvrtc/lib/libnvrtc.so.12` (an empty stand-in).
-fn nvrtc_venv(venv: &Path) {
-    run_ok(
-        Command::new("python3")
-            .args(["-m", "venv", "--without-pip"])
-            .arg(venv),
-        "python3 -m venv",
-    );
-    let out = run_ok(
-        Command::new(venv.join("bin/python")).args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-        ]),
-        "venv purelib",
-    );
-    let site = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let version = pinned_nvrtc_version();
-    let pkg = site.join("nvidia/cuda_nvrtc");
-    std::fs::create_dir_all(pkg.join("lib")).unwrap();
-    std::fs::write(pkg.join("__init__.py"), "").unwrap();
-    std::fs::write(pkg.join("lib/libnvrtc.so.12"), "").unwrap();
-    let dist = site.join(format!("nvidia_cuda_nvrtc_cu12-{version}.dist-info"));
-    std::fs::create_dir_all(&dist).unwrap();
-    std::fs::write(
-        dist.join("METADATA"),
-        format!("Metadata-Version: 2.1\nName: nvidia-cuda-nvrtc-cu12\nVersion: {version}\n"),
-    )
-    .unwrap();
+/// The stand-in of the pinned NVRTC wheel (an empty `libnvrtc.so.12`, the pinned version), which
+/// the GPU runner's tool cache holds and the scenario repository's `.ci/nvrtc-requirements.txt`
+/// pins by its SHA-256 (support/nvrtc_wheel.rs): `.ci/nvrtc.sh` checks and extracts it as it would
+/// the real one, and downloads nothing.
+pub fn nvrtc_stand_in() -> (String, Vec<u8>) {
+    crate::support::nvrtc_wheel::wheel(&pinned_nvrtc_version(), b"")
 }

@@ -15,6 +15,10 @@ use std::process::Command;
 /// The repository the release and the actions come from (Cargo.toml's `repository`).
 pub const TIER1_REPOSITORY: &str = "tier1-bench/tier1";
 
+/// The workflow that signs the release's build provenance (`gh attestation verify
+/// --signer-workflow`).
+pub const SIGNER_WORKFLOW: &str = "tier1-bench/tier1/.github/workflows/release.yml";
+
 /// The files of this checkout a pinned commit of tier1 carries for the actions.
 const ACTION_FILES: [&str; 5] = [
     "action.yml",
@@ -88,4 +92,17 @@ pub fn publish_release(fake: &FakeGithub, version: &str, assets: Vec<(String, Ve
         tag: format!("v{version}"),
         assets,
     });
+}
+
+/// The SHA-256 of the tarball among `assets` (as its `SHA256SUMS` line gives it).
+pub fn tarball_sha256(assets: &[(String, Vec<u8>)]) -> String {
+    let sums = assets
+        .iter()
+        .find(|(n, _)| n == "SHA256SUMS")
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .expect("SHA256SUMS");
+    sums.split_whitespace()
+        .next()
+        .expect("a digest")
+        .to_string()
 }

@@ -1,5 +1,6 @@
 //! The workflow runs a scenario starts ([`RunSpec`]): the event, ref, actor, inputs, the machines'
-//! environment, environment reviews and holds, as the node harness reads them. Part of
+//! environment, environment reviews and holds, and re-runs of a job of an earlier run, as the node
+//! harness reads them. Part of
 //! workflow_harness.rs.
 
 use super::REPOSITORY;
@@ -101,6 +102,15 @@ impl RunSpec {
     pub fn env(mut self, key: &str, value: &str) -> RunSpec {
         self.0["env"][key] = json!(value);
         self
+    }
+
+    /// "Re-run this job" on run `run` (an earlier run of the scenario) once it completed: the next
+    /// attempt of the same run re-runs `job` and every job that needs it; the others keep their
+    /// results and outputs (tests/workflows/harness/reruns.mjs).
+    pub fn rerun(run: usize, job: &str) -> RunSpec {
+        RunSpec(json!({
+            "rerun": {"run": run, "jobs": [job]}, "env": {}, "approvals": {}, "hold": {}
+        }))
     }
 
     /// Keep job `job` (and its concurrency group) after its steps until job `other_job` of run

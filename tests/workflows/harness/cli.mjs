@@ -1,15 +1,17 @@
 //! Entry point: `node --import ./harness/register.mjs harness/cli.mjs SCENARIO.json RESULT.json`.
-//! Starts every run of the scenario in order (they share the concurrency groups), waits for all,
+//! Starts every run of the scenario in order (they share the concurrency groups; a re-run starts
+//! when the run it re-runs has completed, see reruns.mjs), waits for all,
 //! and writes each run's jobs, steps, outputs and conclusion plus the event trace as JSON.
 import fs from "node:fs";
 import { loadWorkflow } from "./load.mjs";
 import { ConcurrencyGroups } from "./groups.mjs";
 import { WorkflowRun } from "./jobs.mjs";
+import { startRerun } from "./reruns.mjs";
 
 function jobReport(jobs) {
   const out = {};
   for (const [id, j] of Object.entries(jobs)) {
-    out[id] = { result: j.result, outputs: j.outputs, steps: j.steps, summary: j.summary ?? "" };
+    out[id] = { result: j.result, outputs: j.outputs, steps: j.steps, summary: j.summary ?? "", carried: Boolean(j.carried), runner: j.runner ?? null };
     if (j.jobs) out[id].jobs = jobReport(j.jobs);
   }
   return out;
@@ -22,10 +24,15 @@ async function main() {
   const groups = new ConcurrencyGroups();
   const trace = [];
   const runs = [];
-  for (const [i, spec] of scenario.runs.entries()) {
+  for (const [i, given] of scenario.runs.entries()) {
+    // A re-run is the original run's spec with this one's machine env, reviews and holds.
+    const of = given.rerun ? runs[given.rerun.run] : null;
+    if (given.rerun && !of) throw new Error(`run ${i}: re-run of run ${given.rerun.run}, which is not an earlier run`);
+    const spec = of ? { ...of.spec, env: { ...of.spec.env, ...given.env }, approvals: { ...of.spec.approvals, ...given.approvals }, hold: given.hold ?? {} } : given;
     const loaded = await loadWorkflow(scenario.repo_root, spec.workflow);
     const run = new WorkflowRun(scenario, spec, loaded, groups, trace);
-    await run.start(i);
+    if (of) startRerun(run, i, of, given.rerun.jobs);
+    else await run.start(i);
     runs.push(run);
   }
   await Promise.all(runs.map((r) => r.done));

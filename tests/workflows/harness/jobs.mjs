@@ -1,7 +1,9 @@
 //! A workflow run as GitHub plays it: jobs start when their `needs` are done, a job's `if` (with its
-//! status function) decides whether it runs, environments wait for the scenario's approval,
+//! status function) decides whether it runs, environments with required reviewers wait for the
+//! scenario's approval (without them the job runs at once and nothing is recorded),
 //! concurrency groups queue, reusable workflows run their callee's jobs, and job outputs are
-//! evaluated when the job ends.
+//! evaluated when the job ends. A run is completed `completion_delay_ms` after its last job ended.
+//! Re-running a job of a finished run (a new attempt of the same run) is in reruns.mjs.
 import fs from "node:fs";
 import path from "node:path";
 import { asString, condition, tokenValue } from "./expressions.mjs";
@@ -92,18 +94,25 @@ export class WorkflowRun {
     };
     this.eventEnv = eventEnv(this.github, path.join(this.scenario.work_dir, `run-${this.index}-${this.id}`));
     if (this.loaded.template.concurrency) throw new Error(`${s.workflow}: workflow-level concurrency is not emulated`);
-    this.done = this.runGraph(this.loaded, this.inputs, this.jobs, "")
-      .then(async () => {
-        const results = Object.values(this.jobs).map((j) => j.result);
-        this.conclusion = results.includes("failure") ? "failure" : "success";
-        await harnessCall(this.scenario.api_url, `runs/${this.id}/complete`, { conclusion: this.conclusion });
-        this.event("completed", null, { conclusion: this.conclusion });
-      });
+    this.done = this.runGraph(this.loaded, this.inputs, this.jobs, "").then(() => this.complete());
+  }
+
+  /** End the attempt: the run's conclusion, then `completed` some seconds after its last job. */
+  async complete() {
+    const results = Object.values(this.jobs).map((j) => j.result);
+    this.conclusion = results.includes("failure") ? "failure" : "success";
+    // GitHub marks a run completed some seconds after its last job ended (the jobs release
+    // their concurrency groups before that): the run stays in_progress meanwhile.
+    this.event("jobs_done", null);
+    await sleep(this.scenario.completion_delay_ms ?? 0);
+    await harnessCall(this.scenario.api_url, `runs/${this.id}/complete`, { conclusion: this.conclusion });
+    this.event("completed", null, { conclusion: this.conclusion });
   }
 
   /** Run a job graph (the workflow's, or a callee's) to the end. */
   async runGraph(wf, inputs, into, prefix) {
-    const pending = new Map(wf.template.jobs.map((j) => [j.id.value, j]));
+    // Jobs already in `into` (carried over from an earlier attempt of a re-run) are not run again.
+    const pending = new Map(wf.template.jobs.filter((j) => !into[j.id.value]).map((j) => [j.id.value, j]));
     const running = new Map();
     while (pending.size || running.size) {
       for (const [id, def] of [...pending]) {
@@ -153,11 +162,18 @@ export class WorkflowRun {
     const envName = def.environment === undefined ? undefined : tokenValue(def.environment, contexts);
     if (envName !== undefined) {
       const name = typeof envName === "string" ? envName : envName.name;
-      const decision = this.spec.approvals?.[name];
-      if (!decision) throw new Error(`${label}: environment '${name}' needs a scenario approval decision`);
-      await harnessCall(this.scenario.api_url, `runs/${this.id}/approvals`, { environment: name, ...decision });
-      this.event("review", prefix + id, { environment: name, state: decision.state });
-      if (decision.state !== "approved") return finish("failure");
+      // An environment without required reviewers (all a private repository gets without GitHub
+      // Enterprise) lets the job run at once and records no approval.
+      const rules = await harnessCall(this.scenario.api_url, `environments/${name}`, {});
+      if (!rules.required_reviewers) {
+        this.event("review", prefix + id, { environment: name, state: "no required reviewers" });
+      } else {
+        const decision = this.spec.approvals?.[name];
+        if (!decision) throw new Error(`${label}: environment '${name}' needs a scenario approval decision`);
+        await harnessCall(this.scenario.api_url, `runs/${this.id}/approvals`, { environment: name, ...decision });
+        this.event("review", prefix + id, { environment: name, state: decision.state });
+        if (decision.state !== "approved") return finish("failure");
+      }
     }
     const group = groupOf(tokenValue(def.concurrency, contexts), label);
     this.event("queued", prefix + id, { group });
@@ -213,7 +229,7 @@ export class WorkflowRun {
     fs.mkdirSync(temp, { recursive: true });
     const runner = { name: machine.name, os: "Linux", arch: "X64", temp, tool_cache: machine.tool_cache ?? path.join(dir, "tool-cache"), environment: machine.environment ?? "github-hosted", debug: "" };
     const name = def.name ? asString(tokenValue(def.name, contexts)) : id;
-    await harnessCall(this.scenario.api_url, `runs/${this.id}/jobs`, { name, labels: machine.labels, runner_name: machine.name });
+    await harnessCall(this.scenario.api_url, `runs/${this.id}/jobs`, { name, labels: machine.labels, runner_name: machine.name, attempt: this.attempt });
     const github = { ...this.github, job: id, workspace };
     const ctx = { ...contexts, github, runner };
     const wfEnv = tokenValue(wf.template.env, ctx) ?? {};
@@ -237,6 +253,7 @@ export class WorkflowRun {
       actionRepos: this.scenario.action_repositories ?? {},
       actionsDir: path.join(this.scenario.work_dir, "_actions"),
     };
+    rec.runner = machine.name;
     const result = await runSteps(job, def.steps ?? [], rawSteps(raw));
     rec.steps = result.steps;
     rec.failed = result.failed;

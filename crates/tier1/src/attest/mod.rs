@@ -1,8 +1,14 @@
-//! Runner attestation: the job's labels (jobs API), the runner environment and the runner version,
-//! checked against the policy a canonical run requires. Produces an [`Attestation`] record.
+//! Runner attestation: what the machine itself shows (the runner's version from its own
+//! `Runner.Listener`, the process's OS and architecture), what the runner reports (`RUNNER_*`), and
+//! the labels the job requested (jobs API: its `runs-on`, never the runner's own labels), checked
+//! against the policy a canonical run requires. Produces an [`Attestation`] record that says what
+//! it proves ([`SCOPE`]).
 
 pub mod jobs_api;
+pub mod machine;
 pub mod version;
+
+pub use machine::Machine;
 
 use crate::exit::{Classify, Exit};
 use serde::{Deserialize, Serialize};
@@ -24,6 +30,9 @@ pub const NODE24_LABEL: &str = "node24-actions";
 
 /// The oldest runner version node24 actions (upload-artifact v6+, download-artifact v7+) accept.
 pub const MIN_NODE24_RUNNER_VERSION: semver::Version = semver::Version::new(2, 327, 1);
+
+/// What an attestation proves and what it cannot, written into every record (`scope`).
+pub const SCOPE: &str = "Checked on this machine: the process's OS and architecture, and the runner's version from its own Runner.Listener (when found). Reported by the runner: RUNNER_ENVIRONMENT, RUNNER_OS, RUNNER_ARCH, RUNNER_NAME. From the jobs API: the labels this job requested (its runs-on), not the labels the runner carries, which no job can read; that the runner carries them truthfully is the operator's label policy (docs/runbook.md §0). A runner older than 2.327.1 fails at \"Set up job\" in a job that uses node24 actions, before any step, so the version floor is enforced by that policy too; this record then proves the version of every runner that got this far. The GPUs are tier1-preflight's (NVML). Nothing here proves the machine's integrity.";
 
 /// Failures of runner attestation.
 #[derive(Debug, Error)]
@@ -128,7 +137,8 @@ pub struct RunnerEnv {
 /// One check of the attestation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
-    /// Check name (`runner_environment`, `runner_os`, `runner_arch`, `job`, `labels`, `runner_version`).
+    /// Check name (`runner_environment`, `runner_os`, `runner_arch`, `machine_os`, `machine_arch`,
+    /// `job`, `requested_labels`, `runner_version`).
     pub name: String,
     /// Whether it passed.
     pub passed: bool,
@@ -145,7 +155,8 @@ pub struct Attestation {
     pub runner_name: String,
     /// The matched job's id, when one matched.
     pub job_id: Option<u64>,
-    /// The matched job's labels (empty when none matched).
+    /// The labels the matched job requested, its `runs-on` (empty when none matched): what the
+    /// workflow asked for, not what the runner carries.
     pub labels: Vec<String>,
     /// The runner version, when known.
     pub runner_version: Option<String>,
@@ -153,6 +164,9 @@ pub struct Attestation {
     pub checks: Vec<Check>,
     /// True when every check passed.
     pub passed: bool,
+    /// What this record proves and what it cannot ([`SCOPE`]).
+    #[serde(default)]
+    pub scope: String,
 }
 
 /// What to attest against.
@@ -217,7 +231,7 @@ fn find_job<'a>(jobs: &'a [Job], runner_name: &str) -> Result<&'a Job, String> {
 /// `Err(reason)` (unknown version) then fails the version check with that reason.
 pub fn attest(
     policy: &Policy,
-    env: &RunnerEnv,
+    (env, machine): (&RunnerEnv, &Machine),
     jobs: &[Job],
     version: Result<&semver::Version, &str>,
 ) -> Result<Attestation, RunnerError> {
@@ -231,6 +245,7 @@ pub fn attest(
         check("runner_os", env.os == "Linux", "Linux", env.os.as_str()),
         check("runner_arch", env.arch == "X64", "X64", env.arch.as_str()),
     ];
+    checks.extend(machine.checks());
     let job = find_job(jobs, &env.name);
     checks.push(match &job {
         Ok(j) => check(
@@ -254,9 +269,12 @@ pub fn attest(
         .map(String::as_str)
         .collect();
     checks.push(check(
-        "labels",
+        "requested_labels",
         missing.is_empty(),
-        policy.required_labels.join(","),
+        format!(
+            "the job's runs-on includes {}",
+            policy.required_labels.join(",")
+        ),
         if missing.is_empty() {
             labels.join(",")
         } else {
@@ -292,6 +310,7 @@ pub fn attest(
         runner_version: version.ok().map(|v| v.to_string()),
         passed: failed.is_empty(),
         checks,
+        scope: SCOPE.to_string(),
     };
     if failed.is_empty() {
         Ok(attestation)
@@ -340,7 +359,12 @@ pub fn attest_from(
         VersionSource::RunnerRoot(root) => version::discover(Some(root)).map_err(|e| e.to_string()),
         VersionSource::Discover => version::discover(None).map_err(|e| e.to_string()),
     };
-    attest(policy, env, &jobs, found.as_ref().map_err(String::as_str))
+    attest(
+        policy,
+        (env, &Machine::this()),
+        &jobs,
+        found.as_ref().map_err(String::as_str),
+    )
 }
 
 /// Parse a saved jobs API response (`{total_count, jobs}`) from a file.
@@ -374,6 +398,13 @@ mod tests {
 
     const ALL: [&str; 6] = DEFAULT_REQUIRED_LABELS;
 
+    fn linux() -> Machine {
+        Machine {
+            os: "linux".into(),
+            arch: "x86_64".into(),
+        }
+    }
+
     #[test]
     fn accepts_full_labels_and_new_runner() {
         let v = semver::Version::new(2, 327, 1);
@@ -381,17 +412,17 @@ mod tests {
             job(1, "other", "in_progress", &[]),
             job(2, "gpu-1", "in_progress", &ALL),
         ];
-        let a = attest(&Policy::default(), &env(), &jobs, Ok(&v)).unwrap();
+        let a = attest(&Policy::default(), (&env(), &linux()), &jobs, Ok(&v)).unwrap();
         assert!(a.passed);
         assert_eq!(a.job_id, Some(2));
-        assert_eq!(a.checks.len(), 6);
+        assert_eq!(a.checks.len(), 8);
     }
 
     #[test]
     fn refuses_old_runner_and_missing_label_naming_both() {
         let v = semver::Version::new(2, 327, 0);
         let jobs = [job(2, "gpu-1", "in_progress", &ALL[..5])];
-        let err = attest(&Policy::default(), &env(), &jobs, Ok(&v)).unwrap_err();
+        let err = attest(&Policy::default(), (&env(), &linux()), &jobs, Ok(&v)).unwrap_err();
         let msg = err.to_string();
         assert!(
             msg.contains("labels:") && msg.contains("missing node24-actions"),
@@ -410,7 +441,7 @@ mod tests {
             required_labels: vec!["self-hosted".into(), "GPU".into()],
         };
         let jobs = [job(2, "gpu-1", "in_progress", &["self-hosted", "gpu"])];
-        let a = attest(&policy, &env(), &jobs, Err("x")).unwrap();
+        let a = attest(&policy, (&env(), &linux()), &jobs, Err("x")).unwrap();
         assert!(a.checks.iter().all(|c| c.name != "runner_version"));
     }
 
@@ -419,7 +450,7 @@ mod tests {
         let mut e = env();
         e.environment = "github-hosted".into();
         e.arch = "ARM64".into();
-        let err = attest(&Policy::default(), &e, &[], Err("x")).unwrap_err();
+        let err = attest(&Policy::default(), (&e, &linux()), &[], Err("x")).unwrap_err();
         let msg = err.to_string();
         for name in [
             "runner_environment",
@@ -441,7 +472,7 @@ mod tests {
         ];
         let v = semver::Version::new(2, 330, 0);
         assert_eq!(
-            attest(&Policy::default(), &env(), &jobs, Ok(&v))
+            attest(&Policy::default(), (&env(), &linux()), &jobs, Ok(&v))
                 .unwrap()
                 .job_id,
             Some(2)
@@ -450,6 +481,6 @@ mod tests {
             job(1, "gpu-1", "completed", &ALL),
             job(2, "gpu-1", "completed", &ALL),
         ];
-        assert!(attest(&Policy::default(), &env(), &two, Ok(&v)).is_err());
+        assert!(attest(&Policy::default(), (&env(), &linux()), &two, Ok(&v)).is_err());
     }
 }

@@ -1,11 +1,12 @@
 //! The evidence package of a run: layout under the evidence root (`artifacts/runs/<run_id>/`),
 //! the manifest, binding the identity to the checkout, deterministic packing, and verifying the
-//! uploaded artifact's digest.
+//! uploaded artifact's digest and effective retention.
 
 pub mod bind;
 pub mod git;
 pub mod manifest;
 pub mod pack;
+pub mod retention;
 pub mod verify;
 
 use crate::exit::{Classify, Exit};

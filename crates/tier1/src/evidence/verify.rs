@@ -1,8 +1,9 @@
 //! `tier1-evidence verify`: after `actions/upload-artifact` uploaded the packed evidence file, find
 //! that artifact in this run and require REST `digest` == local file digest == the action's
-//! `artifact-digest` output, and `size_in_bytes` == the file's length; then publish the identity as
-//! step outputs.
+//! `artifact-digest` output, and `size_in_bytes` == the file's length, and an effective retention
+//! past the renewal age (retention.rs); then publish the identity as step outputs.
 
+use super::retention::effective_retention;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::gha::append_outputs;
@@ -50,6 +51,10 @@ pub struct VerifyReport {
     pub evidence_artifact_digest: Digest,
     /// Bytes.
     pub size_in_bytes: u64,
+    /// Days from `created_at` to `expires_at` of the REST record (what GitHub keeps).
+    pub retention_days: i64,
+    /// Days between the 60-day renewal age and expiry.
+    pub renewal_window_days: i64,
 }
 
 /// Why verification failed.
@@ -83,6 +88,20 @@ pub enum VerifyError {
         /// The disagreeing value.
         found: String,
     },
+    /// GitHub keeps the evidence too briefly for the anchor renewal rule.
+    #[error(
+        "evidence artifact {name} (id {id}): effective retention (expires_at - created_at): expected {expected}, found {found}; the repository's or organization's artifact retention caps retention-days without an error, so this evidence would expire before a renewal is even asked for. Raise the limit (Settings → Actions → General → Artifact and log retention) and run again"
+    )]
+    Retention {
+        /// Artifact name.
+        name: String,
+        /// Artifact id.
+        id: u64,
+        /// What the rule needs.
+        expected: String,
+        /// What the record says.
+        found: String,
+    },
     /// `$GITHUB_OUTPUT` could not be written.
     #[error("step outputs {path}: {source}")]
     Output {
@@ -100,6 +119,7 @@ impl Classify for VerifyError {
             VerifyError::File { .. } | VerifyError::Output { .. } => Exit::Io,
             VerifyError::Store(e) => e.exit(),
             VerifyError::Mismatch { .. } => Exit::Integrity,
+            VerifyError::Retention { .. } => Exit::Invalid,
         }
     }
 }
@@ -165,6 +185,17 @@ pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyRe
             artifact.size_in_bytes.to_string(),
         ));
     }
+    let retention =
+        effective_retention(&artifact).map_err(|(expected, found)| VerifyError::Retention {
+            name: artifact.name.clone(),
+            id: artifact.id,
+            expected,
+            found,
+        })?;
+    if let Some(w) = retention.warning(&artifact) {
+        tracing::warn!("{w}");
+        crate::gha::warning(&w);
+    }
     let report = VerifyReport {
         status: "verified",
         run_id: req.run_id,
@@ -172,6 +203,8 @@ pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyRe
         evidence_artifact_id: artifact.id,
         evidence_artifact_digest: rest,
         size_in_bytes: artifact.size_in_bytes,
+        retention_days: retention.days,
+        renewal_window_days: retention.renewal_window_days,
     };
     if let Some(path) = &req.github_output {
         append_outputs(

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod comments;
 pub mod download;
+pub mod environments;
 pub mod pagination;
 pub mod retry;
 pub mod types;

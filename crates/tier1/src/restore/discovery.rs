@@ -1,5 +1,8 @@
-//! Discovery of history candidates (contract §5.3): completed runs of the workflow on the branch,
-//! newest first and capped, each history artifact paired with its run's evidence artifact. An
+//! Discovery of history candidates (contract §5.3): runs of the workflow on the branch, newest
+//! first and capped, each history artifact paired with its run's evidence artifact. Runs of every
+//! status count (not only completed ones, as the contract has it): a run whose publication job just
+//! released the lock is still in progress for some seconds, and the next publisher must see its
+//! history (docs/github-store.md, "Why runs of every status"). An
 //! artifact record the store skipped is a recorded rejection; a skipped history or evidence record
 //! also marks discovery incomplete (a newer candidate may hide behind it: never bootstrap over it).
 
@@ -25,7 +28,7 @@ pub struct Discovery {
     pub candidates: Vec<Candidate>,
     /// True when a cap was hit or a listing was incomplete: more candidates may exist.
     pub truncated: bool,
-    /// Completed runs scanned.
+    /// Runs scanned.
     pub runs_scanned: usize,
     /// Artifact records the store skipped, as rejections.
     pub rejections: Vec<Rejection>,
@@ -48,12 +51,12 @@ pub fn discover(
     prefix: &ArtifactPrefix,
 ) -> Result<Discovery, RestoreError> {
     // One more than the scan cap: a longer list proves the scan is truncated.
-    let listing = store.list_completed_runs(workflow, branch, MAX_RUNS_TO_SCAN + 1)?;
+    let listing = store.list_runs(workflow, branch, MAX_RUNS_TO_SCAN + 1)?;
     let mut truncated = listing.truncated;
     let mut runs: Vec<WorkflowRun> = listing
         .items
         .into_iter()
-        .filter(|r| r.id > 0 && Some(r.id) != current_run_id && r.status == "completed")
+        .filter(|r| r.id > 0 && Some(r.id) != current_run_id)
         .collect();
     runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     if runs.len() > MAX_RUNS_TO_SCAN {

@@ -17,7 +17,7 @@ use serde::Serialize;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// At most this many completed runs are scanned.
+/// At most this many runs (of every status) are scanned.
 pub const MAX_RUNS_TO_SCAN: usize = 100;
 /// At most this many history candidates are tried.
 pub const MAX_ARTIFACT_CANDIDATES: usize = 20;

@@ -2,11 +2,13 @@
 //! runs (workflow id, no pull-request events, head repository = repository) and on artifacts (the
 //! uploading run's repository ids present and equal: absent provenance is refused, never trusted),
 //! one unusable artifact record skipped and recorded rather than failing a listing, highest-id
-//! artifacts per name, the token-free redirect download, and the approvals promotion needs.
+//! artifacts per name, the token-free redirect download, and the approvals and the approval
+//! environment's protection rules promotion needs.
 
 use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, Skipped, StoreError, WorkflowRun};
 use crate::digest::Digest;
 use crate::github::download::{Expected, download_artifact};
+use crate::github::environments::{self, Environment};
 use crate::github::types::{
     ApiApproval, ApiArtifact, ApiArtifactsPage, ApiJob, ApiJobsPage, ApiRun, ApiRunsPage,
     ApiWorkflow,
@@ -134,6 +136,18 @@ impl GithubStore {
             .collect())
     }
 
+    /// A deployment environment and its protection rules (`GET …/environments/{name}`); a name
+    /// that is not plain (letters, digits, `.`, `_`, `-`) is refused, never encoded.
+    pub fn environment(&self, name: &str) -> Result<Environment, StoreError> {
+        if !environments::is_plain_name(name) {
+            return Err(StoreError::Invalid(format!(
+                "environment name {name:?}: expected letters, digits, '.', '_' or '-'"
+            )));
+        }
+        environments::get(&self.client, name)
+            .map_err(|e| not_found_as(e, format!("environment {name}")))
+    }
+
     /// Jobs of one attempt of a run (where each ran: labels, runner name).
     pub fn attempt_jobs(&self, run_id: u64, attempt: u32) -> Result<Vec<ApiJob>, StoreError> {
         let paged = self.client.get_paginated(
@@ -192,7 +206,7 @@ impl ArtifactStore for GithubStore {
         self.now.unwrap_or_else(Utc::now)
     }
 
-    fn list_completed_runs(
+    fn list_runs(
         &self,
         workflow: &str,
         branch: &str,
@@ -203,7 +217,6 @@ impl ArtifactStore for GithubStore {
             &self.route(&format!("/actions/workflows/{workflow_id}/runs")),
             &[
                 ("branch", branch.to_string()),
-                ("status", "completed".to_string()),
                 ("exclude_pull_requests", "true".to_string()),
                 ("per_page", PER_PAGE.to_string()),
             ],
@@ -216,9 +229,7 @@ impl ArtifactStore for GithubStore {
                 tracing::warn!("run {} rejected: {why}", run.id);
                 continue;
             }
-            if run.status.as_deref() != Some("completed")
-                || run.head_branch.as_deref() != Some(branch)
-            {
+            if run.head_branch.as_deref() != Some(branch) {
                 continue;
             }
             by_id.insert(run.id, workflow_run(run));

@@ -314,7 +314,7 @@ impl LocalStore {
     }
 
     /// Zip a directory deterministically (see `archive::write_deterministic_zip`) and upload the zip
-    /// (like the default `upload-artifact`).
+    /// (like the default `upload-artifact`, which leaves hidden files out).
     pub fn upload_dir_zipped(
         &self,
         run_id: u64,
@@ -326,6 +326,12 @@ impl LocalStore {
             .prefix(".tier1-upload-")
             .tempdir_in(&self.dir)
             .map_err(io_at(&self.dir))?;
+        let visible = tmp.path().join("visible");
+        copy_visible_files(dir, &visible).map_err(|e| match e {
+            StoreError::Invalid(m) => StoreError::Invalid(format!("artifact {name}: {m}")),
+            other => other,
+        })?;
+        let dir = visible.as_path();
         let zip = tmp.path().join("artifact.zip");
         crate::archive::write_deterministic_zip(dir, &zip).map_err(|e| {
             StoreError::Invalid(format!(
@@ -453,7 +459,7 @@ impl ArtifactStore for LocalStore {
         self.now.unwrap_or_else(Utc::now)
     }
 
-    fn list_completed_runs(
+    fn list_runs(
         &self,
         workflow: &str,
         branch: &str,
@@ -464,9 +470,7 @@ impl ArtifactStore for LocalStore {
         let mut runs: Vec<WorkflowRun> = state
             .runs
             .into_iter()
-            .filter(|r| {
-                strip_ref(&r.path) == want && r.head_branch == branch && r.status == "completed"
-            })
+            .filter(|r| strip_ref(&r.path) == want && r.head_branch == branch)
             .collect();
         runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         let truncated = runs.len() > cap;
@@ -526,7 +530,10 @@ impl ArtifactStore for LocalStore {
         let path = self.artifact_path(a.id);
         let mut f = fs::File::open(&path).map_err(io_at(&path))?;
         match digest::copy_hashed(&mut f, sink, cap) {
-            Ok((digest, bytes)) => Ok(Downloaded { digest, bytes }),
+            Ok((digest, bytes)) => {
+                check_size(a, bytes)?;
+                Ok(Downloaded { digest, bytes })
+            }
             Err(e) if e.kind() == io::ErrorKind::FileTooLarge => Err(StoreError::Integrity {
                 id: a.id,
                 name: a.name.clone(),
@@ -538,6 +545,53 @@ impl ArtifactStore for LocalStore {
             }),
         }
     }
+}
+
+/// Refuse bytes whose length is not the recorded `size_in_bytes`, as GitHub's store does.
+fn check_size(a: &StoredArtifact, bytes: u64) -> Result<(), StoreError> {
+    if bytes == a.size_in_bytes {
+        return Ok(());
+    }
+    Err(StoreError::Integrity {
+        id: a.id,
+        name: a.name.clone(),
+        message: format!(
+            "size_in_bytes: expected {}, found {bytes} bytes stored",
+            a.size_in_bytes
+        ),
+    })
+}
+
+/// Copy the files of `src` into `dst` (created) except hidden ones (a path component starting with
+/// `.`), as `actions/upload-artifact` leaves them out (v4.4+, `include-hidden-files: false`).
+/// Anything that is not a regular file is recreated as it is (a symbolic link stays one), so the
+/// zip writer judges it as before. Refuses a directory with nothing visible to upload.
+fn copy_visible_files(src: &Path, dst: &Path) -> Result<(), StoreError> {
+    let files = crate::fsx::list_files(src).map_err(io_at(src))?;
+    let visible: Vec<&String> = files
+        .iter()
+        .filter(|rel| !rel.split('/').any(|part| part.starts_with('.')))
+        .collect();
+    if visible.is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "{}: no files to upload (hidden files are not uploaded)",
+            src.display()
+        )));
+    }
+    for rel in visible {
+        let (from, to) = (src.join(rel), dst.join(rel));
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent).map_err(io_at(parent))?;
+        }
+        let meta = fs::symlink_metadata(&from).map_err(io_at(&from))?;
+        if meta.file_type().is_symlink() {
+            let target = fs::read_link(&from).map_err(io_at(&from))?;
+            std::os::unix::fs::symlink(target, &to).map_err(io_at(&to))?;
+        } else {
+            fs::copy(&from, &to).map_err(io_at(&from))?;
+        }
+    }
+    Ok(())
 }
 
 /// Digest of an artifact's stored bytes (for tests and the fake server).

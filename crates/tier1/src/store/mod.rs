@@ -213,9 +213,12 @@ pub trait ArtifactStore {
     /// "Now" for age checks (the local store allows a fixed clock for tests).
     fn now(&self) -> DateTime<Utc>;
 
-    /// Completed runs of `workflow` (file name, e.g. `tier1-nightly.yml`) on `branch`, newest first,
-    /// failed ones included, at most `cap`; `truncated` when more may exist.
-    fn list_completed_runs(
+    /// Runs of `workflow` (file name, e.g. `tier1-nightly.yml`) on `branch` of every status (in
+    /// progress and completed, failed ones included), newest first, at most `cap`; `truncated`
+    /// when more may exist. Restore judges a run by its artifacts, not its status: a publishing
+    /// job's run is completed only seconds after the job released the publication lock
+    /// (docs/github-store.md, "Why runs of every status").
+    fn list_runs(
         &self,
         workflow: &str,
         branch: &str,

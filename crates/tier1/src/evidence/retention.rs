@@ -1,0 +1,107 @@
+//! The evidence artifact's effective retention, read from its REST record (`expires_at -
+//! created_at`): `retention-days` above the repository's or organization's maximum is cut to that
+//! maximum without an error (actions/upload-artifact, "retention-days"), so what tier1 asked for
+//! (90 days) is not what GitHub keeps. Evidence that expires by the anchor renewal age (60 days)
+//! can never be renewed: refused. Under 90 days the renewal window (from day 60 to expiry) is
+//! shorter than designed: verified with a warning.
+
+use crate::restore::evidence::ANCHOR_RENEWAL_DAYS;
+use crate::store::ArtifactMeta;
+
+/// The retention tier1's workflows ask for (`retention-days: 90`).
+pub const REQUESTED_RETENTION_DAYS: i64 = 90;
+
+/// What the record's retention allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retention {
+    /// Whole days from `created_at` to `expires_at`.
+    pub days: i64,
+    /// Days between the renewal age and expiry (`days - 60`).
+    pub renewal_window_days: i64,
+}
+
+impl Retention {
+    /// The warning for a retention under [`REQUESTED_RETENTION_DAYS`], or None.
+    pub fn warning(&self, a: &ArtifactMeta) -> Option<String> {
+        (self.days < REQUESTED_RETENTION_DAYS).then(|| {
+            format!(
+                "evidence artifact {} (id {}) is kept {} days, not {REQUESTED_RETENTION_DAYS} (the repository's or organization's artifact retention caps retention-days): the anchor renewal window is {} days instead of {}; raise the retention limit (Settings → Actions → General → Artifact and log retention)",
+                a.name,
+                a.id,
+                self.days,
+                self.renewal_window_days,
+                REQUESTED_RETENTION_DAYS - ANCHOR_RENEWAL_DAYS
+            )
+        })
+    }
+}
+
+/// The effective retention of `a`, or the refusal (expected, found) when its evidence would expire
+/// by the renewal age or its record has no expiry.
+pub fn effective_retention(a: &ArtifactMeta) -> Result<Retention, (String, String)> {
+    let expected = format!("more than {ANCHOR_RENEWAL_DAYS} days (the anchor renewal age)");
+    let Some(expires) = a.expires_at else {
+        return Err((expected, "no expires_at".into()));
+    };
+    let days = (expires - a.created_at).num_days();
+    if days <= ANCHOR_RENEWAL_DAYS {
+        return Err((expected, format!("{days} days")));
+    }
+    Ok(Retention {
+        days,
+        renewal_window_days: days - ANCHOR_RENEWAL_DAYS,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, Utc};
+
+    fn meta(days: Option<i64>) -> ArtifactMeta {
+        let created = Utc::now();
+        ArtifactMeta {
+            id: 7,
+            name: "tier1-evidence-1-1".into(),
+            size_in_bytes: 1,
+            digest: None,
+            expired: false,
+            created_at: created,
+            expires_at: days.map(|d| created + Duration::days(d)),
+            workflow_run_id: 1,
+            workflow_run_head_branch: None,
+            workflow_run_head_sha: None,
+        }
+    }
+
+    #[test]
+    fn retention_by_the_renewal_age_is_refused_and_a_short_one_warned() {
+        assert_eq!(
+            effective_retention(&meta(Some(60))).unwrap_err().1,
+            "60 days"
+        );
+        assert_eq!(
+            effective_retention(&meta(None)).unwrap_err().1,
+            "no expires_at"
+        );
+        let r = effective_retention(&meta(Some(61))).unwrap();
+        assert_eq!(r.renewal_window_days, 1);
+        assert!(
+            r.warning(&meta(Some(61)))
+                .unwrap()
+                .contains("is 1 days instead of 30")
+        );
+        assert!(
+            effective_retention(&meta(Some(90)))
+                .unwrap()
+                .warning(&meta(Some(90)))
+                .is_none()
+        );
+        assert!(
+            effective_retention(&meta(Some(400)))
+                .unwrap()
+                .warning(&meta(Some(400)))
+                .is_none()
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! `tier1-evidence verify` reads the evidence artifact's effective retention (issue 20, suspected
+//! defect 9, confirmed: `retention-days` above the repository's or organization's maximum is cut to
+//! that maximum without an error). The retention is `expires_at - created_at` of the REST record.
+//! Evidence that would expire by the 60-day renewal age can never be renewed: refused (exit 3),
+//! naming the field and both values. A retention under the 90 days tier1 asks for shortens the
+//! renewal window: verified, with a warning that says how many days the window has.
+
+use crate::support::fake_github;
+
+use crate::restore_support::*;
+use chrono::Duration;
+use fake_github::{FakeGithub, Fault};
+use std::process::Output;
+use tier1::digest::Digest;
+
+const TOKEN: &str = "ghs_retentionTOKEN";
+
+/// Verify the nightly's evidence with its REST `expires_at` set `days` after its `created_at`.
+fn verify_with_retention(days: i64) -> (Output, Published, String) {
+    let env = Env::new();
+    let p = env.good_nightly(t0(), 1);
+    let fake = FakeGithub::start(&env.store_dir, TOKEN);
+    fake.set_now(t0() + Duration::minutes(1));
+    let expires = p.evidence.created_at + Duration::days(days);
+    fake.inject(Fault::ArtifactField {
+        id: p.evidence.id,
+        field: "expires_at".into(),
+        value: Some(serde_json::json!(expires.to_rfc3339())),
+    });
+    let file = env.tmp.path().join(format!("evidence-{}.zip", p.run.id));
+    let hex = Digest::of_file(&file).unwrap().hex().to_string();
+    let outputs = env.tmp.path().join("github_output");
+    std::fs::write(&outputs, "").unwrap();
+    let o = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-evidence"))
+        .env("GITHUB_API_URL", fake.api_url())
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", REPO)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_OUTPUT", &outputs)
+        .args(["verify", "--run-id", &p.run.id.to_string(), "--file"])
+        .arg(&file)
+        .args([
+            "--artifact-name",
+            &p.evidence.name,
+            "--expected-digest",
+            &hex,
+        ])
+        .output()
+        .unwrap();
+    let written = std::fs::read_to_string(&outputs).unwrap();
+    (o, p, written)
+}
+
+#[test]
+fn evidence_that_expires_by_the_renewal_age_is_refused_naming_its_retention() {
+    for days in [1, 30, 60] {
+        let (o, p, outputs) = verify_with_retention(days);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{days} days: {err}");
+        assert!(
+            err.contains(&format!(
+                "evidence artifact {} (id {}): effective retention (expires_at - created_at): expected more than 60 days (the anchor renewal age), found {days} days",
+                p.evidence.name, p.evidence.id
+            )),
+            "{days} days: {err}"
+        );
+        assert!(err.contains("retention-days"), "{err}");
+        assert!(o.stdout.is_empty(), "{days} days");
+        assert_eq!(outputs, "", "{days} days: no step output written");
+    }
+}
+
+#[test]
+fn a_retention_under_ninety_days_is_verified_with_the_shorter_renewal_window_named() {
+    let (o, _, outputs) = verify_with_retention(75);
+    assert!(outputs.contains("evidence_artifact_digest="), "{outputs}");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(v["retention_days"], 75);
+    assert_eq!(v["renewal_window_days"], 15);
+    assert!(
+        stderr(&o).contains("::warning::")
+            && stderr(&o).contains("renewal window is 15 days instead of 30"),
+        "{}",
+        stderr(&o)
+    );
+    let (o, _, _) = verify_with_retention(90);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(
+        (
+            v["retention_days"].as_i64(),
+            v["renewal_window_days"].as_i64()
+        ),
+        (Some(90), Some(30))
+    );
+    assert!(!stderr(&o).contains("::warning::"), "{}", stderr(&o));
+}
