@@ -212,6 +212,8 @@ pub enum Goal {
     Speed,
     /// Lower memory: savings points and optimized memory are checked.
     Memory,
+    /// A single benchmark: one variant, judged on its absolute time (no speedup, no pair).
+    Time,
 }
 
 impl Goal {
@@ -219,6 +221,7 @@ impl Goal {
     pub fn from_stored(s: Option<&str>) -> Goal {
         match s.map(str::trim) {
             Some("memory") => Goal::Memory,
+            Some("time") => Goal::Time,
             _ => Goal::Speed,
         }
     }
@@ -227,6 +230,7 @@ impl Goal {
         match self {
             Goal::Speed => "speed",
             Goal::Memory => "memory",
+            Goal::Time => "time",
         }
     }
 }
@@ -452,6 +456,15 @@ impl Suite {
                     ));
                 }
                 _ => {}
+            }
+            if t.optimization_goal == Goal::Time && t.kind != TargetKind::Command {
+                return Err(rule(
+                    &at("optimization_goal"),
+                    format!(
+                        "target {:?}: optimization_goal time (a single benchmark) needs kind: command, found kind: builtin (built-in targets are baseline/optimized pairs)",
+                        t.key
+                    ),
+                ));
             }
             for p in t.shapes.keys() {
                 if !self.profiles.contains_key(p) {
@@ -747,6 +760,20 @@ mod tests {
             "one line, no snippet: {e}"
         );
         assert!(e.contains("expected a whole number"), "{e}");
+    }
+
+    #[test]
+    fn a_single_benchmark_must_be_a_command() {
+        let e = with("optimization_goal: memory", "optimization_goal: time")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("targets.3.optimization_goal")
+                && e.contains("needs kind: command, found kind: builtin"),
+            "{e}"
+        );
+        assert_eq!(Goal::from_stored(Some("time")), Goal::Time);
+        assert_eq!(Goal::Time.as_str(), "time");
     }
 
     #[test]

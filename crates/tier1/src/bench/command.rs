@@ -15,8 +15,9 @@ use crate::bench::result::{
     BASELINE, InputSignature, Role, Sampling, TargetFailure, TargetResult, VariantResult,
     VariantVerification, Work, empty_result, status,
 };
+use crate::bench::single;
 use crate::bench::stats::Stats;
-use crate::suite::Target;
+use crate::suite::{Goal, Target};
 use serde::Deserialize;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -123,7 +124,11 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
             .map(|(i, v)| i > 0 && v.verification.as_ref().is_some_and(|x| x.passed))
             .collect();
         sampling.rounds = u32::try_from(samples[0].len()).unwrap_or(u32::MAX);
-        if precise_now(&samples, &verified, timing.precision_pct) {
+        let precise = match t.optimization_goal {
+            Goal::Time => single::precise_now(&samples[0], timing.precision_pct),
+            Goal::Speed | Goal::Memory => precise_now(&samples, &verified, timing.precision_pct),
+        };
+        if precise {
             break;
         }
         if sampling.processes >= MAX_PROCESSES || started.elapsed() >= timing.budget {

@@ -15,6 +15,7 @@ pub mod progress;
 pub mod result;
 pub mod rng;
 pub mod sampling;
+pub mod single;
 pub mod stats;
 pub mod targets;
 pub mod verify;

@@ -367,7 +367,11 @@ pub fn no_speedup_message(best: f64, min: f64) -> String {
 /// Status, message and metrics of a target, from its raw facts only. A variant counts as verified
 /// when it has a passing verification record and the baseline's input signature; any optimized
 /// variant that is unverified fails the whole target (fail closed).
+/// A single benchmark (`optimization_goal: time`) is derived by [`crate::bench::single::derive`].
 pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Metrics) {
+    if t.optimization_goal == Goal::Time {
+        return crate::bench::single::derive(t);
+    }
     let mut m = Metrics::default();
     let base = t.variants.first().filter(|v| v.role == Role::Baseline);
     if let Some(b) = base {
@@ -463,7 +467,10 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
         );
     }
     if optimized.is_empty() {
-        problems.push("no optimized variant was measured".into());
+        problems.push(
+            "no optimized variant was measured (a benchmark without one is a single benchmark: optimization_goal time, docs/suite.md)"
+                .into(),
+        );
     }
     if !problems.is_empty() {
         return (
@@ -486,6 +493,7 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
                 m,
             ),
         },
+        Goal::Time => crate::bench::single::derive(t),
         Goal::Memory => {
             if m.baseline_memory_mb.is_some_and(|b| b > 0.0) && m.best_memory_savings_pct.is_some()
             {
@@ -515,7 +523,7 @@ fn measurement(
     let precision_pct = sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct);
     let throttled = sampling.is_some_and(|s| !s.throttled.is_empty());
     let reached = match t.optimization_goal {
-        Goal::Speed => e.within(precision_pct),
+        Goal::Speed | Goal::Time => e.within(precision_pct),
         Goal::Memory => {
             m.baseline_memory_mb.is_some_and(|x| x > 0.0) && m.best_memory_savings_pct.is_some()
         }

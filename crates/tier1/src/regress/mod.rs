@@ -6,6 +6,7 @@
 
 pub mod noise;
 pub mod significance;
+mod single;
 
 use crate::aggregate::{
     SUCCEEDED, finite, optimized_memory_mb, optimized_time_ms, pair_goal, positive,
@@ -160,7 +161,7 @@ pub fn find_target<'a>(summary: &'a Summary, target: &str) -> Option<&'a TargetS
     summary.targets.iter().rev().find(|t| t.target == target)
 }
 
-/// The detector of a comparison: `alpha` split over the speed targets both runs have.
+/// The detector of a comparison: `alpha` split over the speed and time targets both runs have.
 pub fn detector<'a>(
     current: &Summary,
     anchor: &Summary,
@@ -170,7 +171,7 @@ pub fn detector<'a>(
     let compared = current
         .targets
         .iter()
-        .filter(|t| find_target(anchor, &t.target).is_some_and(|p| pair_goal(t, p) == Goal::Speed))
+        .filter(|t| find_target(anchor, &t.target).is_some_and(|p| pair_goal(t, p) != Goal::Memory))
         .count();
     Detector::new(thresholds, history, compared)
 }
@@ -216,6 +217,7 @@ pub fn compare_target_with(
     match pair_goal(cur, prev) {
         Goal::Speed => speed_checks(cur, prev, thresholds, decision, &mut ch),
         Goal::Memory => memory_checks(cur, prev, thresholds, &mut ch),
+        Goal::Time => single::time_checks(cur, prev, thresholds, decision, &mut ch),
     }
     ch
 }
