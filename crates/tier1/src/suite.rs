@@ -3,9 +3,11 @@
 //! that name the line).
 
 mod discover;
+mod format;
 mod lines;
 
 pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
+pub use format::{OutputFormat, VariantMap, variant_name};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -280,6 +282,12 @@ pub struct Target {
     /// For `kind: command`: argv of the command (no shell).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
+    /// For `kind: command`: how its output is read (tier1's document or a tool's, [`format`]).
+    #[serde(default, skip_serializing_if = "OutputFormat::is_tier1")]
+    pub format: OutputFormat,
+    /// With a tool's `format`: which of its benchmarks are the baseline and the optimized ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variants: Option<VariantMap>,
     /// Shapes per profile name: parameter name to integer value.
     #[serde(default)]
     pub shapes: BTreeMap<String, BTreeMap<String, u64>>,
@@ -465,6 +473,9 @@ impl Suite {
                         t.key
                     ),
                 ));
+            }
+            if let Err((field, message)) = format::check(t) {
+                return Err(rule(&at(field), message));
             }
             for p in t.shapes.keys() {
                 if !self.profiles.contains_key(p) {

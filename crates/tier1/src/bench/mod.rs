@@ -9,6 +9,8 @@ pub mod cpu;
 pub mod cuda;
 pub mod estimate;
 pub mod harness;
+pub mod import;
+pub mod invocation;
 pub mod machine;
 pub mod options;
 pub mod progress;
