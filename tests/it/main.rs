@@ -25,6 +25,7 @@ mod history_promote;
 mod history_property;
 mod history_publish;
 mod history_validate;
+mod importers;
 mod install_release;
 mod layers;
 mod nightly_e2e;
