@@ -35,6 +35,7 @@ mod preflight_gpu;
 mod preview_comment;
 mod preview_compare;
 mod promote_hardening;
+mod quickstart;
 mod restore_archive;
 mod restore_policy;
 mod run_cli;

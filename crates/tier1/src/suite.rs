@@ -5,9 +5,11 @@
 mod discover;
 mod format;
 mod lines;
+mod names;
 
 pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
 pub use format::{OutputFormat, VariantMap, variant_name};
+pub use names::{DEFAULT_WORKFLOW, RunNames, check_workflow, run_names};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,6 +40,12 @@ pub struct Suite {
     /// Reference field kept for compatibility (`both`, `json`, `markdown`).
     #[serde(default = "default_output_format")]
     pub default_output_format: String,
+    /// The workflow file whose runs hold the history (`benchmarks.yml`): local runs record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
+    /// The artifact prefix of the project's workflow (`acme`): local runs name artifacts with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact_prefix: Option<String>,
     /// Regression thresholds (extension; defaults are the reference's).
     #[serde(default)]
     pub thresholds: Thresholds,
@@ -388,6 +396,19 @@ impl Suite {
             return Err(rule(
                 "suite_name",
                 "expected a non-empty name, found \"\"".into(),
+            ));
+        }
+        if let Some(w) = &self.workflow
+            && let Err(m) = names::check_workflow(w)
+        {
+            return Err(rule("workflow", m));
+        }
+        if let Some(p) = &self.artifact_prefix
+            && let Err(m) = crate::artifacts::ArtifactPrefix::parse(p)
+        {
+            return Err(rule(
+                "artifact_prefix",
+                m.replace("--artifact-prefix: ", ""),
             ));
         }
         if self.targets.is_empty() {
