@@ -13,7 +13,12 @@ use tier1::exit::Exit;
 #[command(name = "tier1-dashboard", version, about)]
 struct Args {
     /// History root to read (absent or empty: "no history yet").
-    #[arg(long, env = "TIER1_HISTORY_ROOT", required_unless_present = "store", conflicts_with = "store")]
+    #[arg(
+        long,
+        env = "TIER1_HISTORY_ROOT",
+        required_unless_present = "store",
+        conflicts_with = "store"
+    )]
     history_root: Option<PathBuf>,
     /// Read the newest published history of this artifact store instead (`local:DIR`, such as
     /// tier1-nightly's `local:.tier1/store`, or `github`).

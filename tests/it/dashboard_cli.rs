@@ -359,7 +359,10 @@ fn a_store_without_history_renders_no_history_and_a_missing_store_is_refused() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let md = fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(md.contains("No history yet: this history root holds no run."), "{md}");
+    assert!(
+        md.contains("No history yet: this history root holds no run."),
+        "{md}"
+    );
 
     // A store that does not exist: refused by name (exit 5), nothing written.
     let missing = format!("local:{}", tmp.path().join("nowhere").display());

@@ -84,7 +84,15 @@ fn compile(compiler: &str, lang: &[&str], root: &Path) {
     std::fs::create_dir_all(root.join("build")).unwrap();
     let out = Command::new(compiler)
         .args(lang)
-        .args(["-O2", "-Wall", "-Wextra", "-pedantic", "-Werror", "-I", "bench"])
+        .args([
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-pedantic",
+            "-Werror",
+            "-I",
+            "bench",
+        ])
         .args(["bench/matmul.c", "-o", "build/matmul", "-lm"])
         .current_dir(root)
         .output()
@@ -154,7 +162,12 @@ fn a_wrong_output_fails_verification_with_its_mismatches() {
         .args(["--history-root", ".tier1/h", "--evidence-root", ".tier1/e"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run_dir = std::fs::read_dir(root.join(".tier1/e"))
         .unwrap()
         .next()

@@ -103,7 +103,10 @@ fn assert_pair_and_single(rows: &[Value]) {
     let single = row(rows, "single");
     assert_eq!(single["status"], "succeeded", "{single}");
     assert_eq!(single["optimization_goal"], "time");
-    assert!(single["baseline_time_ms"].as_f64().unwrap() > 0.0, "{single}");
+    assert!(
+        single["baseline_time_ms"].as_f64().unwrap() > 0.0,
+        "{single}"
+    );
     assert!(single["best_speedup"].is_null(), "{single}");
 }
 
@@ -125,8 +128,19 @@ fn pytest_benchmark_suite_is_gated_as_is() {
     let command = format!(
         "[{py}, -m, pytest, -q, -p, no:cacheprovider, bench/test_sort.py, \"--benchmark-json={{output}}\", \"--benchmark-min-rounds={{rounds}}\", --benchmark-max-time=0.05]"
     );
-    let targets = target("pair", "speed", "pytest-benchmark", &command, "{ baseline: test_bubble, optimized: [test_sorted] }")
-        + &target("single", "time", "pytest-benchmark", &command, "{ baseline: \"bench/test_sort.py::test_sorted\" }");
+    let targets = target(
+        "pair",
+        "speed",
+        "pytest-benchmark",
+        &command,
+        "{ baseline: test_bubble, optimized: [test_sorted] }",
+    ) + &target(
+        "single",
+        "time",
+        "pytest-benchmark",
+        &command,
+        "{ baseline: \"bench/test_sort.py::test_sorted\" }",
+    );
     let tmp = checkout(&[("bench/test_sort.py", &source)], &targets);
     assert_pair_and_single(&gate(tmp.path()));
 }
@@ -135,7 +149,11 @@ fn pytest_benchmark_suite_is_gated_as_is() {
 fn google_benchmark_binary_is_gated_as_is() {
     let test = "google_benchmark_binary_is_gated_as_is";
     let header = Path::new("/usr/include/benchmark/benchmark.h").is_file();
-    if !have(test, header && runs("c++", &["--version"]), "c++ with libbenchmark-dev") {
+    if !have(
+        test,
+        header && runs("c++", &["--version"]),
+        "c++ with libbenchmark-dev",
+    ) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -147,13 +165,28 @@ fn google_benchmark_binary_is_gated_as_is() {
         .args(["-lbenchmark", "-lpthread"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let command = format!(
         "[{}, --benchmark_format=json, --benchmark_repetitions=30, --benchmark_min_time=0.005]",
         bin.display()
     );
-    let targets = target("pair", "speed", "google-benchmark", &command, "{ baseline: BM_SumVolatile, optimized: [BM_SumFast] }")
-        + &target("single", "time", "google-benchmark", &command, "{ baseline: BM_SumFast }");
+    let targets = target(
+        "pair",
+        "speed",
+        "google-benchmark",
+        &command,
+        "{ baseline: BM_SumVolatile, optimized: [BM_SumFast] }",
+    ) + &target(
+        "single",
+        "time",
+        "google-benchmark",
+        &command,
+        "{ baseline: BM_SumFast }",
+    );
     let repo = checkout(&[], &targets);
     assert_pair_and_single(&gate(repo.path()));
 }
@@ -165,8 +198,13 @@ fn hyperfine_commands_are_gated_as_is() {
         return;
     }
     let command = "[hyperfine, --style, none, --runs, \"40\", --warmup, \"{warmup}\", --export-json, \"{output}\", -n, slow, \"sleep 0.01\", -n, fast, \"sleep 0.002\"]";
-    let targets = target("pair", "speed", "hyperfine", command, "{ baseline: slow, optimized: [fast] }")
-        + &target("single", "time", "hyperfine", command, "{ baseline: fast }");
+    let targets = target(
+        "pair",
+        "speed",
+        "hyperfine",
+        command,
+        "{ baseline: slow, optimized: [fast] }",
+    ) + &target("single", "time", "hyperfine", command, "{ baseline: fast }");
     let repo = checkout(&[], &targets);
     assert_pair_and_single(&gate(repo.path()));
 }
@@ -175,16 +213,33 @@ fn hyperfine_commands_are_gated_as_is() {
 fn criterion_and_nvbench_outputs_are_gated_through_the_same_path() {
     // The tools' own outputs, put where they write them by a stand-in command.
     let crit = fixtures().join("criterion/home");
-    let crit_cmd = format!("[sh, -c, \"cp -R {}/. \\\"$CRITERION_HOME\\\"\"]", crit.display());
+    let crit_cmd = format!(
+        "[sh, -c, \"cp -R {}/. \\\"$CRITERION_HOME\\\"\"]",
+        crit.display()
+    );
     let nv = fixtures().join("nvbench/axes.json");
     let nv_cmd = format!("[cp, {}, \"{{output}}\"]", nv.display());
-    let targets = target("pair", "speed", "nvbench", &nv_cmd, "{ baseline: \"simple/Device=0\", optimized: [\"single_float64_axis/Device=0 Duration=0\"] }")
-        + &target("single", "time", "criterion", &crit_cmd, "{ baseline: sum/loop }");
+    let targets = target(
+        "pair",
+        "speed",
+        "nvbench",
+        &nv_cmd,
+        "{ baseline: \"simple/Device=0\", optimized: [\"single_float64_axis/Device=0 Duration=0\"] }",
+    ) + &target(
+        "single",
+        "time",
+        "criterion",
+        &crit_cmd,
+        "{ baseline: sum/loop }",
+    );
     let repo = checkout(&[], &targets);
     let rows = gate(repo.path());
     assert_pair_and_single(&rows);
     // nvbench without sample files: each invocation's mean cold GPU time is one sample.
     let pair = row(&rows, "pair");
     let want = 0.0010034715849794225 / 3.9224058844425625e-06;
-    assert!((pair["best_speedup"].as_f64().unwrap() / want - 1.0).abs() < 1e-9, "{pair}");
+    assert!(
+        (pair["best_speedup"].as_f64().unwrap() / want - 1.0).abs() < 1e-9,
+        "{pair}"
+    );
 }

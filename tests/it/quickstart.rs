@@ -44,7 +44,9 @@ fn blocks(guide: &str) -> Vec<(String, String)> {
 
 /// Run the guide's command block in `repo` (bash, binaries on PATH); returns stdout.
 fn run_block(repo: &Path, home: &Path, script: &str) -> String {
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tier1-nightly")).parent().unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tier1-nightly"))
+        .parent()
+        .unwrap();
     let path = format!(
         "{}:{}",
         bin_dir.display(),
@@ -90,8 +92,15 @@ fn the_local_quickstart_works_word_for_word() {
     let files: Vec<&(String, String)> = blocks.iter().filter(|(w, _)| w != "run").collect();
     let runs: Vec<&(String, String)> = blocks.iter().filter(|(w, _)| w == "run").collect();
     assert_eq!(runs.len(), 1, "one command block");
-    for want in [".gitignore", "configs/benchmark_suites/acme.yaml", "bench/sort.py"] {
-        assert!(files.iter().any(|(w, _)| w == want), "the quickstart shows {want}");
+    for want in [
+        ".gitignore",
+        "configs/benchmark_suites/acme.yaml",
+        "bench/sort.py",
+    ] {
+        assert!(
+            files.iter().any(|(w, _)| w == want),
+            "the quickstart shows {want}"
+        );
     }
 
     let tmp = tempfile::tempdir().unwrap();
@@ -112,13 +121,23 @@ fn the_local_quickstart_works_word_for_word() {
     assert_eq!(night["artifact_prefix"], "acme");
     assert_eq!(night["history_artifact"], "acme-history-1-1");
     let summary = &night["run"]["summary"];
-    assert_eq!((summary["succeeded"].as_u64(), summary["failed"].as_u64()), (Some(2), Some(0)), "{night}");
+    assert_eq!(
+        (summary["succeeded"].as_u64(), summary["failed"].as_u64()),
+        (Some(2), Some(0)),
+        "{night}"
+    );
 
     let page = std::fs::read_to_string(repo.join(".tier1/dashboard/index.html")).unwrap();
     let md = std::fs::read_to_string(repo.join(".tier1/dashboard/summary.md")).unwrap();
-    assert!(md.starts_with("# acme benchmark history: ✅ Release ready"), "{md}");
+    assert!(
+        md.starts_with("# acme benchmark history: ✅ Release ready"),
+        "{md}"
+    );
     for key in ["sort", "encode"] {
-        assert!(page.contains(key) && md.contains(key), "{key} in the dashboard:\n{md}");
+        assert!(
+            page.contains(key) && md.contains(key),
+            "{key} in the dashboard:\n{md}"
+        );
     }
     let store: Value =
         serde_json::from_slice(&std::fs::read(repo.join(".tier1/store/store.json")).unwrap())

@@ -84,5 +84,8 @@ fn a_single_benchmark_is_gated_on_its_absolute_time() {
     assert_eq!(rows.len(), 1, "{r}");
     assert_eq!(rows[0]["reason"], "optimized_latency", "{r}");
     assert_eq!(rows[0]["target"], "bench/decode:decode_step");
-    assert_eq!((rows[0]["before"].as_f64(), rows[0]["after"].as_f64()), (Some(10.0), Some(12.0)));
+    assert_eq!(
+        (rows[0]["before"].as_f64(), rows[0]["after"].as_f64()),
+        (Some(10.0), Some(12.0))
+    );
 }

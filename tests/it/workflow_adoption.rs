@@ -198,7 +198,10 @@ fn an_adopter_previews_a_labelled_pull_request_in_one_comment() {
     assert_eq!(comments.len(), 1, "{comments:#?}");
     let body = comments[0]["body"].as_str().unwrap();
     assert!(body.contains("preview, not canonical"), "{body}");
-    assert!(body.contains("`online_softmax`") && body.contains("`fused_matmul`"), "{body}");
+    assert!(
+        body.contains("`online_softmax`") && body.contains("`fused_matmul`"),
+        "{body}"
+    );
     // Nothing restore could take: only the preview artifact was uploaded by this run.
     let run_id = r.run(0)["id"].as_u64().unwrap();
     assert_eq!(

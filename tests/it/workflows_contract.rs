@@ -736,7 +736,11 @@ fn release_tarball_packs_docs_helpers_and_examples() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let list = Command::new("tar")
         .arg("-tzf")
         .arg(out.join(format!("{name}.tar.gz")))

@@ -8,9 +8,9 @@
 //! cancellation, or when it exits leaving processes behind, the whole group is killed.
 
 use crate::bench::backend::Shapes;
+use crate::bench::estimate::precise_now;
 use crate::bench::import;
 use crate::bench::invocation::Invocation;
-use crate::bench::estimate::precise_now;
 use crate::bench::machine::{MachineState, MachineWindow};
 use crate::bench::options::{HarnessOptions, Timing};
 use crate::bench::result::{
@@ -150,12 +150,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
 }
 
 /// The result of one invocation: tier1's document, or the tool's output read by its importer.
-fn read(
-    t: &Target,
-    seed: u64,
-    stdout: Vec<u8>,
-    inv: &Invocation,
-) -> Result<CommandOutput, String> {
+fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<CommandOutput, String> {
     let document = inv
         .document(stdout, MAX_OUTPUT_BYTES)
         .map_err(|e| format!("target {}: {e}", t.key))?;

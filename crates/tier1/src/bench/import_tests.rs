@@ -48,7 +48,10 @@ fn plausible(m: &Measured, count: usize, lo_ms: f64, hi_ms: f64) {
 
 #[test]
 fn pytest_benchmark_rounds_are_samples_in_ms() {
-    let all = read(OutputFormat::PytestBenchmark, "pytest-benchmark/output.json");
+    let all = read(
+        OutputFormat::PytestBenchmark,
+        "pytest-benchmark/output.json",
+    );
     let sorted = get(&all, "test_sorted");
     assert_eq!(sorted.alias.as_deref(), Some("test_sort.py::test_sorted"));
     plausible(sorted, 6, 0.01, 50.0);
@@ -61,7 +64,10 @@ fn pytest_benchmark_rounds_are_samples_in_ms() {
 
 #[test]
 fn google_benchmark_repetitions_are_samples_and_aggregates_are_ignored() {
-    let all = read(OutputFormat::GoogleBenchmark, "google-benchmark/output.json");
+    let all = read(
+        OutputFormat::GoogleBenchmark,
+        "google-benchmark/output.json",
+    );
     assert_eq!(all.len(), 2, "{all:?}");
     plausible(get(&all, "sum_loop"), 6, 0.0005, 50.0);
     plausible(get(&all, "sum_builtin"), 6, 0.0001, 50.0);
@@ -70,11 +76,25 @@ fn google_benchmark_repetitions_are_samples_and_aggregates_are_ignored() {
         {"name": "BM_y", "run_name": "BM_y", "run_type": "iteration", "error_occurred": true, "error_message": "CUDA OOM"},
         {"name": "BM_z", "run_type": "iteration", "real_time": 2.0, "time_unit": "s"}]}"#;
     let all = google_benchmark::parse(doc).unwrap();
-    assert!(get(&all, "BM_x").error.as_deref().unwrap().contains("aggregates_only"));
-    assert!(get(&all, "BM_y").error.as_deref().unwrap().contains("CUDA OOM"));
+    assert!(
+        get(&all, "BM_x")
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("aggregates_only")
+    );
+    assert!(
+        get(&all, "BM_y")
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("CUDA OOM")
+    );
     assert_eq!(get(&all, "BM_z").samples_ms, [2000.0]);
-    let e = google_benchmark::parse(br#"{"benchmarks": [{"name": "a", "real_time": 1, "time_unit": "min"}]}"#)
-        .unwrap_err();
+    let e = google_benchmark::parse(
+        br#"{"benchmarks": [{"name": "a", "real_time": 1, "time_unit": "min"}]}"#,
+    )
+    .unwrap_err();
     assert!(e.contains("expected ns, us, ms or s, found \"min\""), "{e}");
 }
 
@@ -85,7 +105,10 @@ fn hyperfine_runs_are_samples_and_a_failed_run_fails() {
     plausible(get(&all, "sleep 0.02"), 6, 19.0, 200.0);
     let doc = br#"{"results": [{"command": "false", "times": [0.001], "exit_codes": [1]}]}"#;
     let all = hyperfine::parse(doc).unwrap();
-    assert_eq!(get(&all, "false").error.as_deref(), Some("a run exited with 1"));
+    assert_eq!(
+        get(&all, "false").error.as_deref(),
+        Some("a run exited with 1")
+    );
 }
 
 #[test]
@@ -107,7 +130,10 @@ fn nvbench_states_are_named_benchmark_slash_state() {
     // The state's mean cold GPU time, 0.0010034715849794225 s, is this invocation's sample.
     assert_eq!(simple.samples_ms.len(), 1);
     assert!((simple.samples_ms[0] - 1.0034715849794225).abs() < 1e-12);
-    assert!(all.iter().any(|m| m.name == "single_float64_axis/Device=0 Duration=0.0001"));
+    assert!(
+        all.iter()
+            .any(|m| m.name == "single_float64_axis/Device=0 Duration=0.0001")
+    );
     assert!(all.iter().filter(|m| m.name.starts_with("simple/")).count() == 2);
 }
 
@@ -134,10 +160,18 @@ fn nvbench_sample_files_are_read_from_the_output_directory_only() {
     assert!((copy.samples_ms[1] - 2.0).abs() < 1e-6, "{copy:?}");
     let all = nvbench::parse(doc("../../etc/passwd").as_bytes(), dir.path()).unwrap();
     let e = get(&all, "copy").error.clone().unwrap();
-    assert!(e.contains("is not a file inside the output directory"), "{e}");
+    assert!(
+        e.contains("is not a file inside the output directory"),
+        "{e}"
+    );
 }
 
-fn target(format: OutputFormat, goal: Goal, baseline: &str, optimized: &[&str]) -> crate::suite::Target {
+fn target(
+    format: OutputFormat,
+    goal: Goal,
+    baseline: &str,
+    optimized: &[&str],
+) -> crate::suite::Target {
     let mut t = Suite::embedded().targets[0].clone();
     t.kind = TargetKind::Command;
     t.command = vec!["tool".into()];
@@ -160,7 +194,12 @@ fn the_suite_maps_tool_names_to_variants() {
         dir,
         criterion_home: dir,
     };
-    let t = target(OutputFormat::GoogleBenchmark, Goal::Speed, "sum_loop", &["sum_builtin"]);
+    let t = target(
+        OutputFormat::GoogleBenchmark,
+        Goal::Speed,
+        "sum_loop",
+        &["sum_builtin"],
+    );
     let v = variants(&t, out).unwrap();
     let names: Vec<&str> = v.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["baseline", "sum_builtin"]);

@@ -91,9 +91,15 @@ mod tests {
 
     #[test]
     fn placeholders_are_filled_in_and_the_file_is_read_back() {
-        let cmd: Vec<String> = ["tool", "--json={output}", "--runs", "{rounds}", "-w{warmup}"]
-            .map(String::from)
-            .to_vec();
+        let cmd: Vec<String> = [
+            "tool",
+            "--json={output}",
+            "--runs",
+            "{rounds}",
+            "-w{warmup}",
+        ]
+        .map(String::from)
+        .to_vec();
         let inv = Invocation::prepare(&cmd, 5, 12).unwrap();
         let out = inv.output_file().display().to_string();
         assert_eq!(
@@ -105,7 +111,11 @@ mod tests {
         assert!(e.contains("did not write its {output} file"), "{e}");
         std::fs::write(inv.output_file(), b"{\"a\": 1}").unwrap();
         assert_eq!(inv.document(Vec::new(), 16).unwrap(), b"{\"a\": 1}");
-        assert!(inv.document(Vec::new(), 4).unwrap_err().contains("more than 4 bytes"));
+        assert!(
+            inv.document(Vec::new(), 4)
+                .unwrap_err()
+                .contains("more than 4 bytes")
+        );
         let plain = Invocation::prepare(&["tool".to_string()], 5, 6).unwrap();
         assert_eq!(plain.document(b"doc".to_vec(), 16).unwrap(), b"doc");
         let dir = plain.dir();

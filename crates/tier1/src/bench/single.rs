@@ -187,7 +187,10 @@ mod tests {
         let r = m.measurement.unwrap();
         assert_eq!(r.optimized_median_ms, time);
         assert_eq!((r.speedup_ci_low, r.speedup_ci_high), (None, None));
-        let (lo, hi) = (r.optimized_ci_low_ms.unwrap(), r.optimized_ci_high_ms.unwrap());
+        let (lo, hi) = (
+            r.optimized_ci_low_ms.unwrap(),
+            r.optimized_ci_high_ms.unwrap(),
+        );
         assert!(lo <= time && time <= hi && hi - lo < 0.1, "{lo} {hi}");
         assert!(r.precise && r.optimized_repetitions == 3);
     }
@@ -200,7 +203,10 @@ mod tests {
         ]));
         assert_eq!(s, status::FAILED_ERROR);
         let msg = msg.unwrap();
-        assert!(msg.contains("exactly one variant, found 2: baseline, optimized_x"), "{msg}");
+        assert!(
+            msg.contains("exactly one variant, found 2: baseline, optimized_x"),
+            "{msg}"
+        );
         let mut v = variant("baseline", &STEADY);
         v.verification = Some(VariantVerification {
             passed: false,
@@ -215,7 +221,10 @@ mod tests {
         assert_eq!(s, status::FAILED_VERIFICATION);
         assert!(msg.unwrap().contains("2 of 8 elements"));
         let (s, msg, _) = derive(&single(vec![]));
-        assert_eq!((s.as_str(), msg.as_deref()), (status::FAILED_ERROR, Some("no variant was measured")));
+        assert_eq!(
+            (s.as_str(), msg.as_deref()),
+            (status::FAILED_ERROR, Some("no variant was measured"))
+        );
         let (s, _, _) = derive(&single(vec![variant("baseline", &[0.0, 0.0])]));
         assert_eq!(s, status::FAILED_ERROR);
     }
@@ -225,7 +234,10 @@ mod tests {
         assert!(precise_now(&STEADY, 1.0));
         let noisy: Vec<f64> = (0..12).map(|i| 10.0 + f64::from(i % 4)).collect();
         assert!(!precise_now(&noisy, 1.0));
-        assert!(!precise_now(&STEADY[..3], 1.0), "three samples give no interval");
+        assert!(
+            !precise_now(&STEADY[..3], 1.0),
+            "three samples give no interval"
+        );
         let (_, _, m) = derive(&single(vec![variant("baseline", &noisy)]));
         assert!(!m.measurement.unwrap().precise);
     }

@@ -138,7 +138,15 @@ pub(super) fn chain(
 
     // Producer: restore before anything runs.
     checkpoint()?;
-    let restored = restore_into(req, names, store, wf, &history_dir, req.accept, req.bootstrap)?;
+    let restored = restore_into(
+        req,
+        names,
+        store,
+        wf,
+        &history_dir,
+        req.accept,
+        req.bootstrap,
+    )?;
     out.restore = json(&restored);
     std::fs::create_dir_all(&history_dir).map_err(io(&history_dir))?;
 

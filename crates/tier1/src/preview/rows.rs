@@ -124,7 +124,10 @@ impl Change {
                 ("speedup", (c - a) / a * 100.0)
             }
             Goal::Time => {
-                let (a, c) = (positive(anchor.optimized_ms)?, positive(current.optimized_ms)?);
+                let (a, c) = (
+                    positive(anchor.optimized_ms)?,
+                    positive(current.optimized_ms)?,
+                );
                 ("time", (c - a) / a * 100.0)
             }
             Goal::Memory => {

@@ -72,7 +72,10 @@ mod tests {
         crate::aggregate::fixtures::summary(run_id, vec![t])
     }
 
-    fn judge(before: TargetSummary, after: TargetSummary) -> crate::history::model::RegressionSummary {
+    fn judge(
+        before: TargetSummary,
+        after: TargetSummary,
+    ) -> crate::history::model::RegressionSummary {
         compare(
             &summary("cur", after),
             Some(&summary("anchor", before)),
@@ -106,7 +109,10 @@ mod tests {
     #[test]
     fn an_unchanged_time_passes() {
         let r = judge(single(10.0, 0.5), single(10.02, 0.5));
-        assert!(r.regressions.is_empty() && r.improvements.is_empty(), "{r:?}");
+        assert!(
+            r.regressions.is_empty() && r.improvements.is_empty(),
+            "{r:?}"
+        );
         assert!(r.within_noise.is_empty());
     }
 
@@ -119,13 +125,19 @@ mod tests {
         let r = judge(single(10.0, 0.5), single(10.6, 40.0));
         assert_eq!(r.inconclusive.len(), 1, "{r:?}");
         let why = &r.inconclusive[0].reason;
-        assert!(why.contains("optimized time interval ±40.00 %") && !why.contains("speedup"), "{why}");
+        assert!(
+            why.contains("optimized time interval ±40.00 %") && !why.contains("speedup"),
+            "{why}"
+        );
     }
 
     #[test]
     fn the_floor_holds_back_tiny_absolute_changes() {
         let r = judge(single(0.1, 0.5), single(0.13, 0.5));
-        assert!(r.regressions.is_empty(), "+30 % of 0.1 ms is under the 0.05 ms floor: {r:?}");
+        assert!(
+            r.regressions.is_empty(),
+            "+30 % of 0.1 ms is under the 0.05 ms floor: {r:?}"
+        );
         assert_eq!(r.anchor_declines.len(), 1);
     }
 }

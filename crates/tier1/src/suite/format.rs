@@ -180,16 +180,51 @@ mod tests {
         .unwrap();
         let t = &s.targets[0];
         assert_eq!(t.format, super::OutputFormat::GoogleBenchmark);
-        assert_eq!(super::variant_name(&t.variants.as_ref().unwrap().optimized[0]), "BM_Fast_64");
-        suite("time", "    format: pytest-benchmark\n    variants: { baseline: test_a }\n").unwrap();
+        assert_eq!(
+            super::variant_name(&t.variants.as_ref().unwrap().optimized[0]),
+            "BM_Fast_64"
+        );
+        suite(
+            "time",
+            "    format: pytest-benchmark\n    variants: { baseline: test_a }\n",
+        )
+        .unwrap();
         for (goal, extra, want) in [
-            ("speed", "    format: hyperfine\n", "format hyperfine needs `variants`"),
-            ("speed", "    variants: { baseline: a, optimized: [b] }\n", "needs a `format`"),
-            ("time", "    format: criterion\n    variants: { baseline: a, optimized: [b] }\n", "has only a baseline, found 1 optimized"),
-            ("speed", "    format: criterion\n    variants: { baseline: a }\n", "use optimization_goal: time"),
-            ("memory", "    format: nvbench\n    variants: { baseline: a, optimized: [b] }\n", "reports times only"),
-            ("speed", "    format: nvbench\n    variants: { baseline: a, optimized: [x/1, x_1] }\n", "have the same variant name \"x_1\""),
-            ("speed", "    format: nvbench\n    variants: { baseline: a, optimized: [baseline] }\n", "would be named \"baseline\""),
+            (
+                "speed",
+                "    format: hyperfine\n",
+                "format hyperfine needs `variants`",
+            ),
+            (
+                "speed",
+                "    variants: { baseline: a, optimized: [b] }\n",
+                "needs a `format`",
+            ),
+            (
+                "time",
+                "    format: criterion\n    variants: { baseline: a, optimized: [b] }\n",
+                "has only a baseline, found 1 optimized",
+            ),
+            (
+                "speed",
+                "    format: criterion\n    variants: { baseline: a }\n",
+                "use optimization_goal: time",
+            ),
+            (
+                "memory",
+                "    format: nvbench\n    variants: { baseline: a, optimized: [b] }\n",
+                "reports times only",
+            ),
+            (
+                "speed",
+                "    format: nvbench\n    variants: { baseline: a, optimized: [x/1, x_1] }\n",
+                "have the same variant name \"x_1\"",
+            ),
+            (
+                "speed",
+                "    format: nvbench\n    variants: { baseline: a, optimized: [baseline] }\n",
+                "would be named \"baseline\"",
+            ),
             ("speed", "    format: bencher\n", "bencher"),
         ] {
             let e = suite(goal, extra).unwrap_err();

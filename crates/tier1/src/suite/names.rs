@@ -94,22 +94,41 @@ mod tests {
     fn flags_win_then_the_suite_then_the_defaults() {
         let r = repo("workflow: benchmarks.yml\nartifact_prefix: acme\n");
         let n = run_names(None, None, None, r.path()).unwrap();
-        assert_eq!((n.workflow.as_str(), n.artifact_prefix.as_str()), ("benchmarks.yml", "acme"));
+        assert_eq!(
+            (n.workflow.as_str(), n.artifact_prefix.as_str()),
+            ("benchmarks.yml", "acme")
+        );
         let n = run_names(Some("nightly.yaml"), None, None, r.path()).unwrap();
-        assert_eq!((n.workflow.as_str(), n.artifact_prefix.as_str()), ("nightly.yaml", "acme"));
+        assert_eq!(
+            (n.workflow.as_str(), n.artifact_prefix.as_str()),
+            ("nightly.yaml", "acme")
+        );
         let n = run_names(None, Some("other"), None, r.path()).unwrap();
-        assert_eq!((n.workflow.as_str(), n.artifact_prefix.as_str()), ("benchmarks.yml", "other"));
+        assert_eq!(
+            (n.workflow.as_str(), n.artifact_prefix.as_str()),
+            ("benchmarks.yml", "other")
+        );
         let plain = repo("");
         let n = run_names(None, None, None, plain.path()).unwrap();
-        assert_eq!((n.workflow.as_str(), n.artifact_prefix.as_str()), ("tier1-nightly.yml", "tier1"));
+        assert_eq!(
+            (n.workflow.as_str(), n.artifact_prefix.as_str()),
+            ("tier1-nightly.yml", "tier1")
+        );
     }
 
     #[test]
     fn bad_names_are_refused_with_what_was_expected() {
         let r = repo("");
-        let e = run_names(Some("../x.yml"), None, None, r.path()).unwrap_err().to_string();
-        assert!(e.contains("--workflow: expected a workflow file name") && e.contains("\"../x.yml\""), "{e}");
-        let e = run_names(None, Some("a-history"), None, r.path()).unwrap_err().to_string();
+        let e = run_names(Some("../x.yml"), None, None, r.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--workflow: expected a workflow file name") && e.contains("\"../x.yml\""),
+            "{e}"
+        );
+        let e = run_names(None, Some("a-history"), None, r.path())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("without the word \"history\""), "{e}");
         let e = Suite::parse(
             "suite_name: s\nversion: 1\nworkflow: bench\ntargets: []\n",

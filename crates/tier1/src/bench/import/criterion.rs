@@ -48,7 +48,8 @@ fn new_dirs(home: &Path) -> Vec<PathBuf> {
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{}: not criterion's format: {e}", path.display()))
+    serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{}: not criterion's format: {e}", path.display()))
 }
 
 /// The benchmarks criterion wrote below `home`, one sample per criterion sample (time per

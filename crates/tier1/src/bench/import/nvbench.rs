@@ -74,7 +74,11 @@ pub fn parse(bytes: &[u8], json_dir: &Path) -> Result<Vec<Measured>, String> {
             let alias = single.then(|| b.name.clone());
             if s.is_skipped {
                 let why = s.skip_reason.unwrap_or_else(|| "no reason given".into());
-                out.push(Measured::failed(name, alias, Some(format!("skipped: {why}"))));
+                out.push(Measured::failed(
+                    name,
+                    alias,
+                    Some(format!("skipped: {why}")),
+                ));
                 continue;
             }
             let summaries = s.summaries.unwrap_or_default();
@@ -118,7 +122,9 @@ fn bin_samples(summary: &Summary, json_dir: &Path) -> Result<Vec<f64>, String> {
             json_dir.display()
         ));
     }
-    let len = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?.len();
+    let len = std::fs::metadata(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
     if len > MAX_BIN_BYTES || len % 4 != 0 {
         return Err(format!(
             "{}: expected a multiple of 4 bytes up to {MAX_BIN_BYTES}, found {len}",
