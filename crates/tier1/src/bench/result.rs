@@ -367,10 +367,10 @@ pub fn no_speedup_message(best: f64, min: f64) -> String {
 /// Status, message and metrics of a target, from its raw facts only. A variant counts as verified
 /// when it has a passing verification record and the baseline's input signature; any optimized
 /// variant that is unverified fails the whole target (fail closed).
-/// A single benchmark (`optimization_goal: time`) is derived by [`crate::bench::single::derive`].
+/// A single benchmark (`optimization_goal: time`) is derived by [`derive_single`].
 pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Metrics) {
     if t.optimization_goal == Goal::Time {
-        return crate::bench::single::derive(t);
+        return derive_single(t);
     }
     let mut m = Metrics::default();
     let base = t.variants.first().filter(|v| v.role == Role::Baseline);
@@ -493,7 +493,7 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
                 m,
             ),
         },
-        Goal::Time => crate::bench::single::derive(t),
+        Goal::Time => derive_single(t),
         Goal::Memory => {
             if m.baseline_memory_mb.is_some_and(|b| b > 0.0) && m.best_memory_savings_pct.is_some()
             {
@@ -507,6 +507,79 @@ pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Me
             }
         }
     }
+}
+
+/// Status, message and metrics of a single benchmark from its raw facts: it succeeds when its
+/// one variant ran and has a positive time; a second variant (the target reports a pair under a
+/// `time` goal) or a failed reference check of its output fail it.
+fn derive_single(t: &TargetResult) -> (String, Option<String>, Metrics) {
+    let mut m = Metrics::default();
+    let only = t.variants.first();
+    if let Some(v) = only {
+        m.baseline_time_ms = Some(v.stats.median_ms);
+        m.baseline_p75_ms = Some(v.stats.p75_ms);
+        m.baseline_memory_mb = v.memory_peak_bytes.map(bytes_to_mb);
+        if t.sampling.is_some()
+            && let Some(e) = crate::bench::single::estimate(&v.samples_ms)
+        {
+            let sampling = t.sampling.as_ref();
+            m.baseline_time_ms = Some(e.optimized_ms);
+            m.measurement = Some(crate::bench::single::measurement(
+                &v.samples_ms,
+                v.repetitions,
+                v.stats.cv,
+                &e,
+                sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct),
+                sampling.is_some_and(|s| !s.throttled.is_empty()),
+            ));
+        }
+    }
+    let fail = |st: &str, msg: String, m: Metrics| (st.to_string(), Some(msg), m);
+    if let Some(f) = &t.failure {
+        return fail(&f.status, f.message.clone(), m);
+    }
+    let Some(v) = only else {
+        return fail(status::FAILED_ERROR, "no variant was measured".into(), m);
+    };
+    if t.variants.len() > 1 {
+        let names: Vec<&str> = t.variants.iter().map(|v| v.name.as_str()).collect();
+        return fail(
+            status::FAILED_ERROR,
+            format!(
+                "optimization_goal time (a single benchmark) measures exactly one variant, found {}: {}; give the target optimization_goal speed to compare them",
+                names.len(),
+                names.join(", ")
+            ),
+            m,
+        );
+    }
+    if let Some(ver) = &v.verification
+        && !ver.passed
+    {
+        return fail(
+            status::FAILED_VERIFICATION,
+            format!(
+                "{} output differs from its reference: {} of {} elements outside tolerance (max abs err {:.3e}){}",
+                v.name,
+                ver.mismatches,
+                ver.elements,
+                ver.max_abs_err,
+                ver.message
+                    .as_deref()
+                    .map(|s| format!("; {s}"))
+                    .unwrap_or_default()
+            ),
+            m,
+        );
+    }
+    if !m.baseline_time_ms.is_some_and(|x| x > 0.0) {
+        return fail(
+            status::FAILED_ERROR,
+            "no positive timing was measured".into(),
+            m,
+        );
+    }
+    (status::SUCCEEDED.into(), None, m)
 }
 
 /// The measurement record of the best pair: intervals, spread, outliers and whether the

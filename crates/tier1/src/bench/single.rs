@@ -3,10 +3,11 @@
 //! is ([`estimate::pair`]): the median of its clean rounds (samples at or below the variant's
 //! median) with the distribution-free 95 % interval, so the latency rule and the significance
 //! test treat both alike. Its measurement record keeps that median and interval in the
-//! `optimized_*` fields (the one measured variant) and has no speedup interval.
+//! `optimized_*` fields (the one measured variant) and has no speedup interval. Its verdict is
+//! derived with every other target's, in `crate::bench::result::derive`.
 
 use crate::bench::estimate::{self, PairEstimate};
-use crate::bench::result::{Metrics, TargetResult, VariantResult, bytes_to_mb, status};
+use crate::history::Measurement;
 
 /// The estimate of one variant's samples (in round order): the samples paired with themselves,
 /// so `optimized_ms` and `optimized_ci` are its clean median and interval. `None` when no sample
@@ -23,102 +24,36 @@ pub fn precise_now(samples: &[f64], precision_pct: f64) -> bool {
         .is_some_and(|w| w <= precision_pct + 1e-9)
 }
 
-/// Status, message and metrics of a single benchmark from its raw facts: it succeeds when its
-/// one variant ran and has a positive time; a second variant (the target reports a pair under a
-/// `time` goal) or a failed reference check of its output fail it.
-pub fn derive(t: &TargetResult) -> (String, Option<String>, Metrics) {
-    let mut m = Metrics::default();
-    let only = t.variants.first();
-    if let Some(v) = only {
-        m.baseline_time_ms = Some(v.stats.median_ms);
-        m.baseline_p75_ms = Some(v.stats.p75_ms);
-        m.baseline_memory_mb = v.memory_peak_bytes.map(bytes_to_mb);
-        if t.sampling.is_some()
-            && let Some(e) = estimate(&v.samples_ms)
-        {
-            m.baseline_time_ms = Some(e.optimized_ms);
-            m.measurement = Some(measurement(t, v, &e));
-        }
-    }
-    let fail = |st: &str, msg: String, m: Metrics| (st.to_string(), Some(msg), m);
-    if let Some(f) = &t.failure {
-        return fail(&f.status, f.message.clone(), m);
-    }
-    let Some(v) = only else {
-        return fail(status::FAILED_ERROR, "no variant was measured".into(), m);
-    };
-    if t.variants.len() > 1 {
-        let names: Vec<&str> = t.variants.iter().map(|v| v.name.as_str()).collect();
-        return fail(
-            status::FAILED_ERROR,
-            format!(
-                "optimization_goal time (a single benchmark) measures exactly one variant, found {}: {}; give the target optimization_goal speed to compare them",
-                names.len(),
-                names.join(", ")
-            ),
-            m,
-        );
-    }
-    if let Some(ver) = &v.verification
-        && !ver.passed
-    {
-        return fail(
-            status::FAILED_VERIFICATION,
-            format!(
-                "{} output differs from its reference: {} of {} elements outside tolerance (max abs err {:.3e}){}",
-                v.name,
-                ver.mismatches,
-                ver.elements,
-                ver.max_abs_err,
-                ver.message
-                    .as_deref()
-                    .map(|s| format!("; {s}"))
-                    .unwrap_or_default()
-            ),
-            m,
-        );
-    }
-    if !m.baseline_time_ms.is_some_and(|x| x > 0.0) {
-        return fail(
-            status::FAILED_ERROR,
-            "no positive timing was measured".into(),
-            m,
-        );
-    }
-    (status::SUCCEEDED.into(), None, m)
-}
-
-/// The measurement record of a single benchmark: its rounds, its clean median and interval (in
-/// the `optimized_*` fields), precise when that interval is within the precision asked for and
-/// the device did not throttle.
-fn measurement(
-    t: &TargetResult,
-    v: &VariantResult,
+/// The measurement record of a single benchmark's one variant (`samples`, batched `repetitions`
+/// executions per sample, coefficient of variation `cv`) from its estimate `e`: its rounds, its
+/// clean median and interval (in the `optimized_*` fields), precise when that interval is within
+/// `precision_pct` and the device did not throttle.
+pub fn measurement(
+    samples: &[f64],
+    repetitions: u32,
+    cv: f64,
     e: &PairEstimate,
-) -> crate::history::Measurement {
-    let sampling = t.sampling.as_ref();
-    let precision_pct = sampling.map_or(crate::bench::result::DEFAULT_PRECISION_PCT, |s| {
-        s.precision_pct
-    });
-    let throttled = sampling.is_some_and(|s| !s.throttled.is_empty());
+    precision_pct: f64,
+    throttled: bool,
+) -> Measurement {
     let reached = e
         .optimized_half_width_pct()
         .is_some_and(|w| w <= precision_pct + 1e-9);
-    crate::history::Measurement {
+    Measurement {
         confidence: crate::history::measurement::CONFIDENCE,
         rounds: u32::try_from(e.pairs).unwrap_or(u32::MAX),
         clean_rounds: u32::try_from(e.clean).unwrap_or(u32::MAX),
-        baseline_repetitions: v.repetitions,
-        optimized_repetitions: v.repetitions,
+        baseline_repetitions: repetitions,
+        optimized_repetitions: repetitions,
         speedup_ci_low: None,
         speedup_ci_high: None,
         optimized_median_ms: e.optimized_ms,
         optimized_ci_low_ms: e.optimized_ci.map(|c| c.0),
         optimized_ci_high_ms: e.optimized_ci.map(|c| c.1),
         speedup_cv: 0.0,
-        baseline_cv: v.stats.cv,
-        optimized_cv: v.stats.cv,
-        outliers: crate::stats::tukey_outliers(&v.samples_ms),
+        baseline_cv: cv,
+        optimized_cv: cv,
+        outliers: crate::stats::tukey_outliers(samples),
         precision_pct,
         precise: reached && !throttled,
         throttled,
@@ -129,7 +64,8 @@ fn measurement(
 mod tests {
     use super::*;
     use crate::bench::result::{
-        InputSignature, Role, Sampling, TargetResult, VariantVerification, empty_result,
+        InputSignature, Metrics, Role, Sampling, TargetResult, VariantResult, VariantVerification,
+        empty_result, status,
     };
     use crate::bench::stats::Stats;
     use crate::suite::{Goal, Suite, TargetKind};
@@ -176,6 +112,10 @@ mod tests {
     const STEADY: [f64; 12] = [
         10.0, 10.01, 10.02, 9.99, 10.0, 10.03, 10.01, 9.98, 10.0, 10.02, 10.01, 10.0,
     ];
+
+    fn derive(t: &TargetResult) -> (String, Option<String>, Metrics) {
+        crate::bench::result::derive(t, 1.05)
+    }
 
     #[test]
     fn one_variant_succeeds_with_its_time_as_the_metric() {
