@@ -15,7 +15,9 @@ fn source(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-const PROFILE: &str = "suite_name: helpers\nversion: 1\ndefault_profile: cpu\nprofiles:\n  cpu:\n    backend: cpu\n    warmup: 5\n    iterations: 6\n    budget_s: 2\n    precision_pct: 1000\n    timeout_s: 120\ntargets:\n";
+/// Enough rounds for an interval on a busy machine, and no particular precision: the tests are
+/// about the helpers' protocol, and an imprecise first run could not become the anchor.
+const PROFILE: &str = "suite_name: helpers\nversion: 1\ndefault_profile: cpu\nprofiles:\n  cpu:\n    backend: cpu\n    warmup: 5\n    iterations: 30\n    min_sample_ms: 0.2\n    budget_s: 5\n    precision_pct: 1000\n    timeout_s: 120\ntargets:\n";
 
 fn target(key: &str, goal: &str, command: &str) -> String {
     format!(
