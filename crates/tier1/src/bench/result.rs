@@ -367,7 +367,8 @@ pub fn no_speedup_message(best: f64, min: f64) -> String {
 /// Status, message and metrics of a target, from its raw facts only. A variant counts as verified
 /// when it has a passing verification record and the baseline's input signature; any optimized
 /// variant that is unverified fails the whole target (fail closed).
-/// A single benchmark (`optimization_goal: time`) is derived by [`derive_single`].
+/// A single benchmark (`optimization_goal: time`, one variant) succeeds when its variant ran with a
+/// positive time; its time and interval come from [`crate::bench::single`].
 pub fn derive(t: &TargetResult, min_speedup: f64) -> (String, Option<String>, Metrics) {
     if t.optimization_goal == Goal::Time {
         return derive_single(t);
