@@ -24,14 +24,16 @@ echo "== zizmor $(zizmor --version)"
 zizmor --offline --no-progress .github/workflows action.yml install/action.yml publish/action.yml \
   promote/action.yml
 
-# The adopter's workflow of docs/adoption.md (tests/fixtures/adopter), its two placeholders filled in
-# as a user would, passes the same lint.
+# The adopter's workflows of docs/adoption.md (tests/fixtures/adopter), their two placeholders
+# filled in as a user would, pass the same lint.
 adopter=target/lint-adopter
 rm -rf "$adopter" && mkdir -p "$adopter/.github/workflows"
-sed -e 's/<tier1 commit>/0000000000000000000000000000000000000000/' -e "s/<tier1 sha256>/$(printf '0%.0s' {1..64})/" \
-  tests/fixtures/adopter/.github/workflows/benchmarks.yml > "$adopter/.github/workflows/benchmarks.yml"
-echo "== actionlint + zizmor: the adopter's workflow (docs/adoption.md)"
-actionlint -config-file .github/actionlint.yaml "$adopter/.github/workflows/benchmarks.yml"
+for wf in benchmarks.yml benchmarks-preview.yml; do
+  sed -e 's/<tier1 commit>/0000000000000000000000000000000000000000/' -e "s/<tier1 sha256>/$(printf '0%.0s' {1..64})/" \
+    "tests/fixtures/adopter/.github/workflows/$wf" > "$adopter/.github/workflows/$wf"
+done
+echo "== actionlint + zizmor: the adopter's workflows (docs/adoption.md)"
+actionlint -config-file .github/actionlint.yaml "$adopter"/.github/workflows/*.yml
 zizmor --offline --no-progress "$adopter/.github/workflows"
 
 echo "== shellcheck install/install.sh .ci/glibc-floor.sh"

@@ -56,6 +56,8 @@ fn night(root: &Path) -> (Exit, Option<Summary>) {
         store_dir: root.join(".tier1/store"),
         suite_config: Some(root.join("suite.yaml")),
         profile: Some("cpu".into()),
+        workflow: None,
+        artifact_prefix: None,
         repo_root: root.to_path_buf(),
         branch: "main".into(),
         bootstrap: false,

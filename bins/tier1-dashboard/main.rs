@@ -1,7 +1,9 @@
-//! `tier1-dashboard`: render a history root as a static HTML page and a Markdown step summary.
+//! `tier1-dashboard`: render a history root (or the newest history of an artifact store) as a
+//! static HTML page and a Markdown step summary.
 
 use clap::Parser;
 use std::path::PathBuf;
+use tier1::dashboard::from_store::{StoreSource, write_from_store};
 use tier1::dashboard::{DashboardOptions, write_dashboard};
 use tier1::exit::Exit;
 
@@ -11,8 +13,30 @@ use tier1::exit::Exit;
 #[command(name = "tier1-dashboard", version, about)]
 struct Args {
     /// History root to read (absent or empty: "no history yet").
-    #[arg(long, env = "TIER1_HISTORY_ROOT")]
-    history_root: PathBuf,
+    #[arg(
+        long,
+        env = "TIER1_HISTORY_ROOT",
+        required_unless_present = "store",
+        conflicts_with = "store"
+    )]
+    history_root: Option<PathBuf>,
+    /// Read the newest published history of this artifact store instead (`local:DIR`, such as
+    /// tier1-nightly's `local:.tier1/store`, or `github`).
+    #[arg(long)]
+    store: Option<String>,
+    /// With --store: the workflow whose runs hold the history (default: the suite's `workflow`,
+    /// else tier1-nightly.yml).
+    #[arg(long, requires = "store")]
+    workflow: Option<String>,
+    /// With --store: the artifact prefix (default: the suite's `artifact_prefix`, else `tier1`).
+    #[arg(long, requires = "store")]
+    artifact_prefix: Option<String>,
+    /// With --store: the branch whose history is shown.
+    #[arg(long, default_value = "main")]
+    branch: String,
+    /// With --store github: `owner/name` (default: GITHUB_REPOSITORY); a local store knows its own.
+    #[arg(long)]
+    repository: Option<String>,
     /// Output directory; must be absent or empty.
     #[arg(long, env = "TIER1_DASHBOARD_OUTPUT")]
     output: PathBuf,
@@ -32,7 +56,7 @@ fn main() -> std::process::ExitCode {
     tier1::cli::init();
     let args = Args::parse();
     let opts = DashboardOptions {
-        history_root: args.history_root,
+        history_root: args.history_root.unwrap_or_default(),
         output: args.output,
         evidence_root: args.evidence_root,
         now: args.now,
@@ -40,7 +64,20 @@ fn main() -> std::process::ExitCode {
         repo_root: PathBuf::from("."),
         step_summary: true,
     };
-    let result = write_dashboard(&opts).map(|outcome| {
+    let written = match args.store {
+        Some(store) => write_from_store(
+            &StoreSource {
+                store,
+                workflow: args.workflow,
+                artifact_prefix: args.artifact_prefix,
+                branch: args.branch,
+                repository: args.repository,
+            },
+            &opts,
+        ),
+        None => write_dashboard(&opts),
+    };
+    let result = written.map(|outcome| {
         tier1::cli::print_json(&outcome);
         Exit::Ok
     });

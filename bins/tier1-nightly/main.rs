@@ -25,6 +25,12 @@ struct Args {
     /// Profile (default: `minimal` when a GPU is usable, else `cpu`).
     #[arg(long, env = "TIER1_PROFILE")]
     profile: Option<String>,
+    /// The workflow file recorded (default: the suite's `workflow`, else tier1-nightly.yml).
+    #[arg(long, env = "TIER1_WORKFLOW")]
+    workflow: Option<String>,
+    /// The artifact prefix (default: the suite's `artifact_prefix`, else `tier1`).
+    #[arg(long, env = "TIER1_ARTIFACT_PREFIX")]
+    artifact_prefix: Option<String>,
     /// Establish the first anchor (requires --accept and --note).
     #[arg(long)]
     bootstrap: bool,
@@ -63,6 +69,8 @@ fn main() -> ExitCode {
     let a = Args::parse();
     let req = NightlyRequest {
         profile: a.profile,
+        workflow: a.workflow,
+        artifact_prefix: a.artifact_prefix,
         suite_config: a.suite_config,
         store_dir: a.store,
         repo_root: a.repo_root,

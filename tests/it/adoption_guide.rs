@@ -46,6 +46,7 @@ fn the_guide_shows_the_tested_adopter_files_verbatim() {
         "tests/fixtures/adopter/.github/workflows/benchmarks.yml",
         "tests/fixtures/adopter/configs/benchmark_suites/kernels.yaml",
         "tests/fixtures/adopter/.gitignore",
+        "tests/fixtures/adopter/.github/workflows/benchmarks-preview.yml",
     ] {
         assert!(
             blocks.iter().any(|(p, _)| p == want),
@@ -90,7 +91,11 @@ fn the_adopter_workflow_pins_tier1_by_its_commit_and_its_tarball_digest() {
         })
         .filter(|u| u.starts_with("tier1-bench/tier1"))
         .collect();
-    assert_eq!(tier1.len(), 3, "producer, publish, promote: {tier1:?}");
+    assert_eq!(
+        tier1.len(),
+        4,
+        "producer, publish, promote, install (dashboard): {tier1:?}"
+    );
     for u in tier1 {
         assert!(u.contains("@<tier1 commit> # v"), "{u}");
     }
@@ -118,4 +123,56 @@ fn the_adopter_workflow_pins_tier1_by_its_commit_and_its_tarball_digest() {
             .all(|p| *p == "<tier1 commit>" || *p == "<tier1 sha256>"),
         "{placeholders:?}"
     );
+}
+
+/// The guide's table of edits names every value of the template an adopter must change, each
+/// with its reason, and warns against a virtualenv inside the checkout.
+#[test]
+fn the_guide_lists_every_edit_of_the_template() {
+    let guide = std::fs::read_to_string(root().join("docs/adoption.md")).unwrap();
+    let start = guide
+        .find("### Every edit, and why")
+        .expect("the edits section");
+    let table = &guide[start..guide[start..].find("### CPU-only projects").unwrap() + start];
+    for edit in [
+        "<tier1 commit>",
+        "TIER1_VERSION",
+        "tier1-sha256",
+        "env.SUITE",
+        "artifact-prefix:",
+        "workflow:",
+        "runs-on:",
+        "labels:",
+        "expected-gpu-name:",
+        "profile:",
+        "requirements.txt",
+        "benchmarks-preview",
+    ] {
+        let row = table
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(edit))
+            .unwrap_or_else(|| panic!("the edits table does not name {edit}"));
+        assert_eq!(
+            row.matches(" | ").count(),
+            3,
+            "four cells (where, value, change, why): {row}"
+        );
+    }
+    assert!(table.contains("never create a virtualenv or build output inside the checkout"));
+    // Every value the table names is in the template (the fixture's workflows).
+    let wf = std::fs::read_to_string(
+        root().join("tests/fixtures/adopter/.github/workflows/benchmarks.yml"),
+    )
+    .unwrap();
+    for value in [
+        "artifact-prefix: acme",
+        "workflow: benchmarks.yml",
+        "expected-gpu-name: NVIDIA B200",
+        "--artifact-prefix acme",
+        "--workflow benchmarks.yml",
+        "bench/requirements.txt",
+        "RUNNER_TEMP/bench-venv",
+    ] {
+        assert!(wf.contains(value), "benchmarks.yml lacks {value}");
+    }
 }

@@ -340,3 +340,57 @@ fn thresholds_come_from_the_suite_config_not_the_embedded_suite() {
         "not the embedded one"
     );
 }
+
+#[test]
+fn a_store_without_history_renders_no_history_and_a_missing_store_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    tier1::store::local::LocalStore::create(&store, "local/store").unwrap();
+    let spec = format!("local:{}", store.display());
+    let out = tmp.path().join("dash");
+    let o = run(
+        &[
+            "--store".as_ref(),
+            spec.as_ref(),
+            "--output".as_ref(),
+            out.as_os_str(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("No history yet: this history root holds no run."),
+        "{md}"
+    );
+
+    // A store that does not exist: refused by name (exit 5), nothing written.
+    let missing = format!("local:{}", tmp.path().join("nowhere").display());
+    let out2 = tmp.path().join("dash2");
+    let o = run(
+        &[
+            "--store".as_ref(),
+            missing.as_ref(),
+            "--output".as_ref(),
+            out2.as_os_str(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nowhere"), "{}", stderr(&o));
+    assert!(!out2.exists());
+    // --history-root and --store together are a usage error.
+    let o = run(
+        &[
+            "--store".as_ref(),
+            spec.as_ref(),
+            "--history-root".as_ref(),
+            tmp.path().as_os_str(),
+            "--output".as_ref(),
+            out2.as_os_str(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!out2.exists());
+}

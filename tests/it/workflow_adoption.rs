@@ -142,11 +142,26 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
             ("publish", "skipped"),
             ("authorize", "success"),
             ("promote", "success"),
+            ("dashboard", "success"),
         ],
     );
     // A passing night: restored, produced and published.
-    let passing = [("benchmark", "success"), ("publish", "success")];
-    assert_jobs(&h.run(&[nightly()]), "night 1", &passing);
+    let passing = [
+        ("benchmark", "success"),
+        ("publish", "success"),
+        ("dashboard", "success"),
+    ];
+    let r = h.run(&[nightly()]);
+    assert_jobs(&r, "night 1", &passing);
+    // The dashboard job restored the published history and uploaded the rendered page.
+    let night_1 = r.run(0)["id"].as_u64().expect("run id");
+    assert!(
+        artifact_names(&h, night_1)
+            .iter()
+            .any(|n| n.starts_with("acme-dashboard-")),
+        "{}",
+        r.diagnose(0)
+    );
     // The failing night: the gate fails the job at its end, after the evidence and the candidate
     // history were uploaded; the run is published (as ineligible evidence).
     let r = h.run(&[nightly().env("ACME_FAIL_TARGET", "online_softmax")]);
@@ -241,4 +256,40 @@ fn an_adopter_ratifies_a_confirmed_regression_through_a_reviewed_accept_dispatch
     );
     assert_eq!(accepted["baseline_eligible"], true, "{index:#}");
     assert_eq!(accepted["baseline_acceptance_reviewers"], json!(["bob"]));
+}
+
+#[test]
+fn an_adopter_previews_a_labelled_pull_request_in_one_comment() {
+    let Some((h, _tier1)) = adopter() else {
+        return;
+    };
+    let bootstrap = RunSpec::dispatch(json!({
+        "bootstrap_history": true, "accept_history_anchor": true,
+        "acceptance_note": "First ACME anchor, reviewed by bob"
+    }))
+    .workflow(WORKFLOW)
+    .review("approved");
+    let r = h.run(&[bootstrap]);
+    assert_eq!(result(&r, 0, "promote"), "success", "{}", r.diagnose(0));
+    let pr = h.branch_commit("faster-softmax", "NOTES.md", "a change under review\n");
+    let spec = RunSpec::pull_request(5, "faster-softmax", &pr, &h.sha, "benchmarks-preview")
+        .in_repository("acme/kernels")
+        .workflow(".github/workflows/benchmarks-preview.yml");
+    let r = h.run(&[spec]);
+    assert_eq!(result(&r, 0, "preview"), "success", "{}", r.diagnose(0));
+    assert_eq!(result(&r, 0, "comment"), "success", "{}", r.diagnose(0));
+    let comments = h.fake.comments(5);
+    assert_eq!(comments.len(), 1, "{comments:#?}");
+    let body = comments[0]["body"].as_str().unwrap();
+    assert!(body.contains("preview, not canonical"), "{body}");
+    assert!(
+        body.contains("`online_softmax`") && body.contains("`fused_matmul`"),
+        "{body}"
+    );
+    // Nothing restore could take: only the preview artifact was uploaded by this run.
+    let run_id = r.run(0)["id"].as_u64().unwrap();
+    assert_eq!(
+        artifact_names(&h, run_id),
+        [format!("acme-preview-{run_id}-1")]
+    );
 }

@@ -447,9 +447,14 @@ fn the_action_preview_input_compares_instead_of_producing() {
             "{canonical}"
         );
     }
-    for both in ["Install tier1", "Attest runner", "GPU preflight"] {
+    for both in ["Install tier1", "Attest runner"] {
         assert!(named(both).get("if").is_none(), "{both} runs in both modes");
     }
+    // The GPU preflight runs in both modes too, unless the caller skips it for CPU runners.
+    assert_eq!(
+        named("GPU preflight")["if"],
+        "inputs.gpu-preflight != 'false'"
+    );
     let compare = named("Compare with the canonical anchor (preview, not canonical)");
     assert_eq!(compare["if"], "inputs.preview == 'true'");
     assert_eq!(compare["id"], "preview");

@@ -87,6 +87,8 @@ pub fn baseline_metrics(summary: &Summary) -> Check {
                     )
                 });
             }
+            // A single benchmark: its time (baseline_time_ms, required above) is its metric.
+            Goal::Time => {}
             Goal::Memory => {
                 c.require(finite(t.best_memory_savings_pct).is_some(), || {
                     format!(

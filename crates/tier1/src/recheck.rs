@@ -83,9 +83,11 @@ pub struct RecheckResult {
     pub row: Option<TargetSummary>,
 }
 
-/// A recheck row's metrics are usable: finite speedup > 0 and optimized time > 0.
+/// A recheck row's metrics are usable: finite speedup > 0 (a pair) and optimized time > 0 (a
+/// single benchmark, `optimization_goal: time`, has its time only).
 pub fn metrics_valid(row: &TargetSummary) -> bool {
-    positive(row.best_speedup).is_some() && optimized_time_ms(row).is_some()
+    let single = crate::aggregate::goal(row) == crate::suite::Goal::Time;
+    (single || positive(row.best_speedup).is_some()) && optimized_time_ms(row).is_some()
 }
 
 /// Apply the recheck results to the first comparison of `current` with `anchor`. For each

@@ -3,10 +3,14 @@
 //! that name the line).
 
 mod discover;
+mod format;
 mod lines;
+mod names;
 pub mod settings;
 
 pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
+pub use format::{OutputFormat, VariantMap, variant_name};
+pub use names::{DEFAULT_WORKFLOW, RunNames, check_workflow, run_names};
 use serde::{Deserialize, Serialize};
 pub use settings::{AnchorPrecision, Clock, TargetSettings, ThresholdBook, ThresholdOverrides};
 use std::collections::BTreeMap;
@@ -38,6 +42,12 @@ pub struct Suite {
     /// Reference field kept for compatibility (`both`, `json`, `markdown`).
     #[serde(default = "default_output_format")]
     pub default_output_format: String,
+    /// The workflow file whose runs hold the history (`benchmarks.yml`): local runs record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
+    /// The artifact prefix of the project's workflow (`acme`): local runs name artifacts with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact_prefix: Option<String>,
     /// Regression thresholds (extension; defaults are the reference's).
     #[serde(default)]
     pub thresholds: Thresholds,
@@ -255,6 +265,8 @@ pub enum Goal {
     Speed,
     /// Lower memory: savings points and optimized memory are checked.
     Memory,
+    /// A single benchmark: one variant, judged on its absolute time (no speedup, no pair).
+    Time,
 }
 
 impl Goal {
@@ -262,6 +274,7 @@ impl Goal {
     pub fn from_stored(s: Option<&str>) -> Goal {
         match s.map(str::trim) {
             Some("memory") => Goal::Memory,
+            Some("time") => Goal::Time,
             _ => Goal::Speed,
         }
     }
@@ -270,6 +283,7 @@ impl Goal {
         match self {
             Goal::Speed => "speed",
             Goal::Memory => "memory",
+            Goal::Time => "time",
         }
     }
 }
@@ -319,6 +333,12 @@ pub struct Target {
     /// For `kind: command`: argv of the command (no shell).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
+    /// For `kind: command`: how its output is read (tier1's document or a tool's, [`format`]).
+    #[serde(default, skip_serializing_if = "OutputFormat::is_tier1")]
+    pub format: OutputFormat,
+    /// With a tool's `format`: which of its benchmarks are the baseline and the optimized ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variants: Option<VariantMap>,
     /// Shapes per profile name: parameter name to integer value.
     #[serde(default)]
     pub shapes: BTreeMap<String, BTreeMap<String, u64>>,
@@ -433,6 +453,19 @@ impl Suite {
                 "expected a non-empty name, found \"\"".into(),
             ));
         }
+        if let Some(w) = &self.workflow
+            && let Err(m) = names::check_workflow(w)
+        {
+            return Err(rule("workflow", m));
+        }
+        if let Some(p) = &self.artifact_prefix
+            && let Err(m) = crate::artifacts::ArtifactPrefix::parse(p)
+        {
+            return Err(rule(
+                "artifact_prefix",
+                m.replace("--artifact-prefix: ", ""),
+            ));
+        }
         if self.targets.is_empty() {
             return Err(rule(
                 "targets",
@@ -507,6 +540,18 @@ impl Suite {
                     ));
                 }
                 _ => {}
+            }
+            if t.optimization_goal == Goal::Time && t.kind != TargetKind::Command {
+                return Err(rule(
+                    &at("optimization_goal"),
+                    format!(
+                        "target {:?}: optimization_goal time (a single benchmark) needs kind: command, found kind: builtin (built-in targets are baseline/optimized pairs)",
+                        t.key
+                    ),
+                ));
+            }
+            if let Err((field, message)) = format::check(t) {
+                return Err(rule(&at(field), message));
             }
             for p in t.shapes.keys() {
                 if !self.profiles.contains_key(p) {
@@ -816,6 +861,20 @@ mod tests {
             "one line, no snippet: {e}"
         );
         assert!(e.contains("expected a whole number"), "{e}");
+    }
+
+    #[test]
+    fn a_single_benchmark_must_be_a_command() {
+        let e = with("optimization_goal: memory", "optimization_goal: time")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("targets.3.optimization_goal")
+                && e.contains("needs kind: command, found kind: builtin"),
+            "{e}"
+        );
+        assert_eq!(Goal::from_stored(Some("time")), Goal::Time);
+        assert_eq!(Goal::Time.as_str(), "time");
     }
 
     #[test]

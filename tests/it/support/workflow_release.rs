@@ -61,7 +61,12 @@ pub fn release_assets(version: &str, work: &Path) -> Vec<(String, Vec<u8>)> {
         "docs/suite.md",
         "docs/adoption.md",
         "docs/command-targets.md",
+        "helpers/python/tier1_bench.py",
+        "helpers/c/tier1_bench.h",
+        "examples/command_target.py",
+        "examples/command_target.c",
     ] {
+        std::fs::create_dir_all(dir.join(doc).parent().unwrap()).unwrap();
         std::fs::copy(manifest_dir().join(doc), dir.join(doc)).unwrap();
     }
     let tarball = format!("{stem}.tar.gz");

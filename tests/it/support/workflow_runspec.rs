@@ -91,6 +91,15 @@ impl RunSpec {
         }))
     }
 
+    /// The pull request is in the repository `full_name` (not a fork) instead of [`REPOSITORY`].
+    pub fn in_repository(mut self, full_name: &str) -> RunSpec {
+        let repo = json!({"full_name": full_name, "fork": false});
+        self.0["payload"]["pull_request"]["head"]["repo"] = repo.clone();
+        self.0["payload"]["pull_request"]["base"]["repo"] = repo;
+        self.0["payload"]["repository"]["full_name"] = json!(full_name);
+        self
+    }
+
     /// The pull request comes from the fork `full_name`.
     pub fn opened_from_fork(mut self, full_name: &str) -> RunSpec {
         self.0["payload"]["pull_request"]["head"]["repo"] =

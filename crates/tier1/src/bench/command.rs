@@ -9,16 +9,19 @@
 
 use crate::bench::backend::Shapes;
 use crate::bench::estimate::precise_now;
+use crate::bench::import;
+use crate::bench::invocation::Invocation;
 use crate::bench::machine::{MachineState, MachineWindow};
 use crate::bench::options::{HarnessOptions, Timing};
 use crate::bench::result::{
     BASELINE, InputSignature, Role, Sampling, TargetFailure, TargetResult, VariantResult,
     VariantVerification, Work, empty_result, status,
 };
+use crate::bench::single;
 use crate::bench::stats::Stats;
-use crate::suite::Target;
+use crate::suite::{Goal, OutputFormat, Target};
 use serde::Deserialize;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -93,8 +96,9 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
     };
     loop {
         let before = MachineState::cpu_now();
-        let out = execute(t, shapes, opts, timing, deadline, sampling.processes)
-            .and_then(|stdout| parse(&t.key, &stdout).map_err(|m| (status::FAILED_ERROR, m)));
+        let out = execute(t, shapes, opts, timing, deadline, sampling.processes).and_then(
+            |(stdout, inv)| read(t, opts.seed, stdout, &inv).map_err(|m| (status::FAILED_ERROR, m)),
+        );
         sampling.machine.push(MachineWindow {
             before,
             after: MachineState::cpu_now(),
@@ -126,7 +130,11 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
             .map(|(i, v)| i > 0 && v.verification.as_ref().is_some_and(|x| x.passed))
             .collect();
         sampling.rounds = u32::try_from(samples[0].len()).unwrap_or(u32::MAX);
-        if precise_now(&samples, &verified, timing.precision_pct) {
+        let precise = match t.optimization_goal {
+            Goal::Time => single::precise_now(&samples[0], timing.precision_pct),
+            Goal::Speed | Goal::Memory => precise_now(&samples, &verified, timing.precision_pct),
+        };
+        if precise {
             break;
         }
         if sampling.processes >= MAX_PROCESSES || started.elapsed() >= timing.budget {
@@ -144,6 +152,58 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
     r
 }
 
+/// The result of one invocation: tier1's document, or the tool's output read by its importer.
+fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<CommandOutput, String> {
+    let document = inv
+        .document(stdout, MAX_OUTPUT_BYTES)
+        .map_err(|e| format!("target {}: {e}", t.key))?;
+    if t.format.is_tier1() {
+        return parse(&t.key, &document);
+    }
+    let (dir, criterion_home) = (inv.dir(), inv.criterion_home());
+    let out = import::ToolOutput {
+        document: &document,
+        dir: &dir,
+        criterion_home: &criterion_home,
+    };
+    let signature = InputSignature {
+        seed,
+        inputs: Vec::new(),
+    };
+    let note = format!(
+        "outputs not compared: imported from {}, whose run succeeded",
+        t.format.as_str()
+    );
+    let variants = import::variants(t, out)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| CommandVariant {
+            name: v.name,
+            samples_ms: v.samples_ms,
+            memory_peak_bytes: None,
+            input_signature: signature.clone(),
+            verification: (i > 0).then(|| VariantVerification {
+                passed: true,
+                elements: 0,
+                mismatches: 0,
+                max_abs_err: 0.0,
+                max_rel_err: 0.0,
+                reference: None,
+                message: Some(note.clone()),
+            }),
+        })
+        .collect();
+    validate(
+        &t.key,
+        CommandOutput {
+            schema: COMMAND_SCHEMA.into(),
+            baseline_file: None,
+            work: Work::default(),
+            variants,
+        },
+    )
+}
+
 fn execute(
     t: &Target,
     shapes: &Shapes,
@@ -151,15 +211,22 @@ fn execute(
     timing: Timing,
     deadline: Instant,
     process: u32,
-) -> Result<Vec<u8>, (&'static str, String)> {
+) -> Result<(Vec<u8>, Invocation), (&'static str, String)> {
     let err = |m: String| (status::FAILED_ERROR, m);
-    let (prog, args) = t
-        .command
+    let inv = Invocation::prepare(&t.command, timing.warmup, timing.iterations)
+        .map_err(|e| err(format!("target {}: {e}", t.key)))?;
+    let (prog, args) = inv
+        .argv
         .split_first()
         .ok_or_else(|| err(format!("target {}: empty command", t.key)))?;
     let shapes_json = serde_json::to_string(shapes).unwrap_or_else(|_| "{}".into());
-    let mut child = Command::new(prog)
+    let mut command = Command::new(prog);
+    if t.format == OutputFormat::Criterion {
+        command.env("CRITERION_HOME", inv.criterion_home());
+    }
+    let mut child = command
         .args(args)
+        .env("TIER1_OUTPUT", inv.output_file())
         .env("TIER1_TARGET", &t.key)
         .env("TIER1_PROFILE", &opts.profile)
         .env("TIER1_SEED", opts.seed.to_string())
@@ -236,7 +303,11 @@ fn execute(
             t.key
         )));
     }
-    Ok(out)
+    if inv.reads_output_file || t.format == OutputFormat::Criterion {
+        // The result is a file: what the tool printed is for the person reading the log.
+        let _ = std::io::stderr().write_all(&out);
+    }
+    Ok((out, inv))
 }
 
 /// Parse and validate a command's stdout into variant results (baseline first).
@@ -244,6 +315,12 @@ pub fn parse(key: &str, stdout: &[u8]) -> Result<CommandOutput, String> {
     let bad = |m: String| format!("target {key}: malformed command result: {m}");
     let raw: CommandOutput = serde_json::from_slice(stdout)
         .map_err(|e| bad(format!("{e}; stdout began: {:?}", snippet(stdout))))?;
+    validate(key, raw)
+}
+
+/// Check a result document (parsed, or built by an importer) against the protocol's rules.
+fn validate(key: &str, raw: CommandOutput) -> Result<CommandOutput, String> {
+    let bad = |m: String| format!("target {key}: malformed command result: {m}");
     if raw.schema != COMMAND_SCHEMA {
         return Err(bad(format!(
             "schema: expected {COMMAND_SCHEMA:?}, found {:?}",

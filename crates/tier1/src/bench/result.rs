@@ -388,11 +388,16 @@ pub fn no_speedup_message(best: f64, min: f64) -> String {
 /// Status, message and metrics of a target, from its raw facts only. A variant counts as verified
 /// when it has a passing verification record and the baseline's input signature; any optimized
 /// variant that is unverified fails the whole target (fail closed).
+/// A single benchmark (`optimization_goal: time`, one variant) succeeds when its variant ran with a
+/// positive time; its time and interval come from [`crate::bench::single`].
 pub fn derive(
     t: &TargetResult,
     min_speedup: f64,
     estimator: Estimator,
 ) -> (String, Option<String>, Metrics) {
+    if t.optimization_goal == Goal::Time {
+        return derive_single(t, estimator);
+    }
     let min_speedup = t.min_speedup.unwrap_or(min_speedup);
     let mut m = Metrics::default();
     let base = t.variants.first().filter(|v| v.role == Role::Baseline);
@@ -495,7 +500,10 @@ pub fn derive(
         );
     }
     if optimized.is_empty() {
-        problems.push("no optimized variant was measured".into());
+        problems.push(
+            "no optimized variant was measured (a benchmark without one is a single benchmark: optimization_goal time, docs/suite.md)"
+                .into(),
+        );
     }
     if !problems.is_empty() {
         return (
@@ -518,6 +526,7 @@ pub fn derive(
                 m,
             ),
         },
+        Goal::Time => derive_single(t, estimator),
         Goal::Memory => {
             if m.baseline_memory_mb.is_some_and(|b| b > 0.0) && m.best_memory_savings_pct.is_some()
             {
@@ -531,6 +540,84 @@ pub fn derive(
             }
         }
     }
+}
+
+/// Status, message and metrics of a single benchmark from its raw facts: it succeeds when its
+/// one variant ran and has a positive time; a second variant (the target reports a pair under a
+/// `time` goal) or a failed reference check of its output fail it.
+fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<String>, Metrics) {
+    let mut m = Metrics::default();
+    let only = t.variants.first();
+    if let Some(v) = only {
+        m.baseline_time_ms = Some(v.stats.median_ms);
+        m.baseline_p75_ms = Some(v.stats.p75_ms);
+        m.baseline_memory_mb = v.memory_peak_bytes.map(bytes_to_mb);
+        let passes: Option<Vec<u32>> = t
+            .sampling
+            .as_ref()
+            .filter(|s| s.passes.len() > 1)
+            .map(|s| s.passes.iter().map(|p| p.rounds).collect());
+        if let Some(sampling) = t.sampling.as_ref()
+            && let Some(e) =
+                crate::bench::single::estimate(&v.samples_ms, estimator, passes.as_deref())
+        {
+            m.baseline_time_ms = Some(e.optimized_ms);
+            m.measurement = Some(crate::bench::single::measurement(
+                &v.samples_ms,
+                v.repetitions,
+                v.stats.cv,
+                &e,
+                sampling,
+                estimator,
+            ));
+        }
+    }
+    let fail = |st: &str, msg: String, m: Metrics| (st.to_string(), Some(msg), m);
+    if let Some(f) = &t.failure {
+        return fail(&f.status, f.message.clone(), m);
+    }
+    let Some(v) = only else {
+        return fail(status::FAILED_ERROR, "no variant was measured".into(), m);
+    };
+    if t.variants.len() > 1 {
+        let names: Vec<&str> = t.variants.iter().map(|v| v.name.as_str()).collect();
+        return fail(
+            status::FAILED_ERROR,
+            format!(
+                "optimization_goal time (a single benchmark) measures exactly one variant, found {}: {}; give the target optimization_goal speed to compare them",
+                names.len(),
+                names.join(", ")
+            ),
+            m,
+        );
+    }
+    if let Some(ver) = &v.verification
+        && !ver.passed
+    {
+        return fail(
+            status::FAILED_VERIFICATION,
+            format!(
+                "{} output differs from its reference: {} of {} elements outside tolerance (max abs err {:.3e}){}",
+                v.name,
+                ver.mismatches,
+                ver.elements,
+                ver.max_abs_err,
+                ver.message
+                    .as_deref()
+                    .map(|s| format!("; {s}"))
+                    .unwrap_or_default()
+            ),
+            m,
+        );
+    }
+    if !m.baseline_time_ms.is_some_and(|x| x > 0.0) {
+        return fail(
+            status::FAILED_ERROR,
+            "no positive timing was measured".into(),
+            m,
+        );
+    }
+    (status::SUCCEEDED.into(), None, m)
 }
 
 /// The measurement record of the best pair: intervals, spread, outliers and whether the
@@ -548,7 +635,7 @@ fn measurement(
     let precision_pct = sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct);
     let throttled = sampling.is_some_and(|s| !s.throttled.is_empty());
     let reached = match t.optimization_goal {
-        Goal::Speed => e.within(precision_pct),
+        Goal::Speed | Goal::Time => e.within(precision_pct),
         Goal::Memory => {
             m.baseline_memory_mb.is_some_and(|x| x > 0.0) && m.best_memory_savings_pct.is_some()
         }
@@ -574,17 +661,21 @@ fn measurement(
         throttled,
         estimator: Some(estimator.as_str().into()),
         precision_required: Some(sampling.is_some_and(|s| s.precision_required)),
-        passes: e
-            .passes
-            .iter()
-            .map(|p| crate::history::measurement::PassValue {
-                rounds: u32::try_from(p.rounds).unwrap_or(u32::MAX),
-                speedup: crate::aggregate::finite(Some(p.speedup)),
-                optimized_ms: crate::aggregate::finite(Some(p.optimized_ms)),
-                outlier: p.outlier,
-            })
-            .collect(),
+        passes: pass_values(e),
     }
+}
+
+/// The passes of an estimate as the measurement record keeps them.
+pub fn pass_values(e: &estimate::PairEstimate) -> Vec<crate::history::measurement::PassValue> {
+    e.passes
+        .iter()
+        .map(|p| crate::history::measurement::PassValue {
+            rounds: u32::try_from(p.rounds).unwrap_or(u32::MAX),
+            speedup: crate::aggregate::finite(Some(p.speedup)),
+            optimized_ms: crate::aggregate::finite(Some(p.optimized_ms)),
+            outlier: p.outlier,
+        })
+        .collect()
 }
 
 /// Precision assumed for results that do not record one (version 1 files).

@@ -3,6 +3,7 @@
 
 pub mod changes;
 pub mod format;
+pub mod from_store;
 pub mod html;
 pub mod markdown;
 pub mod model;
@@ -39,6 +40,9 @@ pub enum ReportError {
     /// No suite can be chosen, or the chosen file is invalid.
     #[error(transparent)]
     Suite(#[from] crate::suite::SuiteError),
+    /// The store could not be read, or its history could not be restored (fail closed).
+    #[error("restore: {0}")]
+    Restore(#[from] crate::restore::RestoreError),
     /// `--now` is not an RFC 3339 time.
     #[error("--now: expected an RFC 3339 time such as 2026-08-16T00:00:00Z, found {0:?}")]
     BadNow(String),
@@ -58,6 +62,7 @@ impl Classify for ReportError {
             ReportError::History(e) => e.exit(),
             ReportError::BadNow(_) => Exit::Invalid,
             ReportError::Suite(e) => e.exit(),
+            ReportError::Restore(e) => e.exit(),
             ReportError::OutputNotEmpty(_) => Exit::Conflict,
             ReportError::Io { .. } => Exit::Io,
         }

@@ -46,6 +46,10 @@ pub fn threshold_text(goal: Goal, t: &Thresholds) -> String {
             t.optimized_latency_regression_pct,
             t.min_optimized_time_delta_ms
         ),
+        Goal::Time => format!(
+            "time +{}% (if |Δ| ≥ {} ms)",
+            t.optimized_latency_regression_pct, t.min_optimized_time_delta_ms
+        ),
         Goal::Memory => format!(
             "savings −{} pts or memory +{}%",
             t.memory_savings_regression_points, t.optimized_memory_regression_pct
@@ -80,6 +84,12 @@ fn vs_anchor(goal: Goal, cur: &TargetSummary, prev: Option<&TargetSummary>) -> S
                 parts.join(", ")
             }
         }
+        Goal::Time => match (cur.baseline_time_ms, prev.baseline_time_ms) {
+            (Some(c), Some(p)) if c > 0.0 && p > 0.0 => {
+                format!("time {} ms", format::signed_ms(c - p))
+            }
+            _ => "–".into(),
+        },
         Goal::Memory => match (cur.best_memory_savings_pct, prev.best_memory_savings_pct) {
             (Some(c), Some(p)) => format!("savings {}", format::signed(c - p, " pts")),
             _ => "–".into(),
@@ -185,6 +195,11 @@ pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
                     format::ms(t.baseline_time_ms),
                     format::ms(t.best_optimized_time_ms),
                     format::speedup(t.best_speedup),
+                ),
+                Goal::Time => (
+                    format::ms(t.baseline_time_ms),
+                    "–".into(),
+                    "single benchmark".into(),
                 ),
                 Goal::Memory => (
                     format::mb(t.baseline_memory_mb),

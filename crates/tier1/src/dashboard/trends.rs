@@ -90,6 +90,7 @@ pub fn target_value(t: &TargetSummary) -> Option<f64> {
     let v = match Goal::from_stored(t.optimization_goal.as_deref()) {
         Goal::Speed => t.best_speedup,
         Goal::Memory => t.best_memory_savings_pct,
+        Goal::Time => t.baseline_time_ms,
     };
     v.filter(|x| x.is_finite())
 }
@@ -100,6 +101,7 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
     let fmt_y: fn(Option<f64>) -> String = match goal {
         Goal::Speed => format::speedup,
         Goal::Memory => format::pct,
+        Goal::Time => format::ms,
     };
     let points = series(
         dash,
@@ -113,6 +115,7 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
     let what = match goal {
         Goal::Speed => "speedup",
         Goal::Memory => "memory savings",
+        Goal::Time => "time",
     };
     Chart {
         title: format!("{} {what} over time", target.key),

@@ -122,19 +122,23 @@ impl Measurement {
             speedup.and_then(|s| self.speedup_half_width_pct(s)),
             self.optimized_half_width_pct(),
         );
-        if sw.is_none() || ow.is_none() {
+        // A single benchmark (no speedup) is judged on its time's interval alone.
+        if ow.is_none() || (speedup.is_some() && sw.is_none()) {
             return Some(format!(
                 "did not reach ±{:.2} %: {} clean of {} rounds are too few for a 95 % interval (6 needed)",
                 self.precision_pct, self.clean_rounds, self.rounds
             ));
         }
         let show = |w: Option<f64>| w.map_or_else(String::new, |w| format!("±{w:.2} %"));
+        let speedup_part = match speedup {
+            Some(_) => format!("speedup interval {}, ", show(sw)),
+            None => String::new(),
+        };
         Some(format!(
-            "did not reach ±{:.2} % ({} rounds, {} clean; speedup interval {}, optimized time interval {})",
+            "did not reach ±{:.2} % ({} rounds, {} clean; {speedup_part}optimized time interval {})",
             self.precision_pct,
             self.rounds,
             self.clean_rounds,
-            show(sw),
             show(ow),
         ))
     }

@@ -1,6 +1,6 @@
 //! The job chain of the local main job, step by step as the workflow runs it.
 
-use super::{NightlyOutcome, NightlyRequest, RETENTION_DAYS, WORKFLOW_FILE};
+use super::{NightlyOutcome, NightlyRequest, RETENTION_DAYS};
 use crate::archive;
 use crate::evidence::git::GitInfo;
 use crate::evidence::{EvidenceError, bind, pack};
@@ -11,7 +11,7 @@ use crate::restore::{self, RestoreOptions, RestoreOutcome};
 use crate::run::{self, RunRequest};
 use crate::store::local::LocalStore;
 use crate::store::{ArtifactMeta, ArtifactStore, StoreError, WorkflowRun};
-use crate::suite::Suite;
+use crate::suite::{RunNames, Suite};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -99,6 +99,7 @@ fn json<T: serde::Serialize>(v: &T) -> Option<Value> {
 
 fn restore_into(
     req: &NightlyRequest,
+    names: &RunNames,
     store: &LocalStore,
     wf: &WorkflowRun,
     dest: &Path,
@@ -107,20 +108,22 @@ fn restore_into(
 ) -> Result<RestoreOutcome, JobError> {
     let opts = RestoreOptions {
         repository: store.repository().to_string(),
-        workflow: WORKFLOW_FILE.into(),
+        workflow: names.workflow.clone(),
         branch: req.branch.clone(),
         current_run_id: Some(wf.id),
         destination: dest.to_path_buf(),
         allow_bootstrap: bootstrap,
         allow_anchor_renewal: renewal,
-        artifact_prefix: Default::default(),
+        artifact_prefix: names.artifact_prefix.clone(),
     };
     Ok(restore::restore(store, &opts)?)
 }
 
 /// Producer job, then publication or promotion. Returns the job's verdict.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn chain(
     req: &NightlyRequest,
+    names: &RunNames,
     store: &LocalStore,
     wf: &WorkflowRun,
     git: &GitInfo,
@@ -129,13 +132,21 @@ pub(super) fn chain(
     out: &mut NightlyOutcome,
 ) -> Result<Exit, JobError> {
     let suffix = format!("{}-{}", wf.id, wf.run_attempt);
-    let evidence_name = format!("tier1-evidence-{suffix}");
+    let evidence_name = names.artifact_prefix.evidence(&suffix);
     let history_dir = work.join("history");
     let runs_dir = work.join("runs");
 
     // Producer: restore before anything runs.
     checkpoint()?;
-    let restored = restore_into(req, store, wf, &history_dir, req.accept, req.bootstrap)?;
+    let restored = restore_into(
+        req,
+        names,
+        store,
+        wf,
+        &history_dir,
+        req.accept,
+        req.bootstrap,
+    )?;
     out.restore = json(&restored);
     std::fs::create_dir_all(&history_dir).map_err(io(&history_dir))?;
 
@@ -204,7 +215,7 @@ pub(super) fn chain(
     );
     store.upload_dir_zipped(
         wf.id,
-        &format!("tier1-candidate-history-{suffix}"),
+        &names.artifact_prefix.candidate_history(&suffix),
         &history_dir,
         RETENTION_DAYS,
     )?;
@@ -217,7 +228,7 @@ pub(super) fn chain(
     let live = work.join("live");
     let published = work.join("published");
     if req.accept {
-        let live_restored = restore_into(req, store, wf, &live, true, req.bootstrap)?;
+        let live_restored = restore_into(req, names, store, wf, &live, true, req.bootstrap)?;
         let evidence_root = work.join("evidence");
         download_evidence(
             store,
@@ -247,7 +258,7 @@ pub(super) fn chain(
         })?;
         out.publication = json(&promoted);
     } else {
-        let live_restored = restore_into(req, store, wf, &live, false, false)?;
+        let live_restored = restore_into(req, names, store, wf, &live, false, false)?;
         if !live_restored.history_restored {
             return Err(JobError::NoCanonicalHistory);
         }
@@ -262,7 +273,7 @@ pub(super) fn chain(
         )?;
         out.publication = json(&merged);
     }
-    let history_name = format!("tier1-history-{suffix}");
+    let history_name = names.artifact_prefix.history(&suffix);
     store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;
     out.history_artifact = Some(history_name);
     if let Some(dest) = &req.history_out {

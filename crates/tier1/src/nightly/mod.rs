@@ -6,7 +6,6 @@
 mod jobs;
 pub mod locks;
 
-use crate::artifacts::ArtifactPrefix;
 use crate::exit::{Classify, Exit};
 use crate::store::StoreError;
 use crate::store::local::{LocalStore, NewRun};
@@ -16,8 +15,9 @@ use std::path::{Path, PathBuf};
 
 pub use jobs::JobError;
 
-/// Workflow file the local runs are recorded under.
-pub const WORKFLOW_FILE: &str = "tier1-nightly.yml";
+/// Workflow file the local runs are recorded under unless the suite or `--workflow` names the
+/// project's own ([`crate::suite::run_names`]).
+pub const WORKFLOW_FILE: &str = crate::suite::DEFAULT_WORKFLOW;
 /// Artifact retention, as in the workflow.
 pub const RETENTION_DAYS: u32 = 90;
 
@@ -31,6 +31,11 @@ pub struct NightlyRequest {
     pub suite_config: Option<PathBuf>,
     /// Profile; None: [`crate::run::default_profile`] of the suite.
     pub profile: Option<String>,
+    /// `--workflow`: the workflow file recorded; None: the suite's `workflow`, else
+    /// [`WORKFLOW_FILE`].
+    pub workflow: Option<String>,
+    /// `--artifact-prefix`; None: the suite's `artifact_prefix`, else `tier1`.
+    pub artifact_prefix: Option<String>,
     /// The checkout (commit and cleanliness).
     pub repo_root: PathBuf,
     /// Branch recorded for the run.
@@ -58,6 +63,10 @@ pub struct NightlyRequest {
 pub struct NightlyOutcome {
     /// The local workflow run id.
     pub workflow_run_id: u64,
+    /// The workflow file the run is recorded under.
+    pub workflow: String,
+    /// The artifact prefix of its artifacts.
+    pub artifact_prefix: String,
     /// `success` or `failure`.
     pub conclusion: String,
     /// The tier1 run id.
@@ -100,6 +109,9 @@ pub enum NightlyError {
     /// The checkout cannot be bound.
     #[error("{0}")]
     Checkout(String),
+    /// The workflow or artifact prefix (flag or suite field) is not usable.
+    #[error(transparent)]
+    Names(#[from] crate::suite::SuiteError),
     /// The store could not be opened or written.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -109,6 +121,7 @@ impl Classify for NightlyError {
     fn exit(&self) -> Exit {
         match self {
             NightlyError::Request(_) | NightlyError::Checkout(_) => Exit::Invalid,
+            NightlyError::Names(e) => e.exit(),
             NightlyError::Store(e) => e.exit(),
         }
     }
@@ -170,6 +183,12 @@ fn resolve_requester(given: Option<String>) -> String {
 pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     let mut req = req.clone();
     validate_request(req.accept, req.bootstrap, req.note.as_deref())?;
+    let names = crate::suite::run_names(
+        req.workflow.as_deref(),
+        req.artifact_prefix.as_deref(),
+        req.suite_config.as_deref(),
+        &req.repo_root,
+    )?;
     // The job's own outputs (the store, the history copy) do not make the checkout dirty.
     let outputs: Vec<&Path> = std::iter::once(req.store_dir.as_path())
         .chain(req.history_out.as_deref())
@@ -196,7 +215,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         .load()?
         .artifacts
         .iter()
-        .any(|a| ArtifactPrefix::default().history_suffix(&a.name).is_some());
+        .any(|a| names.artifact_prefix.history_suffix(&a.name).is_some());
     if !published && req.auto_bootstrap && !req.bootstrap {
         tracing::warn!(
             "no history has been published to the local store {} yet: this run establishes the first anchor (an automatic, recorded bootstrap)",
@@ -218,7 +237,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     if req.accept {
         req.requester = Some(resolve_requester(req.requester.take()));
     }
-    let mut new_run = NewRun::new(WORKFLOW_FILE, &req.branch, &commit);
+    let mut new_run = NewRun::new(&names.workflow, &req.branch, &commit);
     new_run.event = if req.accept {
         "workflow_dispatch".into()
     } else {
@@ -234,6 +253,8 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         })?;
     let mut outcome = NightlyOutcome {
         workflow_run_id: wf.id,
+        workflow: names.workflow.clone(),
+        artifact_prefix: names.artifact_prefix.to_string(),
         conclusion: "failure".into(),
         run_id: None,
         bootstrap: req.bootstrap,
@@ -253,7 +274,16 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         exit: Exit::Ok,
     };
     let producer = locks::acquire(&req.store_dir, locks::PRODUCER)?;
-    let result = jobs::chain(&req, &store, &wf, &git, work.path(), producer, &mut outcome);
+    let result = jobs::chain(
+        &req,
+        &names,
+        &store,
+        &wf,
+        &git,
+        work.path(),
+        producer,
+        &mut outcome,
+    );
     match &result {
         Ok(exit) => outcome.exit = *exit,
         Err(e) => {

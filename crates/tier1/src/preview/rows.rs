@@ -131,6 +131,13 @@ impl Change {
                 let (a, c) = (positive(anchor.speedup)?, positive(current.speedup)?);
                 ("speedup", (c - a) / a * 100.0)
             }
+            Goal::Time => {
+                let (a, c) = (
+                    positive(anchor.optimized_ms)?,
+                    positive(current.optimized_ms)?,
+                );
+                ("time", (c - a) / a * 100.0)
+            }
             Goal::Memory => {
                 let (a, c) = (anchor.memory_savings_pct?, current.memory_savings_pct?);
                 ("memory_savings", c - a)
@@ -147,7 +154,7 @@ impl Change {
 fn side(t: &TargetSummary) -> Side {
     let succeeded = t.status == SUCCEEDED;
     let (speed, memory) = match goal(t) {
-        Goal::Speed => (succeeded, false),
+        Goal::Speed | Goal::Time => (succeeded, false),
         Goal::Memory => (false, succeeded),
     };
     Side {
@@ -165,6 +172,7 @@ fn goal_name(g: Goal) -> &'static str {
     match g {
         Goal::Speed => "speed",
         Goal::Memory => "memory",
+        Goal::Time => "time",
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod noise;
 pub mod pool;
 pub mod significance;
+mod single;
 pub mod verdict;
 
 use crate::aggregate::{
@@ -204,7 +205,7 @@ pub fn decide_target(
     }
 }
 
-/// The detector of a comparison: `alpha` split over the speed targets both runs have.
+/// The detector of a comparison: `alpha` split over the speed and time targets both runs have.
 pub fn detector<'a>(
     current: &Summary,
     anchor: &Summary,
@@ -214,7 +215,7 @@ pub fn detector<'a>(
     let compared = current
         .targets
         .iter()
-        .filter(|t| find_target(anchor, &t.target).is_some_and(|p| pair_goal(t, p) == Goal::Speed))
+        .filter(|t| find_target(anchor, &t.target).is_some_and(|p| pair_goal(t, p) != Goal::Memory))
         .count();
     Detector::new(thresholds, history, compared)
 }
@@ -260,6 +261,7 @@ pub fn compare_target_with(
     match pair_goal(cur, prev) {
         Goal::Speed => speed_checks(cur, prev, thresholds, decision, &mut ch),
         Goal::Memory => memory_checks(cur, prev, thresholds, &mut ch),
+        Goal::Time => single::time_checks(cur, prev, thresholds, decision, &mut ch),
     }
     ch
 }

@@ -1,0 +1,119 @@
+//! Importers: a command target with a tool's `format` (pytest-benchmark, Google Benchmark,
+//! criterion, hyperfine, nvbench; `crate::suite::OutputFormat`) is run with the tool's own
+//! command, and its output is read here: every benchmark the tool reports with its samples (time
+//! of one execution, ms), then the suite's `variants` pick the baseline and the optimized ones by
+//! the names the tool prints. A benchmark the tool reports as failed, or one the suite names and
+//! the output lacks, fails the target with a message naming it and what the output holds.
+
+mod criterion;
+mod google_benchmark;
+mod hyperfine;
+mod nvbench;
+mod pytest;
+
+use crate::suite::{OutputFormat, Target, variant_name};
+use std::path::Path;
+
+/// Most names a "not found" message lists.
+const LISTED: usize = 20;
+
+/// One benchmark of a tool's output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// The name the tool prints.
+    pub name: String,
+    /// Another name it may be given by (pytest's `fullname`, nvbench's benchmark of one state).
+    pub alias: Option<String>,
+    /// Time of one execution per sample (ms), in the tool's order.
+    pub samples_ms: Vec<f64>,
+    /// Why the tool's result for it cannot be used.
+    pub error: Option<String>,
+}
+
+impl Measured {
+    fn failed(name: String, alias: Option<String>, error: Option<String>) -> Measured {
+        Measured {
+            name,
+            alias,
+            samples_ms: Vec::new(),
+            error,
+        }
+    }
+
+    fn is(&self, name: &str) -> bool {
+        self.name == name || self.alias.as_deref() == Some(name)
+    }
+}
+
+/// A variant read from a tool's output: its tier1 name (`baseline`, else the tool's name made
+/// safe, [`variant_name`]) and its samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedVariant {
+    /// tier1 variant name.
+    pub name: String,
+    /// Time of one execution per sample (ms).
+    pub samples_ms: Vec<f64>,
+}
+
+/// Where one invocation left the tool's output.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolOutput<'a> {
+    /// The document (the `{output}` file, else stdout).
+    pub document: &'a [u8],
+    /// The directory of the `{output}` file (nvbench's sample files are relative to it).
+    pub dir: &'a Path,
+    /// The invocation's `CRITERION_HOME`.
+    pub criterion_home: &'a Path,
+}
+
+/// Every benchmark of the output in the target's format.
+pub fn measured(format: OutputFormat, out: ToolOutput<'_>) -> Result<Vec<Measured>, String> {
+    match format {
+        OutputFormat::Tier1 => Err("format tier1 is not an importer".into()),
+        OutputFormat::PytestBenchmark => pytest::parse(out.document),
+        OutputFormat::GoogleBenchmark => google_benchmark::parse(out.document),
+        OutputFormat::Hyperfine => hyperfine::parse(out.document),
+        OutputFormat::Nvbench => nvbench::parse(out.document, out.dir),
+        OutputFormat::Criterion => criterion::scan(out.criterion_home),
+    }
+}
+
+/// The target's variants from the tool's output, baseline first, as its `variants` maps them.
+pub fn variants(t: &Target, out: ToolOutput<'_>) -> Result<Vec<ImportedVariant>, String> {
+    let what = format!("target {}: format {}", t.key, t.format.as_str());
+    let map = t
+        .variants
+        .as_ref()
+        .ok_or_else(|| format!("{what}: the suite gives no `variants`"))?;
+    let all = measured(t.format, out).map_err(|e| format!("{what}: {e}"))?;
+    let mut result = Vec::new();
+    for (i, name) in std::iter::once(&map.baseline)
+        .chain(&map.optimized)
+        .enumerate()
+    {
+        let Some(m) = all.iter().find(|m| m.is(name)) else {
+            let names: Vec<&str> = all.iter().take(LISTED).map(|m| m.name.as_str()).collect();
+            return Err(format!(
+                "{what}: no benchmark named {name:?} in the output; it has {}: {names:?}{}",
+                all.len(),
+                if all.len() > LISTED { " ..." } else { "" }
+            ));
+        };
+        if let Some(e) = &m.error {
+            return Err(format!("{what}: benchmark {name:?}: {e}"));
+        }
+        result.push(ImportedVariant {
+            name: if i == 0 {
+                crate::bench::result::BASELINE.into()
+            } else {
+                variant_name(name)
+            },
+            samples_ms: m.samples_ms.clone(),
+        });
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+#[path = "import_tests.rs"]
+mod tests;

@@ -1,0 +1,70 @@
+//! `tier1-dashboard --store SPEC`: the dashboard of the newest published history in an artifact
+//! store (a local store such as tier1-nightly's `.tier1/store`, or `github`), restored into a
+//! temporary directory by the same rules as `tier1-restore` (fail closed; "no history yet" when
+//! nothing is published), so nobody has to restore by hand to see it. The workflow and artifact
+//! prefix come from the flags, else the suite, else tier1's own ([`crate::suite::run_names`]).
+
+use super::{DashboardOptions, DashboardOutcome, ReportError, parse_now, write_dashboard};
+use crate::restore::{self, RestoreOptions};
+use crate::store::{StoreConfig, open_store};
+
+/// Where the history comes from.
+#[derive(Debug, Clone)]
+pub struct StoreSource {
+    /// `local:DIR` or `github`.
+    pub store: String,
+    /// `--workflow`; None: the suite's `workflow`, else `tier1-nightly.yml`.
+    pub workflow: Option<String>,
+    /// `--artifact-prefix`; None: the suite's `artifact_prefix`, else `tier1`.
+    pub artifact_prefix: Option<String>,
+    /// Branch whose history is shown.
+    pub branch: String,
+    /// `owner/name` (github store; a local store knows its own).
+    pub repository: Option<String>,
+}
+
+/// Restore the newest history of `src` into a temporary directory and write its dashboard as
+/// `opts` asks (`opts.history_root` is replaced by the restored one).
+pub fn write_from_store(
+    src: &StoreSource,
+    opts: &DashboardOptions,
+) -> Result<DashboardOutcome, ReportError> {
+    let now = parse_now(opts.now.as_deref())?;
+    let names = crate::suite::run_names(
+        src.workflow.as_deref(),
+        src.artifact_prefix.as_deref(),
+        opts.suite_config.as_deref(),
+        &opts.repo_root,
+    )?;
+    let cfg = StoreConfig {
+        repository: src.repository.clone().unwrap_or_default(),
+        api_url: None,
+        now: opts.now.as_ref().map(|_| now),
+    };
+    let store = open_store(&src.store, &cfg).map_err(restore::RestoreError::from)?;
+    let tmp = tempfile::Builder::new()
+        .prefix("tier1-dashboard-")
+        .tempdir()
+        .map_err(|source| ReportError::Io {
+            path: std::env::temp_dir().display().to_string(),
+            source,
+        })?;
+    let history = tmp.path().join("history");
+    restore::restore(
+        store.as_ref(),
+        &RestoreOptions {
+            repository: store.repository().to_string(),
+            workflow: names.workflow,
+            branch: src.branch.clone(),
+            current_run_id: None,
+            destination: history.clone(),
+            allow_bootstrap: true,
+            allow_anchor_renewal: true,
+            artifact_prefix: names.artifact_prefix,
+        },
+    )?;
+    write_dashboard(&DashboardOptions {
+        history_root: history,
+        ..opts.clone()
+    })
+}

@@ -1,0 +1,245 @@
+//! The importers (`format:`) through the real `tier1-nightly`, on output the real tools make:
+//! pytest-benchmark and Google Benchmark (a compiled C++ binary) and hyperfine run here, each as
+//! a pair and as a single benchmark, gated with no protocol code written. criterion and nvbench
+//! (no tool here: cargo would build criterion for minutes, nvbench needs a GPU) replay the output
+//! their tools wrote (tests/fixtures/importers) through the same path. A test whose tool is
+//! missing prints SKIP and the tool, unless `TIER1_IMPORTERS_REQUIRED=1` (`.ci/importers.sh`
+//! installs them and sets it), when it fails instead.
+
+use crate::support::command;
+use crate::support::nightly_repo::git;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const REQUIRED: &str = "TIER1_IMPORTERS_REQUIRED";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/importers")
+}
+
+/// Whether `ok`; when not, prints why the test is skipped (a panic under [`REQUIRED`]).
+fn have(test: &str, ok: bool, what: &str) -> bool {
+    if ok {
+        return true;
+    }
+    if std::env::var(REQUIRED).as_deref() == Ok("1") {
+        panic!("{test}: {what} is missing and {REQUIRED}=1 (run `source .ci/importers.sh`)");
+    }
+    eprintln!("SKIP {test}: {what} is missing (`source .ci/importers.sh` installs it)");
+    false
+}
+
+fn runs(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The Python with pytest-benchmark: `TIER1_IMPORTERS_PYTHON`, else `python3` when it has it.
+fn python_with(module: &str) -> Option<String> {
+    let candidates = std::env::var("TIER1_IMPORTERS_PYTHON")
+        .ok()
+        .into_iter()
+        .chain(["python3".to_string()]);
+    candidates
+        .into_iter()
+        .find(|py| runs(py, &["-c", &format!("import {module}")]))
+}
+
+/// A committed checkout with `files` and the suite `targets` (YAML lines of the target list). The
+/// profile asks for no particular precision (this machine may be busy): the tests are about
+/// reading the tools' output, and an imprecise first run could not become the anchor.
+fn checkout(files: &[(&str, &[u8])], targets: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    for (rel, bytes) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let suite = format!(
+        "suite_name: imported\nversion: 1\ndefault_profile: cpu\nprofiles:\n  cpu:\n    backend: cpu\n    warmup: 5\n    iterations: 6\n    budget_s: 5\n    precision_pct: 1000\n    timeout_s: 120\ntargets:\n{targets}"
+    );
+    std::fs::create_dir_all(root.join("configs/benchmark_suites")).unwrap();
+    std::fs::write(root.join("configs/benchmark_suites/imported.yaml"), suite).unwrap();
+    std::fs::write(root.join(".gitignore"), ".tier1/\nbuild/\n").unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "benchmarks"]);
+    tmp
+}
+
+/// Run `tier1-nightly` in `root`; returns the summary rows of the run by key.
+fn gate(root: &Path) -> Vec<Value> {
+    let out = command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
+        .current_dir(root)
+        .args(["--store", ".tier1/store", "--history-out", ".tier1/history"])
+        .output()
+        .expect("tier1-nightly runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let json: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(0), "{json}\n{stderr}");
+    let run = json["run_id"].as_str().unwrap();
+    let summary: Value = serde_json::from_slice(
+        &std::fs::read(root.join(".tier1/history").join(run).join("summary.json")).unwrap(),
+    )
+    .unwrap();
+    summary["targets"].as_array().unwrap().clone()
+}
+
+fn row<'a>(rows: &'a [Value], key: &str) -> &'a Value {
+    rows.iter().find(|r| r["key"] == key).unwrap()
+}
+
+/// A succeeded pair with a speedup above 1 and a succeeded single benchmark with a time.
+fn assert_pair_and_single(rows: &[Value]) {
+    let pair = row(rows, "pair");
+    assert_eq!(pair["status"], "succeeded", "{pair}");
+    assert!(pair["best_speedup"].as_f64().unwrap() > 1.05, "{pair}");
+    let single = row(rows, "single");
+    assert_eq!(single["status"], "succeeded", "{single}");
+    assert_eq!(single["optimization_goal"], "time");
+    assert!(
+        single["baseline_time_ms"].as_f64().unwrap() > 0.0,
+        "{single}"
+    );
+    assert!(single["best_speedup"].is_null(), "{single}");
+}
+
+fn target(key: &str, goal: &str, format: &str, command: &str, variants: &str) -> String {
+    format!(
+        "  - key: {key}\n    category: bench\n    target: bench:{key}\n    optimization_goal: {goal}\n    tolerance: {{ rtol: 0.0, atol: 0.0 }}\n    kind: command\n    format: {format}\n    command: {command}\n    variants: {variants}\n"
+    )
+}
+
+#[test]
+fn pytest_benchmark_suite_is_gated_as_is() {
+    let test = "pytest_benchmark_suite_is_gated_as_is";
+    let py = python_with("pytest_benchmark");
+    let Some(py) = py.filter(|_| true) else {
+        have(test, false, "a Python with pytest-benchmark");
+        return;
+    };
+    let source = std::fs::read(fixtures().join("pytest-benchmark/test_sort.py")).unwrap();
+    let command = format!(
+        "[{py}, -m, pytest, -q, -p, no:cacheprovider, bench/test_sort.py, \"--benchmark-json={{output}}\", \"--benchmark-min-rounds={{rounds}}\", --benchmark-max-time=0.05]"
+    );
+    let targets = target(
+        "pair",
+        "speed",
+        "pytest-benchmark",
+        &command,
+        "{ baseline: test_bubble, optimized: [test_sorted] }",
+    ) + &target(
+        "single",
+        "time",
+        "pytest-benchmark",
+        &command,
+        "{ baseline: \"bench/test_sort.py::test_sorted\" }",
+    );
+    let tmp = checkout(&[("bench/test_sort.py", &source)], &targets);
+    assert_pair_and_single(&gate(tmp.path()));
+}
+
+#[test]
+fn google_benchmark_binary_is_gated_as_is() {
+    let test = "google_benchmark_binary_is_gated_as_is";
+    let header = Path::new("/usr/include/benchmark/benchmark.h").is_file();
+    if !have(
+        test,
+        header && runs("c++", &["--version"]),
+        "c++ with libbenchmark-dev",
+    ) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bench");
+    let out = Command::new("c++")
+        .args(["-O2", "-std=c++17", "-o"])
+        .arg(&bin)
+        .arg(fixtures().join("google-benchmark/sum.cc"))
+        .args(["-lbenchmark", "-lpthread"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let command = format!(
+        "[{}, --benchmark_format=json, --benchmark_repetitions=30, --benchmark_min_time=0.005]",
+        bin.display()
+    );
+    let targets = target(
+        "pair",
+        "speed",
+        "google-benchmark",
+        &command,
+        "{ baseline: BM_SumVolatile, optimized: [BM_SumFast] }",
+    ) + &target(
+        "single",
+        "time",
+        "google-benchmark",
+        &command,
+        "{ baseline: BM_SumFast }",
+    );
+    let repo = checkout(&[], &targets);
+    assert_pair_and_single(&gate(repo.path()));
+}
+
+#[test]
+fn hyperfine_commands_are_gated_as_is() {
+    let test = "hyperfine_commands_are_gated_as_is";
+    if !have(test, runs("hyperfine", &["--version"]), "hyperfine") {
+        return;
+    }
+    let command = "[hyperfine, --style, none, --runs, \"40\", --warmup, \"{warmup}\", --export-json, \"{output}\", -n, slow, \"sleep 0.01\", -n, fast, \"sleep 0.002\"]";
+    let targets = target(
+        "pair",
+        "speed",
+        "hyperfine",
+        command,
+        "{ baseline: slow, optimized: [fast] }",
+    ) + &target("single", "time", "hyperfine", command, "{ baseline: fast }");
+    let repo = checkout(&[], &targets);
+    assert_pair_and_single(&gate(repo.path()));
+}
+
+#[test]
+fn criterion_and_nvbench_outputs_are_gated_through_the_same_path() {
+    // The tools' own outputs, put where they write them by a stand-in command.
+    let crit = fixtures().join("criterion/home");
+    let crit_cmd = format!(
+        "[sh, -c, \"cp -R {}/. \\\"$CRITERION_HOME\\\"\"]",
+        crit.display()
+    );
+    let nv = fixtures().join("nvbench/axes.json");
+    let nv_cmd = format!("[cp, {}, \"{{output}}\"]", nv.display());
+    let targets = target(
+        "pair",
+        "speed",
+        "nvbench",
+        &nv_cmd,
+        "{ baseline: \"simple/Device=0\", optimized: [\"single_float64_axis/Device=0 Duration=0\"] }",
+    ) + &target(
+        "single",
+        "time",
+        "criterion",
+        &crit_cmd,
+        "{ baseline: sum/loop }",
+    );
+    let repo = checkout(&[], &targets);
+    let rows = gate(repo.path());
+    assert_pair_and_single(&rows);
+    // nvbench without sample files: each invocation's mean cold GPU time is one sample.
+    let pair = row(&rows, "pair");
+    let want = 0.0010034715849794225 / 3.9224058844425625e-06;
+    assert!(
+        (pair["best_speedup"].as_f64().unwrap() / want - 1.0).abs() < 1e-9,
+        "{pair}"
+    );
+}

@@ -1,0 +1,91 @@
+//! A single benchmark (`optimization_goal: time`, one variant) through the real `tier1-nightly`:
+//! its first run is green, an unchanged time passes, and a 20 % slowdown is a regression that
+//! fails the gate.
+
+use crate::support::command;
+use crate::support::nightly_repo::git;
+
+use serde_json::Value;
+use std::path::Path;
+
+fn nightly(root: &Path, ms: f64) -> (i32, Value, String) {
+    let out = command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
+        .current_dir(root)
+        .env("TIER1_FAKE_MS", ms.to_string())
+        .args(["--store", ".tier1/store", "--history-out", ".tier1/history"])
+        .output()
+        .expect("tier1-nightly runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The latest run's regression summary in the published history copy.
+fn latest_regression(root: &Path) -> Value {
+    let history = root.join(".tier1/history");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(history.join("index.json")).unwrap()).unwrap();
+    let run = index["runs"].as_array().unwrap().last().unwrap()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    serde_json::from_slice(
+        &std::fs::read(history.join(&run).join("regression_summary.json")).unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_single_benchmark_is_gated_on_its_absolute_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/single");
+    std::fs::create_dir_all(root.join("configs/benchmark_suites")).unwrap();
+    std::fs::copy(fx.join("fixed_single.py"), root.join("fixed_single.py")).unwrap();
+    std::fs::copy(
+        fx.join("suite.yaml"),
+        root.join("configs/benchmark_suites/single.yaml"),
+    )
+    .unwrap();
+    std::fs::write(root.join(".gitignore"), ".tier1/\n").unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "a single benchmark"]);
+
+    let (code, json, stderr) = nightly(root, 10.0);
+    assert_eq!(code, 0, "first run: {json}\n{stderr}");
+    let summary: Value = serde_json::from_slice(
+        &std::fs::read(
+            root.join(".tier1/history")
+                .join(json["run_id"].as_str().unwrap())
+                .join("summary.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let row = &summary["targets"][0];
+    assert_eq!(row["status"], "succeeded", "{row}");
+    assert_eq!(row["optimization_goal"], "time");
+    assert_eq!(row["baseline_time_ms"], 10.0);
+    assert!(row["best_speedup"].is_null(), "{row}");
+
+    let (code, json, stderr) = nightly(root, 10.0);
+    assert_eq!(code, 0, "unchanged: {json}\n{stderr}");
+    let r = latest_regression(root);
+    assert_eq!(r["regressions"], serde_json::json!([]), "{r}");
+
+    let (code, json, stderr) = nightly(root, 12.0);
+    assert_eq!(code, 1, "20 % slower: {json}\n{stderr}");
+    let r = latest_regression(root);
+    let rows = r["regressions"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{r}");
+    assert_eq!(rows[0]["reason"], "optimized_latency", "{r}");
+    assert_eq!(rows[0]["target"], "bench/decode:decode_step");
+    assert_eq!(
+        (rows[0]["before"].as_f64(), rows[0]["after"].as_f64()),
+        (Some(10.0), Some(12.0))
+    );
+}
