@@ -80,7 +80,7 @@ mod tests {
         compare(
             &summary("cur", after),
             Some(&summary("anchor", before)),
-            &Thresholds::default(),
+            Thresholds::default(),
         )
         .unwrap()
     }
