@@ -13,7 +13,7 @@
 //! | --- | --- |
 //! | edge | cli |
 //! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest |
-//! | domain: rules | bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
+//! | domain: rules | sidebyside, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
 //!
@@ -36,6 +36,8 @@
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
 //! **Domain** — the rules of the product, then the formats they read and write:
+//! - [`sidebyside`] — the anchor's own code built from a clean worktree (cached by commit) and
+//!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm`]).
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
@@ -87,6 +89,7 @@ pub mod regress;
 pub mod regress_md;
 pub mod restore;
 pub mod run;
+pub mod sidebyside;
 pub mod stats;
 pub mod store;
 pub mod suite;

@@ -20,6 +20,7 @@ use crate::suite::Target;
 use serde::Deserialize;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -90,7 +91,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
     };
     loop {
         let before = MachineState::cpu_now();
-        let out = execute(t, shapes, opts, timing, deadline, sampling.processes)
+        let out = execute(t, shapes, opts, timing, deadline, sampling.processes, None)
             .and_then(|stdout| parse(&t.key, &stdout).map_err(|m| (status::FAILED_ERROR, m)));
         sampling.machine.push(MachineWindow {
             before,
@@ -141,6 +142,22 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
     r
 }
 
+/// One invocation of a command target from the directory `dir` (the side-by-side comparison runs
+/// each build's command in its own worktree): its raw stdout and the validated document.
+pub fn invoke_in(
+    t: &Target,
+    shapes: &Shapes,
+    opts: &HarnessOptions,
+    timing: Timing,
+    dir: &Path,
+    process: u32,
+) -> Result<(Vec<u8>, CommandOutput), String> {
+    let deadline = Instant::now() + timing.timeout;
+    let stdout = execute(t, shapes, opts, timing, deadline, process, Some(dir)).map_err(|e| e.1)?;
+    let out = parse(&t.key, &stdout)?;
+    Ok((stdout, out))
+}
+
 fn execute(
     t: &Target,
     shapes: &Shapes,
@@ -148,6 +165,7 @@ fn execute(
     timing: Timing,
     deadline: Instant,
     process: u32,
+    dir: Option<&Path>,
 ) -> Result<Vec<u8>, (&'static str, String)> {
     let err = |m: String| (status::FAILED_ERROR, m);
     let (prog, args) = t
@@ -169,6 +187,7 @@ fn execute(
         .env("TIER1_ATOL", t.tolerance.atol.to_string())
         // Interpreted targets must not write into the checkout (it is checked clean after the run).
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(dir.unwrap_or(Path::new(".")))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

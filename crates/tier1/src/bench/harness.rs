@@ -20,7 +20,7 @@ use crate::suite::{BackendKind, Suite, Target, TargetKind};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Serializes measurements inside one process (memory counters and cores are process-wide).
 pub static MEASURE_LOCK: Mutex<()> = Mutex::new(());
@@ -129,20 +129,7 @@ pub fn run_suite(
     } else {
         None
     };
-    let timing = Timing {
-        warmup: profile.warmup.max(5),
-        iterations: profile.iterations.max(crate::suite::MIN_ROUNDS),
-        max_rounds: profile
-            .max_rounds
-            .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
-        min_sample_ms: profile.min_sample_ms,
-        precision_pct: profile.precision_pct,
-        budget: Duration::from_secs_f64(profile.budget_s),
-        timeout: opts
-            .timeout
-            .unwrap_or(Duration::from_secs(profile.timeout_s)),
-        seed: opts.seed,
-    };
+    let timing = Timing::of_profile(profile, opts.timeout, opts.seed);
     let mut environment = backend.fingerprint();
     environment.profile = Some(opts.profile.clone());
     let mut targets = Vec::new();

@@ -7,6 +7,7 @@ pub mod backend;
 pub mod command;
 pub mod cpu;
 pub mod cuda;
+pub mod emit;
 pub mod estimate;
 pub mod harness;
 pub mod machine;
