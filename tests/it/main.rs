@@ -36,6 +36,7 @@ mod promote_hardening;
 mod restore_archive;
 mod restore_policy;
 mod run_cli;
+mod sidebyside;
 mod workflow_adoption;
 mod workflow_harness_selftest;
 mod workflow_matches_local_chain;

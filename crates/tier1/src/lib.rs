@@ -12,7 +12,7 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest |
+//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest, bisect |
 //! | domain: rules | sidebyside, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
@@ -33,6 +33,8 @@
 //!   dashboard.
 //! - [`attest`] — `tier1-attest` → [`attest::attest_from`], the policy check of the job's runner.
 //! - [`preview`] — `tier1-compare run | comment` → [`preview::preview`], [`preview::post`].
+//! - [`bisect`] — `tier1-bisect` → [`bisect::bisect`], the first commit whose side-by-side
+//!   comparison with a good commit shows a change.
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
 //! **Domain** — the rules of the product, then the formats they read and write:
@@ -66,6 +68,7 @@ pub mod archive;
 pub mod artifacts;
 pub mod attest;
 pub mod bench;
+pub mod bisect;
 pub mod cli;
 pub mod dashboard;
 pub mod digest;

@@ -761,7 +761,11 @@ mod tests {
 
     #[test]
     fn the_build_step_is_an_argv_that_leaves_the_digest_alone_when_absent() {
-        let s = with("suite_name: tier1", "suite_name: tier1\nbuild: [make, -C, bench]").unwrap();
+        let s = with(
+            "suite_name: tier1",
+            "suite_name: tier1\nbuild: [make, -C, bench]",
+        )
+        .unwrap();
         assert_eq!(s.build, ["make", "-C", "bench"]);
         assert_ne!(s.config_digest(), Suite::embedded().config_digest());
         assert!(Suite::embedded().build.is_empty());

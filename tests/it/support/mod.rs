@@ -7,6 +7,7 @@ pub mod fake_github;
 pub mod hostile_zip;
 pub mod nightly_repo;
 pub mod repo_files;
+pub mod synthetic_history;
 pub mod workflow_adapters;
 pub mod workflow_harness;
 pub mod workflow_release;

@@ -231,8 +231,14 @@ mod tests {
         assert!(e.to_string().contains("TIER1_SHAPES"), "{e}");
         let mut cmd = suite.clone();
         cmd.targets[0].kind = TargetKind::Command;
-        let e = emit_target(&cmd, &cmd.targets[0].key.clone(), "smoke", cpu(), &env_of(&[]))
-            .unwrap_err();
+        let e = emit_target(
+            &cmd,
+            &cmd.targets[0].key.clone(),
+            "smoke",
+            cpu(),
+            &env_of(&[]),
+        )
+        .unwrap_err();
         assert!(matches!(e, EmitError::NotBuiltin(_)), "{e}");
     }
 }

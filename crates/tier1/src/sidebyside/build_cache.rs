@@ -51,9 +51,16 @@ impl BuildStep {
         match self {
             BuildStep::Nothing => Vec::new(),
             BuildStep::Argv(a) => a.clone(),
-            BuildStep::Tier1Run => ["cargo", "build", "--release", "--locked", "--bin", "tier1-run"]
-                .map(String::from)
-                .to_vec(),
+            BuildStep::Tier1Run => [
+                "cargo",
+                "build",
+                "--release",
+                "--locked",
+                "--bin",
+                "tier1-run",
+            ]
+            .map(String::from)
+            .to_vec(),
         }
     }
 
@@ -144,8 +151,12 @@ pub struct BuildRequest<'a> {
 /// A ready build of `req.commit`: from the cache when its entry checks out, else built now.
 pub fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
     let io = |m: String| Problem::new(Cause::CheckoutFailed, Some(req.side), m);
-    std::fs::create_dir_all(req.cache_dir)
-        .map_err(|e| io(format!("{}: could not create the build cache: {e}", req.cache_dir.display())))?;
+    std::fs::create_dir_all(req.cache_dir).map_err(|e| {
+        io(format!(
+            "{}: could not create the build cache: {e}",
+            req.cache_dir.display()
+        ))
+    })?;
     let ignore = req.cache_dir.join(".gitignore");
     if !ignore.exists() {
         // The default cache lies inside the checkout: keep it out of `git status`.
@@ -153,8 +164,12 @@ pub fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
             .map_err(|e| io(format!("{}: {e}", ignore.display())))?;
     }
     let lock_path = req.cache_dir.join(format!("{}.lock", req.commit));
-    let lock = File::create(&lock_path)
-        .map_err(|e| io(format!("{}: could not open the lock: {e}", lock_path.display())))?;
+    let lock = File::create(&lock_path).map_err(|e| {
+        io(format!(
+            "{}: could not open the lock: {e}",
+            lock_path.display()
+        ))
+    })?;
     lock.lock()
         .map_err(|e| io(format!("{}: could not lock: {e}", lock_path.display())))?;
     let entry = req.cache_dir.join(req.commit);
@@ -167,7 +182,14 @@ pub fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
     }
     if let Ok(bytes) = std::fs::read(&marker_path) {
         let marker: Marker = serde_json::from_slice(&bytes).map_err(|e| {
-            dirty(req, format!("{}: unreadable completion marker: {e}; remove {} to build it again", marker_path.display(), entry.display()))
+            dirty(
+                req,
+                format!(
+                    "{}: unreadable completion marker: {e}; remove {} to build it again",
+                    marker_path.display(),
+                    entry.display()
+                ),
+            )
         })?;
         return reuse(req, &entry, marker);
     }
@@ -189,23 +211,38 @@ fn dirty(req: &BuildRequest, message: String) -> Problem {
 fn reuse(req: &BuildRequest, entry: &Path, marker: Marker) -> Result<BuildRecord, Problem> {
     let src = entry.join("src");
     let again = format!("; remove {} to build it again", entry.display());
-    if marker.schema != MARKER_SCHEMA || marker.commit != req.commit || marker.step != req.step.argv() {
-        return Err(dirty(req, format!(
-            "{}: completion marker is for commit {} step {:?} ({}), expected commit {} step {:?} ({MARKER_SCHEMA}){again}",
-            entry.display(), marker.commit, marker.step, marker.schema, req.commit, req.step.argv()
-        )));
+    if marker.schema != MARKER_SCHEMA
+        || marker.commit != req.commit
+        || marker.step != req.step.argv()
+    {
+        return Err(dirty(
+            req,
+            format!(
+                "{}: completion marker is for commit {} step {:?} ({}), expected commit {} step {:?} ({MARKER_SCHEMA}){again}",
+                entry.display(),
+                marker.commit,
+                marker.step,
+                marker.schema,
+                req.commit,
+                req.step.argv()
+            ),
+        ));
     }
-    worktree::verify(&src, req.commit, req.side, Untracked::Allowed).map_err(|p| dirty(req, format!("{}{again}", p.message)))?;
+    worktree::verify(&src, req.commit, req.side, Untracked::Allowed)
+        .map_err(|p| dirty(req, format!("{}{again}", p.message)))?;
     for (rel, want) in &marker.outputs {
         let found = crate::fsx::join_safe(entry, rel)
             .and_then(|p| Digest::of_file(&p).ok())
             .map(|d| d.to_string())
             .unwrap_or_else(|| "no readable file".into());
         if &found != want {
-            return Err(dirty(req, format!(
-                "{}: build output {rel} is {found}, expected {want} as recorded when it was built{again}",
-                entry.display()
-            )));
+            return Err(dirty(
+                req,
+                format!(
+                    "{}: build output {rel} is {found}, expected {want} as recorded when it was built{again}",
+                    entry.display()
+                ),
+            ));
         }
     }
     Ok(record(req, entry, &marker, true))
@@ -242,7 +279,10 @@ fn build(req: &BuildRequest, entry: &Path, marker_path: &Path) -> Result<BuildRe
     let mut env: Vec<(String, String)> = Vec::new();
     let mut toolchain = None;
     if *req.step == BuildStep::Tier1Run {
-        env.push(("CARGO_TARGET_DIR".into(), entry.join("target").display().to_string()));
+        env.push((
+            "CARGO_TARGET_DIR".into(),
+            entry.join("target").display().to_string(),
+        ));
         if let Some(v) = pinned_rust_version(&src) {
             env.push(("RUSTUP_TOOLCHAIN".into(), v));
         }
@@ -251,16 +291,28 @@ fn build(req: &BuildRequest, entry: &Path, marker_path: &Path) -> Result<BuildRe
     let argv = req.step.argv();
     if !argv.is_empty() {
         run_logged(&argv, &src, &env, &log_path, req.timeout).map_err(|m| {
-            Problem::new(Cause::BuildFailed, Some(req.side), format!(
-                "commit {}: build step {argv:?} in {} {m}; last lines of {}:\n{}",
-                req.commit, src.display(), log_path.display(), log_tail(&log_path)
-            ))
+            Problem::new(
+                Cause::BuildFailed,
+                Some(req.side),
+                format!(
+                    "commit {}: build step {argv:?} in {} {m}; last lines of {}:\n{}",
+                    req.commit,
+                    src.display(),
+                    log_path.display(),
+                    log_tail(&log_path)
+                ),
+            )
         })?;
     }
     worktree::verify(&src, req.commit, req.side, Untracked::Allowed).map_err(|p| {
-        Problem::new(Cause::BuildFailed, Some(req.side), format!("the build step changed tracked files: {}", p.message))
+        Problem::new(
+            Cause::BuildFailed,
+            Some(req.side),
+            format!("the build step changed tracked files: {}", p.message),
+        )
     })?;
-    let outputs = outputs_of(req.step, entry).map_err(|m| Problem::new(Cause::BuildFailed, Some(req.side), m))?;
+    let outputs = outputs_of(req.step, entry)
+        .map_err(|m| Problem::new(Cause::BuildFailed, Some(req.side), m))?;
     let marker = Marker {
         schema: MARKER_SCHEMA.into(),
         commit: req.commit.into(),
@@ -273,7 +325,11 @@ fn build(req: &BuildRequest, entry: &Path, marker_path: &Path) -> Result<BuildRe
     let bytes = crate::json::to_pretty(&marker, "build marker")
         .map_err(|e| Problem::new(Cause::BuildFailed, Some(req.side), e.to_string()))?;
     crate::fsx::write_atomic(marker_path, &bytes).map_err(|e| {
-        Problem::new(Cause::BuildFailed, Some(req.side), format!("{}: {e}", marker_path.display()))
+        Problem::new(
+            Cause::BuildFailed,
+            Some(req.side),
+            format!("{}: {e}", marker_path.display()),
+        )
     })?;
     Ok(record(req, entry, &marker, false))
 }
@@ -291,8 +347,8 @@ fn outputs_of(step: &BuildStep, entry: &Path) -> Result<BTreeMap<String, String>
     let mut out = BTreeMap::new();
     for rel in rels {
         let path = entry.join(&rel);
-        let d = Digest::of_file(&path)
-            .map_err(|e| format!("build output {}: {e}", path.display()))?;
+        let d =
+            Digest::of_file(&path).map_err(|e| format!("build output {}: {e}", path.display()))?;
         out.insert(rel, d.to_string());
     }
     Ok(out)
@@ -311,10 +367,17 @@ pub fn pinned_rust_version(src: &Path) -> Option<String> {
         return None;
     }
     let manifest = std::fs::read_to_string(src.join("Cargo.toml")).ok()?;
-    manifest.lines().find_map(|l| {
-        let (k, v) = l.split_once('=')?;
-        (k.trim() == "rust-version").then(|| v.trim().trim_matches('"').to_string())
-    }).filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-'))
+    manifest
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            (k.trim() == "rust-version").then(|| v.trim().trim_matches('"').to_string())
+        })
+        .filter(|v| {
+            !v.is_empty()
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+        })
 }
 
 fn rustc_version(src: &Path, env: &[(String, String)]) -> Option<String> {
@@ -324,13 +387,23 @@ fn rustc_version(src: &Path, env: &[(String, String)]) -> Option<String> {
         .envs(env.iter().map(|(k, v)| (k, v)))
         .output()
         .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 /// Run `argv` in `dir` with its stdout and stderr in `log`; an error says how it ended.
-fn run_logged(argv: &[String], dir: &Path, env: &[(String, String)], log: &Path, timeout: Duration) -> Result<(), String> {
+fn run_logged(
+    argv: &[String],
+    dir: &Path,
+    env: &[(String, String)],
+    log: &Path,
+    timeout: Duration,
+) -> Result<(), String> {
     let file = File::create(log).map_err(|e| format!("could not write its log: {e}"))?;
-    let err = file.try_clone().map_err(|e| format!("could not write its log: {e}"))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| format!("could not write its log: {e}"))?;
     let (prog, args) = argv.split_first().ok_or("has no program")?;
     let mut child = Command::new(prog)
         .args(args)
@@ -345,7 +418,10 @@ fn run_logged(argv: &[String], dir: &Path, env: &[(String, String)], log: &Path,
     match crate::process::wait_group(&mut child, Instant::now() + timeout) {
         Ok(s) if s.success() => Ok(()),
         Ok(s) => Err(format!("exited with {s}")),
-        Err(crate::process::WaitEnd::Timeout) => Err(format!("did not finish within {} s (its process group was killed)", timeout.as_secs())),
+        Err(crate::process::WaitEnd::Timeout) => Err(format!(
+            "did not finish within {} s (its process group was killed)",
+            timeout.as_secs()
+        )),
         Err(crate::process::WaitEnd::Cancelled(c)) => Err(format!("was {c}")),
         Err(crate::process::WaitEnd::Io(e)) => Err(format!("could not be waited for: {e}")),
     }
@@ -353,7 +429,9 @@ fn run_logged(argv: &[String], dir: &Path, env: &[(String, String)], log: &Path,
 
 /// The last lines of a log (lossy UTF-8, made safe for people).
 fn log_tail(log: &Path) -> String {
-    let text = std::fs::read(log).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let text = std::fs::read(log)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     let tail = lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n");
     crate::text::for_humans(&tail).into_owned()
@@ -368,23 +446,51 @@ mod tests {
         let mut suite = Suite::embedded();
         let builtin = suite.targets[0].clone();
         assert_eq!(BuildStep::for_target(&suite, &builtin), BuildStep::Tier1Run);
-        assert_eq!(BuildStep::Tier1Run.argv(), ["cargo", "build", "--release", "--locked", "--bin", "tier1-run"]);
+        assert_eq!(
+            BuildStep::Tier1Run.argv(),
+            [
+                "cargo",
+                "build",
+                "--release",
+                "--locked",
+                "--bin",
+                "tier1-run"
+            ]
+        );
         let mut cmd = builtin.clone();
         cmd.kind = TargetKind::Command;
         assert_eq!(BuildStep::for_target(&suite, &cmd), BuildStep::Nothing);
         suite.build = vec!["make".into()];
-        assert_eq!(BuildStep::for_target(&suite, &cmd), BuildStep::Argv(vec!["make".into()]));
-        assert_ne!(BuildStep::Argv(vec!["a b".into()]).id(), BuildStep::Argv(vec!["a".into(), "b".into()]).id());
+        assert_eq!(
+            BuildStep::for_target(&suite, &cmd),
+            BuildStep::Argv(vec!["make".into()])
+        );
+        assert_ne!(
+            BuildStep::Argv(vec!["a b".into()]).id(),
+            BuildStep::Argv(vec!["a".into(), "b".into()]).id()
+        );
     }
 
     #[test]
     fn the_pinned_toolchain_comes_from_the_worktree() {
         let t = tempfile::tempdir().unwrap();
         assert_eq!(pinned_rust_version(t.path()), None);
-        std::fs::write(t.path().join("Cargo.toml"), "[workspace.package]\nrust-version = \"1.95\"\n").unwrap();
+        std::fs::write(
+            t.path().join("Cargo.toml"),
+            "[workspace.package]\nrust-version = \"1.95\"\n",
+        )
+        .unwrap();
         assert_eq!(pinned_rust_version(t.path()).as_deref(), Some("1.95"));
-        std::fs::write(t.path().join("rust-toolchain.toml"), "[toolchain]\nchannel = \"1.95\"\n").unwrap();
-        assert_eq!(pinned_rust_version(t.path()), None, "rustup reads the file itself");
+        std::fs::write(
+            t.path().join("rust-toolchain.toml"),
+            "[toolchain]\nchannel = \"1.95\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            pinned_rust_version(t.path()),
+            None,
+            "rustup reads the file itself"
+        );
         // This repository pins 1.95 in its workspace manifest.
         let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         assert_eq!(pinned_rust_version(&here).as_deref(), Some("1.95"));

@@ -122,7 +122,12 @@ fn compare(
             "profile {:?} is not in suite {} (profiles: {})",
             req.profile,
             req.suite.suite_name,
-            req.suite.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
+            req.suite
+                .profiles
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     })?;
     let repo = git::toplevel(req.repo_root)?;
@@ -135,7 +140,10 @@ fn compare(
         Problem::new(
             Cause::Evidence,
             None,
-            format!("{}: the evidence of this comparison cannot go there: {e}", dest.display()),
+            format!(
+                "{}: the evidence of this comparison cannot go there: {e}",
+                dest.display()
+            ),
         )
     })?;
     let raw_dir = dir.path().join("raw");
@@ -238,7 +246,9 @@ fn record_measured(out: &mut SideBySideOutcome, m: &Measured, threshold_pct: f64
         _ => format!("{} rounds", out.rounds),
     };
     out.reason = match m.verdict {
-        Verdict::Worse => format!("{figures}: a significant worsening that may reach the {threshold_pct} % threshold"),
+        Verdict::Worse => format!(
+            "{figures}: a significant worsening that may reach the {threshold_pct} % threshold"
+        ),
         Verdict::Same => format!("{figures}: no worsening of {threshold_pct} % or more"),
         Verdict::Unknown => {
             out.cause = Some(Cause::TooNoisy);
@@ -259,11 +269,20 @@ fn write_evidence(stage: Stage, out: &mut SideBySideOutcome) -> Result<(), Probl
         let bytes = bytes.map_err(|e| ev(e.to_string()))?;
         crate::fsx::write_atomic(&path, &bytes).map_err(|e| ev(format!("{}: {e}", path.display())))
     };
-    write("rounds.json", crate::json::to_pretty(&stage.rounds, "rounds"))?;
-    write("outcome.json", crate::json::to_pretty(&*out, "side-by-side outcome"))?;
+    write(
+        "rounds.json",
+        crate::json::to_pretty(&stage.rounds, "rounds"),
+    )?;
+    write(
+        "outcome.json",
+        crate::json::to_pretty(&*out, "side-by-side outcome"),
+    )?;
     stage.dir.commit().map_err(|e| {
         out.evidence_dir = None;
-        ev(format!("{}: could not move the evidence into place: {e}", dest.display()))
+        ev(format!(
+            "{}: could not move the evidence into place: {e}",
+            dest.display()
+        ))
     })?;
     Ok(())
 }

@@ -90,8 +90,17 @@ pub fn resolve(repo: &Path, rev: &str, side: Option<Side>) -> Result<String, Pro
         return Err(not_found(" (not a revision name)".into()));
     }
     let spec = format!("{rev}^{{commit}}");
-    let id = git(repo, &["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])
-        .map_err(|_| not_found(String::new()))?;
+    let id = git(
+        repo,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
+    )
+    .map_err(|_| not_found(String::new()))?;
     let id = id.trim().to_string();
     if !is_full_commit(&id) {
         return Err(not_found(format!(" (git answered {id:?})")));
@@ -101,16 +110,23 @@ pub fn resolve(repo: &Path, rev: &str, side: Option<Side>) -> Result<String, Pro
 
 /// The commits after `good` up to and including `bad` on `bad`'s first-parent chain, oldest
 /// first; `None` when `good` is not on that chain.
-pub fn first_parent_range(repo: &Path, good: &str, bad: &str) -> Result<Option<Vec<String>>, String> {
+pub fn first_parent_range(
+    repo: &Path,
+    good: &str,
+    bad: &str,
+) -> Result<Option<Vec<String>>, String> {
     let range = format!("{good}..{bad}");
     let out = git(repo, &["rev-list", "--first-parent", "--reverse", &range])?;
     let commits: Vec<String> = out.lines().map(|l| l.trim().to_string()).collect();
     let Some(oldest) = commits.first() else {
         return Ok((good == bad).then(Vec::new));
     };
-    let parent = git(repo, &["rev-parse", "--verify", "--quiet", &format!("{oldest}^1")])
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
+    let parent = git(
+        repo,
+        &["rev-parse", "--verify", "--quiet", &format!("{oldest}^1")],
+    )
+    .map(|s| s.trim().to_string())
+    .unwrap_or_default();
     Ok((parent == good).then_some(commits))
 }
 

@@ -12,9 +12,7 @@ use crate::bench::command::{CommandOutput, invoke_in};
 use crate::bench::estimate::pair;
 use crate::bench::options::{HarnessOptions, Timing};
 use crate::bench::rng::Rng;
-use crate::sidebyside::outcome::{
-    self, Budget, Cause, MetricState, Problem, Side, Stop, Verdict,
-};
+use crate::sidebyside::outcome::{self, Budget, Cause, MetricState, Problem, Side, Stop, Verdict};
 use crate::suite::Target;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -110,7 +108,11 @@ pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
             Ok(e) => e,
             Err(p) => return failed(rounds, started, metrics, p),
         };
-        let (a, b) = if first == 0 { (one, other) } else { (other, one) };
+        let (a, b) = if first == 0 {
+            (one, other)
+        } else {
+            (other, one)
+        };
         let (current, anchor) = if builds[0].side == Side::Current {
             (a, b)
         } else {
@@ -129,8 +131,11 @@ pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
             return failed(rounds, started, metrics, p);
         }
         if n >= plan.budget.min_rounds {
-            metrics = outcome::metric(&time, plan.threshold_pct, level)
-                .zip(outcome::metric(&speed, plan.threshold_pct, level));
+            metrics = outcome::metric(&time, plan.threshold_pct, level).zip(outcome::metric(
+                &speed,
+                plan.threshold_pct,
+                level,
+            ));
             if let Some((t, s)) = metrics
                 && let Some(stop) = outcome::early_stop(&[t, s], plan.budget.precision_pct)
             {
@@ -174,11 +179,24 @@ fn failed(
 /// One invocation of one build: run it, keep its raw document, reduce it.
 fn invoke(c: &Contender, plan: &Plan, round: u32) -> Result<Estimate, Problem> {
     let fail = |m: String| Problem::new(Cause::CommandFailed, Some(c.side), m);
-    let (raw, out) = invoke_in(&c.target, plan.shapes, plan.opts, plan.timing, &c.dir, round)
-        .map_err(|m| fail(format!("{} build, round {round}: {m}", c.side.as_str())))?;
-    let file = plan.raw_dir.join(format!("round-{round:04}-{}.json", c.side.as_str()));
+    let (raw, out) = invoke_in(
+        &c.target,
+        plan.shapes,
+        plan.opts,
+        plan.timing,
+        &c.dir,
+        round,
+    )
+    .map_err(|m| fail(format!("{} build, round {round}: {m}", c.side.as_str())))?;
+    let file = plan
+        .raw_dir
+        .join(format!("round-{round:04}-{}.json", c.side.as_str()));
     std::fs::write(&file, &raw).map_err(|e| {
-        Problem::new(Cause::Evidence, Some(c.side), format!("{}: {e}", file.display()))
+        Problem::new(
+            Cause::Evidence,
+            Some(c.side),
+            format!("{}: {e}", file.display()),
+        )
     })?;
     best_verified(&out).ok_or_else(|| {
         fail(format!(

@@ -396,6 +396,13 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("found 4 and 20"), "{e}");
         assert!(Budget { seconds: 0.0, ..ok }.check().is_err());
-        assert!(Budget { confidence: 1.0, ..ok }.check().is_err());
+        assert!(
+            Budget {
+                confidence: 1.0,
+                ..ok
+            }
+            .check()
+            .is_err()
+        );
     }
 }

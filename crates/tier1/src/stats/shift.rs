@@ -91,7 +91,15 @@ mod tests {
     fn ranks_match_the_signed_rank_table() {
         // Two-sided 5 % critical values of the Wilcoxon signed-rank test (the largest T with
         // P(W+ <= T) <= 0.025): n 6 -> 0, 7 -> 2, 8 -> 3, 10 -> 8, 15 -> 25, 20 -> 52, 30 -> 137.
-        for (n, t) in [(6, 0), (7, 2), (8, 3), (10, 8), (15, 25), (20, 52), (30, 137)] {
+        for (n, t) in [
+            (6, 0),
+            (7, 2),
+            (8, 3),
+            (10, 8),
+            (15, 25),
+            (20, 52),
+            (30, 137),
+        ] {
             assert_eq!(signed_rank_ci_rank(n, 0.95), Some(t + 1), "n = {n}");
         }
         assert_eq!(signed_rank_ci_rank(5, 0.95), None);
@@ -115,7 +123,10 @@ mod tests {
         assert!(hodges_lehmann(&[1.0, f64::NAN, 1.0, 1.0, 1.0, 1.0], 0.95).is_none());
         let shifted: Vec<f64> = (0..20).map(|i| 0.05 + 0.001 * f64::from(i % 5)).collect();
         let ci = hodges_lehmann(&shifted, 0.95).unwrap();
-        assert!(ci.low > 0.049 && ci.high < 0.055 && ci.low <= ci.estimate, "{ci:?}");
+        assert!(
+            ci.low > 0.049 && ci.high < 0.055 && ci.low <= ci.estimate,
+            "{ci:?}"
+        );
     }
 
     #[test]
