@@ -406,3 +406,89 @@ fn too_noisy_within_the_budget_is_unknown_never_a_pass() {
     let t = o.optimized_time_ratio.expect("figures are kept");
     assert!(t.low < 1.0 && t.high > 1.05, "{t:?}");
 }
+
+#[test]
+fn tier1_run_emits_a_builtin_target_as_a_command_result_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |key: &str| {
+        crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-run"))
+            .args(["--emit-target", key, "--profile", "smoke"])
+            .env("TIER1_ITERATIONS", "6")
+            .env("TIER1_MIN_SAMPLE_MS", "0.2")
+            .env("TIER1_SEED", "9")
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let o = run("gradient_fusion");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc = tier1::bench::command::parse("gradient_fusion", &o.stdout).expect("valid document");
+    assert_eq!(doc.variants[0].samples_ms.len(), 6);
+    assert_eq!(doc.variants[0].input_signature.seed, 9);
+    let o = run("nope");
+    assert_eq!(o.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("tier1-run: error: target \"nope\" is not in the suite"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+/// The built-in suite end to end: `tier1-run` built with cargo (release, the pinned toolchain) in
+/// a worktree of a clone of this repository at HEAD, measured against itself. Minutes of build.
+#[test]
+#[ignore = "builds tier1-run in release from a fresh worktree (minutes); run with --ignored"]
+fn builtin_targets_compare_through_tier1_run_built_at_the_commit() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let clone = tmp.path().join("clone");
+    sh::git(
+        tmp.path(),
+        &["clone", "-q", &here.display().to_string(), "clone"],
+    );
+    let head = sh::git(&clone, &["rev-parse", "HEAD"]);
+    let suite = Suite::embedded();
+    let cache = tmp.path().join("cache");
+    let o = confirm(&ConfirmRequest {
+        suite: &suite,
+        profile: "cpu",
+        target_key: "gradient_fusion",
+        current_commit: &head,
+        anchor_commit: &head,
+        repo_root: &clone,
+        cache_dir: &cache,
+        evidence_dir: &tmp.path().join("ev"),
+        budget: Budget {
+            seconds: 60.0,
+            ..budget()
+        },
+        threshold_pct: 5.0,
+        seed: 1,
+    });
+    assert!(
+        !matches!(
+            o.cause,
+            Some(Cause::BuildFailed | Cause::CommandFailed | Cause::CheckoutFailed)
+        ),
+        "{o:#?}"
+    );
+    assert_eq!(o.builds.len(), 2);
+    assert!(
+        !o.builds[0].reused && o.builds[1].reused,
+        "one build for one commit"
+    );
+    assert!(
+        o.builds[0]
+            .toolchain
+            .as_deref()
+            .is_some_and(|t| t.starts_with("rustc 1.95")),
+        "{o:#?}"
+    );
+    assert!(Path::new(o.builds[0].program.as_deref().unwrap()).exists());
+    assert_ne!(o.verdict, Verdict::Worse, "{o:#?}");
+}

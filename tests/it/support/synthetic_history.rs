@@ -161,58 +161,92 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// Write the files every commit shares (target, build step, suite, ignore rules, noise) into `dir`.
+pub fn write_base(dir: &Path, spec: &Spec) {
+    std::fs::create_dir_all(dir.join("configs/benchmark_suites")).unwrap();
+    std::fs::write(dir.join("bench.py"), bench_py(spec.timed)).unwrap();
+    std::fs::write(dir.join("noise.txt"), format!("{}\n", spec.noise)).unwrap();
+    std::fs::write(dir.join("build.py"), BUILD_PY).unwrap();
+    std::fs::write(dir.join(".gitignore"), "built.txt\n__pycache__/\n").unwrap();
+    std::fs::write(
+        dir.join("configs/benchmark_suites/synthetic.yaml"),
+        suite_yaml(20000, 20.0),
+    )
+    .unwrap();
+}
+
+/// Write the files of commit `i` (its work, notes and flags) into `dir`; returns its message.
+pub fn write_commit(dir: &Path, spec: &Spec, i: usize) -> String {
+    let work = match spec.culprit {
+        Some(c) if i >= c => spec.factor,
+        _ => 1.0,
+    };
+    std::fs::write(dir.join("work.txt"), format!("{work}\n")).unwrap();
+    std::fs::write(dir.join("notes.txt"), format!("commit {i}\n")).unwrap();
+    for (flag, on) in [
+        ("broken.txt", spec.unbuildable.contains(&i)),
+        ("crash.txt", spec.crashing.contains(&i)),
+    ] {
+        let p = dir.join(flag);
+        if on {
+            std::fs::write(&p, "yes\n").unwrap();
+        } else if p.exists() {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    if spec.culprit == Some(i) {
+        format!("commit {i}: the culprit (work x{})", spec.factor)
+    } else {
+        format!("commit {i}")
+    }
+}
+
+/// Commit `range` of the spec on the repository's current branch; returns the commit ids.
+pub fn commit_range(repo: &Path, spec: &Spec, range: std::ops::Range<usize>) -> Vec<String> {
+    range
+        .map(|i| {
+            let msg = write_commit(repo, spec, i);
+            git(repo, &["add", "-A"]);
+            git(repo, &["commit", "-q", "-m", &msg]);
+            git(repo, &["rev-parse", "HEAD"])
+        })
+        .collect()
+}
+
 /// Create the history (python3 and git are required).
 pub fn create(spec: &Spec) -> History {
     let tmp = tempfile::tempdir().expect("tempdir");
     let repo = tmp.path().join("repo");
-    std::fs::create_dir_all(repo.join("configs/benchmark_suites")).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q"]);
-    std::fs::write(repo.join("bench.py"), bench_py(spec.timed)).unwrap();
-    std::fs::write(repo.join("noise.txt"), format!("{}\n", spec.noise)).unwrap();
-    std::fs::write(repo.join("build.py"), BUILD_PY).unwrap();
-    std::fs::write(repo.join(".gitignore"), "built.txt\n__pycache__/\n").unwrap();
-    std::fs::write(
-        repo.join("configs/benchmark_suites/synthetic.yaml"),
-        suite_yaml(20000, 20.0),
-    )
-    .unwrap();
-    let mut work = 1.0;
-    let mut commits = Vec::new();
-    for i in 0..spec.commits {
-        if spec.culprit == Some(i) {
-            work *= spec.factor;
-        }
-        std::fs::write(repo.join("work.txt"), format!("{work}\n")).unwrap();
-        std::fs::write(repo.join("notes.txt"), format!("commit {i}\n")).unwrap();
-        for (flag, on) in [
-            ("broken.txt", spec.unbuildable.contains(&i)),
-            ("crash.txt", spec.crashing.contains(&i)),
-        ] {
-            let p = repo.join(flag);
-            if on {
-                std::fs::write(&p, "yes\n").unwrap();
-            } else if p.exists() {
-                std::fs::remove_file(&p).unwrap();
-            }
-        }
-        git(&repo, &["add", "-A"]);
-        let msg = if spec.culprit == Some(i) {
-            format!("commit {i}: the culprit (work x{})", spec.factor)
-        } else {
-            format!("commit {i}")
-        };
-        git(&repo, &["commit", "-q", "-m", &msg]);
-        commits.push(git(&repo, &["rev-parse", "HEAD"]));
-    }
+    write_base(&repo, spec);
+    let commits = commit_range(&repo, spec, 0..spec.commits);
     History { tmp, repo, commits }
 }
 
-/// Everything about the repository a comparison must leave untouched: refs, HEAD, index status.
+/// Everything about the repository a comparison must leave untouched: refs, HEAD, worktrees,
+/// the checkout's status, and every file under `.git` (path and content).
 pub fn state(repo: &Path) -> String {
-    format!(
-        "{}\n{}\n{}",
+    // git's own reads first (status may refresh the index's stat data), then the files.
+    let asked = format!(
+        "{}\n{}\n{}\n{}",
         git(repo, &["for-each-ref"]),
         git(repo, &["rev-parse", "HEAD"]),
-        git(repo, &["status", "--porcelain=v1", "--untracked-files=all"])
-    )
+        git(repo, &["worktree", "list", "--porcelain"]),
+        git(repo, &["status", "--porcelain=v1", "--untracked-files=all"]),
+    );
+    let mut files = Vec::new();
+    let mut stack = vec![repo.join(".git")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(format!("{} {:?}", p.display(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    format!("{asked}\n{}", files.join("\n"))
 }

@@ -28,8 +28,9 @@ pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 pub const REPOSITORY: &str = "tier1-bench/tier1";
 
 /// The tier1 binaries this test built (name, path).
-pub const BINS: [(&str, &str); 10] = [
+pub const BINS: [(&str, &str); 11] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
+    ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
     ("tier1-evidence", env!("CARGO_BIN_EXE_tier1-evidence")),
@@ -42,8 +43,9 @@ pub const BINS: [(&str, &str); 10] = [
 ];
 
 /// Files of this checkout the scenario repository carries, as they are.
-const SOURCE_FILES: [&str; 11] = [
+const SOURCE_FILES: [&str; 12] = [
     ".github/workflows/tier1-nightly.yml",
+    ".github/workflows/tier1-bisect.yml",
     ".github/workflows/tier1-promote.yml",
     ".github/workflows/tier1-preview.yml",
     ".github/workflows/ci.yml",

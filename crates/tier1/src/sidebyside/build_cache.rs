@@ -1,4 +1,5 @@
-//! Builds cached by commit. An entry `<cache>/<commit>/` holds the worktree (`src/`), cargo's
+//! Builds cached by commit. An entry `<cache>/<commit>/` holds the worktree (`src/`, from the
+//! cache's mirror `<cache>/repo.git`, see [`worktree`]), cargo's
 //! target directory for `tier1-run` (`target/`), and per build step a log and a completion marker
 //! (`build-<step>.log`, `build-<step>.json`) written last, atomically, with the digest of every
 //! output the step made. A reuse checks the worktree (HEAD, no tracked change) and every recorded
@@ -20,6 +21,8 @@ use std::time::{Duration, Instant};
 
 /// `schema` of a completion marker.
 pub const MARKER_SCHEMA: &str = "tier1.build.v1";
+/// The bare repository inside the cache that owns every worktree.
+pub const MIRROR: &str = "repo.git";
 /// How many lines of a failed build's log a reason quotes.
 const LOG_TAIL_LINES: usize = 20;
 
@@ -163,21 +166,17 @@ pub fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
         crate::fsx::write_atomic(&ignore, b"*\n")
             .map_err(|e| io(format!("{}: {e}", ignore.display())))?;
     }
-    let lock_path = req.cache_dir.join(format!("{}.lock", req.commit));
-    let lock = File::create(&lock_path).map_err(|e| {
-        io(format!(
-            "{}: could not open the lock: {e}",
-            lock_path.display()
-        ))
-    })?;
-    lock.lock()
-        .map_err(|e| io(format!("{}: could not lock: {e}", lock_path.display())))?;
+    let _entry_lock = lock(
+        &req.cache_dir.join(format!("{}.lock", req.commit)),
+        req.side,
+    )?;
     let entry = req.cache_dir.join(req.commit);
     let src = entry.join("src");
+    let mirror = req.cache_dir.join(MIRROR);
     let marker_path = entry.join(format!("build-{}.json", req.step.id()));
     if src.exists() && !worktree::is_readable(&src) {
         tracing::warn!(entry = %entry.display(), "git no longer knows the cached worktree; building it again");
-        worktree::remove(req.repo, &src);
+        worktree::remove(&mirror, &src);
         let _ = std::fs::remove_dir_all(&entry);
     }
     if let Ok(bytes) = std::fs::read(&marker_path) {
@@ -195,12 +194,25 @@ pub fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
     }
     // No marker: a new entry, or one a previous build of this step did not finish.
     if src.exists() && worktree::verify(&src, req.commit, req.side, Untracked::Allowed).is_err() {
-        worktree::remove(req.repo, &src);
+        worktree::remove(&mirror, &src);
     }
     if !src.exists() {
-        worktree::create(req.repo, req.commit, &src, req.side)?;
+        // The mirror is shared by every entry: one process at a time fetches into it.
+        let mirror_lock = lock(&req.cache_dir.join("repo.lock"), req.side)?;
+        worktree::create(req.repo, &mirror, req.commit, &src, req.side)?;
+        drop(mirror_lock);
     }
     build(req, &entry, &marker_path)
+}
+
+/// An exclusive lock on `path` (created when missing), held until the file is dropped.
+fn lock(path: &Path, side: Side) -> Result<File, Problem> {
+    let io = |m: String| Problem::new(Cause::CheckoutFailed, Some(side), m);
+    let f = File::create(path)
+        .map_err(|e| io(format!("{}: could not open the lock: {e}", path.display())))?;
+    f.lock()
+        .map_err(|e| io(format!("{}: could not lock: {e}", path.display())))?;
+    Ok(f)
 }
 
 fn dirty(req: &BuildRequest, message: String) -> Problem {
@@ -284,7 +296,10 @@ fn build(req: &BuildRequest, entry: &Path, marker_path: &Path) -> Result<BuildRe
             entry.join("target").display().to_string(),
         ));
         if let Some(v) = pinned_rust_version(&src) {
-            env.push(("RUSTUP_TOOLCHAIN".into(), v));
+            env.push((
+                "RUSTUP_TOOLCHAIN".into(),
+                installed_toolchain(&v, &installed_toolchains()),
+            ));
         }
         toolchain = rustc_version(&src, &env);
     }
@@ -380,6 +395,44 @@ pub fn pinned_rust_version(src: &Path) -> Option<String> {
         })
 }
 
+/// The toolchains rustup has installed (`rustup toolchain list`), empty without rustup.
+fn installed_toolchains() -> Vec<String> {
+    Command::new("rustup")
+        .args(["toolchain", "list"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The installed toolchain that is `version`: named exactly so (`1.95-<host>`), else its newest
+/// patch release (`1.95.0-<host>` for `1.95`); `version` itself when none is installed (rustup
+/// then installs it or the build fails naming it).
+pub fn installed_toolchain(version: &str, installed: &[String]) -> String {
+    let release = |name: &str| -> Option<Vec<u64>> {
+        let v = name.split('-').next()?;
+        (v == version || v.starts_with(&format!("{version}.")))
+            .then(|| v.split('.').filter_map(|p| p.parse().ok()).collect())
+    };
+    if let Some(exact) = installed
+        .iter()
+        .find(|n| n.split('-').next() == Some(version))
+    {
+        return exact.clone();
+    }
+    installed
+        .iter()
+        .filter_map(|n| release(n).map(|r| (r, n)))
+        .max()
+        .map_or_else(|| version.to_string(), |(_, n)| n.clone())
+}
+
 fn rustc_version(src: &Path, env: &[(String, String)]) -> Option<String> {
     let out = Command::new("rustc")
         .arg("--version")
@@ -433,8 +486,11 @@ fn log_tail(log: &Path) -> String {
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
-    let tail = lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n");
-    crate::text::for_humans(&tail).into_owned()
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..]
+        .iter()
+        .map(|l| crate::text::for_humans(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]
@@ -491,6 +547,23 @@ mod tests {
             None,
             "rustup reads the file itself"
         );
+        let installed = [
+            "stable-x86_64-unknown-linux-gnu",
+            "1.95.0-x86_64-unknown-linux-gnu",
+            "1.95.2-x86_64-unknown-linux-gnu",
+            "1.9.0-x",
+        ]
+        .map(String::from);
+        assert_eq!(
+            installed_toolchain("1.95", &installed),
+            "1.95.2-x86_64-unknown-linux-gnu"
+        );
+        assert_eq!(
+            installed_toolchain("1.95.0", &installed),
+            "1.95.0-x86_64-unknown-linux-gnu"
+        );
+        assert_eq!(installed_toolchain("1.9", &installed), "1.9.0-x");
+        assert_eq!(installed_toolchain("1.96", &installed), "1.96");
         // This repository pins 1.95 in its workspace manifest.
         let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         assert_eq!(pinned_rust_version(&here).as_deref(), Some("1.95"));

@@ -1,7 +1,10 @@
-//! A detached git worktree of a repository at one commit, and the check that it still is exactly
-//! that commit: `HEAD` is the commit and no tracked file differs from it (and, for a fresh
-//! worktree, no untracked file exists either). The repository's refs, branches and checkout are
-//! never changed; git records the worktree under the repository's `.git/worktrees/`.
+//! A detached git worktree at one commit, and the check that it still is exactly that commit:
+//! `HEAD` is the commit and no tracked file differs from it (and, for a fresh worktree, no
+//! untracked file exists either). The worktrees belong to a bare mirror inside the build cache
+//! (`<cache>/repo.git`), into which each commit is fetched from the repository under a ref of its
+//! own (`refs/tier1/<commit>`): the repository is only read (no ref, worktree record, index or
+//! checkout of it changes), and the cache outlives a fresh clone of the repository (as on a
+//! runner whose checkout step clones again every job).
 
 use crate::sidebyside::git::git;
 use crate::sidebyside::outcome::{Cause, Problem, Side};
@@ -16,18 +19,49 @@ pub enum Untracked {
     Allowed,
 }
 
-/// Create a detached worktree of `repo` at `commit` in `path` (which must not exist), then verify
-/// it is exactly the commit with no untracked file.
-pub fn create(repo: &Path, commit: &str, path: &Path, side: Side) -> Result<(), Problem> {
+/// Create a detached worktree at `commit` in `path` (which must not exist) from the bare `mirror`
+/// (created when missing), fetching the commit from `repo` first; then verify it is exactly the
+/// commit with no untracked file.
+pub fn create(
+    repo: &Path,
+    mirror: &Path,
+    commit: &str,
+    path: &Path,
+    side: Side,
+) -> Result<(), Problem> {
     let fail = |m: String| Problem::new(Cause::CheckoutFailed, Some(side), m);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| fail(format!("{}: could not create it: {e}", parent.display())))?;
     }
+    if !mirror.join("HEAD").exists() {
+        let parent = mirror.parent().unwrap_or(Path::new("."));
+        git(parent, &["init", "-q", "--bare", &mirror.to_string_lossy()])
+            .map_err(|e| fail(format!("could not create the build cache's mirror: {e}")))?;
+    }
+    let source = repo.to_string_lossy();
+    let refspec = format!("+{commit}:refs/tier1/{commit}");
+    git(
+        mirror,
+        &[
+            "fetch",
+            "-q",
+            "--no-tags",
+            "--no-write-fetch-head",
+            &source,
+            &refspec,
+        ],
+    )
+    .map_err(|e| {
+        fail(format!(
+            "could not fetch commit {commit} into {}: {e}",
+            mirror.display()
+        ))
+    })?;
     let dest = path.to_string_lossy();
     // --force: the path may still be registered from a worktree whose directory was removed.
     git(
-        repo,
+        mirror,
         &["worktree", "add", "--force", "--detach", &dest, commit],
     )
     .map_err(|e| {
@@ -86,10 +120,10 @@ pub fn is_readable(path: &Path) -> bool {
     git(path, &["rev-parse", "--git-dir"]).is_ok()
 }
 
-/// Remove the worktree at `path` (its directory and git's record of it), best effort.
-pub fn remove(repo: &Path, path: &Path) {
+/// Remove the worktree at `path` (its directory and the mirror's record of it), best effort.
+pub fn remove(mirror: &Path, path: &Path) {
     let _ = git(
-        repo,
+        mirror,
         &["worktree", "remove", "--force", &path.to_string_lossy()],
     );
     let _ = std::fs::remove_dir_all(path);
