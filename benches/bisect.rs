@@ -61,7 +61,7 @@ fn main() {
             output_dir: &h.tmp.path().join("out"),
             budget: Budget {
                 seconds: budget_s,
-                min_rounds: 8,
+                min_rounds: 10,
                 max_rounds: 200,
                 precision_pct: 1.0,
                 confidence: 0.95,

@@ -30,7 +30,7 @@ fn spec(commits: usize) -> Spec {
 fn budget() -> Budget {
     Budget {
         seconds: 30.0,
-        min_rounds: 8,
+        min_rounds: 10,
         max_rounds: 80,
         precision_pct: 1.0,
         confidence: 0.95,
@@ -90,7 +90,12 @@ fn a_culprit_is_worse_unchanged_code_is_same_and_a_second_confirmation_builds_no
     );
     assert_eq!(
         (same.rounds, same.stopped_by),
-        (8, Some(tier1::sidebyside::Stop::Decided))
+        (10, Some(tier1::sidebyside::Stop::Decided)),
+        "decided at the first look"
+    );
+    assert!(
+        (same.interval_level - (1.0 - 0.05 / 12.0)).abs() < 1e-12,
+        "six looks, two metrics"
     );
     assert!(same.builds.iter().all(|b| !b.reused), "{:#?}", same.builds);
 
@@ -377,7 +382,7 @@ fn a_bad_request_or_occupied_evidence_is_unknown_before_anything_is_built() {
 
 #[test]
 fn too_noisy_within_the_budget_is_unknown_never_a_pass() {
-    // A per-invocation factor of up to e^±0.5 and at most 10 rounds: the intervals cannot decide.
+    // A per-invocation factor of up to e^±0.5 and at most 12 rounds: the intervals cannot decide.
     let (h, suite) = history(Spec {
         noise: 0.5,
         ..spec(2)
@@ -387,7 +392,7 @@ fn too_noisy_within_the_budget_is_unknown_never_a_pass() {
         current_commit: &h.commits[1],
         evidence_dir: &h.tmp.path().join("ev"),
         budget: Budget {
-            max_rounds: 10,
+            max_rounds: 12,
             ..budget()
         },
         ..request(&h, &suite, &cache)
@@ -398,7 +403,7 @@ fn too_noisy_within_the_budget_is_unknown_never_a_pass() {
         None,
         &[
             "too noisy",
-            "over 10 rounds",
+            "over 12 rounds",
             "include both no change and the 5 % threshold",
         ],
     );

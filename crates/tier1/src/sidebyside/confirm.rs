@@ -6,11 +6,13 @@
 //! raw document under `raw/`) is staged and renamed into place whole.
 
 use crate::bench::options::{HarnessOptions, Timing};
-use crate::sidebyside::build_cache::{self, BuildRecord, BuildRequest, BuildStep};
+use crate::sidebyside::build_cache::{self, BuildRequest};
+use crate::sidebyside::build_step::BuildStep;
+use crate::sidebyside::decide;
 use crate::sidebyside::git;
 use crate::sidebyside::measure::{self, Contender, Measured, Plan};
 use crate::sidebyside::outcome::{
-    self, Budget, Cause, Problem, SIDEBYSIDE_SCHEMA, Side, SideBySideOutcome, Stop, Verdict,
+    Budget, BuildRecord, Cause, Problem, SIDEBYSIDE_SCHEMA, Side, SideBySideOutcome, Stop, Verdict,
 };
 use crate::suite::{Suite, Target, TargetKind};
 use std::path::{Path, PathBuf};
@@ -46,7 +48,9 @@ pub struct ConfirmRequest<'a> {
     pub seed: u64,
 }
 
-/// Compare the target side by side; see the module docs.
+/// Compare the target side by side; see the module docs. The rounds hold
+/// [`crate::bench::harness::MEASURE_LOCK`] (and pin the process to one CPU when the profile says
+/// so): call it after a suite run, never from inside one.
 pub fn confirm(req: &ConfirmRequest) -> SideBySideOutcome {
     let mut out = SideBySideOutcome {
         schema: SIDEBYSIDE_SCHEMA.into(),
@@ -60,6 +64,10 @@ pub fn confirm(req: &ConfirmRequest) -> SideBySideOutcome {
         side: None,
         threshold_pct: req.threshold_pct,
         confidence: req.budget.confidence,
+        interval_level: decide::interval_level(
+            req.budget.confidence,
+            decide::looks(req.budget.min_rounds, req.budget.max_rounds).len(),
+        ),
         optimized_time_ratio: None,
         speedup_ratio: None,
         rounds: 0,
@@ -235,8 +243,8 @@ fn record_measured(out: &mut SideBySideOutcome, m: &Measured, threshold_pct: f64
     out.stopped_by = Some(m.stop);
     out.verdict = m.verdict;
     if let Some((t, s)) = m.metrics {
-        out.optimized_time_ratio = Some(outcome::ratio(&t.ci, false));
-        out.speedup_ratio = Some(outcome::ratio(&s.ci, true));
+        out.optimized_time_ratio = Some(decide::ratio(&t.ci, false));
+        out.speedup_ratio = Some(decide::ratio(&s.ci, true));
     }
     let figures = match (out.optimized_time_ratio, out.speedup_ratio) {
         (Some(t), Some(s)) => format!(

@@ -3,16 +3,16 @@
 //! started from its own worktree with the same protocol environment (docs/command-targets.md:
 //! same profile, shapes, seed, warm-up and rounds; `TIER1_PROCESS` is the round). Each
 //! invocation's document is kept as raw evidence and reduced to its best verified variant's
-//! speedup and optimized time (the harness's own paired estimate); the two give the round's
-//! worsenings, and after each round from the minimum on the intervals may stop the rounds
-//! ([`crate::sidebyside::outcome`]).
+//! speedup and optimized time (from each variant's fastest sample, [`best_verified`]); the two
+//! give the round's worsenings, and at the looks of the schedule the intervals may stop the
+//! rounds ([`crate::sidebyside::decide`]).
 
 use crate::bench::backend::Shapes;
 use crate::bench::command::{CommandOutput, invoke_in};
-use crate::bench::estimate::pair;
 use crate::bench::options::{HarnessOptions, Timing};
 use crate::bench::rng::Rng;
-use crate::sidebyside::outcome::{self, Budget, Cause, MetricState, Problem, Side, Stop, Verdict};
+use crate::sidebyside::decide::{self, MetricState};
+use crate::sidebyside::outcome::{Budget, Cause, Problem, Side, Stop, Verdict};
 use crate::suite::Target;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -48,14 +48,14 @@ pub struct Plan<'a> {
     pub raw_dir: &'a Path,
 }
 
-/// One invocation reduced to its best verified variant.
+/// One invocation reduced to its best verified variant (fastest samples).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Estimate {
     /// The variant.
     pub variant: String,
-    /// Its speedup over the baseline (paired, clean rounds).
+    /// Its speedup over the baseline (fastest baseline sample / fastest of its samples).
     pub speedup: f64,
-    /// Its optimized time (ms, median of the clean rounds).
+    /// Its fastest sample (ms).
     pub optimized_ms: f64,
 }
 
@@ -96,7 +96,8 @@ pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
     let mut rounds: Vec<Round> = Vec::new();
     let (mut time, mut speed) = (Vec::new(), Vec::new());
     let mut metrics = None;
-    let level = plan.budget.confidence;
+    let schedule = decide::looks(plan.budget.min_rounds, plan.budget.max_rounds);
+    let level = decide::interval_level(plan.budget.confidence, schedule.len());
     let stop = loop {
         let n = u32::try_from(rounds.len()).unwrap_or(u32::MAX) + 1;
         let first = rng.below(2) as usize;
@@ -130,26 +131,32 @@ pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
             let p = Problem::new(Cause::Cancelled, None, format!("the comparison was {c}"));
             return failed(rounds, started, metrics, p);
         }
-        if n >= plan.budget.min_rounds {
-            metrics = outcome::metric(&time, plan.threshold_pct, level).zip(outcome::metric(
+        let spent = if n >= plan.budget.max_rounds {
+            Some(Stop::BudgetRounds)
+        } else if n >= plan.budget.min_rounds
+            && started.elapsed().as_secs_f64() >= plan.budget.seconds
+        {
+            Some(Stop::BudgetSeconds)
+        } else {
+            None
+        };
+        if schedule.contains(&n) || spent.is_some() {
+            metrics = decide::metric(&time, plan.threshold_pct, level).zip(decide::metric(
                 &speed,
                 plan.threshold_pct,
                 level,
             ));
             if let Some((t, s)) = metrics
-                && let Some(stop) = outcome::early_stop(&[t, s], plan.budget.precision_pct)
+                && let Some(stop) = decide::early_stop(&[t, s], plan.budget.precision_pct)
             {
                 break stop;
             }
         }
-        if n >= plan.budget.max_rounds {
-            break Stop::BudgetRounds;
-        }
-        if started.elapsed().as_secs_f64() >= plan.budget.seconds && n >= plan.budget.min_rounds {
-            break Stop::BudgetSeconds;
+        if let Some(stop) = spent {
+            break stop;
         }
     };
-    let verdict = metrics.map_or(Verdict::Unknown, |(t, s)| outcome::final_verdict(&[t, s]));
+    let verdict = metrics.map_or(Verdict::Unknown, |(t, s)| decide::final_verdict(&[t, s]));
     Measured {
         rounds,
         seconds: started.elapsed().as_secs_f64(),
@@ -209,20 +216,29 @@ fn invoke(c: &Contender, plan: &Plan, round: u32) -> Result<Estimate, Problem> {
     })
 }
 
-/// The verified optimized variant with the highest paired speedup.
+/// The verified optimized variant with the highest speedup, each variant's time its fastest
+/// sample: on a shared machine interference only adds time, and the fastest of an invocation's
+/// samples varies least from process to process (docs/performance.md, "Side by side").
 pub fn best_verified(out: &CommandOutput) -> Option<Estimate> {
+    let fastest = |xs: &[f64]| {
+        xs.iter()
+            .copied()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .min_by(f64::total_cmp)
+    };
     let base = out.variants.first()?;
+    let base_ms = fastest(&base.samples_ms)?;
     out.variants
         .iter()
         .skip(1)
         .filter(|v| v.input_signature == base.input_signature)
         .filter(|v| v.verification.as_ref().is_some_and(|x| x.passed))
         .filter_map(|v| {
-            let e = pair(&base.samples_ms, &v.samples_ms)?;
-            (e.speedup > 0.0 && e.optimized_ms > 0.0).then(|| Estimate {
+            let optimized_ms = fastest(&v.samples_ms)?;
+            Some(Estimate {
                 variant: v.name.clone(),
-                speedup: e.speedup,
-                optimized_ms: e.optimized_ms,
+                speedup: base_ms / optimized_ms,
+                optimized_ms,
             })
         })
         .max_by(|a, b| a.speedup.total_cmp(&b.speedup))

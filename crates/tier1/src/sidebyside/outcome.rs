@@ -1,19 +1,8 @@
-//! What a side-by-side comparison says and how it decides. Per round `r` the current and the
-//! anchor build each give an optimized time `o` and a speedup `s`; the worsening of round `r` is
-//! `ln(o_cur / o_anc)` for the time and `ln(s_anc / s_cur)` for the speedup (positive: the current
-//! build is worse). Each metric's shift is the Hodges-Lehmann estimate of its worsenings with the
-//! signed-rank interval (distribution-free; valid because the order of the two builds in a round
-//! is random, so under "no difference" a worsening is as likely as its negative).
-//!
-//! With `t = ln(1 + threshold_pct / 100)`: a metric is settled `worse` once its interval lies
-//! above `t`, `same` once it lies below `t`. Rounds stop when a metric is worse, when both are
-//! same, when both intervals are narrower than the precision asked for, or when the budget is
-//! spent; a metric still open then is `worse` when its interval lies above 0 (a significant
-//! worsening that may reach the threshold) and undecided otherwise. The target is `worse` when a
-//! metric is, `same` when both are, `unknown` otherwise, or when a build or a run failed.
+//! What a side-by-side comparison says (the serialized [`SideBySideOutcome`] with its
+//! [`BuildRecord`]s), why it may be `unknown` ([`Cause`], [`Problem`]), and the [`Budget`] it
+//! runs under. How the verdict is decided: [`crate::sidebyside::decide`].
 
 use crate::json::{ser_finite, ser_finite_opt};
-use crate::stats::{ShiftCi, hodges_lehmann};
 use serde::{Deserialize, Serialize};
 
 /// `schema` of a [`SideBySideOutcome`].
@@ -111,23 +100,25 @@ impl std::fmt::Display for Problem {
 pub struct Budget {
     /// Wall-clock seconds of measuring (soft: no round starts after it).
     pub seconds: f64,
-    /// Fewest rounds before any decision (at least 6: a 95 % interval needs them).
+    /// Fewest rounds before any decision (at least 6; the first look's interval needs 10 at the
+    /// default confidence and round limits).
     pub min_rounds: u32,
     /// Most rounds.
     pub max_rounds: u32,
     /// Stop once both intervals are within ± this percent.
     pub precision_pct: f64,
-    /// Confidence level of the intervals.
+    /// Family confidence: no more than `1 − confidence` false alarms over both metrics and
+    /// every look (each interval is made at [`crate::sidebyside::decide::interval_level`]).
     pub confidence: f64,
 }
 
 impl Budget {
-    /// The budget of one target of `profile`: its `budget_s` and `precision_pct`, 8 to 200 rounds,
-    /// 95 % intervals.
+    /// The budget of one target of `profile`: its `budget_s` and `precision_pct`, 10 to 200
+    /// rounds, family confidence 95 %.
     pub fn for_profile(profile: &crate::suite::Profile) -> Budget {
         Budget {
             seconds: profile.budget_s,
-            min_rounds: 8,
+            min_rounds: 10,
             max_rounds: 200,
             precision_pct: profile.precision_pct,
             confidence: 0.95,
@@ -215,9 +206,13 @@ pub struct SideBySideOutcome {
     /// Threshold (percent) a worsening is weighed against.
     #[serde(serialize_with = "ser_finite")]
     pub threshold_pct: f64,
-    /// Confidence level of the intervals.
+    /// Family confidence of the decision ([`Budget::confidence`]).
     #[serde(serialize_with = "ser_finite")]
     pub confidence: f64,
+    /// Level of each interval reported and decided on (Bonferroni over both metrics and every
+    /// look of the schedule).
+    #[serde(serialize_with = "ser_finite")]
+    pub interval_level: f64,
     /// Optimized time current/anchor (above 1: the current build is slower).
     #[serde(default)]
     pub optimized_time_ratio: Option<RatioCi>,
@@ -236,7 +231,7 @@ pub struct SideBySideOutcome {
     pub order_seed: u64,
     /// The builds used (current first), as far as they were made.
     #[serde(default)]
-    pub builds: Vec<crate::sidebyside::build_cache::BuildRecord>,
+    pub builds: Vec<BuildRecord>,
     /// The evidence directory of this comparison (raw results of both builds, this outcome).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_dir: Option<String>,
@@ -245,138 +240,39 @@ pub struct SideBySideOutcome {
     pub build_seconds: Option<f64>,
 }
 
-/// The state of one metric after some rounds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MetricState {
-    /// Shift of the worsenings (log scale) with its interval.
-    pub ci: ShiftCi,
-    /// Settled already (`Some(Worse)` or `Some(Same)`) or still open.
-    pub settled: Option<Verdict>,
-}
-
-/// The log threshold `ln(1 + pct / 100)`.
-pub fn log_threshold(threshold_pct: f64) -> f64 {
-    (threshold_pct / 100.0).ln_1p()
-}
-
-/// A metric's state from its worsenings (`None` with too few rounds for an interval).
-pub fn metric(worsenings: &[f64], threshold_pct: f64, level: f64) -> Option<MetricState> {
-    let ci = hodges_lehmann(worsenings, level)?;
-    let t = log_threshold(threshold_pct);
-    let settled = if ci.low > t {
-        Some(Verdict::Worse)
-    } else if ci.high < t {
-        Some(Verdict::Same)
-    } else {
-        None
-    };
-    Some(MetricState { ci, settled })
-}
-
-/// Whether the rounds may stop now, and why: a metric settled worse, both settled same, or both
-/// intervals within `precision_pct` (half the interval's width, in percent of the ratio).
-pub fn early_stop(metrics: &[MetricState], precision_pct: f64) -> Option<Stop> {
-    if metrics.iter().any(|m| m.settled == Some(Verdict::Worse))
-        || metrics.iter().all(|m| m.settled == Some(Verdict::Same))
-    {
-        return Some(Stop::Decided);
-    }
-    let p = log_threshold(precision_pct);
-    metrics
-        .iter()
-        .all(|m| (m.ci.high - m.ci.low) / 2.0 <= p)
-        .then_some(Stop::Precise)
-}
-
-/// The verdict when the rounds stop (see the module docs).
-pub fn final_verdict(metrics: &[MetricState]) -> Verdict {
-    let each: Vec<Verdict> = metrics
-        .iter()
-        .map(|m| match m.settled {
-            Some(v) => v,
-            None if m.ci.low > 0.0 => Verdict::Worse,
-            None => Verdict::Unknown,
-        })
-        .collect();
-    if each.contains(&Verdict::Worse) {
-        Verdict::Worse
-    } else if !each.is_empty() && each.iter().all(|v| *v == Verdict::Same) {
-        Verdict::Same
-    } else {
-        Verdict::Unknown
-    }
-}
-
-/// The ratio current/anchor of a metric: `exp(shift)` for the time, `exp(-shift)` for the speedup.
-pub fn ratio(ci: &ShiftCi, inverted: bool) -> RatioCi {
-    if inverted {
-        RatioCi {
-            ratio: (-ci.estimate).exp(),
-            low: (-ci.high).exp(),
-            high: (-ci.low).exp(),
-        }
-    } else {
-        RatioCi {
-            ratio: ci.estimate.exp(),
-            low: ci.low.exp(),
-            high: ci.high.exp(),
-        }
-    }
+/// One build as used by a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildRecord {
+    /// Which side of the comparison.
+    pub side: Side,
+    /// The commit built.
+    pub commit: String,
+    /// The build step's argv (`[]`: nothing to build).
+    pub step: Vec<String>,
+    /// Taken from the cache (no build ran).
+    pub reused: bool,
+    /// The worktree the invocations run in.
+    pub worktree: String,
+    /// SHA-256 over the outputs' paths and digests.
+    pub outputs_digest: String,
+    /// How many outputs were recorded.
+    pub outputs: usize,
+    /// `rustc --version` of the toolchain that built `tier1-run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain: Option<String>,
+    /// Seconds the build took when it ran (0 when reused).
+    pub seconds: f64,
+    /// The build log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
+    /// The `tier1-run` binary built (built-in targets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn around(centre: f64, spread: f64, n: usize) -> Vec<f64> {
-        (0..n)
-            .map(|i| centre + spread * ((i % 5) as f64 - 2.0) / 2.0)
-            .collect()
-    }
-
-    #[test]
-    fn a_metric_settles_only_when_its_interval_clears_the_threshold() {
-        // 10 % worse, tight: settled worse. 0 %, tight: settled same. 5 % at a 5 % threshold: open.
-        let worse = metric(&around(0.10f64.ln_1p(), 0.01, 20), 5.0, 0.95).unwrap();
-        assert_eq!(worse.settled, Some(Verdict::Worse));
-        let same = metric(&around(0.0, 0.01, 20), 5.0, 0.95).unwrap();
-        assert_eq!(same.settled, Some(Verdict::Same));
-        let edge = metric(&around(0.05f64.ln_1p(), 0.01, 20), 5.0, 0.95).unwrap();
-        assert_eq!(edge.settled, None);
-        assert!(metric(&around(0.0, 0.01, 5), 5.0, 0.95).is_none());
-        // Open at the end: significant (interval above 0) is worse, else unknown.
-        assert_eq!(final_verdict(&[edge, same]), Verdict::Worse);
-        let noisy = metric(&around(0.02, 0.2, 20), 5.0, 0.95).unwrap();
-        assert_eq!(noisy.settled, None);
-        assert_eq!(final_verdict(&[noisy, same]), Verdict::Unknown);
-        assert_eq!(final_verdict(&[same, same]), Verdict::Same);
-        assert_eq!(final_verdict(&[]), Verdict::Unknown);
-    }
-
-    #[test]
-    fn rounds_stop_when_settled_or_precise() {
-        let worse = metric(&around(0.2, 0.01, 20), 5.0, 0.95).unwrap();
-        let same = metric(&around(0.0, 0.01, 20), 5.0, 0.95).unwrap();
-        let edge = metric(&around(0.05f64.ln_1p(), 0.004, 20), 5.0, 0.95).unwrap();
-        assert_eq!(early_stop(&[worse, edge], 0.1), Some(Stop::Decided));
-        assert_eq!(early_stop(&[same, same], 0.1), Some(Stop::Decided));
-        assert_eq!(early_stop(&[same, edge], 0.1), None);
-        assert_eq!(early_stop(&[same, edge], 1.0), Some(Stop::Precise));
-    }
-
-    #[test]
-    fn ratios_read_current_over_anchor() {
-        let ci = ShiftCi {
-            estimate: 0.1,
-            low: 0.05,
-            high: 0.2,
-        };
-        let t = ratio(&ci, false);
-        assert!((t.ratio - 0.1f64.exp()).abs() < 1e-12 && t.low < t.ratio && t.ratio < t.high);
-        let s = ratio(&ci, true);
-        assert!((s.ratio - (-0.1f64).exp()).abs() < 1e-12 && s.low < s.ratio && s.ratio < s.high);
-        assert!((s.high - (-0.05f64).exp()).abs() < 1e-12);
-    }
 
     #[test]
     fn budgets_are_checked() {
