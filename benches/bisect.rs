@@ -6,7 +6,8 @@
 //! a trial misses it or needs more than 5 builds.
 //!
 //! Knobs: `TIER1_BENCH_TRIALS` (default 6), `TIER1_BENCH_FACTOR` (default 1.2),
-//! `TIER1_BENCH_BUDGET_S` (seconds per step, default 20), `TIER1_BENCH_THRESHOLD_PCT` (default 5).
+//! `TIER1_BENCH_BUDGET_S` (seconds per step, default 20), `TIER1_BENCH_THRESHOLD_PCT` (default 5),
+//! `TIER1_BENCH_METRIC` (`optimized_time`, the metric the injected change is in; or `both`).
 
 #[path = "../tests/it/support/synthetic_history.rs"]
 mod synthetic_history;
@@ -14,7 +15,7 @@ mod synthetic_history;
 use std::time::Instant;
 use synthetic_history::Spec;
 use tier1::bisect::{BisectRequest, BisectStatus, bisect};
-use tier1::sidebyside::Budget;
+use tier1::sidebyside::{Budget, DecideOn};
 use tier1::suite::Suite;
 
 fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -29,9 +30,13 @@ fn main() {
     let factor: f64 = knob("TIER1_BENCH_FACTOR", 1.2);
     let budget_s: f64 = knob("TIER1_BENCH_BUDGET_S", 20.0);
     let threshold_pct: f64 = knob("TIER1_BENCH_THRESHOLD_PCT", 5.0);
+    // The injected change multiplies both variants' work: a change of the optimized time.
+    let metric: String = knob("TIER1_BENCH_METRIC", "optimized_time".to_string());
+    let decide_on =
+        DecideOn::parse(&metric).expect("TIER1_BENCH_METRIC: both, optimized_time or speedup");
     let culprits = [11, 3, 15, 7, 1, 13, 5, 9];
     println!(
-        "bisect: 16 commits, work x{factor} from the culprit on, {budget_s} s per step, threshold {threshold_pct} %"
+        "bisect: 16 commits, work x{factor} from the culprit on, {budget_s} s per step, threshold {threshold_pct} %, deciding on {metric}"
     );
     println!("trial culprit found  steps builds  seconds  skipped");
     let (mut correct, mut worst_builds, mut total_steps) = (0, 0, 0);
@@ -68,6 +73,7 @@ fn main() {
             },
             threshold_pct,
             seed: 42 + trial as u64,
+            decide_on,
         })
         .expect("the bisection completes");
         let found = report.status == BisectStatus::Found

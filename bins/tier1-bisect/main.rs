@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tier1::bisect::{BisectError, BisectReport, BisectRequest};
 use tier1::cli;
-use tier1::sidebyside::Budget;
+use tier1::sidebyside::{Budget, DecideOn};
 
 /// Find the first commit after GOOD, up to BAD on its first-parent chain, whose side-by-side
 /// comparison with GOOD shows the change of one target, in about log2(N) builds. Each tested
@@ -48,6 +48,10 @@ struct Args {
     /// Seconds of measuring per step (default: the profile's budget_s).
     #[arg(long)]
     budget_s: Option<f64>,
+    /// The metric that shows the change: `both` (either worsening counts), `optimized_time` (a
+    /// latency regression) or `speedup`.
+    #[arg(long, default_value = "both", value_parser = ["both", "optimized_time", "speedup"])]
+    metric: String,
     /// Most rounds per step.
     #[arg(long, default_value_t = 200)]
     max_rounds: u32,
@@ -108,5 +112,6 @@ fn execute(args: Args) -> Result<BisectReport, BisectError> {
         budget,
         threshold_pct,
         seed: args.seed,
+        decide_on: DecideOn::parse(&args.metric).unwrap_or_default(),
     })
 }

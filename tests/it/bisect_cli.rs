@@ -254,3 +254,39 @@ fn bad_requests_are_refused_with_a_message_and_nothing_written() {
     assert!(!out2.exists(), "no partial output");
     assert_eq!(sh::state(&h.repo), before);
 }
+
+#[test]
+fn a_too_noisy_commit_is_measured_once_more_then_skipped() {
+    // Computed samples with a per-invocation factor of up to e^±0.5, at most 12 rounds (24 on
+    // the second attempt): the unchanged commit cannot be decided, so it stays a suspect.
+    let h = sh::create(&Spec {
+        noise: 0.5,
+        ..spec(3, 2)
+    });
+    let r = bisect(
+        &h,
+        &h.commits[0],
+        &h.commits[2],
+        &h.tmp.path().join("out"),
+        &["--max-rounds", "12"],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let steps = r.json["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "{:#}", r.json);
+    assert_eq!(
+        (steps[0]["mark"].as_str(), steps[0]["attempts"].as_u64()),
+        (Some("skip"), Some(2))
+    );
+    assert!(steps[0]["evidence"].as_str().unwrap().ends_with("-again"));
+    assert!(
+        steps[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("too noisy")
+    );
+    assert_eq!(r.json["builds"], 2, "the second measurement built nothing");
+    assert_eq!(
+        r.json["suspects"],
+        serde_json::json!([h.commits[1], h.commits[2]])
+    );
+}

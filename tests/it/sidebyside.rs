@@ -57,6 +57,7 @@ fn run(
         budget: budget(),
         threshold_pct: 5.0,
         seed: 7,
+        decide_on: tier1::sidebyside::DecideOn::Both,
     })
 }
 
@@ -213,6 +214,7 @@ fn request<'a>(h: &'a History, suite: &'a Suite, cache: &'a Path) -> ConfirmRequ
         budget: budget(),
         threshold_pct: 5.0,
         seed: 7,
+        decide_on: tier1::sidebyside::DecideOn::Both,
     }
 }
 
@@ -474,6 +476,7 @@ fn builtin_targets_compare_through_tier1_run_built_at_the_commit() {
         },
         threshold_pct: 5.0,
         seed: 1,
+        decide_on: tier1::sidebyside::DecideOn::Both,
     });
     assert!(
         !matches!(

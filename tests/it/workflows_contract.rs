@@ -917,7 +917,14 @@ fn bisect_is_manual_on_the_gpu_runner_with_the_full_history() {
     let inputs = on["workflow_dispatch"]["inputs"].as_object().unwrap();
     assert_eq!(
         inputs.keys().collect::<Vec<_>>(),
-        ["good", "bad", "target", "profile", "threshold_pct"]
+        [
+            "good",
+            "bad",
+            "target",
+            "profile",
+            "threshold_pct",
+            "metric"
+        ]
     );
     for required in ["good", "bad", "target"] {
         assert_eq!(inputs[required]["required"], true, "{required}");
@@ -940,7 +947,14 @@ fn bisect_is_manual_on_the_gpu_runner_with_the_full_history() {
     assert_eq!(checkout["with"]["fetch-depth"], 0);
     let (_, run) = step(job, "bisect");
     // Inputs reach the script only through env.
-    for k in ["GOOD", "BAD", "TARGET", "PROFILE", "THRESHOLD_PCT"] {
+    for k in [
+        "GOOD",
+        "BAD",
+        "TARGET",
+        "PROFILE",
+        "THRESHOLD_PCT",
+        "METRIC",
+    ] {
         assert!(
             run["env"][format!("TIER1_BISECT_{k}")]
                 .as_str()

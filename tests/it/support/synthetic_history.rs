@@ -95,7 +95,7 @@ print("built")
 pub fn suite_yaml(n: u64, budget_s: f64) -> String {
     format!(
         "suite_name: synthetic\nversion: 1\ndefault_profile: cpu\nbuild: [python3, build.py]\n\
-         profiles:\n  cpu:\n    backend: cpu\n    warmup: 5\n    iterations: 6\n    min_sample_ms: 2.0\n    \
+         profiles:\n  cpu:\n    backend: cpu\n    warmup: 5\n    iterations: 12\n    min_sample_ms: 2.0\n    \
          precision_pct: 1.0\n    budget_s: {budget_s}\n    timeout_s: 60\n\
          targets:\n  - key: loop\n    category: demo\n    target: demo:loop\n    kind: command\n    \
          tolerance: {{ rtol: 0.0, atol: 0.0 }}\n    command: [python3, bench.py]\n    shapes:\n      cpu: {{ n: {n} }}\n"

@@ -41,11 +41,14 @@ pub struct Step {
     pub speedup_ratio: Option<RatioCi>,
     /// Rounds measured.
     pub rounds: u32,
-    /// Seconds measuring.
+    /// Seconds measuring (of the last attempt).
     pub seconds: f64,
+    /// Comparisons made: 2 when the first was too noisy and the commit was measured once more
+    /// with twice the budget.
+    pub attempts: u32,
     /// The commit was built for this step (not taken from the cache).
     pub built: bool,
-    /// The step's evidence directory, relative to the output directory.
+    /// The last attempt's evidence directory, relative to the output directory.
     pub evidence: String,
 }
 
@@ -64,6 +67,8 @@ pub struct BisectReport {
     pub bad: String,
     /// Threshold (percent) of every comparison.
     pub threshold_pct: f64,
+    /// The metrics that decided every comparison.
+    pub decided_on: crate::sidebyside::DecideOn,
     /// Commits after `good` up to `bad` on `bad`'s first-parent chain.
     pub commits_in_range: usize,
     /// How it ended.

@@ -6,7 +6,7 @@
 
 use crate::bisect::report::{BISECT_SCHEMA, BisectReport, BisectStatus, Step};
 use crate::bisect::search::{Mark, Search};
-use crate::sidebyside::{self, Budget, Cause, ConfirmRequest, Side, Verdict, git};
+use crate::sidebyside::{self, Budget, Cause, ConfirmRequest, DecideOn, Side, Verdict, git};
 use crate::suite::Suite;
 use std::path::Path;
 use std::time::Instant;
@@ -36,6 +36,8 @@ pub struct BisectRequest<'a> {
     pub threshold_pct: f64,
     /// Seed of the order of the builds in each round.
     pub seed: u64,
+    /// Which metrics show the change (both, unless it is a change of one).
+    pub decide_on: DecideOn,
 }
 
 /// Why a bisection could not complete.
@@ -138,20 +140,47 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
         let n = u32::try_from(steps.len()).unwrap_or(u32::MAX) + 1;
         let rel = format!("steps/{n:02}-{}", &commit[..12]);
         tracing::info!(step = n, commit = %commit, "comparing side by side with the good commit");
-        let out = sidebyside::confirm(&ConfirmRequest {
-            suite: req.suite,
-            profile: req.profile,
-            target_key: req.target_key,
-            current_commit: commit,
-            anchor_commit: &good,
-            repo_root: &repo,
-            cache_dir: req.cache_dir,
-            evidence_dir: &stage.path().join(&rel),
-            budget: req.budget,
-            threshold_pct: req.threshold_pct,
-            seed: req.seed,
-        });
-        builds += u32::try_from(out.builds.iter().filter(|b| !b.reused).count()).unwrap_or(0);
+        let compare = |rel: &str, budget: Budget| {
+            sidebyside::confirm(&ConfirmRequest {
+                suite: req.suite,
+                profile: req.profile,
+                target_key: req.target_key,
+                current_commit: commit,
+                anchor_commit: &good,
+                repo_root: &repo,
+                cache_dir: req.cache_dir,
+                evidence_dir: &stage.path().join(rel),
+                budget,
+                threshold_pct: req.threshold_pct,
+                seed: req.seed,
+                decide_on: req.decide_on,
+            })
+        };
+        let new_builds = |o: &sidebyside::SideBySideOutcome| {
+            u32::try_from(o.builds.iter().filter(|b| !b.reused).count()).unwrap_or(0)
+        };
+        let mut out = compare(&rel, req.budget);
+        let built = out
+            .builds
+            .iter()
+            .any(|b| b.side == Side::Current && !b.reused);
+        builds += new_builds(&out);
+        let mut attempts = 1;
+        let mut rel = rel;
+        // Too noisy: measured once more with twice the budget (the builds are cached) before the
+        // commit is skipped.
+        if out.cause == Some(Cause::TooNoisy) {
+            attempts = 2;
+            rel = format!("{rel}-again");
+            tracing::info!(step = n, commit = %commit, "too noisy; measuring once more with twice the budget");
+            let budget = Budget {
+                seconds: 2.0 * req.budget.seconds,
+                max_rounds: req.budget.max_rounds.saturating_mul(2),
+                ..req.budget
+            };
+            out = compare(&rel, budget);
+            builds += new_builds(&out);
+        }
         match (out.cause, out.side) {
             (Some(Cause::Cancelled), _) => return Err(BisectError::Cancelled(out.reason)),
             (Some(Cause::InvalidRequest | Cause::NotARepository | Cause::Evidence), _) => {
@@ -183,10 +212,8 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
             speedup_ratio: out.speedup_ratio,
             rounds: out.rounds,
             seconds: out.seconds,
-            built: out
-                .builds
-                .iter()
-                .any(|b| b.side == Side::Current && !b.reused),
+            attempts,
+            built,
             evidence: rel,
         });
     }
@@ -204,6 +231,7 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
         good,
         bad,
         threshold_pct: req.threshold_pct,
+        decided_on: req.decide_on,
         commits_in_range: commits.len(),
         status: if found {
             BisectStatus::Found

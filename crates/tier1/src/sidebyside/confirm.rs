@@ -12,7 +12,8 @@ use crate::sidebyside::decide;
 use crate::sidebyside::git;
 use crate::sidebyside::measure::{self, Contender, Measured, Plan};
 use crate::sidebyside::outcome::{
-    Budget, BuildRecord, Cause, Problem, SIDEBYSIDE_SCHEMA, Side, SideBySideOutcome, Stop, Verdict,
+    Budget, BuildRecord, Cause, DecideOn, Problem, SIDEBYSIDE_SCHEMA, Side, SideBySideOutcome,
+    Stop, Verdict,
 };
 use crate::suite::{Suite, Target, TargetKind};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,8 @@ pub struct ConfirmRequest<'a> {
     pub threshold_pct: f64,
     /// Seed of the order of the builds in each round.
     pub seed: u64,
+    /// Which metrics decide (both, unless the suspected change is of one).
+    pub decide_on: DecideOn,
 }
 
 /// Compare the target side by side; see the module docs. The rounds hold
@@ -67,7 +70,11 @@ pub fn confirm(req: &ConfirmRequest) -> SideBySideOutcome {
         interval_level: decide::interval_level(
             req.budget.confidence,
             decide::looks(req.budget.min_rounds, req.budget.max_rounds).len(),
+            req.decide_on.select((), ()).len(),
         ),
+        decided_on: req.decide_on,
+        optimized_time_verdict: None,
+        speedup_verdict: None,
         optimized_time_ratio: None,
         speedup_ratio: None,
         rounds: 0,
@@ -186,6 +193,7 @@ fn compare(
         timing: Timing::of_profile(profile, None, req.seed),
         budget: req.budget,
         threshold_pct: req.threshold_pct,
+        decide_on: req.decide_on,
         order_seed: req.seed,
         raw_dir: &raw_dir,
     };
@@ -244,7 +252,9 @@ fn record_measured(out: &mut SideBySideOutcome, m: &Measured, threshold_pct: f64
     out.verdict = m.verdict;
     if let Some((t, s)) = m.metrics {
         out.optimized_time_ratio = Some(decide::ratio(&t.ci, false));
+        out.optimized_time_verdict = Some(decide::metric_verdict(&t));
         out.speedup_ratio = Some(decide::ratio(&s.ci, true));
+        out.speedup_verdict = Some(decide::metric_verdict(&s));
     }
     let figures = match (out.optimized_time_ratio, out.speedup_ratio) {
         (Some(t), Some(s)) => format!(
@@ -293,4 +303,61 @@ fn write_evidence(stage: Stage, out: &mut SideBySideOutcome) -> Result<(), Probl
         ))
     })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(program: Option<&str>) -> BuildRecord {
+        BuildRecord {
+            side: Side::Anchor,
+            commit: "c".repeat(40),
+            step: Vec::new(),
+            reused: true,
+            worktree: "/cache/c/src".into(),
+            outputs_digest: String::new(),
+            outputs: 0,
+            toolchain: None,
+            seconds: 0.0,
+            log: None,
+            program: program.map(String::from),
+        }
+    }
+
+    #[test]
+    fn each_build_runs_its_own_program_from_its_worktree() {
+        let suite = Suite::embedded();
+        let builtin = &suite.targets[0];
+        let c = contender(
+            Side::Anchor,
+            builtin,
+            "cpu",
+            &record(Some("/cache/c/target/release/tier1-run")),
+        );
+        assert_eq!(c.dir, Path::new("/cache/c/src"));
+        assert_eq!(c.target.kind, TargetKind::Command);
+        assert_eq!(
+            c.target.command,
+            [
+                "/cache/c/target/release/tier1-run",
+                "--emit-target",
+                builtin.key.as_str(),
+                "--profile",
+                "cpu"
+            ]
+        );
+        let mut cmd = builtin.clone();
+        cmd.kind = TargetKind::Command;
+        for (argv0, want) in [
+            ("./bench", "/cache/c/src/./bench"),
+            ("bin/bench", "/cache/c/src/bin/bench"),
+            ("python3", "python3"),
+            ("/usr/bin/python3", "/usr/bin/python3"),
+        ] {
+            cmd.command = vec![argv0.into(), "x.py".into()];
+            let c = contender(Side::Anchor, &cmd, "cpu", &record(None));
+            assert_eq!(c.target.command, [want, "x.py"], "{argv0}");
+        }
+    }
 }

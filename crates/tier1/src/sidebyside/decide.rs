@@ -6,16 +6,17 @@
 //! so under "no difference" a worsening is as likely as its negative).
 //!
 //! The intervals are looked at only at the rounds of a fixed schedule ([`looks`]: the minimum,
-//! then ×1.5 each, and the last round), and each is made at the level
-//! [`interval_level`]: `1 − (1 − confidence) / (2 × looks)` (Bonferroni over both metrics and
-//! every look), so stopping early does not raise the false-alarm rate above `1 − confidence`.
+//! then ×1.5 each, and the last round), and each is made at the level [`interval_level`]:
+//! `1 − (1 − confidence) / (metrics × looks)` (Bonferroni over the deciding metrics and every
+//! look), so stopping early does not raise the false-alarm rate above `1 − confidence`.
 //!
 //! With `t = ln(1 + threshold_pct / 100)`: a metric is settled `worse` once its interval lies
 //! above `t`, `same` once it lies below `t`. Rounds stop when a metric is worse, when both are
 //! same, when both intervals are narrower than the precision asked for, or when the budget is
 //! spent; a metric still open then is `worse` when its interval lies above 0 (a significant
 //! worsening that may reach the threshold) and undecided otherwise. The target is `worse` when a
-//! metric is, `same` when both are, `unknown` otherwise, or when a build or a run failed.
+//! deciding metric is ([`crate::sidebyside::DecideOn`]: both by default), `same` when every one
+//! is, `unknown` otherwise, or when a build or a run failed.
 
 use crate::sidebyside::outcome::{RatioCi, Stop, Verdict};
 use crate::stats::{ShiftCi, hodges_lehmann};
@@ -45,9 +46,9 @@ pub fn looks(min_rounds: u32, max_rounds: u32) -> Vec<u32> {
     out
 }
 
-/// The level of every interval: `1 − (1 − confidence) / (2 × looks)`.
-pub fn interval_level(confidence: f64, looks: usize) -> f64 {
-    1.0 - (1.0 - confidence) / (2.0 * looks.max(1) as f64)
+/// The level of every interval: `1 − (1 − confidence) / (metrics × looks)`.
+pub fn interval_level(confidence: f64, looks: usize, metrics: usize) -> f64 {
+    1.0 - (1.0 - confidence) / (metrics.max(1) * looks.max(1)) as f64
 }
 
 /// The log threshold `ln(1 + pct / 100)`.
@@ -84,16 +85,19 @@ pub fn early_stop(metrics: &[MetricState], precision_pct: f64) -> Option<Stop> {
         .then_some(Stop::Precise)
 }
 
+/// What one metric says when the rounds stop: settled, else `worse` when its interval lies
+/// above 0, else `unknown`.
+pub fn metric_verdict(m: &MetricState) -> Verdict {
+    match m.settled {
+        Some(v) => v,
+        None if m.ci.low > 0.0 => Verdict::Worse,
+        None => Verdict::Unknown,
+    }
+}
+
 /// The verdict when the rounds stop (see the module docs).
 pub fn final_verdict(metrics: &[MetricState]) -> Verdict {
-    let each: Vec<Verdict> = metrics
-        .iter()
-        .map(|m| match m.settled {
-            Some(v) => v,
-            None if m.ci.low > 0.0 => Verdict::Worse,
-            None => Verdict::Unknown,
-        })
-        .collect();
+    let each: Vec<Verdict> = metrics.iter().map(metric_verdict).collect();
     if each.contains(&Verdict::Worse) {
         Verdict::Worse
     } else if !each.is_empty() && each.iter().all(|v| *v == Verdict::Same) {
@@ -165,8 +169,9 @@ mod tests {
         assert_eq!(looks(10, 200), [10, 15, 23, 35, 53, 80, 120, 180, 200]);
         assert_eq!(looks(10, 10), [10]);
         assert_eq!(looks(10, 12), [10, 12]);
-        let level = interval_level(0.95, looks(10, 200).len());
+        let level = interval_level(0.95, looks(10, 200).len(), 2);
         assert!((level - (1.0 - 0.05 / 18.0)).abs() < 1e-12);
+        assert!((interval_level(0.95, 9, 1) - (1.0 - 0.05 / 9.0)).abs() < 1e-12);
         // Ten rounds are enough for an interval at that level (2 / 2^10 < 0.05 / 18).
         assert!(crate::stats::shift::signed_rank_ci_rank(10, level).is_some());
         assert!(crate::stats::shift::signed_rank_ci_rank(9, level).is_none());

@@ -12,7 +12,7 @@ use crate::bench::command::{CommandOutput, invoke_in};
 use crate::bench::options::{HarnessOptions, Timing};
 use crate::bench::rng::Rng;
 use crate::sidebyside::decide::{self, MetricState};
-use crate::sidebyside::outcome::{Budget, Cause, Problem, Side, Stop, Verdict};
+use crate::sidebyside::outcome::{Budget, Cause, DecideOn, Problem, Side, Stop, Verdict};
 use crate::suite::Target;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -42,6 +42,8 @@ pub struct Plan<'a> {
     pub budget: Budget,
     /// Threshold (percent).
     pub threshold_pct: f64,
+    /// Which metrics decide.
+    pub decide_on: DecideOn,
     /// Seed of the order of the builds in each round.
     pub order_seed: u64,
     /// Where each invocation's raw document is written (`round-0001-current.json`, ...).
@@ -97,7 +99,8 @@ pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
     let (mut time, mut speed) = (Vec::new(), Vec::new());
     let mut metrics = None;
     let schedule = decide::looks(plan.budget.min_rounds, plan.budget.max_rounds);
-    let level = decide::interval_level(plan.budget.confidence, schedule.len());
+    let deciding = plan.decide_on.select((), ()).len();
+    let level = decide::interval_level(plan.budget.confidence, schedule.len(), deciding);
     let stop = loop {
         let n = u32::try_from(rounds.len()).unwrap_or(u32::MAX) + 1;
         let first = rng.below(2) as usize;
@@ -147,7 +150,8 @@ pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
                 level,
             ));
             if let Some((t, s)) = metrics
-                && let Some(stop) = decide::early_stop(&[t, s], plan.budget.precision_pct)
+                && let Some(stop) =
+                    decide::early_stop(&plan.decide_on.select(t, s), plan.budget.precision_pct)
             {
                 break stop;
             }
@@ -156,7 +160,9 @@ pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
             break stop;
         }
     };
-    let verdict = metrics.map_or(Verdict::Unknown, |(t, s)| decide::final_verdict(&[t, s]));
+    let verdict = metrics.map_or(Verdict::Unknown, |(t, s)| {
+        decide::final_verdict(&plan.decide_on.select(t, s))
+    });
     Measured {
         rounds,
         seconds: started.elapsed().as_secs_f64(),
@@ -242,4 +248,41 @@ pub fn best_verified(out: &CommandOutput) -> Option<Estimate> {
             })
         })
         .max_by(|a, b| a.speedup.total_cmp(&b.speedup))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(variants: &str) -> CommandOutput {
+        let sig = r#"{"seed": 42, "inputs": [{"name": "a", "shape": [4], "dtype": "f32"}]}"#;
+        let text = format!(
+            r#"{{"schema": "tier1.command_result.v1", "variants": [{{"name": "baseline", "samples_ms": [9.0, 8.0, 30.0], "input_signature": {sig}}}{variants}]}}"#
+        );
+        crate::bench::command::parse("t", text.as_bytes()).unwrap()
+    }
+
+    fn variant(name: &str, samples: &str, passed: bool, seed: u64) -> String {
+        format!(
+            r#", {{"name": "{name}", "samples_ms": {samples}, "input_signature": {{"seed": {seed}, "inputs": [{{"name": "a", "shape": [4], "dtype": "f32"}}]}}, "verification": {{"passed": {passed}, "elements": 4, "mismatches": 0, "max_abs_err": 0.0, "max_rel_err": 0.0}}}}"#
+        )
+    }
+
+    #[test]
+    fn an_invocation_is_its_best_verified_variant_by_fastest_samples() {
+        let out = doc(&format!(
+            "{}{}{}",
+            variant("slow", "[4.0, 4.5, 20.0]", true, 42),
+            variant("fast", "[2.0, 9.0, 2.5]", true, 42),
+            variant("unverified", "[0.5]", false, 42),
+        ));
+        let e = best_verified(&out).unwrap();
+        assert_eq!(
+            (e.variant.as_str(), e.speedup, e.optimized_ms),
+            ("fast", 4.0, 2.0)
+        );
+        let other_inputs = doc(&variant("fast", "[1.0]", true, 7));
+        assert_eq!(best_verified(&other_inputs), None);
+        assert_eq!(best_verified(&doc("")), None);
+    }
 }

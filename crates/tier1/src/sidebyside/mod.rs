@@ -18,5 +18,5 @@ pub use build_cache::default_cache_dir;
 pub use build_step::BuildStep;
 pub use confirm::{ConfirmRequest, confirm};
 pub use outcome::{
-    Budget, BuildRecord, Cause, Problem, RatioCi, Side, SideBySideOutcome, Stop, Verdict,
+    Budget, BuildRecord, Cause, DecideOn, Problem, RatioCi, Side, SideBySideOutcome, Stop, Verdict,
 };

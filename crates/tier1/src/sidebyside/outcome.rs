@@ -67,6 +67,46 @@ pub enum Cause {
     Cancelled,
 }
 
+/// Which metrics decide the verdict (both are always measured and reported).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecideOn {
+    /// Either metric's worsening counts; `same` needs both.
+    #[default]
+    Both,
+    /// The optimized time alone (a latency regression).
+    OptimizedTime,
+    /// The speedup alone.
+    Speedup,
+}
+
+impl DecideOn {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecideOn::Both => "both",
+            DecideOn::OptimizedTime => "optimized_time",
+            DecideOn::Speedup => "speedup",
+        }
+    }
+
+    /// The value a stored name means (`None` for anything else).
+    pub fn parse(s: &str) -> Option<DecideOn> {
+        [DecideOn::Both, DecideOn::OptimizedTime, DecideOn::Speedup]
+            .into_iter()
+            .find(|d| d.as_str() == s)
+    }
+
+    /// The deciding ones of the time and speedup values, in that order.
+    pub fn select<T: Copy>(self, time: T, speedup: T) -> Vec<T> {
+        match self {
+            DecideOn::Both => vec![time, speedup],
+            DecideOn::OptimizedTime => vec![time],
+            DecideOn::Speedup => vec![speedup],
+        }
+    }
+}
+
 /// A failure that makes a comparison `unknown`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Problem {
@@ -107,8 +147,8 @@ pub struct Budget {
     pub max_rounds: u32,
     /// Stop once both intervals are within ± this percent.
     pub precision_pct: f64,
-    /// Family confidence: no more than `1 − confidence` false alarms over both metrics and
-    /// every look (each interval is made at [`crate::sidebyside::decide::interval_level`]).
+    /// Family confidence: no more than `1 − confidence` false alarms over the deciding metrics
+    /// and every look (each interval is made at [`crate::sidebyside::decide::interval_level`]).
     pub confidence: f64,
 }
 
@@ -209,16 +249,24 @@ pub struct SideBySideOutcome {
     /// Family confidence of the decision ([`Budget::confidence`]).
     #[serde(serialize_with = "ser_finite")]
     pub confidence: f64,
-    /// Level of each interval reported and decided on (Bonferroni over both metrics and every
-    /// look of the schedule).
+    /// Level of each interval reported and decided on (Bonferroni over the deciding metrics and
+    /// every look of the schedule).
     #[serde(serialize_with = "ser_finite")]
     pub interval_level: f64,
+    /// Which metrics decided the verdict.
+    pub decided_on: DecideOn,
     /// Optimized time current/anchor (above 1: the current build is slower).
     #[serde(default)]
     pub optimized_time_ratio: Option<RatioCi>,
+    /// What the optimized time alone says.
+    #[serde(default)]
+    pub optimized_time_verdict: Option<Verdict>,
     /// Speedup current/anchor (below 1: the current build's speedup is smaller).
     #[serde(default)]
     pub speedup_ratio: Option<RatioCi>,
+    /// What the speedup alone says.
+    #[serde(default)]
+    pub speedup_verdict: Option<Verdict>,
     /// Complete rounds (one invocation of each build).
     pub rounds: u32,
     /// Seconds spent measuring (builds excluded).
