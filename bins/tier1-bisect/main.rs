@@ -37,8 +37,8 @@ struct Args {
     /// The repository.
     #[arg(long, default_value = ".")]
     repo_root: PathBuf,
-    /// Build cache (default: $RUNNER_TOOL_CACHE/tier1-builds in Actions, else
-    /// <repo-root>/.tier1/builds).
+    /// Build cache (default: `$RUNNER_TOOL_CACHE/tier1-builds` in Actions, else
+    /// `<repo-root>/.tier1/builds`).
     #[arg(long, env = "TIER1_BUILD_CACHE")]
     cache_dir: Option<PathBuf>,
     /// A worsening of at least this percent is the change (default: the smaller of the suite's

@@ -39,7 +39,7 @@
 //!
 //! **Domain** — the rules of the product, then the formats they read and write:
 //! - [`sidebyside`] — the anchor's own code built from a clean worktree (cached by commit) and
-//!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm`]).
+//!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm()`]).
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.

@@ -1,6 +1,6 @@
 //! [`bisect`]: resolve the good and the bad commit, list the commits between them on the bad
 //! commit's first-parent chain, then test candidates ([`crate::bisect::search`]) by comparing each
-//! side by side with the good commit ([`crate::sidebyside::confirm`]): `worse` is bad, `same` is
+//! side by side with the good commit ([`crate::sidebyside::confirm()`]): `worse` is bad, `same` is
 //! good, `unknown` is skipped. The report and every step's evidence are staged in the output
 //! directory and renamed into place only when the search completes.
 
