@@ -282,14 +282,17 @@ fn a_commit_that_does_not_build_or_whose_command_fails_is_unknown_with_the_reaso
     let before = sh::state(&h.repo);
     let cache = h.tmp.path().join("cache");
     let ev = h.tmp.path().join("ev");
-    let o = run(
-        &h,
-        &suite,
-        &h.commits[1],
-        &h.commits[0],
-        &cache,
-        &ev.join("build"),
-    );
+    let against_first = |i: usize, dir: &str| {
+        run(
+            &h,
+            &suite,
+            &h.commits[i],
+            &h.commits[0],
+            &cache,
+            &ev.join(dir),
+        )
+    };
+    let o = against_first(1, "build");
     assert_unknown(
         &o,
         Cause::BuildFailed,
@@ -303,24 +306,10 @@ fn a_commit_that_does_not_build_or_whose_command_fails_is_unknown_with_the_reaso
     );
     assert_eq!(o.rounds, 0);
     // A failed build leaves no completion marker: it is tried again, never reused.
-    let again = run(
-        &h,
-        &suite,
-        &h.commits[1],
-        &h.commits[0],
-        &cache,
-        &ev.join("build2"),
-    );
+    let again = against_first(1, "build2");
     assert_eq!(again.cause, Some(Cause::BuildFailed));
 
-    let o = run(
-        &h,
-        &suite,
-        &h.commits[2],
-        &h.commits[0],
-        &cache,
-        &ev.join("cmd"),
-    );
+    let o = against_first(2, "cmd");
     assert_unknown(
         &o,
         Cause::CommandFailed,

@@ -51,13 +51,7 @@ fn dispatch(h: &Harness, good: &str, bad: &str) -> Report {
 
 fn uploaded_report(h: &Harness, r: &Report) -> Value {
     let run_id = r.run(0)["id"].as_u64().unwrap();
-    let names: Vec<String> = h.store_state()["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["workflow_run_id"] == run_id)
-        .map(|a| a["name"].as_str().unwrap().to_string())
-        .collect();
+    let names = h.artifact_names(run_id);
     assert_eq!(names, [format!("tier1-bisect-{run_id}-1")]);
     assert_eq!(r.step(0, "bisect", "bisect")["outputs"]["report"], "true");
     let out = r.log(0, "bisect", "bisect");
@@ -127,11 +121,8 @@ fn a_good_commit_that_does_not_build_fails_the_job_with_the_reason() {
         "{log}"
     );
     let run_id = r.run(0)["id"].as_u64().unwrap();
-    let uploaded = h.store_state()["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["workflow_run_id"] == run_id)
-        .count();
-    assert_eq!(uploaded, 0, "no report, no artifact");
+    assert!(
+        h.artifact_names(run_id).is_empty(),
+        "no report, no artifact"
+    );
 }

@@ -111,17 +111,7 @@ fn job_graph() {
         j["promote-history-anchor"]["uses"],
         "$/.github/workflows/tier1-promote.yml"
     );
-    assert_eq!(
-        j["tier1"]["runs-on"],
-        serde_json::json!([
-            "self-hosted",
-            "linux",
-            "x64",
-            "gpu",
-            "b200",
-            "node24-actions"
-        ])
-    );
+    assert_eq!(j["tier1"]["runs-on"], gpu_runner());
     // Publication only on the normal path and only for bound evidence; promotion only after approval.
     let publish_if = j["publish-history"]["if"].as_str().unwrap();
     for part in [
@@ -172,6 +162,18 @@ fn job_graph() {
         outputs["evidence_identity_bound"],
         "${{ steps.bind_evidence.outcome }}"
     );
+}
+
+/// The canonical GPU runner's labels.
+fn gpu_runner() -> Value {
+    serde_json::json!([
+        "self-hosted",
+        "linux",
+        "x64",
+        "gpu",
+        "b200",
+        "node24-actions"
+    ])
 }
 
 fn assert_lock(job: &Value, group: &str) {
@@ -930,17 +932,7 @@ fn bisect_is_manual_on_the_gpu_runner_with_the_full_history() {
         assert_eq!(inputs[required]["required"], true, "{required}");
     }
     let job = &wf["jobs"]["bisect"];
-    assert_eq!(
-        job["runs-on"],
-        serde_json::json!([
-            "self-hosted",
-            "linux",
-            "x64",
-            "gpu",
-            "b200",
-            "node24-actions"
-        ])
-    );
+    assert_eq!(job["runs-on"], gpu_runner());
     assert_eq!(job["permissions"], serde_json::json!({"contents": "read"}));
     assert_lock(job, "tier1-bisect");
     let (_, checkout) = step_named(job, "Checkout with the full history");

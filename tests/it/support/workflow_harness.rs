@@ -350,6 +350,17 @@ impl Harness {
         serde_json::from_slice(&std::fs::read(self.store_dir.join("store.json")).unwrap()).unwrap()
     }
 
+    /// The names of the artifacts workflow run `run_id` uploaded.
+    pub fn artifact_names(&self, run_id: u64) -> Vec<String> {
+        self.store_state()["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["workflow_run_id"] == run_id)
+            .map(|a| a["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// The bytes of artifact `name` uploaded by workflow run `run_id`.
     pub fn artifact(&self, run_id: u64, name: &str) -> Vec<u8> {
         let state = self.store_state();

@@ -120,9 +120,13 @@ mod tests {
 
     #[test]
     fn skipped_candidates_are_stepped_around_or_left_as_suspects() {
-        // The culprit's neighbour cannot be built: still found exactly.
+        // The middle commit cannot be built: the search steps around it and still finds the
+        // culprit exactly.
+        let (_, suspects) = run(15, 11, &[7]);
+        assert_eq!(suspects, [11]);
+        // The culprit's parent cannot be built: either may be the first bad one.
         let (_, suspects) = run(15, 7, &[6]);
-        assert_eq!(suspects, [7]);
+        assert_eq!(suspects, [6, 7]);
         // The culprit itself cannot be built: it and the first bad after it remain.
         let (_, suspects) = run(15, 7, &[7]);
         assert_eq!(suspects, [7, 8]);
