@@ -2,7 +2,9 @@
 //! process group (its children included), and turning SIGINT/SIGTERM into a cancellation request
 //! that long-running binaries observe at safe points (the harness between samples, the job chain
 //! between steps) so that they stop cleanly: children killed, the run recorded as cancelled, no
-//! work directory left behind. A second signal of the same kind ends the process at once.
+//! work directory left behind. A second signal of the same kind ends the process at once. And
+//! [`wait_group`]: waiting for such a child until a deadline or a cancellation, then killing its
+//! group.
 #![allow(unsafe_code)] // kill(2) and sigaction(2) are libc calls; each block says why.
 
 use std::sync::atomic::{AtomicI32, Ordering};
