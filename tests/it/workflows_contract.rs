@@ -14,6 +14,7 @@ const PROMOTE: &str = ".github/workflows/tier1-promote.yml";
 const CI: &str = ".github/workflows/ci.yml";
 const RELEASE: &str = ".github/workflows/release.yml";
 const PREVIEW: &str = ".github/workflows/tier1-preview.yml";
+const BISECT: &str = ".github/workflows/tier1-bisect.yml";
 const ACTION: &str = "action.yml";
 /// Every composite action (the producer, install-only, publish, promote).
 const ACTIONS: [&str; 4] = [
@@ -24,7 +25,7 @@ const ACTIONS: [&str; 4] = [
 ];
 /// The installer every action runs.
 const INSTALLER: &str = "install/install.sh";
-const WORKFLOWS: [&str; 5] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW];
+const WORKFLOWS: [&str; 6] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW, BISECT];
 
 fn jobs(wf: &Value) -> &serde_json::Map<String, Value> {
     wf["jobs"].as_object().expect("jobs mapping")
@@ -110,17 +111,7 @@ fn job_graph() {
         j["promote-history-anchor"]["uses"],
         "$/.github/workflows/tier1-promote.yml"
     );
-    assert_eq!(
-        j["tier1"]["runs-on"],
-        serde_json::json!([
-            "self-hosted",
-            "linux",
-            "x64",
-            "gpu",
-            "b200",
-            "node24-actions"
-        ])
-    );
+    assert_eq!(j["tier1"]["runs-on"], gpu_runner());
     // Publication only on the normal path and only for bound evidence; promotion only after approval.
     let publish_if = j["publish-history"]["if"].as_str().unwrap();
     for part in [
@@ -171,6 +162,18 @@ fn job_graph() {
         outputs["evidence_identity_bound"],
         "${{ steps.bind_evidence.outcome }}"
     );
+}
+
+/// The canonical GPU runner's labels.
+fn gpu_runner() -> Value {
+    serde_json::json!([
+        "self-hosted",
+        "linux",
+        "x64",
+        "gpu",
+        "b200",
+        "node24-actions"
+    ])
 }
 
 fn assert_lock(job: &Value, group: &str) {
@@ -326,15 +329,17 @@ fn every_upload_keeps_ninety_days_and_fails_without_files() {
         .collect();
     assert_eq!(
         uploads.len(),
-        6,
-        "evidence, candidate, published, ratified; the preview; the release hand-off"
+        7,
+        "evidence, candidate, published, ratified; the preview; the release hand-off; the bisection"
     );
     for (rel, job, s) in uploads {
-        // The preview's comparison is kept two weeks: it is neither history nor evidence. The
-        // release's files pass from its build job to its publish job; the release keeps them.
+        // The preview's comparison is kept two weeks, a bisection's report a month: neither is
+        // history nor evidence. The release's files pass from its build job to its publish job;
+        // the release keeps them.
         let days = match rel.as_str() {
             PREVIEW => 14,
             RELEASE => 1,
+            BISECT => 30,
             _ => 90,
         };
         assert_eq!(
@@ -1038,4 +1043,55 @@ fn every_suite_run_records_the_runner_attestation() {
         );
         assert!(run.contains("--environment-json \"$RUNNER_TEMP/tier1-environment.json\""));
     }
+}
+
+#[test]
+fn bisect_is_manual_on_the_gpu_runner_with_the_full_history() {
+    let wf = yaml(BISECT);
+    let on = wf["on"].as_object().unwrap();
+    assert_eq!(on.keys().collect::<Vec<_>>(), ["workflow_dispatch"]);
+    let inputs = on["workflow_dispatch"]["inputs"].as_object().unwrap();
+    assert_eq!(
+        inputs.keys().collect::<Vec<_>>(),
+        [
+            "good",
+            "bad",
+            "target",
+            "profile",
+            "threshold_pct",
+            "metric"
+        ]
+    );
+    for required in ["good", "bad", "target"] {
+        assert_eq!(inputs[required]["required"], true, "{required}");
+    }
+    let job = &wf["jobs"]["bisect"];
+    assert_eq!(job["runs-on"], gpu_runner());
+    assert_eq!(job["permissions"], serde_json::json!({"contents": "read"}));
+    assert_lock(job, "tier1-bisect");
+    let (_, checkout) = step_named(job, "Checkout with the full history");
+    assert_eq!(checkout["with"]["fetch-depth"], 0);
+    let (_, run) = step(job, "bisect");
+    // Inputs reach the script only through env.
+    for k in [
+        "GOOD",
+        "BAD",
+        "TARGET",
+        "PROFILE",
+        "THRESHOLD_PCT",
+        "METRIC",
+    ] {
+        assert!(
+            run["env"][format!("TIER1_BISECT_{k}")]
+                .as_str()
+                .is_some_and(|v| v.starts_with("${{ inputs.")),
+            "{k}"
+        );
+    }
+    assert!(
+        run["run"]
+            .as_str()
+            .unwrap()
+            .contains("\"$TIER1_BIN/tier1-bisect\"")
+    );
 }

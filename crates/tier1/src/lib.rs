@@ -12,8 +12,8 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest |
-//! | domain: rules | bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
+//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest, bisect |
+//! | domain: rules | sidebyside, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
 //!
@@ -33,9 +33,13 @@
 //!   dashboard.
 //! - [`attest`] — `tier1-attest` → [`attest::attest_from`], the policy check of the job's runner.
 //! - [`preview`] — `tier1-compare run | comment` → [`preview::preview`], [`preview::post`].
+//! - [`bisect`] — `tier1-bisect` → [`bisect::bisect`], the first commit whose side-by-side
+//!   comparison with a good commit shows a change.
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
 //! **Domain** — the rules of the product, then the formats they read and write:
+//! - [`sidebyside`] — the anchor's own code built from a clean worktree (cached by commit) and
+//!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm()`]).
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
@@ -64,6 +68,7 @@ pub mod archive;
 pub mod artifacts;
 pub mod attest;
 pub mod bench;
+pub mod bisect;
 pub mod cli;
 pub mod dashboard;
 pub mod digest;
@@ -87,6 +92,7 @@ pub mod regress;
 pub mod regress_md;
 pub mod restore;
 pub mod run;
+pub mod sidebyside;
 pub mod stats;
 pub mod store;
 pub mod suite;

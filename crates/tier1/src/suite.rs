@@ -56,6 +56,10 @@ pub struct Suite {
     pub profiles: BTreeMap<String, Profile>,
     /// The targets, in canonical order.
     pub targets: Vec<Target>,
+    /// Build step of the command targets (argv, no shell), run once in each checkout a
+    /// side-by-side comparison or a bisection builds (docs/suite.md); empty: nothing to build.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build: Vec<String>,
 }
 
 fn default_history_root() -> String {
@@ -472,6 +476,12 @@ impl Suite {
                 "expected at least one target, found none".into(),
             ));
         }
+        if self.build.first().is_some_and(|p| p.trim().is_empty()) {
+            return Err(rule(
+                "build",
+                "expected an argv whose first element names the program, found \"\"".into(),
+            ));
+        }
         let mut keys = BTreeMap::new();
         let mut names = BTreeMap::new();
         for (i, t) in self.targets.iter().enumerate() {
@@ -875,6 +885,36 @@ mod tests {
         );
         assert_eq!(Goal::from_stored(Some("time")), Goal::Time);
         assert_eq!(Goal::Time.as_str(), "time");
+    }
+
+    #[test]
+    fn the_build_step_is_an_argv_that_leaves_the_digest_alone_when_absent() {
+        let s = with(
+            "suite_name: tier1",
+            "suite_name: tier1\nbuild: [make, -C, bench]",
+        )
+        .unwrap();
+        assert_eq!(s.build, ["make", "-C", "bench"]);
+        assert_ne!(s.config_digest(), Suite::embedded().config_digest());
+        assert!(Suite::embedded().build.is_empty());
+        let line = EMBEDDED_TIER1_YAML
+            .lines()
+            .position(|l| l.starts_with("suite_name: tier1"))
+            .unwrap()
+            + 2;
+        let e = with("suite_name: tier1", "suite_name: tier1\nbuild: ['']")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "line {line}: build: expected an argv whose first element names the program"
+            )),
+            "{e}"
+        );
+        let e = with("suite_name: tier1", "suite_name: tier1\nbuild: make")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(&format!("t.yaml: line {line}")), "{e}");
     }
 
     #[test]

@@ -34,8 +34,9 @@ pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
 pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
 
 /// The tier1 binaries this test built (name, path).
-pub const BINS: [(&str, &str); 10] = [
+pub const BINS: [(&str, &str); 11] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
+    ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
     ("tier1-evidence", env!("CARGO_BIN_EXE_tier1-evidence")),
@@ -48,8 +49,9 @@ pub const BINS: [(&str, &str); 10] = [
 ];
 
 /// Files of this checkout the scenario repository carries, as they are.
-const SOURCE_FILES: [&str; 10] = [
+const SOURCE_FILES: [&str; 12] = [
     ".github/workflows/tier1-nightly.yml",
+    ".github/workflows/tier1-bisect.yml",
     ".github/workflows/tier1-promote.yml",
     ".github/workflows/tier1-preview.yml",
     ".github/workflows/ci.yml",
@@ -57,6 +59,7 @@ const SOURCE_FILES: [&str; 10] = [
     "action.yml",
     "scripts/gpu-check.sh",
     ".ci/nvrtc.sh",
+    ".ci/nvrtc-requirements.txt",
     ".gitignore",
     "Cargo.lock",
 ];
@@ -374,6 +377,17 @@ impl Harness {
     /// The store's metadata (runs and artifacts).
     pub fn store_state(&self) -> Value {
         serde_json::from_slice(&std::fs::read(self.store_dir.join("store.json")).unwrap()).unwrap()
+    }
+
+    /// The names of the artifacts workflow run `run_id` uploaded.
+    pub fn artifact_names(&self, run_id: u64) -> Vec<String> {
+        self.store_state()["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["workflow_run_id"] == run_id)
+            .map(|a| a["name"].as_str().unwrap().to_string())
+            .collect()
     }
 
     /// The bytes of artifact `name` uploaded by workflow run `run_id`.

@@ -23,6 +23,7 @@ use crate::suite::{Goal, OutputFormat, Target};
 use serde::Deserialize;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -96,7 +97,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
     };
     loop {
         let before = MachineState::cpu_now();
-        let out = execute(t, shapes, opts, timing, deadline, sampling.processes).and_then(
+        let out = execute(t, shapes, opts, timing, deadline, sampling.processes, None).and_then(
             |(stdout, inv)| read(t, opts.seed, stdout, &inv).map_err(|m| (status::FAILED_ERROR, m)),
         );
         sampling.machine.push(MachineWindow {
@@ -204,6 +205,23 @@ fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<Comm
     )
 }
 
+/// One invocation of a command target from the directory `dir` (the side-by-side comparison runs
+/// each build's command in its own worktree): its raw stdout and the validated document.
+pub fn invoke_in(
+    t: &Target,
+    shapes: &Shapes,
+    opts: &HarnessOptions,
+    timing: Timing,
+    dir: &Path,
+    process: u32,
+) -> Result<(Vec<u8>, CommandOutput), String> {
+    let deadline = Instant::now() + timing.timeout;
+    let (stdout, inv) =
+        execute(t, shapes, opts, timing, deadline, process, Some(dir)).map_err(|e| e.1)?;
+    let out = read(t, opts.seed, stdout.clone(), &inv)?;
+    Ok((stdout, out))
+}
+
 fn execute(
     t: &Target,
     shapes: &Shapes,
@@ -211,6 +229,7 @@ fn execute(
     timing: Timing,
     deadline: Instant,
     process: u32,
+    dir: Option<&Path>,
 ) -> Result<(Vec<u8>, Invocation), (&'static str, String)> {
     let err = |m: String| (status::FAILED_ERROR, m);
     let inv = Invocation::prepare(&t.command, timing.warmup, timing.iterations)
@@ -239,6 +258,7 @@ fn execute(
         .env("TIER1_ATOL", t.tolerance.atol.to_string())
         // Interpreted targets must not write into the checkout (it is checked clean after the run).
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(dir.unwrap_or(Path::new(".")))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

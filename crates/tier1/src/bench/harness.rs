@@ -129,7 +129,7 @@ pub fn run_suite(
     } else {
         None
     };
-    let base = base_timing(suite, profile, opts);
+    let base = Timing::of_profile(suite, profile, opts.timeout, opts.seed);
     let mut environment = backend.fingerprint();
     environment.profile = Some(opts.profile.clone());
     if profile.clock != crate::bench::clock::Clock::Wall {
@@ -194,28 +194,6 @@ pub fn run_suite(
         budget_s: Some(timing.budget.as_secs_f64()),
         targets,
     })
-}
-
-/// The profile's timing, before any target's own settings.
-fn base_timing(suite: &Suite, profile: &crate::suite::Profile, opts: &HarnessOptions) -> Timing {
-    Timing {
-        warmup: profile.warmup.max(5),
-        iterations: profile.iterations.max(crate::suite::MIN_ROUNDS),
-        max_rounds: profile
-            .max_rounds
-            .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
-        min_sample_ms: profile.min_sample_ms,
-        precision_pct: profile
-            .precision_pct
-            .unwrap_or_else(|| crate::suite::settings::derived_precision_pct(&suite.thresholds)),
-        budget: Duration::from_secs_f64(profile.budget_s),
-        timeout: opts
-            .timeout
-            .unwrap_or(Duration::from_secs(profile.timeout_s)),
-        seed: opts.seed,
-        clock: profile.clock,
-        precision_required: profile.anchor_precision == crate::suite::AnchorPrecision::Required,
-    }
 }
 
 /// One target's timing in one pass: its own settings over the profile's, and an order seed of

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod command;
 pub mod cpu;
 pub mod cuda;
+pub mod emit;
 pub mod estimate;
 pub mod harness;
 pub mod import;

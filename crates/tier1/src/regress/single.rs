@@ -80,7 +80,7 @@ mod tests {
         compare(
             &summary("cur", after),
             Some(&summary("anchor", before)),
-            &Thresholds::default(),
+            Thresholds::default(),
         )
         .unwrap()
     }
@@ -121,14 +121,23 @@ mod tests {
     fn a_speedup_is_an_improvement_and_noise_is_not_a_regression() {
         let r = judge(single(10.0, 0.5), single(8.0, 0.5));
         assert_eq!(r.improvements.len(), 1, "{r:?}");
-        // Over the threshold but measured to ±40 %: imprecise, decided by the thresholds alone
-        // and reported inconclusive with the time interval (no speedup interval to speak of).
+        // Over the threshold but measured to ±40 %: neither a regression nor a pass. The verdict
+        // is unknown, and its reason speaks of the time alone (no speedup to speak of).
         let r = judge(single(10.0, 0.5), single(10.6, 40.0));
+        assert!(r.regressions.is_empty(), "{r:?}");
         assert_eq!(r.inconclusive.len(), 1, "{r:?}");
         let why = &r.inconclusive[0].reason;
         assert!(
-            why.contains("optimized time interval ±40.00 %") && !why.contains("speedup"),
+            why.contains("optimized_latency 10.00 ms -> 10.60 ms")
+                && why.contains("not ruled out")
+                && !why.contains("speedup"),
             "{why}"
+        );
+        let d = &r.detection.as_ref().unwrap().targets[0];
+        assert_eq!(
+            d.verdict,
+            Some(crate::history::detection::Verdict::Unknown),
+            "{d:?}"
         );
     }
 
