@@ -29,6 +29,7 @@ mod install_release;
 mod layers;
 mod nightly_e2e;
 mod nightly_local_loop;
+mod nightly_outputs;
 mod preflight_gpu;
 mod preview_comment;
 mod preview_compare;

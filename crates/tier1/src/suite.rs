@@ -325,7 +325,7 @@ pub enum SuiteError {
 impl crate::exit::Classify for SuiteError {
     fn exit(&self) -> crate::exit::Exit {
         match self {
-            SuiteError::Io { .. } => crate::exit::Exit::Io,
+            SuiteError::Io { source, .. } => crate::exit::of_io(source),
             _ => crate::exit::Exit::Invalid,
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod command;
 pub mod dashboard_history;
+pub mod faults;
 pub mod fake_github;
 pub mod hostile_zip;
 pub mod nightly_repo;

@@ -59,7 +59,7 @@ impl Classify for ReportError {
             ReportError::BadNow(_) => Exit::Invalid,
             ReportError::Suite(e) => e.exit(),
             ReportError::OutputNotEmpty(_) => Exit::Conflict,
-            ReportError::Io { .. } => Exit::Io,
+            ReportError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }

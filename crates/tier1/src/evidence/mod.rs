@@ -107,7 +107,7 @@ impl Classify for EvidenceError {
     fn exit(&self) -> Exit {
         match self {
             EvidenceError::Invalid { .. } | EvidenceError::Checkout(_) => Exit::Invalid,
-            EvidenceError::Io { .. } => Exit::Io,
+            EvidenceError::Io { source, .. } => crate::exit::of_io(source),
             EvidenceError::Archive(e) => e.exit(),
             EvidenceError::History(e) => e.exit(),
         }

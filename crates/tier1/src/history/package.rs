@@ -308,6 +308,12 @@ pub struct TreePlan<'a> {
 /// into place, so a failure leaves no output. The base tree's files are hard-linked where possible
 /// ([`fsx::link_tree`]); trend snapshots and the index replace their links atomically.
 pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
+    stage_tree(dest, plan)?.commit()
+}
+
+/// [`write_tree`] up to the rename: the staged tree, complete, for a last check before
+/// [`fsx::StagedDir::commit`] makes it appear (dropping it leaves `dest` untouched).
+pub fn stage_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<fsx::StagedDir, std::io::Error> {
     let stage = fsx::StagedDir::new(dest)?;
     if let Some(base) = plan.base {
         fsx::link_tree(base, stage.path())?;
@@ -327,7 +333,7 @@ pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::
     }
     let bytes = plan.index.to_bytes().map_err(std::io::Error::other)?;
     fsx::write_atomic(&stage.path().join(INDEX_FILE), &bytes)?;
-    stage.commit()
+    Ok(stage)
 }
 
 #[cfg(test)]

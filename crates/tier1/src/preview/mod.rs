@@ -172,7 +172,7 @@ impl Classify for PreviewError {
             PreviewError::Restore { source, .. } => source.exit(),
             PreviewError::Run(e) => e.exit(),
             PreviewError::Github(e) => e.exit(),
-            PreviewError::Io { .. } => Exit::Io,
+            PreviewError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }

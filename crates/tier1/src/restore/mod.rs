@@ -192,7 +192,7 @@ impl Classify for RestoreError {
             RestoreError::Unavailable { .. } => Exit::Unavailable,
             RestoreError::RenewalRequired { .. } => Exit::RenewalRequired,
             RestoreError::Store(e) => e.exit(),
-            RestoreError::Io { .. } => Exit::Io,
+            RestoreError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }

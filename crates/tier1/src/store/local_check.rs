@@ -1,0 +1,108 @@
+//! The local store's own bookkeeping checked against what is on disk before anything is written:
+//! a missing `store.json` beside existing artifacts is refused (never a new store over old bytes),
+//! counters that were rewound below a recorded id are refused, and the next artifact id is derived
+//! from the artifacts that exist, so no id is ever handed out twice.
+
+use super::StoreError;
+use super::local::{ARTIFACTS_DIR, STATE_FILE, StoreState};
+use std::path::Path;
+
+/// The ids of the `<id>.bin` files under `<dir>/artifacts`, ascending.
+pub fn artifact_ids_on_disk(dir: &Path) -> Result<Vec<u64>, StoreError> {
+    let art = dir.join(ARTIFACTS_DIR);
+    let entries = match std::fs::read_dir(&art) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(StoreError::Io {
+                path: art.display().to_string(),
+                source,
+            });
+        }
+    };
+    let mut ids = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| StoreError::Io {
+            path: art.display().to_string(),
+            source,
+        })?;
+        let name = entry.file_name();
+        if let Some(id) = name
+            .to_str()
+            .and_then(|n| n.strip_suffix(".bin"))
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            ids.push(id);
+        }
+    }
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+/// Refuse to start a new `store.json` in `dir` when artifacts already exist there: the store's
+/// record of them was lost, and a fresh one would hand out their ids again.
+pub fn check_no_lost_state(dir: &Path) -> Result<(), StoreError> {
+    let ids = artifact_ids_on_disk(dir)?;
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = ids
+        .iter()
+        .take(5)
+        .map(|id| format!("{ARTIFACTS_DIR}/{id}.bin"))
+        .collect();
+    Err(StoreError::Corrupt {
+        path: dir.join(STATE_FILE).display().to_string(),
+        message: format!(
+            "missing, but the store holds {} artifact(s) ({}{}): expected the store.json that records them; refusing to start a new store over them (restore store.json from a backup, or move the store aside)",
+            ids.len(),
+            shown.join(", "),
+            if ids.len() > shown.len() { ", ..." } else { "" }
+        ),
+    })
+}
+
+/// Refuse counters that were rewound: every recorded run and artifact id must be below the next
+/// id `store.json` would hand out.
+pub fn check_counters(dir: &Path, state: &StoreState) -> Result<(), StoreError> {
+    let corrupt = |message: String| StoreError::Corrupt {
+        path: dir.join(STATE_FILE).display().to_string(),
+        message,
+    };
+    if let Some(r) = state.runs.iter().max_by_key(|r| r.id)
+        && r.id >= state.next_run_id
+    {
+        return Err(corrupt(format!(
+            "next_run_id: expected more than every recorded run id ({}), found {}: the counter was rewound; refusing to hand out a run id twice",
+            r.id, state.next_run_id
+        )));
+    }
+    if let Some(a) = state.artifacts.iter().max_by_key(|a| a.id)
+        && a.id >= state.next_artifact_id
+    {
+        return Err(corrupt(format!(
+            "next_artifact_id: expected more than every recorded artifact id ({}, {}), found {}: the counter was rewound; refusing to write over existing artifacts",
+            a.id, a.name, state.next_artifact_id
+        )));
+    }
+    Ok(())
+}
+
+/// The id of the next artifact: `store.json`'s `next_artifact_id`, or past the highest
+/// `<id>.bin` on disk when a crash left bytes whose record was never written.
+pub fn next_artifact_id(dir: &Path, state: &StoreState) -> Result<u64, StoreError> {
+    let on_disk = artifact_ids_on_disk(dir)?.last().copied();
+    match on_disk {
+        Some(max) if max >= state.next_artifact_id => {
+            tracing::warn!(
+                "local store {}: {ARTIFACTS_DIR}/{max}.bin has no record in {STATE_FILE} (left by an interrupted upload); new artifacts are numbered after it",
+                dir.display()
+            );
+            max.checked_add(1).ok_or_else(|| StoreError::Corrupt {
+                path: dir.join(ARTIFACTS_DIR).display().to_string(),
+                message: format!("artifact id {max} leaves no id to hand out"),
+            })
+        }
+        _ => Ok(state.next_artifact_id),
+    }
+}
