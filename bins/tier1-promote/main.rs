@@ -98,7 +98,10 @@ fn run(a: Args) -> Result<Exit, PromoteError> {
         reviewers.sort();
         reviewers.dedup();
     }
-    let unpacked = tempfile::tempdir().map_err(|source| PromoteError::Io {
+    let unpacked = tempfile::Builder::new()
+        .prefix(&tier1::fsx::stale::temp_prefix("promote"))
+        .tempdir()
+        .map_err(|source| PromoteError::Io {
         path: "<tmp>".into(),
         source,
     })?;

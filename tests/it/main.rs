@@ -30,6 +30,7 @@ mod layers;
 mod nightly_e2e;
 mod nightly_local_loop;
 mod nightly_outputs;
+mod nightly_store;
 mod preflight_gpu;
 mod preview_comment;
 mod preview_compare;

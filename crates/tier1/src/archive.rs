@@ -139,12 +139,13 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
 /// Returns the SHA-256 of the written archive.
 pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest, ArchiveError> {
     let files = fsx::list_files(src_dir).map_err(io_err(src_dir))?;
+    fsx::fault::hit(fsx::fault::Point::Write, out_path).map_err(io_err(out_path))?;
     let parent = match out_path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     let tmp = tempfile::Builder::new()
-        .prefix(".tier1-zip-")
+        .prefix(&fsx::stale::temp_prefix("zip"))
         .suffix(".tmp")
         .tempfile_in(parent)
         .map_err(io_err(parent))?;
@@ -171,6 +172,7 @@ pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest
     }
     zw.finish().map_err(|e| zip_err(out_path, e))?;
     tmp.as_file().sync_all().map_err(io_err(out_path))?;
+    fsx::fault::hit(fsx::fault::Point::Rename, out_path).map_err(io_err(out_path))?;
     tmp.persist(out_path).map_err(|e| ArchiveError::Io {
         path: out_path.display().to_string(),
         source: e.error,
@@ -179,9 +181,13 @@ pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest
 }
 
 fn zip_err(path: &Path, e: zip::result::ZipError) -> ArchiveError {
+    let source = match e {
+        zip::result::ZipError::Io(io) => io,
+        other => io::Error::other(other.to_string()),
+    };
     ArchiveError::Io {
         path: path.display().to_string(),
-        source: io::Error::other(e.to_string()),
+        source,
     }
 }
 
@@ -403,12 +409,30 @@ pub fn extract_safe(
             fs::create_dir_all(parent).map_err(io_err(parent))?;
             made_dirs.insert(parent.to_path_buf());
         }
-        let mut f = fs::File::create_new(&out).map_err(|e| {
-            // A file where a directory is needed (or the reverse) is a path conflict in the archive.
-            member(format!("cannot create {rel:?}: {e}"))
+        fsx::fault::hit(fsx::fault::Point::Write, &out).map_err(io_err(&out))?;
+        let mut f = fs::File::create_new(&out).map_err(|e| match e.kind() {
+            // A file where a directory is needed (or the reverse) is a path conflict in the archive;
+            // anything else (a full disk) is the destination's failure, never the archive's.
+            io::ErrorKind::AlreadyExists
+            | io::ErrorKind::NotADirectory
+            | io::ErrorKind::IsADirectory => member(format!("cannot create {rel:?}: {e}")),
+            _ => io_err(&out)(e),
         })?;
         let budget = policy.max_expanded_bytes - expanded;
-        let n = copy_capped(&mut entry, &mut f, budget).map_err(|e| member(e.to_string()))?;
+        let mut sink = crate::digest::Watched::new(&mut f);
+        let copied = copy_capped(&mut entry, &mut sink, budget);
+        let n = match copied {
+            Ok(n) => n,
+            Err(e) => match sink.take_error() {
+                Some(source) => {
+                    return Err(ArchiveError::Io {
+                        path: out.display().to_string(),
+                        source,
+                    });
+                }
+                None => return Err(member(e.to_string())),
+            },
+        };
         let Some(n) = n else {
             return Err(member(format!(
                 "expanded size exceeds the cap of {} bytes",

@@ -55,12 +55,12 @@ pub enum HarnessError {
     #[error("run id {0:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
     BadRunId(String),
     /// The results file could not be written.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Write {
         /// File.
         path: String,
         /// Cause.
-        message: String,
+        source: std::io::Error,
     },
     /// The destination already holds a results file.
     #[error("{0}: already exists; refusing to overwrite")]
@@ -73,7 +73,7 @@ pub enum HarnessError {
 impl crate::exit::Classify for HarnessError {
     fn exit(&self) -> crate::exit::Exit {
         match self {
-            HarnessError::Write { .. } => crate::exit::Exit::Io,
+            HarnessError::Write { source, .. } => crate::exit::of_io(source),
             HarnessError::Exists(_) => crate::exit::Exit::Conflict,
             HarnessError::Cancelled(..) => crate::exit::Exit::Cancelled,
             _ => crate::exit::Exit::Invalid,
@@ -196,20 +196,33 @@ pub fn order_seed(seed: u64, key: &str) -> u64 {
     })
 }
 
-/// Write `results` to `<run_dir>/results/benchmark_test_results.json`, refusing to overwrite.
+/// Write `results` to `<run_dir>/results/benchmark_test_results.json`, refusing to overwrite. When
+/// the write fails, a `run_dir` this call created is removed again (a rerun is not refused over an
+/// empty directory).
 pub fn write_results(run_dir: &Path, results: &ResultsFile) -> Result<PathBuf, HarnessError> {
     let path = run_dir.join(result::RESULTS_REL_PATH);
     if path.exists() {
         return Err(HarnessError::Exists(path.display().to_string()));
     }
-    let write_err = |message: String| HarnessError::Write {
-        path: path.display().to_string(),
-        message,
+    let created = !run_dir.exists();
+    let write = || -> std::io::Result<()> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        crate::json::write(&path, results).map_err(|e| match e {
+            crate::json::JsonError::Io { source, .. } => source,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+        })
     };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| write_err(e.to_string()))?;
-    }
-    crate::json::write(&path, results).map_err(|e| write_err(e.to_string()))?;
+    write().map_err(|source| {
+        if created {
+            let _ = std::fs::remove_dir_all(run_dir);
+        }
+        HarnessError::Write {
+            path: path.display().to_string(),
+            source,
+        }
+    })?;
     Ok(path)
 }
 

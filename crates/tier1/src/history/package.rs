@@ -46,7 +46,7 @@ pub fn write_json<T: serde::Serialize>(
         .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))?;
     fsx::write_if_changed(&root.join(rel), &bytes)
         .map(|_| ())
-        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+        .map_err(|e| HistoryError::write(rel, &e))
 }
 
 /// [`write_json`] for a file of a staged tree whose stored bytes are `stored`: overwritten in
@@ -63,7 +63,7 @@ pub fn write_json_staged<T: serde::Serialize>(
         return Ok(());
     }
     fsx::overwrite_staged(&root.join(rel), &bytes, stored.len())
-        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+        .map_err(|e| HistoryError::write(rel, &e))
 }
 
 impl IndexDoc {

@@ -210,7 +210,7 @@ pub fn preview(
         });
     }
     let scratch = tempfile::Builder::new()
-        .prefix("tier1-preview-")
+        .prefix(&crate::fsx::stale::temp_prefix("preview"))
         .tempdir()
         .map_err(io_err(&std::env::temp_dir()))?;
     let history_root = scratch.path().join("history");

@@ -5,7 +5,10 @@
 //! (`local_check`), and runs may hold a lease that tells an abandoned run from a live one
 //! (`local_lease`). Layout documented in docs/local-store.md.
 
-use super::local_check::{check_counters, check_no_lost_state, next_artifact_id};
+use super::local_check::{
+    check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
+    next_artifact_id,
+};
 use super::local_lease::{self, RunLease};
 use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun};
 use crate::digest::{self, Digest};
@@ -151,6 +154,13 @@ impl LocalStore {
         }
         let art = dir.join(ARTIFACTS_DIR);
         fsx::real_dir(dir).map_err(io_at(dir))?;
+        check_no_symlinks(dir)?;
+        let state_path = dir.join(STATE_FILE);
+        if fs::symlink_metadata(&state_path).is_err() {
+            // Checked before anything is created in `dir`, and again under the lock below.
+            check_only_store_entries(dir)?;
+            check_no_lost_state(dir)?;
+        }
         fsx::real_dir(&art).map_err(io_at(&art))?;
         let store = LocalStore {
             dir: dir.to_path_buf(),
@@ -158,7 +168,6 @@ impl LocalStore {
             now: None,
         };
         let _lock = store.lock()?;
-        let state_path = dir.join(STATE_FILE);
         if fs::symlink_metadata(&state_path).is_ok() {
             let state = store.load()?;
             if state.repository != repository {
@@ -258,15 +267,19 @@ impl LocalStore {
         crate::fsx::write_atomic(&path, &bytes).map_err(io_at(&path))
     }
 
-    /// Read-modify-write `store.json` under the exclusive lock. `f`'s error leaves the store as it was.
+    /// Read-modify-write `store.json` under the exclusive lock. `f`'s error leaves the store as it
+    /// was, and so does an `f` that changes nothing (the file is not rewritten).
     pub fn update<T>(
         &self,
         f: impl FnOnce(&mut StoreState) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let _lock = self.lock()?;
         let mut state = self.load()?;
+        let before = state.clone();
         let out = f(&mut state)?;
-        self.save(&state)?;
+        if state != before {
+            self.save(&state)?;
+        }
         Ok(out)
     }
 

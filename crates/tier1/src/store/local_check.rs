@@ -4,8 +4,46 @@
 //! from the artifacts that exist, so no id is ever handed out twice.
 
 use super::StoreError;
-use super::local::{ARTIFACTS_DIR, STATE_FILE, StoreState};
+use super::local::{ARTIFACTS_DIR, LOCK_FILE, STATE_FILE, StoreState};
+use super::local_lease::LEASES_DIR;
 use std::path::Path;
+
+/// Directory of the job locks `tier1-nightly` keeps in the store.
+const LOCKS_DIR: &str = "locks";
+
+/// Refuse a store where any of its own files or directories (`store.json`, `store.lock`,
+/// `artifacts/`, `locks/`, `leases/` and every entry directly inside those three) is a symbolic
+/// link: tier1 would read or write wherever it points.
+pub fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
+    let refuse = |p: &Path| StoreError::Corrupt {
+        path: p.display().to_string(),
+        message: "is a symbolic link: expected the store's own file or directory (a link could make tier1 read or write another file)".into(),
+    };
+    let io = |p: &Path, source| StoreError::Io {
+        path: p.display().to_string(),
+        source,
+    };
+    for name in [STATE_FILE, LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR] {
+        let p = dir.join(name);
+        let meta = match std::fs::symlink_metadata(&p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io(&p, e)),
+        };
+        if meta.file_type().is_symlink() {
+            return Err(refuse(&p));
+        }
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(&p).map_err(|e| io(&p, e))? {
+                let entry = entry.map_err(|e| io(&p, e))?;
+                if entry.file_type().map_err(|e| io(&p, e))?.is_symlink() {
+                    return Err(refuse(&entry.path()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// The ids of the `<id>.bin` files under `<dir>/artifacts`, ascending.
 pub fn artifact_ids_on_disk(dir: &Path) -> Result<Vec<u64>, StoreError> {
@@ -37,6 +75,29 @@ pub fn artifact_ids_on_disk(dir: &Path) -> Result<Vec<u64>, StoreError> {
     }
     ids.sort_unstable();
     Ok(ids)
+}
+
+/// Refuse to start a store in a directory that holds anything but a store's own entries (the
+/// operator pointed `--store` at another directory).
+pub fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
+    let io = |source| StoreError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let name = entry.map_err(io)?.file_name();
+        let name = name.to_string_lossy();
+        let ours = [LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR].contains(&name.as_ref())
+            || name.starts_with(".work-")
+            || name.starts_with(".tier1-");
+        if !ours {
+            return Err(StoreError::Invalid(format!(
+                "local store {}: has no {STATE_FILE} and holds {name:?}, which is not a store's: expected an absent or empty directory, or an existing tier1 store",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Refuse to start a new `store.json` in `dir` when artifacts already exist there: the store's
