@@ -28,6 +28,7 @@ mod history_validate;
 mod install_release;
 mod layers;
 mod nightly_e2e;
+mod nightly_faults;
 mod nightly_local_loop;
 mod nightly_outputs;
 mod nightly_store;

@@ -116,7 +116,7 @@ fn a_full_disk_while_copying_the_history_out_keeps_the_previous_copy() {
     let writes: Vec<&(String, String)> = points.iter().filter(|(p, _)| p == "write").collect();
     let nth = writes
         .iter()
-        .position(|(_, path)| path.contains(".tier1-history-out-"))
+        .position(|(_, path)| path.contains(".tier1-historyout-"))
         .expect("the copy's writes are counted")
         + 1;
     let before = snapshot(&copy);

@@ -6,8 +6,10 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The prefix of a temporary name of `kind` made by this process: `.tier1-<kind>-p<pid>-`.
+/// The prefix of a temporary name of `kind` (one word: letters only) made by this process:
+/// `.tier1-<kind>-p<pid>-`.
 pub fn temp_prefix(kind: &str) -> String {
+    debug_assert!(kind.bytes().all(|b| b.is_ascii_alphabetic()), "{kind}");
     format!(".tier1-{kind}-p{}-", std::process::id())
 }
 

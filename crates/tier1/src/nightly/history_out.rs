@@ -204,7 +204,7 @@ pub fn replace(src: &Path, dest: &Path) -> Result<PathBuf, std::io::Error> {
     };
     std::fs::create_dir_all(&parent)?;
     let stage = tempfile::Builder::new()
-        .prefix(&stale::temp_prefix("history-out"))
+        .prefix(&stale::temp_prefix("historyout"))
         .tempdir_in(&parent)?;
     let copy = stage.path().join("copy");
     fsx::copy_tree(src, &copy)?;

@@ -408,11 +408,13 @@ impl LocalStore {
             .tempdir_in(&self.dir)
             .map_err(io_at(&self.dir))?;
         let zip = tmp.path().join("artifact.zip");
-        crate::archive::write_deterministic_zip(dir, &zip).map_err(|e| {
-            StoreError::Invalid(format!(
-                "artifact {name}: cannot zip {}: {e}",
+        crate::archive::write_deterministic_zip(dir, &zip).map_err(|e| match e {
+            // Writing the zip failed (a full disk): the destination's failure, never the input's.
+            crate::archive::ArchiveError::Io { path, source } => StoreError::Io { path, source },
+            other => StoreError::Invalid(format!(
+                "artifact {name}: cannot zip {}: {other}",
                 dir.display()
-            ))
+            )),
         })?;
         self.upload_file(run_id, name, &zip, retention_days)
     }
