@@ -31,6 +31,7 @@ mod nightly_e2e;
 mod nightly_faults;
 mod nightly_local_loop;
 mod nightly_outputs;
+mod nightly_signals;
 mod nightly_store;
 mod preflight_gpu;
 mod preview_comment;

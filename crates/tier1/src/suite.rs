@@ -3,6 +3,7 @@
 //! that name the line).
 
 mod discover;
+pub mod limits;
 mod lines;
 
 pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
@@ -337,12 +338,9 @@ impl Suite {
         Suite::parse(EMBEDDED_TIER1_YAML, "<embedded tier1.yaml>").expect("embedded suite is valid")
     }
 
-    /// Load and validate a suite file.
+    /// Load and validate a suite file (read with a size limit, UTF-8 only: [`limits::read_text`]).
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = limits::read_text(path)?;
         Suite::parse(&text, &path.display().to_string())
     }
 
@@ -570,7 +568,7 @@ impl Suite {
                 format!("expected at least 2, found {}", t.history_window),
             ));
         }
-        Ok(())
+        limits::check(self).map_err(|(at, message)| rule(&at, message))
     }
 
     /// The target with `key`.

@@ -137,7 +137,7 @@ pub fn run_suite(
             .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
         min_sample_ms: profile.min_sample_ms,
         precision_pct: profile.precision_pct,
-        budget: Duration::from_secs_f64(profile.budget_s),
+        budget: crate::bench::options::seconds(profile.budget_s),
         timeout: opts
             .timeout
             .unwrap_or(Duration::from_secs(profile.timeout_s)),
@@ -164,6 +164,9 @@ pub fn run_suite(
             return Err(HarnessError::Cancelled(c, t.key.clone()));
         }
         r.finalize(suite.thresholds.min_speedup);
+        if crate::bench::finite::fail_unrecordable(&mut r) {
+            r.finalize(suite.thresholds.min_speedup);
+        }
         tracing::info!(target = %t.key, status = %r.status, speedup = ?r.metrics.best_speedup, "done");
         targets.push(r);
     }
@@ -269,7 +272,7 @@ fn run_builtin(
         });
         return r;
     }
-    let deadline = Instant::now() + timing.timeout;
+    let deadline = crate::bench::options::deadline(Instant::now(), timing.timeout);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
@@ -332,6 +335,7 @@ struct Job {
 
 fn measure(job: &Job, tx: &mpsc::Sender<Msg>) -> Result<(), BackendError> {
     let key = job.key.as_str();
+    crate::bench::footprint::check(key, &job.shapes, crate::bench::footprint::available())?;
     let mut w = job.backend.prepare(key, &job.shapes, job.seed)?;
     if let Some(h) = &job.hook {
         h(key, &mut w);

@@ -8,6 +8,8 @@ pub mod command;
 pub mod cpu;
 pub mod cuda;
 pub mod estimate;
+pub mod finite;
+pub mod footprint;
 pub mod harness;
 pub mod machine;
 pub mod options;

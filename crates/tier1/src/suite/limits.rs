@@ -1,0 +1,174 @@
+//! The ranges a suite's values must lie in, so that every value a suite is accepted with is safe to
+//! use: durations that cannot overflow a clock, counts that cannot exhaust memory, shapes with a
+//! documented maximum, and free text small enough that no history package it is copied into can
+//! outgrow the archive caps restore applies (docs/suite.md, "Limits"). The file itself is read with
+//! a size limit and must be UTF-8.
+
+use super::{Suite, SuiteError};
+use std::io::Read;
+use std::path::Path;
+
+/// Largest suite file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// Longest name (suite, target key, category, profile, shape parameter), in bytes.
+pub const MAX_NAME_BYTES: usize = 64;
+/// Longest target string and history root, in bytes.
+pub const MAX_PATH_BYTES: usize = 256;
+/// Longest free text (descriptions, rationale), in bytes: each is copied into every summary.
+pub const MAX_TEXT_BYTES: usize = 4096;
+/// Most targets.
+pub const MAX_TARGETS: usize = 64;
+/// Most profiles.
+pub const MAX_PROFILES: usize = 32;
+/// Most shape parameters of one target under one profile.
+pub const MAX_SHAPE_PARAMS: usize = 32;
+/// Largest shape value (the built-in targets index with 32-bit integers on the GPU); the memory a
+/// shape needs is also checked against the machine before anything is allocated.
+pub const MAX_SHAPE_VALUE: u64 = (1 << 31) - 1;
+/// Most arguments of a command target.
+pub const MAX_COMMAND_ARGS: usize = 256;
+/// Longest argument of a command target, in bytes (Linux refuses longer ones, 128 KiB, to exec).
+pub const MAX_ARG_BYTES: usize = 65_536;
+/// Longest `timeout_s` and `budget_s`: one day.
+pub const MAX_SECONDS: u64 = 86_400;
+/// Most warm-up executions, timed rounds (`iterations`, `max_rounds`).
+pub const MAX_ROUNDS: u32 = 1_000_000;
+/// Longest `min_sample_ms`: one minute.
+pub const MAX_SAMPLE_MS: f64 = 60_000.0;
+/// Largest `precision_pct`.
+pub const MAX_PRECISION_PCT: f64 = 100.0;
+/// Largest threshold (percent, points, ratios, counts of prior runs, robust deviations).
+pub const MAX_THRESHOLD: f64 = 1e6;
+/// Longest `history_window` and `anchor_outlier_min_runs`.
+pub const MAX_WINDOW: u32 = 10_000;
+
+/// Read a suite file: at most [`MAX_FILE_BYTES`] bytes (a device such as `/dev/zero` included),
+/// and UTF-8.
+pub fn read_text(path: &Path) -> Result<String, SuiteError> {
+    let shown = path.display().to_string();
+    let io = |source| SuiteError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(SuiteError::Parse {
+            path: shown,
+            message: format!(
+                "the file is larger than {MAX_FILE_BYTES} bytes: expected a suite file of at most that size"
+            ),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| SuiteError::Parse {
+        path: shown,
+        message: format!(
+            "not UTF-8 text: invalid byte at offset {}: expected a UTF-8 YAML file",
+            e.utf8_error().valid_up_to()
+        ),
+    })
+}
+
+/// A value out of range: the field (a dotted path) and the message.
+pub type OutOfRange = (String, String);
+
+fn text(at: &str, v: &str, max: usize) -> Result<(), OutOfRange> {
+    if v.len() > max {
+        return Err((
+            at.to_string(),
+            format!("expected at most {max} bytes, found {}", v.len()),
+        ));
+    }
+    Ok(())
+}
+
+fn count(at: &str, n: usize, max: usize, what: &str) -> Result<(), OutOfRange> {
+    if n > max {
+        return Err((
+            at.to_string(),
+            format!("expected at most {max} {what}, found {n}"),
+        ));
+    }
+    Ok(())
+}
+
+fn at_most<T: PartialOrd + std::fmt::Display>(at: &str, v: T, max: T) -> Result<(), OutOfRange> {
+    if v > max {
+        return Err((at.to_string(), format!("expected at most {max}, found {v}")));
+    }
+    Ok(())
+}
+
+/// Check every size and number of `suite` against the limits above.
+pub fn check(suite: &Suite) -> Result<(), OutOfRange> {
+    text("suite_name", &suite.suite_name, MAX_NAME_BYTES)?;
+    text("description", &suite.description, MAX_TEXT_BYTES)?;
+    text("history_root", &suite.history_root, MAX_PATH_BYTES)?;
+    text("default_profile", &suite.default_profile, MAX_NAME_BYTES)?;
+    count("targets", suite.targets.len(), MAX_TARGETS, "targets")?;
+    count("profiles", suite.profiles.len(), MAX_PROFILES, "profiles")?;
+    for (i, t) in suite.targets.iter().enumerate() {
+        let at = |f: &str| format!("targets.{i}.{f}");
+        text(&at("key"), &t.key, MAX_NAME_BYTES)?;
+        text(&at("target"), &t.target, MAX_PATH_BYTES)?;
+        text(&at("category"), &t.category, MAX_NAME_BYTES)?;
+        text(&at("rationale"), &t.rationale, MAX_TEXT_BYTES)?;
+        count(&at("command"), t.command.len(), MAX_COMMAND_ARGS, "arguments")?;
+        for (j, arg) in t.command.iter().enumerate() {
+            text(&at(&format!("command.{j}")), arg, MAX_ARG_BYTES)?;
+        }
+        for (profile, shapes) in &t.shapes {
+            let at = |f: &str| format!("targets.{i}.shapes.{profile}{f}");
+            count(&at(""), shapes.len(), MAX_SHAPE_PARAMS, "parameters")?;
+            for (name, v) in shapes {
+                text(&at(&format!(".{name}")), name, MAX_NAME_BYTES)?;
+                at_most(&at(&format!(".{name}")), *v, MAX_SHAPE_VALUE)?;
+            }
+        }
+    }
+    for (name, p) in &suite.profiles {
+        let at = |f: &str| format!("profiles.{name}.{f}");
+        text(&format!("profiles.{name}"), name, MAX_NAME_BYTES)?;
+        text(&at("description"), &p.description, MAX_TEXT_BYTES)?;
+        at_most(&at("warmup"), p.warmup, MAX_ROUNDS)?;
+        at_most(&at("iterations"), p.iterations, MAX_ROUNDS)?;
+        at_most(&at("max_rounds"), p.max_rounds, MAX_ROUNDS)?;
+        at_most(&at("timeout_s"), p.timeout_s, MAX_SECONDS)?;
+        at_most(&at("budget_s"), p.budget_s, MAX_SECONDS as f64)?;
+        at_most(&at("min_sample_ms"), p.min_sample_ms, MAX_SAMPLE_MS)?;
+        at_most(&at("precision_pct"), p.precision_pct, MAX_PRECISION_PCT)?;
+    }
+    let t = &suite.thresholds;
+    for (name, v) in [
+        ("speedup_regression_pct", t.speedup_regression_pct),
+        (
+            "optimized_latency_regression_pct",
+            t.optimized_latency_regression_pct,
+        ),
+        ("min_optimized_time_delta_ms", t.min_optimized_time_delta_ms),
+        (
+            "memory_savings_regression_points",
+            t.memory_savings_regression_points,
+        ),
+        (
+            "optimized_memory_regression_pct",
+            t.optimized_memory_regression_pct,
+        ),
+        ("min_speedup", t.min_speedup),
+        ("prior_noise_pct", t.prior_noise_pct),
+        ("prior_runs", t.prior_runs),
+        ("anchor_outlier_mads", t.anchor_outlier_mads),
+    ] {
+        at_most(&format!("thresholds.{name}"), v, MAX_THRESHOLD)?;
+    }
+    at_most("thresholds.history_window", t.history_window, MAX_WINDOW)?;
+    at_most(
+        "thresholds.anchor_outlier_min_runs",
+        t.anchor_outlier_min_runs,
+        MAX_WINDOW,
+    )?;
+    Ok(())
+}
