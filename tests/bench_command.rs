@@ -210,9 +210,7 @@ fn a_process_that_escapes_the_group_and_holds_stdout_cannot_hang_the_run() {
     );
     let kill_escaped = || {
         if let Ok(pid) = std::fs::read_to_string(&pidfile) {
-            let _ = std::process::Command::new("kill")
-                .arg(pid.trim())
-                .status();
+            let _ = std::process::Command::new("kill").arg(pid.trim()).status();
         }
     };
     let started = std::time::Instant::now();
@@ -272,11 +270,19 @@ fn extreme_finite_samples_fail_that_target_only() {
     let by = |k: &str| r.targets.iter().find(|t| t.key == k).unwrap();
     assert_eq!(by("huge").status, status::FAILED_ERROR);
     let msg = by("huge").message.clone().unwrap();
-    assert!(msg.contains("samples_ms[0]") && msg.contains("1e308"), "{msg}");
+    assert!(
+        msg.contains("samples_ms[0]") && msg.contains("1e308"),
+        "{msg}"
+    );
     assert_eq!(by("tiny").status, status::FAILED_ERROR);
     let msg = by("tiny").message.clone().unwrap();
     assert!(msg.contains("best_speedup"), "{msg}");
-    assert_eq!(by("good").status, status::SUCCEEDED, "{:?}", by("good").message);
+    assert_eq!(
+        by("good").status,
+        status::SUCCEEDED,
+        "{:?}",
+        by("good").message
+    );
     tier1::bench::result::validate(&r).expect("valid file");
     let dir = tempfile::tempdir().unwrap();
     tier1::bench::harness::write_results(&dir.path().join("run"), &r).expect("written");

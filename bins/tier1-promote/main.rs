@@ -102,9 +102,9 @@ fn run(a: Args) -> Result<Exit, PromoteError> {
         .prefix(&tier1::fsx::stale::temp_prefix("promote"))
         .tempdir()
         .map_err(|source| PromoteError::Io {
-        path: "<tmp>".into(),
-        source,
-    })?;
+            path: "<tmp>".into(),
+            source,
+        })?;
     let evidence_root = match (a.evidence_root, &a.evidence_archive) {
         (Some(root), _) => root,
         (None, Some(archive)) => {

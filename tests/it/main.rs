@@ -10,6 +10,7 @@ mod support;
 mod actions_contract;
 mod adoption_guide;
 mod attest_runner;
+mod cli_output;
 mod cli_snapshots;
 mod cuda_kernels;
 mod dashboard_chromium;

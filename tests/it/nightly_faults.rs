@@ -26,7 +26,12 @@ fn scenario() -> Scenario {
     let dir = r.root.parent().unwrap().to_path_buf();
     let base = dir.join("base/store");
     let base_out = dir.join("base/history");
-    let o = nightly_at(&r, &base, &[], &["--history-out", &base_out.display().to_string()]);
+    let o = nightly_at(
+        &r,
+        &base,
+        &[],
+        &["--history-out", &base_out.display().to_string()],
+    );
     assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
     let base_rows = rows(&base_out);
     Scenario {
@@ -59,12 +64,7 @@ fn temporaries(dir: &Path) -> Vec<String> {
 
 /// One fault: a fresh copy of the base store and copy, the faulty night, then a normal night
 /// and every invariant. `check` judges the faulty night's output.
-fn one_fault(
-    s: &Scenario,
-    spec: &str,
-    extra: &[&str],
-    check: &dyn Fn(&Out) -> Result<(), String>,
-) {
+fn one_fault(s: &Scenario, spec: &str, extra: &[&str], check: &dyn Fn(&Out) -> Result<(), String>) {
     let t = tempfile::tempdir().unwrap();
     let store = t.path().join("store");
     let out_dir = t.path().join("out");
@@ -89,14 +89,25 @@ fn one_fault(
     }
     // The faulty night's run, when it got as far as recording one.
     let faulty_run = runs(&store).get(runs(&s.base).len()).map(|r| r.0);
-    let published = faulty_run.is_some_and(|id| {
-        artifact_names(&store).contains(&format!("tier1-history-{id}-1"))
-    });
+    let published = faulty_run
+        .is_some_and(|id| artifact_names(&store).contains(&format!("tier1-history-{id}-1")));
     let next = nightly_at(&s.r, &store, &envs(None), &["--history-out", &out_arg]);
-    assert_eq!(next.code, 0, "{spec}: the next night: {}\n{}", next.json, next.stderr);
-    assert_eq!(next.json["restore"]["status"], "restored", "{spec}: {}", next.json);
+    assert_eq!(
+        next.code, 0,
+        "{spec}: the next night: {}\n{}",
+        next.json, next.stderr
+    );
+    assert_eq!(
+        next.json["restore"]["status"], "restored",
+        "{spec}: {}",
+        next.json
+    );
     let want_rows = s.base_rows + 1 + usize::from(published);
-    assert_eq!(rows(&out), want_rows, "{spec}: published nights in the history");
+    assert_eq!(
+        rows(&out),
+        want_rows,
+        "{spec}: published nights in the history"
+    );
     let all = runs(&store);
     assert!(
         all.iter().all(|(_, status, _)| status == "completed"),

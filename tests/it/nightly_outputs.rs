@@ -49,7 +49,8 @@ fn a_history_out_over_the_store_or_the_checkout_is_refused_before_anything_runs(
         let store = r.root.join(".tier1/store").canonicalize().unwrap();
         if collides == "local store" {
             assert!(
-                o.stderr.contains(&store.display().to_string()) || o.stderr.contains(".tier1/store"),
+                o.stderr.contains(&store.display().to_string())
+                    || o.stderr.contains(".tier1/store"),
                 "names the store: {}",
                 o.stderr
             );
@@ -94,12 +95,25 @@ fn a_history_out_that_is_not_a_previous_copy_is_never_replaced() {
         ("a-file", 8, "not a directory"),
         ("link", 8, "symbolic link"),
     ] {
-        let o = nightly_at(&r, &store_dir(&r), &[], &["--history-out", &format!("../{out}")]);
-        assert_eq!(o.code, code, "--history-out {out}: {}\n{}", o.json, o.stderr);
+        let o = nightly_at(
+            &r,
+            &store_dir(&r),
+            &[],
+            &["--history-out", &format!("../{out}")],
+        );
+        assert_eq!(
+            o.code, code,
+            "--history-out {out}: {}\n{}",
+            o.json, o.stderr
+        );
         assert!(o.stderr.contains(says), "--history-out {out}: {}", o.stderr);
         assert_eq!(before, everything(&r), "--history-out {out} changed bytes");
     }
-    assert_eq!(runs_before, runs(&r.root.join(".tier1/store")), "no run recorded");
+    assert_eq!(
+        runs_before,
+        runs(&r.root.join(".tier1/store")),
+        "no run recorded"
+    );
     // The previous copy, by contrast, is replaced by the new night's.
     let o = nightly(&r, 2.0, &[]);
     assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);

@@ -57,7 +57,10 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 #[test]
 fn a_signal_while_queued_on_the_producer_lock_records_the_run_as_cancelled() {
     let r = published();
-    with_first_command(&r, "command: [sh, -c, 'sleep 4; exec python3 fixed_target.py']");
+    with_first_command(
+        &r,
+        "command: [sh, -c, 'sleep 4; exec python3 fixed_target.py']",
+    );
     let store = r.root.join(".tier1/store");
     for sig in ["-TERM", "-INT"] {
         let before = runs(&store).len();
@@ -76,7 +79,10 @@ fn a_signal_while_queued_on_the_producer_lock_records_the_run_as_cancelled() {
         let out = queued.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(11), "{sig}: {err}");
-        assert!(sent.elapsed() < Duration::from_secs(3), "{sig}: slow to stop");
+        assert!(
+            sent.elapsed() < Duration::from_secs(3),
+            "{sig}: slow to stop"
+        );
         assert!(err.contains("queued"), "{sig}: {err}");
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(json["conclusion"], "cancelled", "{sig}: {json}");
@@ -88,7 +94,10 @@ fn a_signal_while_queued_on_the_producer_lock_records_the_run_as_cancelled() {
             String::from_utf8_lossy(&out.stderr)
         );
         let all = runs(&store);
-        assert!(all.iter().all(|(_, s, _)| s == "completed"), "{sig}: {all:?}");
+        assert!(
+            all.iter().all(|(_, s, _)| s == "completed"),
+            "{sig}: {all:?}"
+        );
         assert_eq!(all[before + 1].2, "cancelled", "{sig}: {all:?}");
     }
 }
@@ -114,7 +123,11 @@ fn an_escaped_process_holding_stdout_cannot_hang_the_night_even_through_sigterm(
     let started = Instant::now();
     let o = nightly_with(&r, &[("TIER1_FAKE_SPEEDUP", "2".into())], &[]);
     kill_escaped();
-    assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
     assert!(o.stderr.contains("stdout was still open"), "{}", o.stderr);
     // SIGTERM while it runs ends it at once, recorded as cancelled.
@@ -132,7 +145,11 @@ fn an_escaped_process_holding_stdout_cannot_hang_the_night_even_through_sigterm(
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(sent.elapsed() < Duration::from_secs(5), "{:?}", sent.elapsed());
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        sent.elapsed()
+    );
     let all = runs(&r.root.join(".tier1/store"));
     assert_eq!(all.last().unwrap().2, "cancelled", "{all:?}");
 }
@@ -152,6 +169,14 @@ fn a_target_with_absurd_numbers_fails_alone_and_the_night_is_published() {
         o.stderr
     );
     let failures = o.json["run"]["failures"].as_array().unwrap();
-    assert_eq!(failures.len(), 1, "only the hostile target failed: {failures:?}");
-    assert!(o.json["history_artifact"].is_string(), "published: {}", o.json);
+    assert_eq!(
+        failures.len(),
+        1,
+        "only the hostile target failed: {failures:?}"
+    );
+    assert!(
+        o.json["history_artifact"].is_string(),
+        "published: {}",
+        o.json
+    );
 }

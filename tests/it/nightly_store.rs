@@ -67,7 +67,11 @@ fn a_rewound_counter_is_refused_and_no_artifact_is_overwritten() {
             "{field}: {}",
             o.stderr
         );
-        assert_eq!(before, snapshot(&store(&r)), "{field}: the store is untouched");
+        assert_eq!(
+            before,
+            snapshot(&store(&r)),
+            "{field}: the store is untouched"
+        );
     }
 }
 
@@ -98,7 +102,11 @@ fn no_store_or_lock_file_is_opened_through_a_symbolic_link() {
             o.stderr
         );
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious bytes", "{link}");
-        assert_eq!(before, snapshot(&store(&r)), "{link}: the store is untouched");
+        assert_eq!(
+            before,
+            snapshot(&store(&r)),
+            "{link}: the store is untouched"
+        );
     }
 }
 
@@ -140,7 +148,10 @@ fn a_night_killed_after_its_history_upload_is_not_lost() {
     );
     assert_eq!(history_rows(&r), 3, "both nights are in the history");
     let after = runs(&store(&r));
-    assert!(after.iter().all(|(_, status, _)| status == "completed"), "{after:?}");
+    assert!(
+        after.iter().all(|(_, status, _)| status == "completed"),
+        "{after:?}"
+    );
     assert_eq!(after[killed.0 as usize - 1].2, "failure", "{after:?}");
 }
 
@@ -180,7 +191,9 @@ fn temporary_files_of_killed_jobs_are_collected_by_the_next_run() {
             "{marker}: the kill left its files: {left:?}"
         );
         assert!(
-            leftovers(&store(&r)).iter().any(|n| n.starts_with(".work-")),
+            leftovers(&store(&r))
+                .iter()
+                .any(|n| n.starts_with(".work-")),
             "{marker}: the kill left its work directory"
         );
     }
@@ -192,7 +205,10 @@ fn temporary_files_of_killed_jobs_are_collected_by_the_next_run() {
     );
     assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
     assert_eq!(leftovers(&store(&r)), Vec::<String>::new());
-    assert_eq!(leftovers(&store(&r).join("artifacts")), Vec::<String>::new());
+    assert_eq!(
+        leftovers(&store(&r).join("artifacts")),
+        Vec::<String>::new()
+    );
     assert_eq!(leftovers(&tmp), Vec::<String>::new());
 }
 
@@ -224,9 +240,16 @@ fn two_first_nights_a_tenth_of_a_second_apart_are_both_published() {
         );
     }
     let names = artifact_names(&store(&r));
-    let histories = names.iter().filter(|n| n.starts_with("tier1-history-")).count();
+    let histories = names
+        .iter()
+        .filter(|n| n.starts_with("tier1-history-"))
+        .count();
     assert_eq!(histories, 2, "{names:?}");
     let o = nightly(&r, 2.0, &[]);
     assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
-    assert_eq!(history_rows(&r), 3, "both first nights and this one are in the history");
+    assert_eq!(
+        history_rows(&r),
+        3,
+        "both first nights and this one are in the history"
+    );
 }

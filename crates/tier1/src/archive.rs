@@ -223,7 +223,10 @@ pub fn check_extractable(dir: &Path, policy: &ExtractPolicy) -> Result<TreeSize,
         let path = dir.join(rel);
         normalize_member(rel, policy).map_err(|m| refuse(format!("{rel:?}: {m}")))?;
         if !policy.allowed_suffixes.is_empty()
-            && !policy.allowed_suffixes.iter().any(|s| rel.ends_with(s.as_str()))
+            && !policy
+                .allowed_suffixes
+                .iter()
+                .any(|s| rel.ends_with(s.as_str()))
         {
             return Err(refuse(format!(
                 "{rel:?}: file type refused (expected one of {})",

@@ -3,8 +3,8 @@
 
 pub mod command;
 pub mod dashboard_history;
-pub mod faults;
 pub mod fake_github;
+pub mod faults;
 pub mod hostile_zip;
 pub mod nightly_repo;
 pub mod repo_files;

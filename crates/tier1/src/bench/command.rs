@@ -289,7 +289,10 @@ fn drain(
             } else {
                 (
                     status::FAILED_ERROR,
-                    format!("exited, but its stdout was still open {} s later", STDOUT_GRACE.as_secs()),
+                    format!(
+                        "exited, but its stdout was still open {} s later",
+                        STDOUT_GRACE.as_secs()
+                    ),
                 )
             };
             return Err((

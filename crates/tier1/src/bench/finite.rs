@@ -12,7 +12,9 @@ fn bad(x: f64) -> bool {
     !x.is_finite() || x.abs() > MAX_MAGNITUDE
 }
 
-fn first<'a>(fields: impl IntoIterator<Item = (String, Option<f64>)> + 'a) -> Option<(String, f64)> {
+fn first<'a>(
+    fields: impl IntoIterator<Item = (String, Option<f64>)> + 'a,
+) -> Option<(String, f64)> {
     fields
         .into_iter()
         .find_map(|(name, v)| v.filter(|x| bad(*x)).map(|x| (name, x)))

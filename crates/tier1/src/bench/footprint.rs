@@ -54,7 +54,13 @@ pub fn available() -> Option<u64> {
     let field = |name: &str| {
         info.lines()
             .find_map(|l| l.strip_prefix(name))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
             .map(|kb| kb.saturating_mul(1024))
     };
     field("MemAvailable:").or_else(|| field("MemTotal:"))
@@ -90,7 +96,10 @@ mod tests {
         let huge = shapes(&[("m", 100_000_000), ("n", 100_000_000), ("k", 1024)]);
         let e = check("block_scaling", &huge, Some(64 << 30)).unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("block_scaling") && msg.contains("more than"), "{msg}");
+        assert!(
+            msg.contains("block_scaling") && msg.contains("more than"),
+            "{msg}"
+        );
         let small = shapes(&[("m", 64), ("n", 64), ("k", 128)]);
         check("block_scaling", &small, Some(64 << 30)).unwrap();
         // No overflow whatever the values.

@@ -17,7 +17,11 @@ pub fn deadline(from: Instant, d: Duration) -> Instant {
 /// `s` seconds as a duration, saturating (a negative or NaN value is zero, too large is
 /// [`Duration::MAX`]) instead of panicking.
 pub fn seconds(s: f64) -> Duration {
-    Duration::try_from_secs_f64(s).unwrap_or(if s > 0.0 { Duration::MAX } else { Duration::ZERO })
+    Duration::try_from_secs_f64(s).unwrap_or(if s > 0.0 {
+        Duration::MAX
+    } else {
+        Duration::ZERO
+    })
 }
 
 /// Test hook: called with the target key and its prepared workload before verification, so a test

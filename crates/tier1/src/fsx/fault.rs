@@ -81,7 +81,10 @@ fn parse(spec: &str) -> Option<Config> {
         "enospc" => Action::NoSpace,
         _ => return None,
     };
-    parts.next().is_none().then_some(Config::Inject { point, nth, action })
+    parts
+        .next()
+        .is_none()
+        .then_some(Config::Inject { point, nth, action })
 }
 
 fn config() -> Option<&'static Config> {
@@ -126,7 +129,9 @@ pub fn hit(point: Point, path: &Path) -> io::Result<()> {
                 unsafe {
                     libc::kill(libc::getpid(), libc::SIGKILL);
                 }
-                Err(io::Error::other("fault injection: SIGKILL was not delivered"))
+                Err(io::Error::other(
+                    "fault injection: SIGKILL was not delivered",
+                ))
             }
             Action::NoSpace => Err(io::Error::from_raw_os_error(libc::ENOSPC)),
         },
@@ -157,7 +162,13 @@ mod tests {
             })
         ));
         for bad in [
-            "", "count:", "write", "write:0:kill", "write:x:kill", "fsync:1:kill", "write:1:boom",
+            "",
+            "count:",
+            "write",
+            "write:0:kill",
+            "write:x:kill",
+            "fsync:1:kill",
+            "write:1:boom",
             "write:1:kill:extra",
         ] {
             assert!(parse(bad).is_none(), "{bad}");

@@ -72,10 +72,22 @@ mod tests {
     #[test]
     fn names_carry_their_owner() {
         let me = std::process::id();
-        assert_eq!(owner_pid(&format!("{}Xy12", temp_prefix("stage"))), Some(me));
-        assert_eq!(owner_pid(&format!("{}Xy12.tmp", temp_prefix("tmp"))), Some(me));
+        assert_eq!(
+            owner_pid(&format!("{}Xy12", temp_prefix("stage"))),
+            Some(me)
+        );
+        assert_eq!(
+            owner_pid(&format!("{}Xy12.tmp", temp_prefix("tmp"))),
+            Some(me)
+        );
         assert_eq!(owner_pid(&format!("{}abc", work_prefix(17))), Some(me));
-        for other in ["index.json", ".tier1-", ".work-3-abc", ".tier1-stage-xyz", "x-p12-y"] {
+        for other in [
+            "index.json",
+            ".tier1-",
+            ".work-3-abc",
+            ".tier1-stage-xyz",
+            "x-p12-y",
+        ] {
             assert_eq!(owner_pid(other), None, "{other}");
         }
     }

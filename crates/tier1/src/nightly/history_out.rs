@@ -157,7 +157,8 @@ fn history_copy(dir: &Path) -> std::io::Result<Option<String>> {
         }
         Err(e) => return Err(e),
     }
-    let parsed: Option<serde_json::Value> = serde_json::from_slice(&fsx::read_no_follow(&index)?).ok();
+    let parsed: Option<serde_json::Value> =
+        serde_json::from_slice(&fsx::read_no_follow(&index)?).ok();
     let is_index = parsed.as_ref().is_some_and(|v| {
         v.get("suite_name").is_some_and(|n| n.is_string())
             && v.get("runs").is_some_and(|r| r.is_array())
@@ -174,7 +175,9 @@ fn history_copy(dir: &Path) -> std::io::Result<Option<String>> {
             let entry = entry?;
             seen += 1;
             if seen > MAX_COPY_ENTRIES {
-                return Ok(Some(format!("it holds more than {MAX_COPY_ENTRIES} entries")));
+                return Ok(Some(format!(
+                    "it holds more than {MAX_COPY_ENTRIES} entries"
+                )));
             }
             let ty = entry.file_type()?;
             let name = entry.file_name();
@@ -197,7 +200,8 @@ fn history_copy(dir: &Path) -> std::io::Result<Option<String>> {
 /// Replace `dest` with a copy of `src`: checked again, staged beside it, then swapped in. On any
 /// failure `dest` is as it was (the old copy, or nothing) and the staged copy is removed.
 pub fn replace(src: &Path, dest: &Path) -> Result<PathBuf, std::io::Error> {
-    check_replaceable(dest).map_err(|e| std::io::Error::new(std::io::ErrorKind::AlreadyExists, e.to_string()))?;
+    check_replaceable(dest)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::AlreadyExists, e.to_string()))?;
     let parent = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

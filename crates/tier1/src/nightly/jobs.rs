@@ -59,7 +59,9 @@ pub enum JobError {
     Lock(#[from] super::locks::LockError),
     /// The published history could not be copied to `--history-out` (the history is published;
     /// the previous copy, if any, is unchanged).
-    #[error("--history-out {path}: the history was published but could not be copied here: {source}")]
+    #[error(
+        "--history-out {path}: the history was published but could not be copied here: {source}"
+    )]
     HistoryOut {
         /// The destination.
         path: String,

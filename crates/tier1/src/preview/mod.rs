@@ -209,6 +209,10 @@ pub fn preview(
             path: req.output.display().to_string(),
         });
     }
+    let own = store.own_paths();
+    let inputs: Vec<(&str, &Path)> = own.iter().map(|p| ("local store", p.as_path())).collect();
+    crate::fsx::check_disjoint(&req.output, &inputs)
+        .map_err(|e| PreviewError::Invalid(format!("--output: {e}")))?;
     let scratch = tempfile::Builder::new()
         .prefix(&crate::fsx::stale::temp_prefix("preview"))
         .tempdir()

@@ -408,7 +408,9 @@ pub fn restore(
         }
     }
     let dest = &opts.destination;
-    fsx::check_output_root(dest, &[])?;
+    let own = store.own_paths();
+    let inputs: Vec<(&str, &Path)> = own.iter().map(|p| ("local store", p.as_path())).collect();
+    fsx::check_output_root(dest, &inputs)?;
     let found = discovery::discover(
         store,
         &opts.workflow,

@@ -343,7 +343,10 @@ impl LocalStore {
     /// Complete every `in_progress` run whose lease no process holds any more (its process was
     /// killed) with `conclusion`, as GitHub completes the run of a runner that vanished: what it
     /// uploaded stays, and restore sees it like any completed run's artifacts. Returns them.
-    pub fn complete_abandoned_runs(&self, conclusion: &str) -> Result<Vec<WorkflowRun>, StoreError> {
+    pub fn complete_abandoned_runs(
+        &self,
+        conclusion: &str,
+    ) -> Result<Vec<WorkflowRun>, StoreError> {
         let dir = self.dir.clone();
         self.update(|state| {
             let mut done = Vec::new();
@@ -539,6 +542,20 @@ impl ArtifactStore for LocalStore {
 
     fn now(&self) -> DateTime<Utc> {
         self.now.unwrap_or_else(Utc::now)
+    }
+
+    fn own_paths(&self) -> Vec<PathBuf> {
+        // Work directories inside the store (tier1-nightly's) are not the store's own.
+        [
+            STATE_FILE,
+            LOCK_FILE,
+            ARTIFACTS_DIR,
+            "locks",
+            local_lease::LEASES_DIR,
+        ]
+        .iter()
+        .map(|n| self.dir.join(n))
+        .collect()
     }
 
     fn list_completed_runs(

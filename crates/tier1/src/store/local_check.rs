@@ -15,9 +15,11 @@ const LOCKS_DIR: &str = "locks";
 /// `artifacts/`, `locks/`, `leases/` and every entry directly inside those three) is a symbolic
 /// link: tier1 would read or write wherever it points.
 pub fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
-    let refuse = |p: &Path| StoreError::Corrupt {
+    let refuse = |p: &Path| {
+        StoreError::Corrupt {
         path: p.display().to_string(),
         message: "is a symbolic link: expected the store's own file or directory (a link could make tier1 read or write another file)".into(),
+    }
     };
     let io = |p: &Path, source| StoreError::Io {
         path: p.display().to_string(),

@@ -41,7 +41,11 @@ pub fn lease_path(dir: &Path, id: u64) -> PathBuf {
 
 fn open(path: &Path, create: bool) -> Result<Option<File>, StoreError> {
     let mut options = OpenOptions::new();
-    options.read(true).write(true).create(create).truncate(false);
+    options
+        .read(true)
+        .write(true)
+        .create(create)
+        .truncate(false);
     match fsx::open_no_follow(path, &mut options) {
         Ok(f) => Ok(Some(f)),
         Err(e) if !create && e.kind() == std::io::ErrorKind::NotFound => Ok(None),

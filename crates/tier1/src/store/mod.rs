@@ -284,6 +284,12 @@ pub trait ArtifactStore {
     fn bootstrap_hint(&self) -> String {
         GITHUB_BOOTSTRAP_HINT.to_string()
     }
+
+    /// The store's own files and directories, for a store on this machine: an output root may
+    /// neither lie inside nor contain any of them. Empty for a remote store.
+    fn own_paths(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
 }
 
 /// The reference's bootstrap instruction for GitHub Actions.

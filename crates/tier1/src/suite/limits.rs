@@ -116,7 +116,12 @@ pub fn check(suite: &Suite) -> Result<(), OutOfRange> {
         text(&at("target"), &t.target, MAX_PATH_BYTES)?;
         text(&at("category"), &t.category, MAX_NAME_BYTES)?;
         text(&at("rationale"), &t.rationale, MAX_TEXT_BYTES)?;
-        count(&at("command"), t.command.len(), MAX_COMMAND_ARGS, "arguments")?;
+        count(
+            &at("command"),
+            t.command.len(),
+            MAX_COMMAND_ARGS,
+            "arguments",
+        )?;
         for (j, arg) in t.command.iter().enumerate() {
             text(&at(&format!("command.{j}")), arg, MAX_ARG_BYTES)?;
         }
