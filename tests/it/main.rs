@@ -19,6 +19,7 @@ mod exit_codes_doc;
 mod fuzz_parsers;
 mod github_evidence;
 mod github_lifecycle;
+mod github_redaction;
 mod github_shapes;
 mod github_store;
 mod gpu_check_script;
