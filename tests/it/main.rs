@@ -31,6 +31,7 @@ mod install_release;
 mod layers;
 mod nightly_e2e;
 mod nightly_faults;
+mod nightly_inputs;
 mod nightly_local_loop;
 mod nightly_outputs;
 mod nightly_signals;

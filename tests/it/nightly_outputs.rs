@@ -4,7 +4,7 @@
 //! unchanged; an existing `--history-out` is replaced only when it is a previous history copy, and
 //! a full disk during the copy leaves the previous copy whole.
 
-use crate::support::faults::{count_points, nightly_at, runs, snapshot};
+use crate::support::faults::{assert_unchanged, count_points, nightly_at, runs, snapshot};
 use crate::support::nightly_repo::{Repo, nightly, repo};
 use std::path::Path;
 
@@ -55,7 +55,11 @@ fn a_history_out_over_the_store_or_the_checkout_is_refused_before_anything_runs(
                 o.stderr
             );
         }
-        assert_eq!(before, everything(&r), "--history-out {out} changed bytes");
+        assert_unchanged(
+            &before,
+            r.root.parent().unwrap(),
+            &format!("--history-out {out} changed bytes"),
+        );
     }
     assert!(r.root.join(".git").is_dir());
 }
@@ -72,7 +76,11 @@ fn a_store_that_is_or_holds_the_checkout_is_refused() {
             "{}",
             o.stderr
         );
-        assert_eq!(before, everything(&r), "--store {store} changed bytes");
+        assert_unchanged(
+            &before,
+            r.root.parent().unwrap(),
+            &format!("--store {store} changed bytes"),
+        );
     }
 }
 
@@ -107,7 +115,11 @@ fn a_history_out_that_is_not_a_previous_copy_is_never_replaced() {
             o.json, o.stderr
         );
         assert!(o.stderr.contains(says), "--history-out {out}: {}", o.stderr);
-        assert_eq!(before, everything(&r), "--history-out {out} changed bytes");
+        assert_unchanged(
+            &before,
+            r.root.parent().unwrap(),
+            &format!("--history-out {out} changed bytes"),
+        );
     }
     assert_eq!(
         runs_before,
@@ -146,7 +158,7 @@ fn a_full_disk_while_copying_the_history_out_keeps_the_previous_copy() {
         "names the destination: {}",
         o.stderr
     );
-    assert_eq!(before, snapshot(&copy), "the previous copy is whole");
+    assert_unchanged(&before, &copy, "the previous copy is whole");
     let leftovers: Vec<String> = std::fs::read_dir(r.root.join(".tier1"))
         .unwrap()
         .flatten()

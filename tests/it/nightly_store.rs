@@ -6,7 +6,7 @@
 //! published.
 
 use crate::support::faults::{
-    artifact_names, count_points, nightly_at, runs, snapshot, store_state,
+    artifact_names, assert_unchanged, count_points, nightly_at, runs, snapshot, store_state,
 };
 use crate::support::nightly_repo::{Repo, nightly, repo};
 use std::path::PathBuf;
@@ -45,7 +45,7 @@ fn a_lost_store_json_is_refused_and_no_artifact_is_overwritten() {
         "names the missing file and what it would overwrite: {}",
         o.stderr
     );
-    assert_eq!(before, snapshot(&store(&r)), "the store is untouched");
+    assert_unchanged(&before, &store(&r), "the store is untouched");
 }
 
 #[test]
@@ -67,10 +67,10 @@ fn a_rewound_counter_is_refused_and_no_artifact_is_overwritten() {
             "{field}: {}",
             o.stderr
         );
-        assert_eq!(
-            before,
-            snapshot(&store(&r)),
-            "{field}: the store is untouched"
+        assert_unchanged(
+            &before,
+            &store(&r),
+            &format!("{field}: the store is untouched"),
         );
     }
 }
@@ -102,10 +102,10 @@ fn no_store_or_lock_file_is_opened_through_a_symbolic_link() {
             o.stderr
         );
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious bytes", "{link}");
-        assert_eq!(
-            before,
-            snapshot(&store(&r)),
-            "{link}: the store is untouched"
+        assert_unchanged(
+            &before,
+            &store(&r),
+            &format!("{link}: the store is untouched"),
         );
     }
 }
@@ -120,7 +120,7 @@ fn a_store_pointed_at_another_directory_is_refused_untouched() {
     let o = nightly_at(&r, &other, &[], &[]);
     assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
     assert!(o.stderr.contains("cat.jpg"), "{}", o.stderr);
-    assert_eq!(before, snapshot(&other));
+    assert_unchanged(&before, &other, "unchanged");
 }
 
 #[test]

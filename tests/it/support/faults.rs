@@ -83,19 +83,23 @@ pub fn artifact_names(store: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `tier1-nightly` in `r` against `store` with the fixture suite and `smoke` profile, `envs` set
-/// (for example `TIER1_FAULT`), and `extra` arguments.
+/// `tier1-nightly` in `r` against `store` with the fixture suite (unless `extra` names another
+/// `--suite-config`) and `smoke` profile, `envs` set (for example `TIER1_FAULT`), and `extra`
+/// arguments.
 pub fn nightly_at(r: &Repo, store: &Path, envs: &[(&str, String)], extra: &[&str]) -> Out {
     let mut cmd = command::scrubbed(command::bin("tier1-nightly"));
     for (k, v) in envs {
         cmd.env(k, v);
     }
     cmd.env("TIER1_FAKE_SPEEDUP", "2");
+    if !extra.contains(&"--suite-config") {
+        cmd.args(["--suite-config", "suite.yaml"]);
+    }
     let out = cmd
         .current_dir(&r.root)
         .arg("--store")
         .arg(store)
-        .args(["--suite-config", "suite.yaml", "--profile", "smoke"])
+        .args(["--profile", "smoke"])
         .args(extra)
         .output()
         .expect("tier1-nightly runs");
@@ -137,4 +141,20 @@ pub fn fresh_copy(store: &Path) -> (tempfile::TempDir, PathBuf) {
     let copy = t.path().join("store");
     copy_dir(store, &copy);
     (t, copy)
+}
+
+/// Panic, naming the entries that differ (never their bytes), unless `root` still matches
+/// `before` (a [`snapshot`]).
+pub fn assert_unchanged(before: &BTreeMap<String, Vec<u8>>, root: &Path, what: &str) {
+    let after = snapshot(root);
+    let changed: Vec<&String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "{what}: changed under {}: {changed:?}",
+        root.display()
+    );
 }

@@ -108,6 +108,9 @@ pub enum NightlyError {
     /// SIGINT or SIGTERM arrived before the run was recorded.
     #[error("{0}")]
     Cancelled(crate::process::Cancelled),
+    /// `--suite-config` is unreadable or invalid.
+    #[error(transparent)]
+    Suite(#[from] crate::suite::SuiteError),
 }
 
 impl Classify for NightlyError {
@@ -117,6 +120,7 @@ impl Classify for NightlyError {
             NightlyError::Store(e) => e.exit(),
             NightlyError::Output(_, exit) => *exit,
             NightlyError::Cancelled(_) => Exit::Cancelled,
+            NightlyError::Suite(e) => e.exit(),
         }
     }
 }
@@ -183,6 +187,11 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     validate_request(req.accept, req.bootstrap, req.note.as_deref())?;
     if let Some(r) = &req.requester {
         crate::promote::check_free_text("--requester", r).map_err(NightlyError::Request)?;
+    }
+    // A suite given by path is checked before anything runs (one found by discovery is checked
+    // once the history that names it is restored).
+    if let Some(path) = &req.suite_config {
+        crate::suite::Suite::load(path)?;
     }
     history_out::check(&history_out::Roots {
         store: &req.store_dir,
