@@ -23,6 +23,7 @@ mod github_redaction;
 mod github_shapes;
 mod github_store;
 mod gpu_check_script;
+mod history_limits;
 mod history_promote;
 mod history_property;
 mod history_publish;

@@ -635,6 +635,37 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_is_publishable_only_within_the_extraction_caps() {
+        let src = tree(&[("a.json", "{}"), ("r1/b.md", "# b\n"), ("r1/c.json", "[1]")]);
+        let size = check_publishable(src.path()).unwrap();
+        assert_eq!((size.members, size.expanded_bytes), (3, 9));
+        let mut p = ExtractPolicy::history();
+        p.max_members = 2;
+        let e = check_extractable(src.path(), &p).unwrap_err().to_string();
+        assert!(
+            e.contains("3 files, over the archive member cap of 2"),
+            "{e}"
+        );
+        let mut p = ExtractPolicy::history();
+        p.max_expanded_bytes = 5;
+        let e = check_extractable(src.path(), &p).unwrap_err().to_string();
+        assert!(e.contains("expanded-size cap of 5 bytes"), "{e}");
+        assert!(e.contains("restore would refuse"), "{e}");
+        let odd = tree(&[("a.json", "{}"), ("notes.txt", "x")]);
+        let e = check_publishable(odd.path()).unwrap_err();
+        assert!(
+            e.to_string().contains("\"notes.txt\": file type refused"),
+            "{e}"
+        );
+        assert_eq!(e.exit(), Exit::Invalid);
+        // What it accepts, extraction accepts.
+        let out = tempfile::tempdir().unwrap();
+        let z = out.path().join("t.zip");
+        write_deterministic_zip(src.path(), &z).unwrap();
+        extract_safe(&z, &out.path().join("x"), &ExtractPolicy::history()).unwrap();
+    }
+
+    #[test]
     fn expanded_cap_counts_real_bytes() {
         let out = tempfile::tempdir().unwrap();
         let z = out.path().join("a.zip");

@@ -177,3 +177,83 @@ pub fn check(suite: &Suite) -> Result<(), OutOfRange> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::EMBEDDED_TIER1_YAML;
+
+    fn with(replace: &str, by: &str) -> String {
+        assert!(EMBEDDED_TIER1_YAML.contains(replace), "{replace}");
+        Suite::parse(&EMBEDDED_TIER1_YAML.replacen(replace, by, 1), "t.yaml")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn values_that_would_overflow_or_exhaust_are_refused_at_their_field() {
+        for (from, to, field) in [
+            (
+                "timeout_s: 600",
+                "timeout_s: 18446744073709551615",
+                "profiles.cpu.timeout_s",
+            ),
+            ("budget_s: 25", "budget_s: 1e308", "profiles.cpu.budget_s"),
+            (
+                "max_rounds: 200\n",
+                "max_rounds: 4000000000\n",
+                "profiles.smoke.max_rounds",
+            ),
+            (
+                "precision_pct: 25.0",
+                "precision_pct: 1000",
+                "profiles.smoke.precision_pct",
+            ),
+            (
+                "min_speedup: 1.05",
+                "min_speedup: 1e300",
+                "thresholds.min_speedup",
+            ),
+            (
+                "smoke: { m: 64, n: 64, k: 128 }",
+                "smoke: { m: 64, n: 64, k: 100000000000 }",
+                "targets.0.shapes.smoke.k",
+            ),
+        ] {
+            let e = with(from, to);
+            assert!(
+                e.contains(field) && e.contains("expected at most"),
+                "{to}: {e}"
+            );
+            assert!(e.starts_with("t.yaml: line "), "names the line: {e}");
+        }
+        let long = format!("rationale: {}", "r".repeat(MAX_TEXT_BYTES + 1));
+        let e = with(
+            "rationale: Blackwell block-scaled GEMM with explicit baseline/optimized verification.",
+            &long,
+        );
+        assert!(
+            e.contains("targets.0.rationale: expected at most 4096 bytes, found 4097"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_suite_file_is_read_with_a_limit_and_as_utf8() {
+        let e = read_text(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("larger than 1048576 bytes"), "{e}");
+        assert_eq!(crate::exit::Classify::exit(&e), crate::exit::Exit::Invalid);
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("s.yaml");
+        std::fs::write(&p, b"suite_name: caf\xe9\n").unwrap();
+        let e = read_text(&p).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("not UTF-8 text: invalid byte at offset 15"),
+            "{e}"
+        );
+        assert_eq!(crate::exit::Classify::exit(&e), crate::exit::Exit::Invalid);
+        let e = Suite::load(&t.path().join("absent.yaml")).unwrap_err();
+        assert_eq!(crate::exit::Classify::exit(&e), crate::exit::Exit::Io);
+    }
+}
