@@ -561,6 +561,12 @@ mod tests {
         std::os::unix::fs::symlink(&input, w.join("alias")).unwrap();
         assert!(msg(&w.join("alias/new")).contains("lies inside"));
         check_output_root(&w.join("candidate-sibling"), &inputs).unwrap();
+        // An output above an input (absent or empty today, a parent of the input tomorrow).
+        let deep = [("store", w.join("out2/store"))];
+        let deep: Vec<(&str, &Path)> = deep.iter().map(|(n, p)| (*n, p.as_path())).collect();
+        let e = check_output_root(&w.join("out2"), &deep).unwrap_err();
+        assert!(e.to_string().contains("contains the store"), "{e}");
+        assert_eq!(crate::exit::Classify::exit(&e), crate::exit::Exit::Invalid);
     }
 
     #[test]

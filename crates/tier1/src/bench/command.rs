@@ -96,7 +96,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
         });
     };
     let started = Instant::now();
-    let deadline = crate::bench::options::deadline(started, timing.timeout);
+    let deadline = crate::bench::clock::deadline(started, timing.timeout);
     let mut pooled: Option<CommandOutput> = None;
     let mut sampling = Sampling {
         rounds: 0,
@@ -274,7 +274,7 @@ fn drain(
     t: &Target,
     timing: Timing,
 ) -> Result<Vec<u8>, (&'static str, String)> {
-    let until = crate::bench::options::deadline(Instant::now(), STDOUT_GRACE).min(deadline);
+    let until = crate::bench::clock::deadline(Instant::now(), STDOUT_GRACE).min(deadline);
     loop {
         if let Some(c) = crate::process::requested() {
             return Err((status::FAILED_ERROR, format!("target {}: {c}", t.key)));

@@ -137,7 +137,7 @@ pub fn run_suite(
             .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
         min_sample_ms: profile.min_sample_ms,
         precision_pct: profile.precision_pct,
-        budget: crate::bench::options::seconds(profile.budget_s),
+        budget: crate::bench::clock::seconds(profile.budget_s),
         timeout: opts
             .timeout
             .unwrap_or(Duration::from_secs(profile.timeout_s)),
@@ -272,7 +272,7 @@ fn run_builtin(
         });
         return r;
     }
-    let deadline = crate::bench::options::deadline(Instant::now(), timing.timeout);
+    let deadline = crate::bench::clock::deadline(Instant::now(), timing.timeout);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {

@@ -4,6 +4,7 @@
 pub mod affinity;
 pub mod alloc;
 pub mod backend;
+pub mod clock;
 pub mod command;
 pub mod cpu;
 pub mod cuda;

@@ -4,25 +4,7 @@
 use crate::bench::backend::Workload;
 use crate::bench::sampling::Plan;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// `from + d`, or a year after `from` when `d` would overflow the clock: every deadline is
-/// computed without a panic, whatever a duration holds.
-pub fn deadline(from: Instant, d: Duration) -> Instant {
-    from.checked_add(d)
-        .or_else(|| from.checked_add(Duration::from_secs(365 * 86_400)))
-        .unwrap_or(from)
-}
-
-/// `s` seconds as a duration, saturating (a negative or NaN value is zero, too large is
-/// [`Duration::MAX`]) instead of panicking.
-pub fn seconds(s: f64) -> Duration {
-    Duration::try_from_secs_f64(s).unwrap_or(if s > 0.0 {
-        Duration::MAX
-    } else {
-        Duration::ZERO
-    })
-}
+use std::time::Duration;
 
 /// Test hook: called with the target key and its prepared workload before verification, so a test
 /// can replace, wrap or add variants.

@@ -5,8 +5,9 @@
 //! (`local_check`), and runs may hold a lease that tells an abandoned run from a live one
 //! (`local_lease`). Layout documented in docs/local-store.md.
 
+pub use super::local_check::{ARTIFACTS_DIR, LOCK_FILE, LOCKS_DIR, STATE_FILE};
 use super::local_check::{
-    check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
+    Counters, check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
     next_artifact_id,
 };
 use super::local_lease::{self, RunLease};
@@ -19,12 +20,6 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Name of the metadata file in the store directory.
-pub const STATE_FILE: &str = "store.json";
-/// Name of the lock file every writer holds exclusively.
-pub const LOCK_FILE: &str = "store.lock";
-/// Directory of artifact bytes, one `<id>.bin` per artifact.
-pub const ARTIFACTS_DIR: &str = "artifacts";
 /// Version of the `store.json` layout.
 pub const STORE_SCHEMA_VERSION: u32 = 1;
 /// Longest retention GitHub allows (private repositories), in days.
@@ -71,6 +66,21 @@ pub struct StoreState {
 }
 
 impl StoreState {
+    /// The counters and the highest recorded ids ([`local_check`](super::local_check) compares
+    /// them).
+    fn counters(&self) -> Counters<'_> {
+        Counters {
+            next_run_id: self.next_run_id,
+            next_artifact_id: self.next_artifact_id,
+            max_run_id: self.runs.iter().map(|r| r.id).max(),
+            max_artifact: self
+                .artifacts
+                .iter()
+                .max_by_key(|a| a.id)
+                .map(|a| (a.id, a.name.as_str())),
+        }
+    }
+
     fn empty(repository: &str) -> Self {
         StoreState {
             schema_version: STORE_SCHEMA_VERSION,
@@ -307,7 +317,7 @@ impl LocalStore {
         let now = self.now();
         let dir = self.dir.clone();
         self.update(|state| {
-            check_counters(&dir, state)?;
+            check_counters(&dir, &state.counters())?;
             let repository = new
                 .repository
                 .clone()
@@ -453,7 +463,7 @@ impl LocalStore {
         let (digest, size) = copy_into(src, &mut tmp, &art_dir)?;
         let stored =
             self.update(|state| {
-                check_counters(&dir, state)?;
+                check_counters(&dir, &state.counters())?;
                 let run = state.runs.iter().find(|r| r.id == run_id).ok_or_else(|| {
                     StoreError::NotFound {
                         what: format!("run {run_id}"),
@@ -468,7 +478,7 @@ impl LocalStore {
                         "run {run_id} already has an artifact named {name}"
                     )));
                 }
-                let id = next_artifact_id(&dir, state)?;
+                let id = next_artifact_id(&dir, state.next_artifact_id)?;
                 let a = StoredArtifact {
                     id,
                     name: name.to_string(),

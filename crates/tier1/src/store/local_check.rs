@@ -1,15 +1,35 @@
-//! The local store's own bookkeeping checked against what is on disk before anything is written:
-//! a missing `store.json` beside existing artifacts is refused (never a new store over old bytes),
-//! counters that were rewound below a recorded id are refused, and the next artifact id is derived
-//! from the artifacts that exist, so no id is ever handed out twice.
+//! The local store's layout (its file and directory names) and its bookkeeping checked against
+//! what is on disk before anything is written: a missing `store.json` beside existing artifacts is
+//! refused (never a new store over old bytes), counters that were rewound below a recorded id are
+//! refused, the next artifact id is derived from the artifacts that exist (no id is handed out
+//! twice), and none of the store's own entries may be a symbolic link.
 
 use super::StoreError;
-use super::local::{ARTIFACTS_DIR, LOCK_FILE, STATE_FILE, StoreState};
 use super::local_lease::LEASES_DIR;
 use std::path::Path;
 
+/// Name of the metadata file in the store directory.
+pub const STATE_FILE: &str = "store.json";
+/// Name of the lock file every writer holds exclusively.
+pub const LOCK_FILE: &str = "store.lock";
+/// Directory of artifact bytes, one `<id>.bin` per artifact.
+pub const ARTIFACTS_DIR: &str = "artifacts";
 /// Directory of the job locks `tier1-nightly` keeps in the store.
-const LOCKS_DIR: &str = "locks";
+pub const LOCKS_DIR: &str = "locks";
+
+/// What [`check_counters`] compares: the counters `store.json` hands ids out from, and the
+/// highest ids it records.
+#[derive(Debug, Clone, Copy)]
+pub struct Counters<'a> {
+    /// `next_run_id`.
+    pub next_run_id: u64,
+    /// `next_artifact_id`.
+    pub next_artifact_id: u64,
+    /// The highest recorded run id.
+    pub max_run_id: Option<u64>,
+    /// The highest recorded artifact id and its name.
+    pub max_artifact: Option<(u64, &'a str)>,
+}
 
 /// Refuse a store where any of its own files or directories (`store.json`, `store.lock`,
 /// `artifacts/`, `locks/`, `leases/` and every entry directly inside those three) is a symbolic
@@ -127,36 +147,36 @@ pub fn check_no_lost_state(dir: &Path) -> Result<(), StoreError> {
 
 /// Refuse counters that were rewound: every recorded run and artifact id must be below the next
 /// id `store.json` would hand out.
-pub fn check_counters(dir: &Path, state: &StoreState) -> Result<(), StoreError> {
+pub fn check_counters(dir: &Path, c: &Counters<'_>) -> Result<(), StoreError> {
     let corrupt = |message: String| StoreError::Corrupt {
         path: dir.join(STATE_FILE).display().to_string(),
         message,
     };
-    if let Some(r) = state.runs.iter().max_by_key(|r| r.id)
-        && r.id >= state.next_run_id
+    if let Some(id) = c.max_run_id
+        && id >= c.next_run_id
     {
         return Err(corrupt(format!(
-            "next_run_id: expected more than every recorded run id ({}), found {}: the counter was rewound; refusing to hand out a run id twice",
-            r.id, state.next_run_id
+            "next_run_id: expected more than every recorded run id ({id}), found {}: the counter was rewound; refusing to hand out a run id twice",
+            c.next_run_id
         )));
     }
-    if let Some(a) = state.artifacts.iter().max_by_key(|a| a.id)
-        && a.id >= state.next_artifact_id
+    if let Some((id, name)) = c.max_artifact
+        && id >= c.next_artifact_id
     {
         return Err(corrupt(format!(
-            "next_artifact_id: expected more than every recorded artifact id ({}, {}), found {}: the counter was rewound; refusing to write over existing artifacts",
-            a.id, a.name, state.next_artifact_id
+            "next_artifact_id: expected more than every recorded artifact id ({id}, {name}), found {}: the counter was rewound; refusing to write over existing artifacts",
+            c.next_artifact_id
         )));
     }
     Ok(())
 }
 
-/// The id of the next artifact: `store.json`'s `next_artifact_id`, or past the highest
-/// `<id>.bin` on disk when a crash left bytes whose record was never written.
-pub fn next_artifact_id(dir: &Path, state: &StoreState) -> Result<u64, StoreError> {
+/// The id of the next artifact: `store.json`'s `next_artifact_id` (`recorded`), or past the
+/// highest `<id>.bin` on disk when a crash left bytes whose record was never written.
+pub fn next_artifact_id(dir: &Path, recorded: u64) -> Result<u64, StoreError> {
     let on_disk = artifact_ids_on_disk(dir)?.last().copied();
     match on_disk {
-        Some(max) if max >= state.next_artifact_id => {
+        Some(max) if max >= recorded => {
             tracing::warn!(
                 "local store {}: {ARTIFACTS_DIR}/{max}.bin has no record in {STATE_FILE} (left by an interrupted upload); new artifacts are numbered after it",
                 dir.display()
@@ -166,6 +186,6 @@ pub fn next_artifact_id(dir: &Path, state: &StoreState) -> Result<u64, StoreErro
                 message: format!("artifact id {max} leaves no id to hand out"),
             })
         }
-        _ => Ok(state.next_artifact_id),
+        _ => Ok(recorded),
     }
 }
