@@ -78,7 +78,7 @@ fn main() -> ExitCode {
             if let Some(m) = outcome.gate_message() {
                 cli::gate_failed("tier1-run", &m);
             }
-            outcome.exit().into()
+            cli::exit(outcome.exit())
         }
         Err(e) => cli::fail("tier1-run", &e),
     }

@@ -60,8 +60,9 @@
 //! - [`archive`] — deterministic zips and safe bounded extraction.
 //! - [`artifacts`] — artifact names (`<prefix>-evidence-*`, `<prefix>-history-*`).
 //! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`exit`]: JSON rules, atomic
-//!   files and staged trees, SHA-256 digests, statistics, process groups and signals, text made
-//!   safe for people, the exit-code table.
+//!   files and staged trees (temporary names collected after a crash, the test-only fault
+//!   injection), SHA-256 digests, statistics, process groups and signals, text made safe for people
+//!   (credentials redacted), the exit-code table.
 
 pub mod aggregate;
 pub mod archive;

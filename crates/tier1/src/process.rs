@@ -25,6 +25,21 @@ pub fn kill_group(pgid: u32) -> bool {
     unsafe { libc::kill(-pgid, libc::SIGKILL) == 0 }
 }
 
+/// True while a process with id `pid` exists (a zombie not yet reaped included); false once it is
+/// gone. Another user's process counts as existing.
+pub fn alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: kill(2) with signal 0 only checks that the process exists; it sends nothing and
+    // touches no memory.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 extern "C" fn on_termination(signal: libc::c_int) {
     // Only async-signal-safe work here: a second signal of a kind restores the default action
     // (set by SA_RESETHAND), so it terminates the process.
@@ -147,5 +162,15 @@ mod tests {
             .unwrap();
         let far = std::time::Instant::now() + std::time::Duration::from_secs(30);
         assert!(wait_group(&mut quick, far).unwrap().success());
+    }
+
+    #[test]
+    fn a_reaped_process_is_not_alive() {
+        assert!(alive(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert!(!alive(pid), "{pid} was reaped");
+        assert!(!alive(0));
     }
 }

@@ -83,7 +83,7 @@ impl Classify for PromoteError {
             PromoteError::Conflict(_) => Exit::Conflict,
             PromoteError::Suite(e) => e.exit(),
             PromoteError::History { source, .. } => source.exit(),
-            PromoteError::Io { .. } => Exit::Io,
+            PromoteError::Io { source, .. } => crate::exit::of_io(source),
             PromoteError::Integrity(_) => Exit::Integrity,
             PromoteError::Archive(e) => e.exit(),
             PromoteError::Store(e) => e.exit(),
@@ -204,6 +204,34 @@ pub fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Longest acceptance note, in bytes (it is copied into the index row and the chain reset).
+pub const MAX_NOTE_BYTES: usize = 4096;
+/// Longest requester or reviewer name, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+/// Most reviewers recorded on one acceptance.
+pub const MAX_REVIEWERS: usize = 100;
+
+/// The rules every free text a promotion records follows (the note, the requester, each
+/// reviewer), checked by `tier1-promote` and, before anything runs, by `tier1-nightly`: printable
+/// (no control, line-break or bidirectional characters) and at most [`MAX_NOTE_BYTES`] for
+/// `--note`, [`MAX_NAME_BYTES`] for a name.
+pub fn check_free_text(field: &str, v: &str) -> Result<(), String> {
+    let v = v.trim();
+    crate::text::check_printable(field, v)?;
+    let max = if field == "--note" {
+        MAX_NOTE_BYTES
+    } else {
+        MAX_NAME_BYTES
+    };
+    if v.len() > max {
+        return Err(format!(
+            "{field}: expected at most {max} bytes, found {}",
+            v.len()
+        ));
+    }
+    Ok(())
+}
+
 struct Checked {
     commit: String,
     digest: Digest,
@@ -230,7 +258,13 @@ fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
         .into_iter()
         .chain(r.reviewers.iter().map(|v| ("--reviewer", v)))
     {
-        crate::text::check_printable(name, v.trim()).map_err(PromoteError::Invalid)?;
+        check_free_text(name, v).map_err(PromoteError::Invalid)?;
+    }
+    if r.reviewers.len() > MAX_REVIEWERS {
+        return invalid(format!(
+            "--reviewer: expected at most {MAX_REVIEWERS} reviewers, found {}",
+            r.reviewers.len()
+        ));
     }
     check_workflow_run(r.workflow_run.trim(), r.allow_local_workflow_run)
         .map_err(PromoteError::Invalid)?;
@@ -474,10 +508,13 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
         trends: vec![(entry.trend_snapshot_path.clone(), trend::build(&doc.index))],
         index: &doc,
     };
-    package::write_tree(&r.output_history_root, &plan).map_err(|source| PromoteError::Io {
+    let io = |source| PromoteError::Io {
         path: r.output_history_root.display().to_string(),
         source,
-    })?;
+    };
+    let staged = package::stage_tree(&r.output_history_root, &plan).map_err(io)?;
+    crate::archive::check_publishable(staged.path())?;
+    staged.commit().map_err(io)?;
     tracing::info!(run_id = %r.run_id, bootstrap_reset, "ratified history anchor");
     Ok(PromoteOutcome {
         success: true,

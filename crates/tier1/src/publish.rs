@@ -34,6 +34,10 @@ pub enum PublishError {
     /// The output root is unusable (a symbolic link, occupied, or inside an input tree).
     #[error(transparent)]
     OutputRoot(#[from] crate::fsx::OutputRootError),
+    /// The merged package would break a limit restore applies (member count, expanded size):
+    /// nothing is written.
+    #[error(transparent)]
+    Unpublishable(#[from] crate::archive::ArchiveError),
     /// Writing the output failed.
     #[error("{path}: {source}")]
     Io {
@@ -50,8 +54,9 @@ impl Classify for PublishError {
             PublishError::Invalid(_) => Exit::Invalid,
             PublishError::Conflict(_) => Exit::Conflict,
             PublishError::History { source, .. } => source.exit(),
-            PublishError::Io { .. } => Exit::Io,
+            PublishError::Io { source, .. } => crate::exit::of_io(source),
             PublishError::OutputRoot(e) => e.exit(),
+            PublishError::Unpublishable(e) => e.exit(),
         }
     }
 }
@@ -286,10 +291,13 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         trends,
         index: &doc,
     };
-    package::write_tree(&req.output_root, &plan).map_err(|source| PublishError::Io {
+    let io = |source| PublishError::Io {
         path: req.output_root.display().to_string(),
         source,
-    })?;
+    };
+    let staged = package::stage_tree(&req.output_root, &plan).map_err(io)?;
+    crate::archive::check_publishable(staged.path())?;
+    staged.commit().map_err(io)?;
     tracing::info!(run_id = %req.run_id, stale, "merged candidate into canonical history");
     Ok(MergeOutcome {
         success: true,

@@ -4,6 +4,7 @@
 
 mod discover;
 mod format;
+pub mod limits;
 mod lines;
 mod names;
 pub mod settings;
@@ -404,7 +405,7 @@ pub enum SuiteError {
 impl crate::exit::Classify for SuiteError {
     fn exit(&self) -> crate::exit::Exit {
         match self {
-            SuiteError::Io { .. } => crate::exit::Exit::Io,
+            SuiteError::Io { source, .. } => crate::exit::of_io(source),
             _ => crate::exit::Exit::Invalid,
         }
     }
@@ -416,12 +417,9 @@ impl Suite {
         Suite::parse(EMBEDDED_TIER1_YAML, "<embedded tier1.yaml>").expect("embedded suite is valid")
     }
 
-    /// Load and validate a suite file.
+    /// Load and validate a suite file (read with a size limit, UTF-8 only: [`limits::read_text`]).
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = limits::read_text(path)?;
         Suite::parse(&text, &path.display().to_string())
     }
 
@@ -694,7 +692,7 @@ impl Suite {
                 format!("expected at least 2, found {}", t.history_window),
             ));
         }
-        Ok(())
+        limits::check(self).map_err(|(at, message)| rule(&at, message))
     }
 
     /// The target with `key`.

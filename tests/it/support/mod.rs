@@ -4,6 +4,7 @@
 pub mod command;
 pub mod dashboard_history;
 pub mod fake_github;
+pub mod faults;
 pub mod hostile_zip;
 pub mod nightly_repo;
 pub mod nvrtc_wheel;

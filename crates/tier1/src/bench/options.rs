@@ -107,7 +107,7 @@ impl Timing {
             precision_pct: profile.precision_pct.unwrap_or_else(|| {
                 crate::suite::settings::derived_precision_pct(&suite.thresholds)
             }),
-            budget: Duration::from_secs_f64(profile.budget_s),
+            budget: crate::bench::deadline::seconds(profile.budget_s),
             timeout: timeout.unwrap_or(Duration::from_secs(profile.timeout_s)),
             seed,
             clock: profile.clock,

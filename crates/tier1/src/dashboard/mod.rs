@@ -37,6 +37,10 @@ pub enum ReportError {
     /// The output directory already holds files.
     #[error("output directory {0} is not empty: expected an absent or empty directory")]
     OutputNotEmpty(String),
+    /// The output directory is unusable (a symbolic link, not a directory, inside or around the
+    /// history or evidence root).
+    #[error("--output: {0}")]
+    Output(#[from] crate::fsx::OutputRootError),
     /// No suite can be chosen, or the chosen file is invalid.
     #[error(transparent)]
     Suite(#[from] crate::suite::SuiteError),
@@ -64,7 +68,8 @@ impl Classify for ReportError {
             ReportError::Suite(e) => e.exit(),
             ReportError::Restore(e) => e.exit(),
             ReportError::OutputNotEmpty(_) => Exit::Conflict,
-            ReportError::Io { .. } => Exit::Io,
+            ReportError::Output(e) => e.exit(),
+            ReportError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }
@@ -131,11 +136,14 @@ pub fn parse_now(now: Option<&str>) -> Result<DateTime<Utc>, ReportError> {
 /// copy of the output directory, renamed into place; then append the summary to the step summary.
 pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, ReportError> {
     let now = parse_now(opts.now.as_deref())?;
-    if !crate::fsx::is_absent_or_empty(&opts.output).map_err(io_err(&opts.output))? {
-        return Err(ReportError::OutputNotEmpty(
-            opts.output.display().to_string(),
-        ));
+    let mut inputs = vec![("history root", opts.history_root.as_path())];
+    if let Some(e) = &opts.evidence_root {
+        inputs.push(("evidence root", e.as_path()));
     }
+    crate::fsx::check_output_root(&opts.output, &inputs).map_err(|e| match e {
+        crate::fsx::OutputRootError::NotEmpty { path } => ReportError::OutputNotEmpty(path),
+        other => ReportError::Output(other),
+    })?;
     let suite = crate::suite::Suite::discover(
         opts.suite_config.as_deref(),
         &opts.repo_root,

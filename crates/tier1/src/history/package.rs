@@ -46,7 +46,7 @@ pub fn write_json<T: serde::Serialize>(
         .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))?;
     fsx::write_if_changed(&root.join(rel), &bytes)
         .map(|_| ())
-        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+        .map_err(|e| HistoryError::write(rel, &e))
 }
 
 /// [`write_json`] for a file of a staged tree whose stored bytes are `stored`: overwritten in
@@ -63,7 +63,7 @@ pub fn write_json_staged<T: serde::Serialize>(
         return Ok(());
     }
     fsx::overwrite_staged(&root.join(rel), &bytes, stored.len())
-        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+        .map_err(|e| HistoryError::write(rel, &e))
 }
 
 impl IndexDoc {
@@ -308,6 +308,12 @@ pub struct TreePlan<'a> {
 /// into place, so a failure leaves no output. The base tree's files are hard-linked where possible
 /// ([`fsx::link_tree`]); trend snapshots and the index replace their links atomically.
 pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
+    stage_tree(dest, plan)?.commit()
+}
+
+/// [`write_tree`] up to the rename: the staged tree, complete, for a last check before
+/// [`fsx::StagedDir::commit`] makes it appear (dropping it leaves `dest` untouched).
+pub fn stage_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<fsx::StagedDir, std::io::Error> {
     let stage = fsx::StagedDir::new(dest)?;
     if let Some(base) = plan.base {
         fsx::link_tree(base, stage.path())?;
@@ -327,7 +333,7 @@ pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::
     }
     let bytes = plan.index.to_bytes().map_err(std::io::Error::other)?;
     fsx::write_atomic(&stage.path().join(INDEX_FILE), &bytes)?;
-    stage.commit()
+    Ok(stage)
 }
 
 #[cfg(test)]

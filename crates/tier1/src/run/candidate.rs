@@ -61,9 +61,7 @@ pub struct CandidateRun<'a> {
 /// Append `run` to the history at `root` (created when absent).
 pub fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, HistoryError> {
     let id = &run.summary.run_id;
-    let io = |what: &str, e: &dyn std::fmt::Display| {
-        HistoryError::structural(what, format!("cannot write: {e}"))
-    };
+    let io = |what: &str, e: &std::io::Error| HistoryError::write(what, e);
     std::fs::create_dir_all(root).map_err(|e| io(&root.display().to_string(), &e))?;
     let mut doc = match IndexDoc::load(root)? {
         Some(doc) => doc,

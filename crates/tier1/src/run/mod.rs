@@ -515,8 +515,10 @@ fn execute(
         },
     };
     let path = dir.join(evidence::MANIFEST_FILE);
-    crate::json::write(&path, &manifest)
-        .map_err(|e| EvidenceError::invalid(path.display().to_string(), e.to_string()))?;
+    crate::json::write(&path, &manifest).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&dir);
+        EvidenceError::json_write(e)
+    })?;
     Ok(results)
 }
 
