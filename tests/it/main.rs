@@ -27,6 +27,7 @@ mod github_shapes;
 mod github_store;
 mod gpu_check_script;
 mod helpers;
+mod helpers_clock;
 mod history_limits;
 mod history_promote;
 mod history_property;

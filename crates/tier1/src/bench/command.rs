@@ -273,6 +273,7 @@ fn execute(
         .env("TIER1_ITERATIONS", timing.iterations.to_string())
         .env("TIER1_MIN_SAMPLE_MS", timing.min_sample_ms.to_string())
         .env("TIER1_PROCESS", process.to_string())
+        .env("TIER1_CLOCK", timing.clock.as_str())
         .env("TIER1_SHAPES", shapes_json)
         .env("TIER1_RTOL", t.tolerance.rtol.to_string())
         .env("TIER1_ATOL", t.tolerance.atol.to_string())

@@ -46,6 +46,13 @@ impl Estimator {
         }
     }
 
+    /// The name a measurement record states, or `None` for the estimator of results of schema 2
+    /// and older: their records did not state it (nor whether the profile required precision),
+    /// and re-deriving them must give back exactly what they hold.
+    pub fn stated(self) -> Option<&'static str> {
+        (self != Estimator::CleanRounds).then(|| self.as_str())
+    }
+
     /// The stored name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -659,8 +659,10 @@ fn measurement(
         precision_pct,
         precise: reached && !throttled,
         throttled,
-        estimator: Some(estimator.as_str().into()),
-        precision_required: Some(sampling.is_some_and(|s| s.precision_required)),
+        estimator: estimator.stated().map(Into::into),
+        precision_required: estimator
+            .stated()
+            .map(|_| sampling.is_some_and(|s| s.precision_required)),
         passes: pass_values(e),
     }
 }
@@ -779,11 +781,18 @@ pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
         }
         let (s, msg, m) = derive(t, r.min_speedup, Estimator::for_schema(r.schema_version));
         if s != t.status || msg != t.message || m != t.metrics {
+            let (field, stored, derived) = if s != t.status {
+                ("status", format!("{:?}", t.status), format!("{s:?}"))
+            } else if msg != t.message {
+                ("message", format!("{:?}", t.message), format!("{msg:?}"))
+            } else {
+                let json = |x: &Metrics| serde_json::to_string(x).unwrap_or_default();
+                ("metrics", json(&t.metrics), json(&m))
+            };
             return Err(invalid(
-                format!("{what}.status"),
+                format!("{what}.{field}"),
                 format!(
-                    "stored verdict {:?} differs from the one derived from its samples ({s:?})",
-                    t.status
+                    "the stored {field} differs from the one derived from its samples: stored {stored}, derived {derived}"
                 ),
             ));
         }

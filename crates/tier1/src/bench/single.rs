@@ -68,8 +68,8 @@ pub fn measurement(
         precision_pct,
         precise: reached && !throttled,
         throttled,
-        estimator: Some(estimator.as_str().into()),
-        precision_required: Some(sampling.precision_required),
+        estimator: estimator.stated().map(Into::into),
+        precision_required: estimator.stated().map(|_| sampling.precision_required),
         passes: crate::bench::result::pass_values(e),
     }
 }
