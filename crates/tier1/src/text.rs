@@ -49,7 +49,10 @@ fn skip_credential(s: &str, from: usize) -> usize {
 /// after `Authorization:` (its scheme kept) or `Bearer `, and GitHub token shapes.
 pub fn redact_secrets(s: &str) -> Cow<'_, str> {
     let mut out = s.to_string();
-    let secrets = SECRETS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut secrets = SECRETS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    // The longest first: a secret that another one contains (or starts) must not leave the rest
+    // of the longer one readable.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     for secret in &secrets {
         if out.contains(secret.as_str()) {
             out = out.replace(secret.as_str(), REDACTED);
@@ -312,6 +315,17 @@ mod tests {
         }
         register_secret("abc");
         assert_eq!(redact_secrets("abc"), "abc", "too short to register");
+    }
+
+    #[test]
+    fn a_secret_inside_a_longer_one_does_not_leave_the_rest_readable() {
+        // Registered shorter first, as a test's token and the real one can be.
+        register_secret("q7overlap");
+        register_secret("q7overlap-longer-secret");
+        assert_eq!(
+            redact_secrets("token q7overlap-longer-secret and q7overlap"),
+            "token [redacted] and [redacted]"
+        );
     }
 
     #[test]

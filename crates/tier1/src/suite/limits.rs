@@ -37,8 +37,6 @@ pub const MAX_ROUNDS: u32 = 1_000_000;
 pub const MAX_SAMPLE_MS: f64 = 60_000.0;
 /// Largest `precision_pct`.
 pub const MAX_PRECISION_PCT: f64 = 100.0;
-/// Most measurement passes of an anchor candidate (`anchor_passes`).
-pub const MAX_ANCHOR_PASSES: u32 = 20;
 /// Largest threshold (percent, points, ratios, counts of prior runs, robust deviations).
 pub const MAX_THRESHOLD: f64 = 1e6;
 /// Longest `history_window` and `anchor_outlier_min_runs`.
@@ -181,7 +179,6 @@ pub fn check(suite: &Suite) -> Result<(), OutOfRange> {
         if let Some(v) = p.precision_pct {
             at_most(&at("precision_pct"), v, MAX_PRECISION_PCT)?;
         }
-        at_most(&at("anchor_passes"), p.anchor_passes, MAX_ANCHOR_PASSES)?;
     }
     let t = &suite.thresholds;
     for (name, v) in [
@@ -235,7 +232,22 @@ mod tests {
                 "timeout_s: 18446744073709551615",
                 "profiles.cpu.timeout_s",
             ),
-            ("budget_s: 25", "budget_s: 1e308", "profiles.cpu.budget_s"),
+            ("budget_s: 20", "budget_s: 1e308", "profiles.cpu.budget_s"),
+            (
+                "  - key: block_scaling\n",
+                "  - key: block_scaling\n    precision_pct: 1000\n    budget_s: 1e308\n",
+                "targets.0.precision_pct",
+            ),
+            (
+                "  - key: block_scaling\n",
+                "  - key: block_scaling\n    budget_s: 1e308\n",
+                "targets.0.budget_s",
+            ),
+            (
+                "  - key: block_scaling\n",
+                "  - key: block_scaling\n    thresholds: { speedup_regression_pct: 1e300 }\n",
+                "targets.0.thresholds.speedup_regression_pct",
+            ),
             (
                 "max_rounds: 200\n",
                 "max_rounds: 4000000000\n",
