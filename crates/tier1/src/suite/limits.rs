@@ -36,7 +36,7 @@ pub const MAX_ROUNDS: u32 = 1_000_000;
 /// Longest `min_sample_ms`: one minute.
 pub const MAX_SAMPLE_MS: f64 = 60_000.0;
 /// Largest `precision_pct`.
-pub const MAX_PRECISION_PCT: f64 = 100.0;
+pub const MAX_PRECISION_PCT: f64 = 1000.0;
 /// Largest threshold (percent, points, ratios, counts of prior runs, robust deviations).
 pub const MAX_THRESHOLD: f64 = 1e6;
 /// Longest `history_window` and `anchor_outlier_min_runs`.
@@ -235,7 +235,7 @@ mod tests {
             ("budget_s: 20", "budget_s: 1e308", "profiles.cpu.budget_s"),
             (
                 "  - key: block_scaling\n",
-                "  - key: block_scaling\n    precision_pct: 1000\n    budget_s: 1e308\n",
+                "  - key: block_scaling\n    precision_pct: 1e6\n    budget_s: 1e308\n",
                 "targets.0.precision_pct",
             ),
             (
@@ -255,7 +255,7 @@ mod tests {
             ),
             (
                 "precision_pct: 25.0",
-                "precision_pct: 1000",
+                "precision_pct: 1001",
                 "profiles.smoke.precision_pct",
             ),
             (
