@@ -21,6 +21,7 @@ mod github_lifecycle;
 mod github_shapes;
 mod github_store;
 mod gpu_check_script;
+mod history_compaction;
 mod history_promote;
 mod history_property;
 mod history_publish;

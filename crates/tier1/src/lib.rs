@@ -13,7 +13,7 @@
 //! | --- | --- |
 //! | edge | cli |
 //! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest |
-//! | domain: rules | bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
+//! | domain: rules | compaction, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
 //!
@@ -38,6 +38,8 @@
 //! **Domain** — the rules of the product, then the formats they read and write:
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
+//! - [`compaction`] — sealing old runs into segments before a package would approach restore's
+//!   caps, with every run the live rules need kept live; the package write publish and promote share.
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
 //! - [`history_check`] — a history tree validated against every rule: the index, the hash chain,
 //!   and each run's verdicts re-derived with the rules below (restore's sanitizing too).
@@ -65,6 +67,7 @@ pub mod artifacts;
 pub mod attest;
 pub mod bench;
 pub mod cli;
+pub mod compaction;
 pub mod dashboard;
 pub mod digest;
 pub mod evidence;

@@ -1,6 +1,7 @@
 //! Protected promotion (`tier1-promote`, contract §6): ratify the candidate's newest run as the
 //! canonical anchor after every check of §6.2 in order, then write live history plus the ratified
-//! row (chained) to a staged output root. A bootstrap promotion starts a new chain.
+//! row (chained) to a staged output root, compacted like a publication (`compaction`). A bootstrap
+//! promotion starts a new chain.
 
 mod evidence;
 pub mod inputs;
@@ -10,8 +11,8 @@ use crate::exit::{Classify, Exit};
 use crate::gate;
 use crate::history::error::HistoryError;
 use crate::history::model::{Acceptance, ChainReset, IndexRow, RegressionSummary, Summary};
-use crate::history::package::{self, IndexDoc, RunFiles, TreePlan};
-use crate::history::{INDEX_FILE, trend};
+use crate::history::package::{self, IndexDoc, RunFiles};
+use crate::history::INDEX_FILE;
 use crate::history_check::{ValidatedHistory, is_evidence_artifact_name, validate_history_root};
 use crate::publish::{check_paths_bound, check_suite_identity, check_summary_identity};
 use crate::regress::noise::{NoiseHistory, anchor_outliers};
@@ -71,6 +72,9 @@ pub enum PromoteError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The output package could not be compacted, or restore would refuse it.
+    #[error(transparent)]
+    Package(#[from] crate::compaction::package::PackageError),
 }
 
 impl Classify for PromoteError {
@@ -87,6 +91,7 @@ impl Classify for PromoteError {
             PromoteError::Archive(e) => e.exit(),
             PromoteError::Store(e) => e.exit(),
             PromoteError::OutputRoot(e) => e.exit(),
+            PromoteError::Package(e) => e.exit(),
         }
     }
 }
@@ -442,15 +447,14 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     }
     doc.adopt_chain().map_err(hist)?;
     doc.push_row(&entry).map_err(hist)?;
-    let plan = TreePlan {
+    let trend_paths = |_: &crate::history::model::Index| vec![entry.trend_snapshot_path.clone()];
+    crate::compaction::write_package(crate::compaction::PackagePlan {
+        dest: &r.output_history_root,
         base,
         runs: vec![(&r.history_root, &r.run_id)],
-        trends: vec![(entry.trend_snapshot_path.clone(), trend::build(&doc.index))],
-        index: &doc,
-    };
-    package::write_tree(&r.output_history_root, &plan).map_err(|source| PromoteError::Io {
-        path: r.output_history_root.display().to_string(),
-        source,
+        doc,
+        trend_paths: &trend_paths,
+        policy: crate::compaction::Policy::for_window(suite.thresholds.history_window as usize),
     })?;
     tracing::info!(run_id = %r.run_id, bootstrap_reset, "ratified history anchor");
     Ok(PromoteOutcome {
@@ -526,7 +530,7 @@ fn load_live(r: &PromoteRequest, suite: &Suite) -> Result<Option<ValidatedHistor
             suite.version, live.index.suite_version
         ));
     }
-    if live.doc.row(&r.run_id).is_some() {
+    if live.doc.contains_run(&r.run_id) {
         return Err(PromoteError::Conflict(format!(
             "run {:?} is already in live history",
             r.run_id

@@ -132,6 +132,10 @@ pub struct Dashboard {
     pub now: DateTime<Utc>,
     /// The canonical suite (thresholds, tolerances).
     pub suite: Suite,
+    /// The sealed runs of a compacted history (chart points only), in chain order.
+    pub sealed: Vec<super::sealed::SealedPoint>,
+    /// Warn when the latest run is more than this many days old.
+    pub stale_after_days: i64,
     evidence_root: Option<PathBuf>,
     by_id: HashMap<String, usize>,
 }
@@ -177,6 +181,8 @@ impl Dashboard {
             chain_reset: index.and_then(|i| i.chain_reset.clone()),
             now,
             suite: Suite::embedded(),
+            sealed: Vec::new(),
+            stale_after_days: super::freshness::DEFAULT_STALE_AFTER_DAYS,
             evidence_root: evidence_root.map(Path::to_path_buf),
             by_id,
         }
@@ -207,7 +213,20 @@ impl Dashboard {
                 regression: files.regression,
             });
         }
-        Ok(Dashboard::from_runs(Some(&index), runs, evidence_root, now))
+        let sealed = super::sealed::load(root, &index)?;
+        let mut dash = Dashboard::from_runs(Some(&index), runs, evidence_root, now);
+        dash.sealed = sealed;
+        Ok(dash)
+    }
+
+    /// Runs of the whole history (live and sealed).
+    pub fn total_runs(&self) -> usize {
+        self.runs.len() + self.sealed.len()
+    }
+    /// Accepted or eligible runs of the whole history.
+    pub fn accepted_runs(&self) -> usize {
+        self.runs.iter().filter(|r| r.counts_as_accepted()).count()
+            + self.sealed.iter().filter(|r| r.counts_as_accepted()).count()
     }
 
     /// The run with this id.
@@ -247,13 +266,20 @@ impl Dashboard {
                 .iter()
                 .all(|r| r.row.is_eligible() && r.regression.baseline_run_id.is_none())
     }
-    /// "Best speedup seen": the max of `max_speedup` over accepted or eligible runs only.
+    /// "Best speedup seen": the max of `max_speedup` over accepted or eligible runs only (sealed
+    /// runs included).
     pub fn best_speedup_seen(&self) -> Option<f64> {
-        self.runs
+        let live = self
+            .runs
             .iter()
             .filter(|r| r.counts_as_accepted())
-            .filter_map(|r| r.row.max_speedup.filter(|x| x.is_finite()))
-            .reduce(f64::max)
+            .filter_map(|r| r.row.max_speedup.filter(|x| x.is_finite()));
+        let sealed = self
+            .sealed
+            .iter()
+            .filter(|r| r.counts_as_accepted())
+            .filter_map(|r| r.max_speedup);
+        live.chain(sealed).reduce(f64::max)
     }
     /// How to show an evidence reference of `run` (a path relative to the evidence root).
     pub fn evidence_ref(&self, run: &RunView, rel: &str) -> EvidenceRef {

@@ -125,6 +125,17 @@ pub enum Note {
     NoAnchor,
     /// Only the first anchor exists; nothing has been compared yet.
     BootstrapOnly,
+    /// The newest run is older than the configured limit: nights stopped being published.
+    Stale {
+        /// The newest run.
+        run_id: String,
+        /// Its age in whole days.
+        age_days: i64,
+        /// The limit (`--stale-after-days`).
+        limit_days: i64,
+    },
+    /// The anchor's evidence reaches the renewal age soon.
+    RenewalSoon(AnchorAge),
 }
 
 impl fmt::Display for Note {
@@ -157,6 +168,22 @@ impl fmt::Display for Note {
             Note::BootstrapOnly => write!(
                 f,
                 "bootstrap only: the first anchor exists and no run has been compared with it yet"
+            ),
+            Note::Stale {
+                run_id,
+                age_days,
+                limit_days,
+            } => write!(
+                f,
+                "stale history: the newest run {run_id} is {age_days} days old (more than {limit_days} days): \
+                 nights are not being published; every artifact expires after 90 days (export the history, docs/runbook.md)"
+            ),
+            Note::RenewalSoon(age) => write!(
+                f,
+                "anchor {} evidence is {} days old: renew it within {} days, before it needs a protected renewal at {RENEWAL_DAYS} days",
+                age.run_id,
+                age.age_days,
+                RENEWAL_DAYS - age.age_days
             ),
         }
     }
@@ -269,6 +296,7 @@ pub fn assess(dash: &Dashboard) -> Verdict {
     if let Some(age) = anchor_age.as_ref().filter(|a| a.needs_renewal()) {
         notes.push(Note::AnchorRenewal(age.clone()));
     }
+    notes.extend(super::freshness::notes(dash, anchor_age.as_ref()));
     Verdict {
         ready: blockers.is_empty(),
         blockers,
