@@ -22,6 +22,8 @@ mod github_shapes;
 mod github_store;
 mod gpu_check_script;
 mod history_compaction;
+mod history_compaction_promote;
+mod history_export;
 mod history_promote;
 mod history_property;
 mod history_publish;

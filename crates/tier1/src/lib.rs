@@ -12,7 +12,7 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest |
+//! | commands | nightly, preview, promote, publish, restore, export, run, evidence, dashboard, attest |
 //! | domain: rules | compaction, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
@@ -24,7 +24,9 @@
 //! - [`nightly`] — `tier1-nightly` → [`nightly::run`], the workflow's job chain against the local
 //!   store (restore → run → bind → pack → upload → verify → publish or promote).
 //! - [`run`] — `tier1-run` → [`run::run`], the producer step: the suite, evidence, candidate history.
-//! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed.
+//! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed;
+//!   `--from-export` → [`restore::export::restore_from_export`], offline from an export.
+//! - [`export`] — `tier1-export` → [`export::export`], the whole verified history as one archive.
 //! - [`publish`] — `tier1-publish` → [`publish::merge`], a candidate into live history.
 //! - [`promote`] — `tier1-promote` → [`promote::promote`], a reviewed run as the new anchor.
 //! - [`evidence`] — `tier1-evidence bind | pack | verify` → [`evidence::bind`], [`evidence::pack`],
@@ -72,6 +74,7 @@ pub mod dashboard;
 pub mod digest;
 pub mod evidence;
 pub mod exit;
+pub mod export;
 pub mod fsx;
 pub mod gate;
 pub mod gha;

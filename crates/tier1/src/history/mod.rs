@@ -5,6 +5,7 @@ pub mod chain;
 pub mod compacted;
 pub mod detection;
 pub mod error;
+pub mod export_header;
 pub mod measurement;
 pub mod model;
 pub mod package;
