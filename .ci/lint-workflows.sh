@@ -22,16 +22,18 @@ actionlint -config-file .github/actionlint.yaml
 
 echo "== zizmor $(zizmor --version)"
 zizmor --offline --no-progress .github/workflows action.yml install/action.yml publish/action.yml \
-  promote/action.yml
+  promote/action.yml export/action.yml
 
 # The adopter's workflow of docs/adoption.md (tests/fixtures/adopter), its one placeholder filled in
 # as a user would, passes the same lint.
 adopter=target/lint-adopter
 rm -rf "$adopter" && mkdir -p "$adopter/.github/workflows"
-sed 's/<tier1 commit>/0000000000000000000000000000000000000000/' \
-  tests/fixtures/adopter/.github/workflows/benchmarks.yml > "$adopter/.github/workflows/benchmarks.yml"
-echo "== actionlint + zizmor: the adopter's workflow (docs/adoption.md)"
-actionlint -config-file .github/actionlint.yaml "$adopter/.github/workflows/benchmarks.yml"
+for wf in benchmarks.yml history-export.yml; do
+  sed 's/<tier1 commit>/0000000000000000000000000000000000000000/' \
+    "tests/fixtures/adopter/.github/workflows/$wf" > "$adopter/.github/workflows/$wf"
+done
+echo "== actionlint + zizmor: the adopter's workflows (docs/adoption.md)"
+actionlint -config-file .github/actionlint.yaml "$adopter"/.github/workflows/*.yml
 zizmor --offline --no-progress "$adopter/.github/workflows"
 
 echo "== shellcheck install/install.sh"

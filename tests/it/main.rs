@@ -22,6 +22,7 @@ mod github_shapes;
 mod github_store;
 mod gpu_check_script;
 mod history_compaction;
+mod history_compaction_faults;
 mod history_compaction_promote;
 mod history_export;
 mod history_promote;

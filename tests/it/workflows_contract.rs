@@ -14,17 +14,19 @@ const PROMOTE: &str = ".github/workflows/tier1-promote.yml";
 const CI: &str = ".github/workflows/ci.yml";
 const RELEASE: &str = ".github/workflows/release.yml";
 const PREVIEW: &str = ".github/workflows/tier1-preview.yml";
+const EXPORT: &str = ".github/workflows/tier1-export.yml";
 const ACTION: &str = "action.yml";
-/// Every composite action (the producer, install-only, publish, promote).
-const ACTIONS: [&str; 4] = [
+/// Every composite action (the producer, install-only, publish, promote, export).
+const ACTIONS: [&str; 5] = [
     ACTION,
     "install/action.yml",
     "publish/action.yml",
     "promote/action.yml",
+    "export/action.yml",
 ];
 /// The installer every action runs.
 const INSTALLER: &str = "install/install.sh";
-const WORKFLOWS: [&str; 5] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW];
+const WORKFLOWS: [&str; 6] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW, EXPORT];
 
 fn jobs(wf: &Value) -> &serde_json::Map<String, Value> {
     wf["jobs"].as_object().expect("jobs mapping")
@@ -243,7 +245,8 @@ fn permissions_empty_at_top_and_granted_per_job() {
             for (scope, level) in perms.as_object().unwrap() {
                 let allowed_write = (rel == RELEASE
                     && ["contents", "id-token", "attestations"].contains(&scope.as_str()))
-                    || (rel == PREVIEW && name == "comment" && scope == "pull-requests");
+                    || (rel == PREVIEW && name == "comment" && scope == "pull-requests")
+                    || (rel == EXPORT && name == "export-history" && scope == "contents");
                 assert!(
                     level == "read" || allowed_write,
                     "{rel}/{name}: {scope}: {level}"
@@ -900,5 +903,34 @@ fn every_suite_run_records_the_runner_attestation() {
             "the attestation does not reach tier1-run: {run}"
         );
         assert!(run.contains("--environment-json \"$RUNNER_TEMP/tier1-environment.json\""));
+    }
+}
+
+/// The monthly export: a schedule and a dispatch, one job that restores (with renewal, so an aging
+/// anchor never stops the export), writes the dashboard's step summary, exports and attaches the
+/// archive and its digest to a release; the composite action for other repositories does the same.
+#[test]
+fn the_monthly_export_restores_exports_and_attaches_to_a_release() {
+    let wf = yaml(EXPORT);
+    assert_eq!(wf["on"]["schedule"][0]["cron"], "45 4 1 * *");
+    assert!(wf["on"].get("workflow_dispatch").is_some());
+    let job = &wf["jobs"]["export-history"];
+    assert_eq!(
+        job["permissions"],
+        serde_json::json!({"actions": "read", "contents": "write"})
+    );
+    for (rel, scripts) in [(EXPORT, job.clone()), ("export/action.yml", yaml("export/action.yml"))] {
+        let mut runs = Vec::new();
+        run_scripts(&scripts, &mut runs);
+        let all = runs.join("\n");
+        let at = |needle: &str| {
+            all.find(needle)
+                .unwrap_or_else(|| panic!("{rel}: no {needle:?} in its scripts"))
+        };
+        assert!(at("tier1-restore") < at("tier1-dashboard"), "{rel}");
+        assert!(at("tier1-dashboard") < at("tier1-export"), "{rel}");
+        assert!(at("tier1-export") < at("gh release create"), "{rel}");
+        assert!(all.contains("--allow-anchor-renewal"), "{rel}");
+        assert!(all.contains(".sha256"), "{rel}: the digest file is attached");
     }
 }

@@ -1,4 +1,4 @@
-//! Compaction of a history package before it is written: when the live runs outnumber five tails,
+//! Compaction of a history package before it is written: when the live runs outnumber three tails,
 //! or the package passes half of a restore cap, the oldest runs that no rule needs live are sealed
 //! into segments (`history::segment`), contiguous in the chain, at most
 //! [`MAX_SEGMENT_RUNS`] each. Which runs must stay live is [`keep`]. Publication and promotion
@@ -24,6 +24,9 @@ use std::path::Path;
 /// Runs always kept live at the end of the history when the detection window is smaller.
 pub const MIN_TAIL_RUNS: usize = 100;
 
+/// Compaction starts when the live runs outnumber this many tails.
+pub const MAX_TAILS_LIVE: usize = 3;
+
 /// When to compact and how much to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
@@ -31,7 +34,7 @@ pub struct Policy {
     pub window: usize,
     /// The newest runs kept live: `max(window, min(5 × window, 100))`.
     pub tail: usize,
-    /// Compact when there are more live runs than this: five tails.
+    /// Compact when there are more live runs than this: [`MAX_TAILS_LIVE`] tails.
     pub max_live_runs: usize,
     /// Compact when the package has more members than this: half of restore's cap.
     pub max_members: usize,
@@ -46,7 +49,7 @@ impl Policy {
         Policy {
             window,
             tail,
-            max_live_runs: 5 * tail,
+            max_live_runs: MAX_TAILS_LIVE * tail,
             max_members: MAX_MEMBERS / 2,
             max_bytes: MAX_EXPANDED_BYTES / 2,
         }
@@ -107,45 +110,49 @@ pub fn seal_ranges(
         HistoryError::structural(what, format!("cannot write: {e}"))
     };
     let mut out = Sealed::default();
-    let mut number = doc.next_segment_number();
-    let mut records = Vec::new();
-    for r in ranges {
-        let name = segment_name(number);
-        number += 1;
-        let rows = doc.raw_rows();
+    let first = doc.next_segment_number();
+    let rows = doc.raw_rows();
+    let jobs: Vec<(u32, Range<usize>, String)> = ranges
+        .iter()
+        .zip(first..)
+        .map(|(r, n)| (n, r.clone(), doc.link_before(r.start)))
+        .collect();
+    // Segments are sealed (read, compressed, written) on a few threads, each archive written as
+    // soon as it is built.
+    let sealed = crate::par::map(&jobs, |(n, r, chain_prev)| {
+        let name = segment_name(*n);
+        let rows = r
+            .clone()
+            .map(|i| {
+                let raw = rows[i].as_object().ok_or_else(|| {
+                    HistoryError::structural(
+                        crate::history::INDEX_FILE,
+                        format!("runs[{i}]: expected an object"),
+                    )
+                })?;
+                Ok((raw, &doc.index.runs[i]))
+            })
+            .collect::<Result<_, HistoryError>>()?;
         let sealed = seal(&SealRequest {
             root,
             name: name.clone(),
             suite: (&doc.index.suite_name, doc.index.suite_version),
-            chain_prev: doc.link_before(r.start),
-            rows: r
-                .clone()
-                .map(|i| {
-                    let raw = rows[i].as_object().ok_or_else(|| {
-                        HistoryError::structural(
-                            crate::history::INDEX_FILE,
-                            format!("runs[{i}]: expected an object"),
-                        )
-                    })?;
-                    Ok((raw, &doc.index.runs[i]))
-                })
-                .collect::<Result<_, HistoryError>>()?,
+            chain_prev: chain_prev.clone(),
+            rows,
         })?;
         let path = root.join(segment_path(&name));
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io(&sealed.record.path, e))?;
         }
         crate::fsx::write_atomic(&path, &sealed.bytes).map_err(|e| io(&sealed.record.path, e))?;
-        records.push((r.clone(), sealed.record));
+        Ok((r.clone(), sealed.record))
+    });
+    let records = sealed.into_iter().collect::<Result<Vec<_>, HistoryError>>()?;
+    for (_, record) in &records {
+        out.segments.push(record.name.clone());
+        out.run_ids.extend(record.run_ids.iter().cloned());
     }
-    // Last range first: the indices of earlier ranges stay valid.
-    for (r, record) in records.into_iter().rev() {
-        doc.seal_rows(r.start, r.end, &record)?;
-        out.segments.insert(0, record.name.clone());
-        for id in record.run_ids.iter().rev() {
-            out.run_ids.insert(0, id.clone());
-        }
-    }
+    doc.seal_rows(&records)?;
     for id in &out.run_ids {
         std::fs::remove_dir_all(root.join(id)).map_err(|e| io(id, e))?;
     }

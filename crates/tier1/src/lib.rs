@@ -15,7 +15,7 @@
 //! | commands | nightly, preview, promote, publish, restore, export, run, evidence, dashboard, attest |
 //! | domain: rules | compaction, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
-//! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
+//! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, par, exit |
 //!
 //! **Edge** — what every binary does at its boundary:
 //! - [`cli`] — logging to stderr, JSON to stdout, errors to their documented exit codes.
@@ -59,9 +59,9 @@
 //! - [`gha`] — workflow commands, outputs and the step summary.
 //! - [`archive`] — deterministic zips and safe bounded extraction.
 //! - [`artifacts`] — artifact names (`<prefix>-evidence-*`, `<prefix>-history-*`).
-//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`exit`]: JSON rules, atomic
-//!   files and staged trees, SHA-256 digests, statistics, process groups and signals, text made
-//!   safe for people, the exit-code table.
+//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`par`], [`exit`]: JSON rules,
+//!   atomic files and staged trees, SHA-256 digests, statistics, process groups and signals, text
+//!   made safe for people, a map over a slice on a few threads, the exit-code table.
 
 pub mod aggregate;
 pub mod archive;
@@ -84,6 +84,7 @@ pub mod history;
 pub mod history_check;
 pub mod json;
 pub mod nightly;
+pub mod par;
 pub mod preview;
 pub mod process;
 pub mod promote;

@@ -28,11 +28,12 @@ pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 pub const REPOSITORY: &str = "tier1-bench/tier1";
 
 /// The tier1 binaries this test built (name, path).
-pub const BINS: [(&str, &str); 10] = [
+pub const BINS: [(&str, &str); 11] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
     ("tier1-evidence", env!("CARGO_BIN_EXE_tier1-evidence")),
+    ("tier1-export", env!("CARGO_BIN_EXE_tier1-export")),
     ("tier1-nightly", env!("CARGO_BIN_EXE_tier1-nightly")),
     ("tier1-preflight", env!("CARGO_BIN_EXE_tier1-preflight")),
     ("tier1-promote", env!("CARGO_BIN_EXE_tier1-promote")),

@@ -10,7 +10,7 @@
 
 use crate::history::error::HistoryError;
 use crate::history::model::IndexRow;
-use crate::history::package::load_run;
+use crate::history::package::{load_run, read_json};
 use crate::history::trend::parsed_time;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -23,13 +23,20 @@ struct NoiseFacts {
     in_segment: bool,
 }
 
-fn noise_facts(root: &Path, row: &IndexRow) -> Result<NoiseFacts, HistoryError> {
-    let f = load_run(root, row)?;
-    Ok(NoiseFacts {
-        suite: (f.summary.suite_name.clone(), f.summary.suite_version),
-        env: f.summary.environment.as_ref().map(|e| e.key()),
-        in_segment: row.is_eligible() || f.regression.baseline_run_id.is_some(),
-    })
+/// The facts of an accepted run (its summary and regression summary are read; None for a run
+/// that is not accepted).
+fn noise_facts(root: &Path, row: &IndexRow) -> Result<Option<NoiseFacts>, HistoryError> {
+    if !row.is_accepted() {
+        return Ok(None);
+    }
+    let summary: crate::history::model::Summary = read_json(root, &row.summary_path)?;
+    let regression: crate::history::model::RegressionSummary =
+        read_json(root, &row.regression_json_path)?;
+    Ok(Some(NoiseFacts {
+        suite: (summary.suite_name, summary.suite_version),
+        env: summary.environment.as_ref().map(|e| e.key()),
+        in_segment: row.is_eligible() || regression.baseline_run_id.is_some(),
+    }))
 }
 
 /// A later noise query: a suite identity and the environment key of the run being judged
@@ -55,11 +62,11 @@ fn noise_windows(
 ) -> Result<BTreeSet<usize>, HistoryError> {
     let mut keep = BTreeSet::new();
     let mut counts: BTreeMap<Query, usize> = BTreeMap::new();
-    for (i, row) in rows.iter().enumerate().rev() {
-        if !row.is_accepted() {
+    let facts = crate::par::map(rows, |row| noise_facts(root, row));
+    for (i, f) in facts.into_iter().enumerate().rev() {
+        let Some(f) = f? else {
             continue;
-        }
-        let f = noise_facts(root, row)?;
+        };
         // A query seen for the first time starts where the query of an unseen environment is:
         // the newer runs it takes are exactly the newer runs that record no environment.
         let mut fresh: Vec<Query> = vec![(f.suite.clone(), Some(None)), (f.suite.clone(), None)];

@@ -118,48 +118,64 @@ impl IndexDoc {
             + 1
     }
 
-    /// Replace live rows `start..end` (publication order, contiguous in the chain) by `record`,
-    /// which seals exactly those rows: the record is linked (`chain_sha256`), placed in chain
-    /// order, and the index becomes a compacted one (`schema_version` 2).
+    /// Replace each range of live rows (publication order, contiguous in the chain, disjoint) by
+    /// the record of the segment that seals exactly those rows: each record is linked
+    /// (`chain_sha256`) and placed in chain order, and the index becomes a compacted one
+    /// (`schema_version` 2).
     pub fn seal_rows(
         &mut self,
-        start: usize,
-        end: usize,
-        record: &SegmentRecord,
+        sealed: &[(std::ops::Range<usize>, SegmentRecord)],
     ) -> Result<(), HistoryError> {
         let bad = |m: String| Err(HistoryError::structural(INDEX_FILE, m));
         let items = self.chain_items();
-        let first = items.iter().position(|it| *it == ChainItem::Row(start));
-        let ids: Vec<&str> = self.index.runs[start..end]
-            .iter()
-            .map(|r| r.run_id.as_str())
-            .collect();
-        let Some(first) = first.filter(|f| {
-            (0..end - start).all(|k| items.get(f + k) == Some(&ChainItem::Row(start + k)))
-        }) else {
-            return bad(format!(
-                "cannot seal runs {start}..{end}: they are not contiguous in the chain"
-            ));
-        };
-        if record.run_ids.iter().map(String::as_str).ne(ids.iter().copied()) {
-            return bad(format!(
-                "segment {} does not seal runs {start}..{end} ({} runs)",
-                record.name,
-                ids.len()
-            ));
-        }
-        let Ok(Value::Object(mut new)) = serde_json::to_value(record) else {
-            return bad(format!("segment {} does not serialize", record.name));
-        };
-        chain::seal_record(&mut new);
-        let rows = raw_list(&self.raw, "runs").to_vec();
-        let segs = raw_list(&self.raw, "segments").to_vec();
-        let mut out_rows = Vec::with_capacity(rows.len() - (end - start));
-        let mut out_segs = Vec::with_capacity(segs.len() + 1);
+        let mut position = vec![usize::MAX; self.index.runs.len()];
         for (k, it) in items.iter().enumerate() {
+            if let ChainItem::Row(i) = *it {
+                position[i] = k;
+            }
+        }
+        // For each chain item that starts a range, the linked record replacing the range.
+        let mut starts = std::collections::BTreeMap::new();
+        let mut dropped = vec![false; self.index.runs.len()];
+        for (r, record) in sealed {
+            let first = position.get(r.start).copied().unwrap_or(usize::MAX);
+            let contiguous = !r.is_empty()
+                && r.end <= self.index.runs.len()
+                && r.clone().all(|i| position[i] == first + (i - r.start));
+            if !contiguous {
+                return bad(format!(
+                    "cannot seal runs {}..{}: they are not contiguous in the chain",
+                    r.start, r.end
+                ));
+            }
+            let ids = self.index.runs[r.clone()].iter().map(|x| x.run_id.as_str());
+            if record.run_ids.iter().map(String::as_str).ne(ids) {
+                return bad(format!(
+                    "segment {} does not seal runs {}..{}",
+                    record.name, r.start, r.end
+                ));
+            }
+            let Ok(Value::Object(mut new)) = serde_json::to_value(record) else {
+                return bad(format!("segment {} does not serialize", record.name));
+            };
+            chain::seal_record(&mut new);
+            for i in r.clone() {
+                if std::mem::replace(&mut dropped[i], true) {
+                    return bad(format!("run {i} is in two sealed ranges"));
+                }
+            }
+            starts.insert(first, Value::Object(new));
+        }
+        let rows = raw_list(&self.raw, "runs");
+        let segs = raw_list(&self.raw, "segments");
+        let mut out_rows = Vec::with_capacity(rows.len());
+        let mut out_segs = Vec::with_capacity(segs.len() + sealed.len());
+        for (k, it) in items.iter().enumerate() {
+            if let Some(record) = starts.remove(&k) {
+                out_segs.push(record);
+            }
             match *it {
-                _ if k == first => out_segs.push(Value::Object(new.clone())),
-                ChainItem::Row(i) if (start..end).contains(&i) => {}
+                ChainItem::Row(i) if dropped[i] => {}
                 ChainItem::Row(i) => out_rows.push(rows[i].clone()),
                 ChainItem::Segment(j) => out_segs.push(segs[j].clone()),
             }

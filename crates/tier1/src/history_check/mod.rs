@@ -115,19 +115,13 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
     }
     let mut latest_anchor = None;
     let mut initial_anchors = sealed.initial_anchors;
-    for row in &doc.index.runs {
-        let mut files = package::load_run(root, row)?;
-        check_summary(row, &files.summary)?;
-        check_regression(row, &files.regression)?;
-        if mode == Mode::Restore {
-            sanitize::sanitize_run(root, row, &mut files)?;
-        }
-        check_acceptance(row, &files)?;
-        if row.is_eligible() {
-            if files.regression.baseline_run_id.is_none() {
+    // Runs are independent: checked on a few threads, the first failure in publication order wins.
+    for checked in check_runs(root, &doc.index.runs, mode) {
+        if let Some((row, anchor, initial)) = checked? {
+            if initial {
                 initial_anchors.push(row.run_id.clone());
             }
-            latest_anchor = Some(anchor_ref(row, &files.summary)?);
+            latest_anchor = Some(anchor);
         }
     }
     if initial_anchors.len() > 1 {
@@ -158,6 +152,36 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
         chain,
         doc,
     })
+}
+
+/// What one live run's checks yield for the index-wide rules: for an eligible run, its anchor
+/// reference and whether it was compared with no anchor.
+type RunChecked<'a> = Option<(&'a IndexRow, AnchorRef, bool)>;
+
+/// Every live run's files checked (and sanitized in restore mode), on a few threads
+/// ([`crate::par::map`]); the results come back in publication order.
+fn check_runs<'a>(
+    root: &Path,
+    rows: &'a [IndexRow],
+    mode: Mode,
+) -> Vec<Result<RunChecked<'a>, HistoryError>> {
+    let one = |row: &&'a IndexRow| -> Result<RunChecked<'a>, HistoryError> {
+        let row: &'a IndexRow = row;
+        let mut files = package::load_run(root, row)?;
+        check_summary(row, &files.summary)?;
+        check_regression(row, &files.regression)?;
+        if mode == Mode::Restore {
+            sanitize::sanitize_run(root, row, &mut files)?;
+        }
+        check_acceptance(row, &files)?;
+        if !row.is_eligible() {
+            return Ok(None);
+        }
+        let initial = files.regression.baseline_run_id.is_none();
+        Ok(Some((row, anchor_ref(row, &files.summary)?, initial)))
+    };
+    let refs: Vec<&'a IndexRow> = rows.iter().collect();
+    crate::par::map(&refs, one)
 }
 
 /// Checks on the stored JSON that give clearer messages than a typed parse.
