@@ -128,7 +128,7 @@ fn main() {
     println!("|---:|---|---|---|---:|---|---:|---|---:|---|");
     let mib = |k: u64| format!("{:.1} MiB", k as f64 / 1024.0);
     let mmm = |(a, b, c): (f64, f64, f64)| format!("{} / {} / {}", ms(a), ms(b), ms(c));
-    for runs in scale::SIZES {
+    for runs in scale::sizes() {
         let f = scale::measure(runs);
         println!(
             "| {} | {} / {} | {}, {} | {} | {} | {} | {:.2}x | {} | {} | {} ({}) |",

@@ -13,8 +13,19 @@ use tier1::compaction::{PackagePlan, Policy, write_package};
 use tier1::history::package::IndexDoc;
 use tier1::store::local::NewRun;
 
-/// Sizes measured.
+/// Sizes measured (`TIER1_CORE_BENCH_SIZES=1000,50000` picks some).
 pub const SIZES: [usize; 3] = [1_000, 10_000, 50_000];
+
+/// The sizes this run measures.
+pub fn sizes() -> Vec<usize> {
+    match std::env::var("TIER1_CORE_BENCH_SIZES") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .collect(),
+        Err(_) => SIZES.to_vec(),
+    }
+}
 /// Repetitions of each measurement.
 pub const REPS: usize = 7;
 const CHILD: &str = "TIER1_CORE_BENCH_CHILD";
@@ -171,10 +182,15 @@ fn candidate_of(env: &Env, live: &Path, cand: &Path, runs: usize, name: &str) ->
 pub fn measure(runs: usize) -> Figures {
     let env = Env::new();
     let cand = env.tmp.path().join("synthetic");
-    env.nightly(t0(), "success", NewRun::new(WORKFLOW, "main", SHA_A), |ev, _| {
-        write_history(&cand, runs + 1, &anchor(ev));
-        HistoryUpload::None
-    });
+    env.nightly(
+        t0(),
+        "success",
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |ev, _| {
+            write_history(&cand, runs + 1, &anchor(ev));
+            HistoryUpload::None
+        },
+    );
     // The most live runs a package holds before the next publication compacts it (300 with the
     // default window): the newest runs and the anchor, one publication short of the limit; and
     // one more for the publication that compacts.
@@ -228,7 +244,11 @@ pub fn measure(runs: usize) -> Figures {
             let out = env.tmp.path().join(format!("{name}-{i}"));
             let (t, k) = child(
                 "publish",
-                &[("BENCH_CAND", candp), ("BENCH_LIVE", live), ("BENCH_OUT", &out)],
+                &[
+                    ("BENCH_CAND", candp),
+                    ("BENCH_LIVE", live),
+                    ("BENCH_OUT", &out),
+                ],
                 &[("BENCH_RUN", run.clone())],
             );
             times.push(t);

@@ -23,18 +23,26 @@ impl Long {
         let env = Env::new();
         let live = env.tmp.path().join("live");
         let cand = env.tmp.path().join("cand");
-        env.nightly(t0(), "success", NewRun::new(WORKFLOW, "main", SHA_A), |ev, _| {
-            write_history(&cand, runs + 1, &anchor(ev));
-            HistoryUpload::None
-        });
+        env.nightly(
+            t0(),
+            "success",
+            NewRun::new(WORKFLOW, "main", SHA_A),
+            |ev, _| {
+                write_history(&cand, runs + 1, &anchor(ev));
+                HistoryUpload::None
+            },
+        );
         // The live history: the candidate without its newest run (files shared by hard links).
         tier1::fsx::link_tree(&cand, &live).expect("link");
         std::fs::remove_dir_all(live.join(run_id(runs))).expect("newest run");
         let mut idx = index(&cand);
         idx["runs"].as_array_mut().expect("runs").pop();
         std::fs::remove_file(live.join("index.json")).expect("unlink index");
-        std::fs::write(live.join("index.json"), serde_json::to_vec_pretty(&idx).expect("json"))
-            .expect("index");
+        std::fs::write(
+            live.join("index.json"),
+            serde_json::to_vec_pretty(&idx).expect("json"),
+        )
+        .expect("index");
         Long {
             env,
             live,
@@ -87,7 +95,10 @@ fn publish_compacted(l: &Long) -> PathBuf {
     let idx = index(&out);
     assert_eq!(idx["schema_version"], 2);
     let segs = idx["segments"].as_array().expect("segments");
-    let sealed: usize = segs.iter().map(|s| s["run_count"].as_u64().unwrap() as usize).sum();
+    let sealed: usize = segs
+        .iter()
+        .map(|s| s["run_count"].as_u64().unwrap() as usize)
+        .sum();
     let live = idx["runs"].as_array().unwrap().len();
     assert_eq!(sealed + live, l.runs + 1, "no run lost");
     assert!(live <= 200, "live runs after compaction: {live}");
@@ -104,7 +115,10 @@ fn publish_compacted(l: &Long) -> PathBuf {
         let p = out.join(s["path"].as_str().unwrap());
         assert!(p.is_file(), "{}", p.display());
         for id in s["run_ids"].as_array().unwrap() {
-            assert!(!out.join(id.as_str().unwrap()).exists(), "sealed run left live");
+            assert!(
+                !out.join(id.as_str().unwrap()).exists(),
+                "sealed run left live"
+            );
         }
     }
     let f = tier1::history_check::restorable::would_restore_accept(&out).expect("restorable");
@@ -118,7 +132,9 @@ fn a_3000_run_history_is_compacted_on_publication_and_restores() {
     let l = Long::new(3000);
     let out = publish_compacted(&l);
     // Deep: every segment opens, its rows chain, every file has its digest.
-    let doc = tier1::history::package::IndexDoc::load(&out).unwrap().unwrap();
+    let doc = tier1::history::package::IndexDoc::load(&out)
+        .unwrap()
+        .unwrap();
     let report = tier1::history_check::segments::check_deep(&out, &doc).expect("deep check");
     assert_eq!(report.runs, doc.sealed_run_count());
     l.upload(&out, 1);
@@ -127,7 +143,11 @@ fn a_3000_run_history_is_compacted_on_publication_and_restores() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout_json(&o)["anchor_run_id"], run_id(0));
     let idx = index(&out);
-    assert_eq!(index(&dest)["segments"], idx["segments"], "sealed records restored as published");
+    assert_eq!(
+        index(&dest)["segments"],
+        idx["segments"],
+        "sealed records restored as published"
+    );
     for s in idx["segments"].as_array().unwrap() {
         let rel = s["path"].as_str().unwrap();
         assert!(
@@ -181,7 +201,10 @@ fn a_tampered_segment_or_recorded_digest_is_refused() {
         },
         3,
     );
-    assert!(e.contains("archive digest mismatch") && e.contains("seg-000001"), "{e}");
+    assert!(
+        e.contains("archive digest mismatch") && e.contains("seg-000001"),
+        "{e}"
+    );
     // The recorded digest.
     let e = tampered_restore(
         &l,
@@ -189,8 +212,11 @@ fn a_tampered_segment_or_recorded_digest_is_refused() {
         |root| {
             let mut idx = index(root);
             idx["segments"][0]["digest"] = Value::from(format!("sha256:{}", "0".repeat(64)));
-            std::fs::write(root.join("index.json"), serde_json::to_vec_pretty(&idx).unwrap())
-                .unwrap();
+            std::fs::write(
+                root.join("index.json"),
+                serde_json::to_vec_pretty(&idx).unwrap(),
+            )
+            .unwrap();
         },
         5,
     );
@@ -206,12 +232,26 @@ fn a_tampered_segment_or_recorded_digest_is_refused() {
             idx["segments"][0]["digest"] =
                 Value::from(tier1::digest::Digest::of_bytes(b"forged").to_string());
             idx["segments"][0]["bytes"] = Value::from(6);
-            std::fs::write(root.join("index.json"), serde_json::to_vec_pretty(&idx).unwrap())
-                .unwrap();
+            std::fs::write(
+                root.join("index.json"),
+                serde_json::to_vec_pretty(&idx).unwrap(),
+            )
+            .unwrap();
         },
         7,
     );
     assert!(e.contains("record link mismatch"), "{e}");
+    // An archive that index.json does not record.
+    let e = tampered_restore(
+        &l,
+        &out,
+        |root| std::fs::write(root.join("segments/seg-000099.tar.gz"), b"stray").unwrap(),
+        11,
+    );
+    assert!(
+        e.contains("segments/seg-000099.tar.gz") && e.contains("does not record"),
+        "{e}"
+    );
     // A segment removed with its record: the chain does not reach the live rows.
     let e = tampered_restore(
         &l,
@@ -220,10 +260,16 @@ fn a_tampered_segment_or_recorded_digest_is_refused() {
             std::fs::remove_file(root.join(&seg_path)).unwrap();
             let mut idx = index(root);
             idx["segments"].as_array_mut().unwrap().remove(0);
-            std::fs::write(root.join("index.json"), serde_json::to_vec_pretty(&idx).unwrap())
-                .unwrap();
+            std::fs::write(
+                root.join("index.json"),
+                serde_json::to_vec_pretty(&idx).unwrap(),
+            )
+            .unwrap();
         },
         9,
     );
-    assert!(e.contains("hash chain") || e.contains("continues no link"), "{e}");
+    assert!(
+        e.contains("hash chain") || e.contains("continues no link"),
+        "{e}"
+    );
 }

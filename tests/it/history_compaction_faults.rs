@@ -22,7 +22,10 @@ fn small_window_suite(dir: &Path) -> PathBuf {
         "thresholds:\n  detection: reference\n",
         "thresholds:\n  detection: reference\n  history_window: 2\n",
     );
-    assert!(text.contains("history_window: 2"), "the fixture suite changed");
+    assert!(
+        text.contains("history_window: 2"),
+        "the fixture suite changed"
+    );
     let p = dir.join("suite.yaml");
     std::fs::write(&p, text).expect("suite");
     p
@@ -84,7 +87,9 @@ fn killing_a_compacting_publication_at_20_points_loses_nothing() {
     // One uninterrupted publication: it compacts, and its length spreads the kill points.
     let probe = t.join("probe");
     let started = Instant::now();
-    let status = publish_cmd(&l, &suite, &live, &probe).status().expect("publish");
+    let status = publish_cmd(&l, &suite, &live, &probe)
+        .status()
+        .expect("publish");
     let length = started.elapsed();
     assert!(status.success());
     let idx: serde_json::Value =
@@ -112,7 +117,10 @@ fn killing_a_compacting_publication_at_20_points_loses_nothing() {
         } else {
             before_commit += 1;
         }
-        assert!(live_before == fingerprint(&live), "kill {k}: the live input changed");
+        assert!(
+            live_before == fingerprint(&live),
+            "kill {k}: the live input changed"
+        );
         // The previous package still restores, unchanged.
         let again = t.join(format!("restored-{k}"));
         let o = l.env.restore(restore_now, &again, &[]);
@@ -124,10 +132,14 @@ fn killing_a_compacting_publication_at_20_points_loses_nothing() {
         );
         eprintln!("kill {k} at {delay:?}");
     }
-    eprintln!("{KILLS} kills: {before_commit} before the output was renamed into place, {complete} after");
+    eprintln!(
+        "{KILLS} kills: {before_commit} before the output was renamed into place, {complete} after"
+    );
     // The next night: publish into a fresh output root, upload, restore.
     let next = t.join("next");
-    let status = publish_cmd(&l, &suite, &live, &next).status().expect("publish");
+    let status = publish_cmd(&l, &suite, &live, &next)
+        .status()
+        .expect("publish");
     assert!(status.success(), "the next night publishes");
     l.upload(&next, 3);
     let dest = t.join("after");

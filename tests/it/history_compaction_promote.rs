@@ -98,8 +98,14 @@ fn promotion_compacts_and_the_live_rules_see_what_they_saw_before() {
     candidate(Some(&live), &cand, &spec);
     evidence(&w.join("ev"), &spec);
     let out = w.join("promoted");
-    tier1::promote::promote(&promote_request(&cand, &w.join("ev"), Some(&live), &out, "c"))
-        .expect("promotion into a 700-run history");
+    tier1::promote::promote(&promote_request(
+        &cand,
+        &w.join("ev"),
+        Some(&live),
+        &out,
+        "c",
+    ))
+    .expect("promotion into a 700-run history");
     let idx = read(&out.join("index.json"));
     assert_eq!(idx["schema_version"], 2, "the promotion compacted");
     let live_ids: Vec<&str> = idx["runs"]
@@ -113,7 +119,12 @@ fn promotion_compacts_and_the_live_rules_see_what_they_saw_before() {
     let v = tier1::history_check::validate_history_root(&out).expect("valid");
     assert_eq!(v.latest_anchor.unwrap().run_id, "c");
     // Every later noise query selects the runs it would select without compaction.
-    for env in [None, Some(env_key("Box A")), Some(env_key("Box B")), Some(env_key("Box C"))] {
+    for env in [
+        None,
+        Some(env_key("Box A")),
+        Some(env_key("Box B")),
+        Some(env_key("Box C")),
+    ] {
         assert_eq!(
             noise_ids(&out, env.as_deref()),
             noise_ids(&cand, env.as_deref()),
@@ -140,7 +151,9 @@ fn promotion_compacts_and_the_live_rules_see_what_they_saw_before() {
     .expect("promotion on a compacted history");
     let v = tier1::history_check::validate_history_root(&out2).expect("valid");
     assert_eq!(v.latest_anchor.unwrap().run_id, "d");
-    let doc = tier1::history::package::IndexDoc::load(&out2).unwrap().unwrap();
+    let doc = tier1::history::package::IndexDoc::load(&out2)
+        .unwrap()
+        .unwrap();
     assert_eq!(doc.total_run_count(), 704);
     tier1::history_check::segments::check_deep(&out2, &doc).expect("deep check");
 }

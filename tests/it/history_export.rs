@@ -39,7 +39,11 @@ fn restore_export(file: &Path, dest: &Path, sha256: Option<&str>) -> Ran {
 
 fn refused(r: &Ran, code: i32, needle: &str, dest: &Path) {
     assert_eq!(r.code, code, "stderr: {}", r.stderr);
-    assert!(r.stderr.contains(needle), "expected {needle:?} in {}", r.stderr);
+    assert!(
+        r.stderr.contains(needle),
+        "expected {needle:?} in {}",
+        r.stderr
+    );
     assert!(r.stdout.trim().is_empty(), "{}", r.stdout);
     assert_absent_or_empty(dest);
 }
@@ -61,7 +65,10 @@ fn exported(l: &Long) -> (PathBuf, PathBuf, String) {
     let sidecar = std::fs::read_to_string(format!("{}.sha256", file.display())).unwrap();
     assert_eq!(
         sidecar,
-        format!("{}  history-2026-08.zip\n", digest.trim_start_matches("sha256:"))
+        format!(
+            "{}  history-2026-08.zip\n",
+            digest.trim_start_matches("sha256:")
+        )
     );
     assert_eq!(j["run_count"], l.runs + 1);
     assert!(j["segment_count"].as_u64().unwrap() >= 1, "{j}");
@@ -89,19 +96,29 @@ fn an_export_restores_offline_on_a_machine_with_an_empty_store() {
     assert_eq!(j["run_count"], l.runs + 1);
     let v = tier1::history_check::validate_history_root(&dest).expect("valid");
     assert_eq!(v.doc.total_run_count(), l.runs + 1);
-    assert!(!dest.join(tier1::history::export_header::EXPORT_HEADER).exists());
+    assert!(
+        !dest
+            .join(tier1::history::export_header::EXPORT_HEADER)
+            .exists()
+    );
     let segs = |root: &Path| {
-        let i: Value = serde_json::from_slice(&std::fs::read(root.join("index.json")).unwrap())
-            .unwrap();
+        let i: Value =
+            serde_json::from_slice(&std::fs::read(root.join("index.json")).unwrap()).unwrap();
         i["segments"].clone()
     };
     assert_eq!(segs(&dest), segs(&out));
     // The same export restored again gives the same tree, and exports of both the same bytes.
     let again = other.path().join("again");
     assert_eq!(restore_export(&moved, &again, Some(&digest)).code, 0);
-    assert!(snapshot(&again) == snapshot(&dest), "two restores of one export differ");
+    assert!(
+        snapshot(&again) == snapshot(&dest),
+        "two restores of one export differ"
+    );
     let (a, b) = (other.path().join("a.zip"), other.path().join("b.zip"));
-    assert_eq!(export(&dest, &a).json()["digest"], export(&again, &b).json()["digest"]);
+    assert_eq!(
+        export(&dest, &a).json()["digest"],
+        export(&again, &b).json()["digest"]
+    );
 }
 
 #[test]
@@ -111,16 +128,29 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
     let t = l.env.tmp.path();
     // A digest that is not the recorded one.
     let wrong = format!("sha256:{}", "0".repeat(64));
-    refused(&restore_export(&file, &t.join("d1"), Some(&wrong)), 4, "SHA-256 mismatch", &t.join("d1"));
+    refused(
+        &restore_export(&file, &t.join("d1"), Some(&wrong)),
+        4,
+        "SHA-256 mismatch",
+        &t.join("d1"),
+    );
     // One byte of the archive, checked against its digest file.
     let flipped = t.join("flipped.zip");
     let mut b = std::fs::read(&file).unwrap();
     let n = b.len() / 3;
     b[n] ^= 0x20;
     std::fs::write(&flipped, b).unwrap();
-    std::fs::copy(format!("{}.sha256", file.display()), format!("{}.sha256", flipped.display()))
-        .unwrap();
-    refused(&restore_export(&flipped, &t.join("d2"), None), 4, "SHA-256 mismatch", &t.join("d2"));
+    std::fs::copy(
+        format!("{}.sha256", file.display()),
+        format!("{}.sha256", flipped.display()),
+    )
+    .unwrap();
+    refused(
+        &restore_export(&flipped, &t.join("d2"), None),
+        4,
+        "SHA-256 mismatch",
+        &t.join("d2"),
+    );
     // A consistent archive (its own true digest) whose sealed segment was changed.
     let forged = forge(&out, t, "forged-segment", |tree| {
         let i: Value =
@@ -133,7 +163,12 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
         std::fs::write(&p, b).unwrap();
     });
     let d = tier1::digest::Digest::of_file(&forged).unwrap().to_string();
-    refused(&restore_export(&forged, &t.join("d3"), Some(&d)), 4, "archive digest mismatch", &t.join("d3"));
+    refused(
+        &restore_export(&forged, &t.join("d3"), Some(&d)),
+        4,
+        "archive digest mismatch",
+        &t.join("d3"),
+    );
     // A header that claims another history.
     let forged = forge(&out, t, "forged-header", |tree| {
         let p = tree.join(tier1::history::export_header::EXPORT_HEADER);
@@ -142,12 +177,22 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
         std::fs::write(&p, serde_json::to_vec(&h).unwrap()).unwrap();
     });
     let d = tier1::digest::Digest::of_file(&forged).unwrap().to_string();
-    refused(&restore_export(&forged, &t.join("d4"), Some(&d)), 4, "run_count", &t.join("d4"));
+    refused(
+        &restore_export(&forged, &t.join("d4"), Some(&d)),
+        4,
+        "run_count",
+        &t.join("d4"),
+    );
     // Not an export at all: a history package without a header.
     let bare = t.join("bare.zip");
     tier1::archive::write_deterministic_zip(&out, &bare).unwrap();
     let d = tier1::digest::Digest::of_file(&bare).unwrap().to_string();
-    refused(&restore_export(&bare, &t.join("d5"), Some(&d)), 4, "not a tier1 history export", &t.join("d5"));
+    refused(
+        &restore_export(&bare, &t.join("d5"), Some(&d)),
+        4,
+        "not a tier1 history export",
+        &t.join("d5"),
+    );
     let _ = digest;
 }
 
@@ -193,21 +238,35 @@ fn an_old_reference_package_still_restores_and_exports() {
     let env = Env::new();
     // The anchor's evidence, named as its summary records, from a run at its commit.
     let store = env.store_at(t0());
-    let run = store.create_run(&NewRun::new(WORKFLOW, "main", SHA_A)).unwrap();
+    let run = store
+        .create_run(&NewRun::new(WORKFLOW, "main", SHA_A))
+        .unwrap();
     let ev = env.tmp.path().join("ev.zip");
     std::fs::write(&ev, b"anchor evidence").unwrap();
-    let meta = store.upload_file(run.id, "tier1-evidence-aaaaaaaa-1", &ev, 90).unwrap();
+    let meta = store
+        .upload_file(run.id, "tier1-evidence-aaaaaaaa-1", &ev, 90)
+        .unwrap();
     store.complete_run(run.id, "success").unwrap();
-    env.edit_artifact(meta.id, |a| a.digest = Some(format!("sha256:{}", "b".repeat(64))));
-    env.nightly(t0(), "success", NewRun::new(WORKFLOW, "main", SHA_A), |_, dir| {
-        std::fs::remove_dir_all(dir).unwrap();
-        tier1::fsx::copy_tree(&fixture, dir).unwrap();
-        HistoryUpload::Dir
+    env.edit_artifact(meta.id, |a| {
+        a.digest = Some(format!("sha256:{}", "b".repeat(64)))
     });
+    env.nightly(
+        t0(),
+        "success",
+        NewRun::new(WORKFLOW, "main", SHA_A),
+        |_, dir| {
+            std::fs::remove_dir_all(dir).unwrap();
+            tier1::fsx::copy_tree(&fixture, dir).unwrap();
+            HistoryUpload::Dir
+        },
+    );
     let dest = env.dest();
     let o = env.restore(t0() + chrono::Duration::days(1), &dest, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout_json(&o)["anchor_run_id"], "20260601_031500_tier1_nightly_aaaaaaaa");
+    assert_eq!(
+        stdout_json(&o)["anchor_run_id"],
+        "20260601_031500_tier1_nightly_aaaaaaaa"
+    );
     let file = env.tmp.path().join("old.zip");
     let r = export(&dest, &file);
     assert_eq!(r.code, 0, "{}", r.stderr);

@@ -57,7 +57,9 @@ impl Policy {
 
     /// Whether a package with `live` live runs and this footprint must be compacted.
     pub fn needs_compaction(&self, live: usize, f: Footprint) -> bool {
-        live > self.max_live_runs || f.members > self.max_members || f.expanded_bytes > self.max_bytes
+        live > self.max_live_runs
+            || f.members > self.max_members
+            || f.expanded_bytes > self.max_bytes
     }
 }
 
@@ -147,7 +149,9 @@ pub fn seal_ranges(
         crate::fsx::write_atomic(&path, &sealed.bytes).map_err(|e| io(&sealed.record.path, e))?;
         Ok((r.clone(), sealed.record))
     });
-    let records = sealed.into_iter().collect::<Result<Vec<_>, HistoryError>>()?;
+    let records = sealed
+        .into_iter()
+        .collect::<Result<Vec<_>, HistoryError>>()?;
     for (_, record) in &records {
         out.segments.push(record.name.clone());
         out.run_ids.extend(record.run_ids.iter().cloned());

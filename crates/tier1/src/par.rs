@@ -31,7 +31,10 @@ mod tests {
     #[test]
     fn keeps_the_order() {
         let xs: Vec<u32> = (0..1000).collect();
-        assert_eq!(super::map(&xs, |x| x * 2), xs.iter().map(|x| x * 2).collect::<Vec<_>>());
+        assert_eq!(
+            super::map(&xs, |x| x * 2),
+            xs.iter().map(|x| x * 2).collect::<Vec<_>>()
+        );
         assert_eq!(super::map(&xs[..3], |x| x + 1), vec![1, 2, 3]);
     }
 }

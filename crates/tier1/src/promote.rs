@@ -9,10 +9,10 @@ pub mod inputs;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::gate;
+use crate::history::INDEX_FILE;
 use crate::history::error::HistoryError;
 use crate::history::model::{Acceptance, ChainReset, IndexRow, RegressionSummary, Summary};
 use crate::history::package::{self, IndexDoc, RunFiles};
-use crate::history::INDEX_FILE;
 use crate::history_check::{ValidatedHistory, is_evidence_artifact_name, validate_history_root};
 use crate::publish::{check_paths_bound, check_suite_identity, check_summary_identity};
 use crate::regress::noise::{NoiseHistory, anchor_outliers};
@@ -421,8 +421,10 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     .map_err(PromoteError::Invalid)?;
 
     let entry = ratified_row(r, row, &checked);
-    let (mut doc, base) = match (&live, bootstrap_reset) {
-        (Some(l), false) => (l.doc.clone(), r.canonical_history_root.as_deref()),
+    drop(cand);
+    // The live index is taken over, not cloned (a long history's index is large).
+    let (mut doc, base) = match (live, bootstrap_reset) {
+        (Some(l), false) => (l.doc, r.canonical_history_root.as_deref()),
         _ => (
             IndexDoc::new_chained(&suite.suite_name, suite.version),
             None,

@@ -210,9 +210,14 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         which: "candidate",
         source,
     })?;
-    let Some(row) = cand.index.runs.last() else {
+    // Only the newest row and its files are needed from the candidate: the rest (a long history's
+    // index, parsed twice) is dropped before the output is built.
+    let Some(row) = cand.index.runs.last().cloned() else {
         return invalid("candidate history has no runs".into());
     };
+    let (cand_suite, cand_version) = (cand.index.suite_name.clone(), cand.index.suite_version);
+    drop(cand);
+    let row = &row;
     if row.run_id != req.run_id {
         return invalid(format!(
             "candidate's newest run must be --run-id {:?}, found {:?}",
@@ -227,13 +232,8 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             acceptance_fields(row)
         ));
     }
-    check_suite_identity(
-        "candidate index",
-        &cand.index.suite_name,
-        cand.index.suite_version,
-        suite,
-    )
-    .map_err(PublishError::Invalid)?;
+    check_suite_identity("candidate index", &cand_suite, cand_version, suite)
+        .map_err(PublishError::Invalid)?;
     check_paths_bound(row).map_err(PublishError::Invalid)?;
     let files =
         package::load_run(&req.candidate_root, row).map_err(|source| PublishError::History {
@@ -265,7 +265,7 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             req.run_id
         )));
     }
-    let Some(anchor) = &live.latest_anchor else {
+    let Some(anchor) = live.latest_anchor.clone() else {
         return invalid("canonical history has no eligible anchor".into());
     };
     let stale = files.regression.baseline_run_id.as_deref() != Some(anchor.run_id.as_str());
@@ -275,8 +275,12 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
     if stale {
         new_row.run_accepted = Some(false);
     }
-    let mut doc = live.doc.clone();
     let chain_adopted = live.chain == ChainState::Unchained;
+    // The live index is taken over (the validated copy of it dropped here, not cloned).
+    let mut doc = {
+        let live = live;
+        live.doc
+    };
     doc.adopt_chain().map_err(|source| PublishError::History {
         which: "canonical",
         source,

@@ -128,8 +128,11 @@ fn parse_octal(field: &[u8], what: &str) -> Result<u64, TgzError> {
         .filter(|b| *b != b' ')
         .collect();
     let s = std::str::from_utf8(&s).unwrap_or("?");
-    u64::from_str_radix(s, 8)
-        .map_err(|_| TgzError::Refused(format!("header field {what}: expected octal digits, found {s:?}")))
+    u64::from_str_radix(s, 8).map_err(|_| {
+        TgzError::Refused(format!(
+            "header field {what}: expected octal digits, found {s:?}"
+        ))
+    })
 }
 
 fn field_str<'a>(field: &'a [u8], what: &str) -> Result<&'a str, TgzError> {
@@ -294,7 +297,11 @@ mod tests {
         else {
             panic!("tar is required by this test");
         };
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(str::to_string)
@@ -330,7 +337,10 @@ mod tests {
         let n = bad.len();
         bad[n / 2] ^= 0xff;
         assert!(read(&bad, LIMITS).is_err(), "a flipped byte is refused");
-        assert!(read(&good[..n - 10], LIMITS).is_err(), "a cut stream is refused");
+        assert!(
+            read(&good[..n - 10], LIMITS).is_err(),
+            "a cut stream is refused"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Which live runs compaction must leave live: the newest runs (the tail, at least the detection
-//! window `thresholds.history_window`), the latest eligible anchor (restore binds it to its
+//! window `thresholds.history_window`), any run whose files are not all under `<run_id>/`, the
+//! latest eligible anchor (restore binds it to its
 //! evidence), the latest anchor of every suite identity (promotion's prior anchor), the anchors the
 //! tail was compared with, the latest accepted and latest evidence runs (trend snapshots), and every
 //! run any later noise estimate can use: for each suite identity and environment key seen, and for
@@ -98,6 +99,14 @@ pub fn pinned_rows(
 ) -> Result<BTreeSet<usize>, HistoryError> {
     let n = rows.len();
     let mut keep: BTreeSet<usize> = (n.saturating_sub(tail.max(window))..n).collect();
+    // A row whose files are not all under `<run_id>/` cannot be sealed as a whole run.
+    keep.extend(rows.iter().enumerate().filter_map(|(i, r)| {
+        let prefix = format!("{}/", r.run_id);
+        crate::history::package::row_paths(r)
+            .iter()
+            .any(|(_, p)| !p.starts_with(&prefix))
+            .then_some(i)
+    }));
     if let Some(i) = rows.iter().rposition(IndexRow::is_eligible) {
         keep.insert(i);
     }
@@ -117,7 +126,12 @@ pub fn pinned_rows(
     keep.extend(by_time(&|r| r.is_accepted() || r.is_eligible()));
     keep.extend(by_time(&|_| true));
     let mut suites = BTreeSet::new();
-    for (i, row) in rows.iter().enumerate().rev().filter(|(_, r)| r.is_eligible()) {
+    for (i, row) in rows
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, r)| r.is_eligible())
+    {
         let s = load_run(root, row)?.summary;
         if suites.insert((s.suite_name, s.suite_version)) {
             keep.insert(i);

@@ -9,7 +9,9 @@ use crate::history::error::HistoryError;
 use crate::history::model::Index;
 use crate::history::package::{IndexDoc, finish_tree, stage_tree};
 use crate::history::trend;
-use crate::history_check::restorable::{Footprint, PackageRefused, footprint, would_restore_accept};
+use crate::history_check::restorable::{
+    Footprint, PackageRefused, footprint, would_restore_accept,
+};
 use serde::Serialize;
 use std::path::Path;
 

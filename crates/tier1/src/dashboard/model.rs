@@ -40,6 +40,16 @@ pub enum RunClass {
 }
 
 impl RunClass {
+    /// The class of a run with these flags.
+    pub fn of(eligible: bool, accepted: bool) -> RunClass {
+        if eligible {
+            RunClass::Anchor
+        } else if accepted {
+            RunClass::Accepted
+        } else {
+            RunClass::Rejected
+        }
+    }
     /// Lower-case label.
     pub fn label(self) -> &'static str {
         match self {
@@ -76,13 +86,7 @@ impl RunView {
     }
     /// Anchor, accepted or rejected.
     pub fn class(&self) -> RunClass {
-        if self.row.is_eligible() {
-            RunClass::Anchor
-        } else if self.row.is_accepted() {
-            RunClass::Accepted
-        } else {
-            RunClass::Rejected
-        }
+        RunClass::of(self.row.is_eligible(), self.row.is_accepted())
     }
     /// The suite representative (geomean) speedup.
     pub fn representative(&self) -> Option<f64> {
@@ -140,6 +144,9 @@ pub struct Dashboard {
     by_id: HashMap<String, usize>,
 }
 
+/// Default of `--stale-after-days` (`freshness`).
+pub const DEFAULT_STALE_AFTER_DAYS: i64 = 3;
+
 /// Parse an RFC 3339 time to UTC.
 pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s.trim())
@@ -182,7 +189,7 @@ impl Dashboard {
             now,
             suite: Suite::embedded(),
             sealed: Vec::new(),
-            stale_after_days: super::freshness::DEFAULT_STALE_AFTER_DAYS,
+            stale_after_days: DEFAULT_STALE_AFTER_DAYS,
             evidence_root: evidence_root.map(Path::to_path_buf),
             by_id,
         }
@@ -226,7 +233,11 @@ impl Dashboard {
     /// Accepted or eligible runs of the whole history.
     pub fn accepted_runs(&self) -> usize {
         self.runs.iter().filter(|r| r.counts_as_accepted()).count()
-            + self.sealed.iter().filter(|r| r.counts_as_accepted()).count()
+            + self
+                .sealed
+                .iter()
+                .filter(|r| r.counts_as_accepted())
+                .count()
     }
 
     /// The run with this id.

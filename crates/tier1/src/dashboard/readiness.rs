@@ -7,10 +7,7 @@
 use super::model::Dashboard;
 use std::fmt;
 
-/// The anchor's evidence must be renewed from this age (days) on.
-pub const RENEWAL_DAYS: i64 = 60;
-/// The anchor's evidence expires at this age (days).
-pub const EXPIRY_DAYS: i64 = 90;
+pub use super::freshness::{EXPIRY_DAYS, RENEWAL_DAYS};
 
 /// Why the release is not ready.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,17 +122,8 @@ pub enum Note {
     NoAnchor,
     /// Only the first anchor exists; nothing has been compared yet.
     BootstrapOnly,
-    /// The newest run is older than the configured limit: nights stopped being published.
-    Stale {
-        /// The newest run.
-        run_id: String,
-        /// Its age in whole days.
-        age_days: i64,
-        /// The limit (`--stale-after-days`).
-        limit_days: i64,
-    },
-    /// The anchor's evidence reaches the renewal age soon.
-    RenewalSoon(AnchorAge),
+    /// The history is going stale (`freshness`).
+    Freshness(super::freshness::Warning),
 }
 
 impl fmt::Display for Note {
@@ -169,22 +157,7 @@ impl fmt::Display for Note {
                 f,
                 "bootstrap only: the first anchor exists and no run has been compared with it yet"
             ),
-            Note::Stale {
-                run_id,
-                age_days,
-                limit_days,
-            } => write!(
-                f,
-                "stale history: the newest run {run_id} is {age_days} days old (more than {limit_days} days): \
-                 nights are not being published; every artifact expires after 90 days (export the history, docs/runbook.md)"
-            ),
-            Note::RenewalSoon(age) => write!(
-                f,
-                "anchor {} evidence is {} days old: renew it within {} days, before it needs a protected renewal at {RENEWAL_DAYS} days",
-                age.run_id,
-                age.age_days,
-                RENEWAL_DAYS - age.age_days
-            ),
+            Note::Freshness(w) => write!(f, "{w}"),
         }
     }
 }
@@ -296,7 +269,11 @@ pub fn assess(dash: &Dashboard) -> Verdict {
     if let Some(age) = anchor_age.as_ref().filter(|a| a.needs_renewal()) {
         notes.push(Note::AnchorRenewal(age.clone()));
     }
-    notes.extend(super::freshness::notes(dash, anchor_age.as_ref()));
+    notes.extend(
+        super::freshness::warnings(dash)
+            .into_iter()
+            .map(Note::Freshness),
+    );
     Verdict {
         ready: blockers.is_empty(),
         blockers,

@@ -2,7 +2,6 @@
 //! read from the segments' manifests (only the manifest of each archive is decompressed), so the
 //! trends span the whole history while the cards and tables show the live runs.
 
-use super::model::{RunClass, parse_time};
 use crate::history::error::HistoryError;
 use crate::history::model::Index;
 use crate::history::segment::SealedTarget;
@@ -19,8 +18,10 @@ pub struct SealedPoint {
     pub generated_at: String,
     /// Parsed `generated_at`.
     pub time: Option<DateTime<Utc>>,
-    /// Anchor, accepted or rejected.
-    pub class: RunClass,
+    /// `baseline_eligible` (an anchor).
+    pub eligible: bool,
+    /// `run_accepted`.
+    pub accepted: bool,
     /// The suite representative (geomean) speedup.
     pub representative: Option<f64>,
     /// `max_speedup` of the row.
@@ -32,7 +33,7 @@ pub struct SealedPoint {
 impl SealedPoint {
     /// Accepted or eligible (the trend `history` rule).
     pub fn counts_as_accepted(&self) -> bool {
-        self.class != RunClass::Rejected
+        self.eligible || self.accepted
     }
 }
 
@@ -50,13 +51,6 @@ pub fn load(root: &Path, index: &Index) -> Result<Vec<SealedPoint>, HistoryError
         for run in m.runs {
             let row = &run.row;
             let flag = |k: &str| row.get(k).and_then(serde_json::Value::as_bool) == Some(true);
-            let class = if flag("baseline_eligible") {
-                RunClass::Anchor
-            } else if flag("run_accepted") {
-                RunClass::Accepted
-            } else {
-                RunClass::Rejected
-            };
             let text = |k: &str| {
                 row.get(k)
                     .and_then(serde_json::Value::as_str)
@@ -66,9 +60,10 @@ pub fn load(root: &Path, index: &Index) -> Result<Vec<SealedPoint>, HistoryError
             let generated_at = text("generated_at");
             out.push(SealedPoint {
                 run_id: text("run_id"),
-                time: parse_time(&generated_at),
+                time: crate::history::trend::parsed_time(&generated_at),
                 generated_at,
-                class,
+                eligible: flag("baseline_eligible"),
+                accepted: flag("run_accepted"),
                 representative: number(row, "representative_speedup")
                     .or_else(|| number(row, "geomean_speedup")),
                 max_speedup: number(row, "max_speedup"),

@@ -4,11 +4,11 @@
 
 use super::format;
 use super::model::{Dashboard, RunClass, RunView};
-use crate::history::segment::SealedTarget;
-use chrono::{DateTime, Utc};
 use super::svg::{Chart, Point, PointKind};
 use crate::history::model::TargetSummary;
+use crate::history::segment::SealedTarget;
 use crate::suite::Goal;
+use chrono::{DateTime, Utc};
 
 fn kind(class: RunClass) -> PointKind {
     match class {
@@ -72,7 +72,7 @@ fn chart_runs(dash: &Dashboard) -> Vec<ChartRun<'_>> {
         time: p.time,
         run_id: &p.run_id,
         generated_at: &p.generated_at,
-        class: p.class,
+        class: RunClass::of(p.eligible, p.accepted),
         representative: p.representative,
         targets: Targets::Sealed(&p.targets),
     });

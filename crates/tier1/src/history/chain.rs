@@ -88,7 +88,9 @@ pub fn seal_record(record: &mut Map<String, Value>) -> String {
 }
 
 fn is_link(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 fn segment_name(i: usize, seg: &Value) -> String {
@@ -341,13 +343,22 @@ mod tests {
         let mut digest = idx.clone();
         digest["segments"][0]["digest"] = json!("sha256:9");
         let e = verify(&digest, "i").unwrap_err();
-        assert!(e.message.contains("seg-000001") && e.message.contains("record link"), "{e}");
+        assert!(
+            e.message.contains("seg-000001") && e.message.contains("record link"),
+            "{e}"
+        );
         let mut dropped = idx.clone();
         dropped["segments"].as_array_mut().unwrap().remove(0);
-        assert!(verify(&dropped, "i").is_err(), "a removed segment breaks the chain");
+        assert!(
+            verify(&dropped, "i").is_err(),
+            "a removed segment breaks the chain"
+        );
         let mut swapped = idx.clone();
         swapped["segments"].as_array_mut().unwrap().swap(0, 1);
-        assert!(verify(&swapped, "i").is_err(), "reordered segments break the chain");
+        assert!(
+            verify(&swapped, "i").is_err(),
+            "reordered segments break the chain"
+        );
         let mut tail = idx.clone();
         tail["runs"].as_array_mut().unwrap().remove(1);
         tail["segments"].as_array_mut().unwrap().remove(1);

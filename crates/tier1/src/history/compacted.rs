@@ -42,11 +42,7 @@ impl IndexDoc {
 
     /// Runs sealed in segments.
     pub fn sealed_run_count(&self) -> usize {
-        self.index
-            .segments
-            .iter()
-            .map(|s| s.run_ids.len())
-            .sum()
+        self.index.segments.iter().map(|s| s.run_ids.len()).sum()
     }
 
     /// Live and sealed runs.
@@ -180,8 +176,10 @@ impl IndexDoc {
                 ChainItem::Segment(j) => out_segs.push(segs[j].clone()),
             }
         }
-        self.raw
-            .insert("schema_version".into(), Value::from(SEGMENTED_SCHEMA_VERSION));
+        self.raw.insert(
+            "schema_version".into(),
+            Value::from(SEGMENTED_SCHEMA_VERSION),
+        );
         self.raw.insert("runs".into(), Value::Array(out_rows));
         self.raw.insert("segments".into(), Value::Array(out_segs));
         self.set_field("history_root", Value::from("."))

@@ -70,13 +70,41 @@ impl ExportHeader {
                 out.push(format!("{name}: the header says {a}, the history has {b}"));
             }
         };
-        check("suite", format!("{}/v{}", self.suite_name, self.suite_version), format!("{}/v{}", found.suite_name, found.suite_version));
-        check("run_count", self.run_count.to_string(), found.run_count.to_string());
-        check("sealed_run_count", self.sealed_run_count.to_string(), found.sealed_run_count.to_string());
-        check("segment_count", self.segment_count.to_string(), found.segment_count.to_string());
-        check("chain_head", format!("{:?}", self.chain_head), format!("{:?}", found.chain_head));
-        check("anchor_run_id", format!("{:?}", self.anchor_run_id), format!("{:?}", found.anchor_run_id));
-        check("latest_run_id", format!("{:?}", self.latest_run_id), format!("{:?}", found.latest_run_id));
+        check(
+            "suite",
+            format!("{}/v{}", self.suite_name, self.suite_version),
+            format!("{}/v{}", found.suite_name, found.suite_version),
+        );
+        check(
+            "run_count",
+            self.run_count.to_string(),
+            found.run_count.to_string(),
+        );
+        check(
+            "sealed_run_count",
+            self.sealed_run_count.to_string(),
+            found.sealed_run_count.to_string(),
+        );
+        check(
+            "segment_count",
+            self.segment_count.to_string(),
+            found.segment_count.to_string(),
+        );
+        check(
+            "chain_head",
+            format!("{:?}", self.chain_head),
+            format!("{:?}", found.chain_head),
+        );
+        check(
+            "anchor_run_id",
+            format!("{:?}", self.anchor_run_id),
+            format!("{:?}", found.anchor_run_id),
+        );
+        check(
+            "latest_run_id",
+            format!("{:?}", self.latest_run_id),
+            format!("{:?}", found.latest_run_id),
+        );
         out
     }
 }

@@ -190,11 +190,11 @@ pub fn read_manifest(root: &Path, rel: &str) -> Result<SegmentManifest, HistoryE
     }
 }
 
+/// The members of an archive after its manifest: (name, bytes).
+pub type Members = Vec<(String, Vec<u8>)>;
+
 /// The manifest and every other member of the segment archive `bytes` (stored at `rel`).
-pub fn read_segment(
-    rel: &str,
-    bytes: &[u8],
-) -> Result<(SegmentManifest, Vec<(String, Vec<u8>)>), HistoryError> {
+pub fn read_segment(rel: &str, bytes: &[u8]) -> Result<(SegmentManifest, Members), HistoryError> {
     let mut all = tgz::read(bytes, READ_LIMITS).map_err(|e| refused(rel, e))?;
     if all.is_empty() {
         return Err(HistoryError::integrity(rel, "empty segment archive"));

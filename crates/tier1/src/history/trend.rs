@@ -92,7 +92,11 @@ fn build_compacted(index: &Index) -> TrendSnapshot {
         .iter()
         .fold(TrendTotals::default(), |acc, s| merge(acc, &s.trend));
     let t = merge(sealed.clone(), &totals(index.runs.iter()));
-    let mean = |s: SumCount| (s.n > 0).then(|| s.sum / f64::from(s.n)).filter(|m| m.is_finite());
+    let mean = |s: SumCount| {
+        (s.n > 0)
+            .then(|| s.sum / f64::from(s.n))
+            .filter(|m| m.is_finite())
+    };
     TrendSnapshot {
         suite_name: index.suite_name.clone(),
         run_count: t.run_count,

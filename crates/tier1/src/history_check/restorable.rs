@@ -75,8 +75,8 @@ pub fn would_restore_accept(root: &Path) -> Result<Footprint, PackageRefused> {
     let files = crate::fsx::list_files(root)
         .map_err(|e| refuse(format!("cannot list {}: {e}", root.display())))?;
     for rel in &files {
-        let meta = std::fs::symlink_metadata(root.join(rel))
-            .map_err(|e| refuse(format!("{rel}: {e}")))?;
+        let meta =
+            std::fs::symlink_metadata(root.join(rel)).map_err(|e| refuse(format!("{rel}: {e}")))?;
         if !meta.file_type().is_file() {
             return Err(refuse(format!(
                 "member {rel:?}: expected a regular file, found a link or special file"

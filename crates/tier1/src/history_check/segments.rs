@@ -11,7 +11,8 @@ use crate::history::error::HistoryError;
 use crate::history::model::{INDEX_FILE, IndexRow, RegressionSummary, Summary};
 use crate::history::package::{IndexDoc, RunFiles};
 use crate::history::segment::{
-    SEGMENT_FORMAT_VERSION, SEGMENTED_SCHEMA_VERSION, SegmentRecord, is_segment_path, segment_path,
+    SEGMENT_FORMAT_VERSION, SEGMENTED_SCHEMA_VERSION, SEGMENTS_DIR, SegmentRecord, is_segment_path,
+    segment_path,
 };
 use crate::history::segment_io::read_segment;
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,7 +46,9 @@ pub fn check_records(root: &Path, doc: &IndexDoc) -> Result<Sealed, HistoryError
     if segments.is_empty() && version == Some(SEGMENTED_SCHEMA_VERSION) {
         return Err(HistoryError::structural(
             INDEX_FILE,
-            format!("schema_version {SEGMENTED_SCHEMA_VERSION} (a compacted index) needs `segments`, found none"),
+            format!(
+                "schema_version {SEGMENTED_SCHEMA_VERSION} (a compacted index) needs `segments`, found none"
+            ),
         ));
     }
     let mut sealed = Sealed::default();
@@ -66,9 +69,34 @@ pub fn check_records(root: &Path, doc: &IndexDoc) -> Result<Sealed, HistoryError
                 ));
             }
         }
-        sealed.initial_anchors.extend(s.initial_anchors.iter().cloned());
+        sealed
+            .initial_anchors
+            .extend(s.initial_anchors.iter().cloned());
     }
+    check_no_stray_archives(root, &names)?;
     Ok(sealed)
+}
+
+/// `segments/` holds exactly the recorded archives: an unrecorded file there is refused.
+fn check_no_stray_archives(root: &Path, names: &BTreeSet<&str>) -> Result<(), HistoryError> {
+    let dir = root.join(SEGMENTS_DIR);
+    if !dir.exists() {
+        return Ok(());
+    }
+    let files = crate::fsx::list_files(&dir)
+        .map_err(|e| HistoryError::structural(SEGMENTS_DIR, format!("cannot list: {e}")))?;
+    for f in files {
+        let known = f
+            .strip_suffix(crate::history::segment::SEGMENT_SUFFIX)
+            .is_some_and(|n| names.contains(n));
+        if !known {
+            return Err(HistoryError::integrity(
+                format!("{SEGMENTS_DIR}/{f}"),
+                "a file under segments/ that index.json does not record (expected only the recorded segment archives)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_record(root: &Path, s: &SegmentRecord) -> Result<(), HistoryError> {
@@ -77,7 +105,11 @@ fn check_record(root: &Path, s: &SegmentRecord) -> Result<(), HistoryError> {
         return Err(bad(
             INDEX_FILE,
             name,
-            format!("path: expected {:?}, found {:?}", segment_path(name), s.path),
+            format!(
+                "path: expected {:?}, found {:?}",
+                segment_path(name),
+                s.path
+            ),
         ));
     }
     if s.format_version != SEGMENT_FORMAT_VERSION {
@@ -93,19 +125,19 @@ fn check_record(root: &Path, s: &SegmentRecord) -> Result<(), HistoryError> {
         return Err(bad(
             INDEX_FILE,
             name,
-            format!(
-                "run_count {} but {} run ids",
-                s.run_count,
-                s.run_ids.len()
-            ),
+            format!("run_count {} but {} run ids", s.run_count, s.run_ids.len()),
         ));
     }
-    let expected = Digest::parse(&s.digest).map_err(|e| bad(INDEX_FILE, name, format!("digest: {e}")))?;
+    let expected =
+        Digest::parse(&s.digest).map_err(|e| bad(INDEX_FILE, name, format!("digest: {e}")))?;
     let rel = &s.path;
     let file = root.join(rel);
     let found_bytes = std::fs::metadata(&file)
         .map_err(|e| {
-            HistoryError::structural(rel, format!("segment {name:?}: cannot read the archive: {e}"))
+            HistoryError::structural(
+                rel,
+                format!("segment {name:?}: cannot read the archive: {e}"),
+            )
         })?
         .len();
     if found_bytes != s.bytes {
@@ -155,7 +187,11 @@ pub fn check_deep(root: &Path, doc: &IndexDoc) -> Result<DeepReport, HistoryErro
             if same {
                 Ok(())
             } else {
-                Err(bad(rel, &s.name, format!("manifest {what} differs from the index record")))
+                Err(bad(
+                    rel,
+                    &s.name,
+                    format!("manifest {what} differs from the index record"),
+                ))
             }
         };
         agree("name", m.name == s.name)?;
@@ -171,7 +207,10 @@ pub fn check_deep(root: &Path, doc: &IndexDoc) -> Result<DeepReport, HistoryErro
             .iter()
             .map(|r| r.row.get("run_id").and_then(|v| v.as_str()).unwrap_or(""))
             .collect();
-        agree("run ids", ids.iter().copied().eq(s.run_ids.iter().map(String::as_str)))?;
+        agree(
+            "run ids",
+            ids.iter().copied().eq(s.run_ids.iter().map(String::as_str)),
+        )?;
         let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         for (name, b) in members {
             if files.insert(name.clone(), b).is_some() {
@@ -189,7 +228,9 @@ pub fn check_deep(root: &Path, doc: &IndexDoc) -> Result<DeepReport, HistoryErro
                 return Err(bad(
                     rel,
                     &s.name,
-                    format!("sealed run {id:?}: hash chain mismatch: expected {link}, found {stored:?}"),
+                    format!(
+                        "sealed run {id:?}: hash chain mismatch: expected {link}, found {stored:?}"
+                    ),
                 ));
             }
             prev = link;
@@ -198,9 +239,13 @@ pub fn check_deep(root: &Path, doc: &IndexDoc) -> Result<DeepReport, HistoryErro
             })?;
             for f in &run.files {
                 let body = files.get(&f.path).ok_or_else(|| {
-                    bad(rel, &s.name, format!("file {:?} is listed but not archived", f.path))
+                    bad(
+                        rel,
+                        &s.name,
+                        format!("file {:?} is listed but not archived", f.path),
+                    )
                 })?;
-                let d = Digest::of_bytes(&body).to_string();
+                let d = Digest::of_bytes(body).to_string();
                 if d != f.digest || body.len() as u64 != f.bytes {
                     return Err(bad(
                         rel,
@@ -223,15 +268,30 @@ pub fn check_deep(root: &Path, doc: &IndexDoc) -> Result<DeepReport, HistoryErro
             return Err(bad(
                 rel,
                 &s.name,
-                format!("the sealed rows end at link {prev}, the record says {}", s.chain_head),
+                format!(
+                    "the sealed rows end at link {prev}, the record says {}",
+                    s.chain_head
+                ),
             ));
         }
-        let listed: BTreeSet<&str> = m.runs.iter().flat_map(|r| r.files.iter().map(|f| f.path.as_str())).collect();
+        let listed: BTreeSet<&str> = m
+            .runs
+            .iter()
+            .flat_map(|r| r.files.iter().map(|f| f.path.as_str()))
+            .collect();
         if let Some(extra) = files.keys().find(|k| !listed.contains(k.as_str())) {
-            return Err(bad(rel, &s.name, format!("member {extra:?} is not in the manifest")));
+            return Err(bad(
+                rel,
+                &s.name,
+                format!("member {extra:?} is not in the manifest"),
+            ));
         }
         if crate::history::trend::totals(rows.iter()) != s.trend {
-            return Err(bad(rel, &s.name, "trend totals differ from the sealed rows".into()));
+            return Err(bad(
+                rel,
+                &s.name,
+                "trend totals differ from the sealed rows".into(),
+            ));
         }
         report.segments += 1;
         report.runs += rows.len();
@@ -248,7 +308,10 @@ fn check_sealed_run(
     super::check_row_fields(row)?;
     let read = |path: &str| {
         files.get(path).ok_or_else(|| {
-            HistoryError::structural(rel, format!("sealed run {:?}: {path:?} is missing", row.run_id))
+            HistoryError::structural(
+                rel,
+                format!("sealed run {:?}: {path:?} is missing", row.run_id),
+            )
         })
     };
     read(&row.regression_summary_path)?;

@@ -96,9 +96,7 @@ impl Classify for ExportRestoreError {
     fn exit(&self) -> Exit {
         match self {
             ExportRestoreError::Destination(e) => e.exit(),
-            ExportRestoreError::Invalid(_) | ExportRestoreError::Structural { .. } => {
-                Exit::Invalid
-            }
+            ExportRestoreError::Invalid(_) | ExportRestoreError::Structural { .. } => Exit::Invalid,
             ExportRestoreError::Integrity { .. } => Exit::Integrity,
             ExportRestoreError::Io { .. } => Exit::Io,
         }
@@ -113,7 +111,9 @@ fn policy() -> ExtractPolicy {
 }
 
 /// The expected digest and where it came from.
-fn expected_digest(opts: &ExportRestoreOptions) -> Result<(Option<Digest>, &'static str), ExportRestoreError> {
+fn expected_digest(
+    opts: &ExportRestoreOptions,
+) -> Result<(Option<Digest>, &'static str), ExportRestoreError> {
     let parse = |s: &str, from: &str| {
         Digest::parse_lenient(s.trim())
             .map_err(|e| ExportRestoreError::Invalid(format!("{from}: {e}")))
