@@ -34,12 +34,13 @@ pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
 pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
 
 /// The tier1 binaries this test built (name, path).
-pub const BINS: [(&str, &str); 11] = [
+pub const BINS: [(&str, &str); 12] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
     ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
     ("tier1-evidence", env!("CARGO_BIN_EXE_tier1-evidence")),
+    ("tier1-export", env!("CARGO_BIN_EXE_tier1-export")),
     ("tier1-nightly", env!("CARGO_BIN_EXE_tier1-nightly")),
     ("tier1-preflight", env!("CARGO_BIN_EXE_tier1-preflight")),
     ("tier1-promote", env!("CARGO_BIN_EXE_tier1-promote")),
