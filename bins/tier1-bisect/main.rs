@@ -89,20 +89,16 @@ fn execute(args: Args) -> Result<BisectReport, BisectError> {
             suite.suite_name
         ))
     })?;
-    let target = suite
-        .targets
-        .iter()
-        .find(|t| t.target == args.target)
-        .ok_or_else(|| {
-            BisectError::Invalid(format!(
-                "target {:?} is not in suite {}",
-                args.target, suite.suite_name
-            ))
-        })?;
+    let target = suite.target(&args.target).ok_or_else(|| {
+        BisectError::Invalid(format!(
+            "target {:?} is not in suite {}",
+            args.target, suite.suite_name
+        ))
+    })?;
     let mut budget = Budget::for_settings(&suite.settings_for(p, target));
     budget.seconds = args.budget_s.unwrap_or(budget.seconds);
     budget.max_rounds = args.max_rounds;
-    let t = suite.thresholds_for(&args.target);
+    let t = suite.thresholds_for(&target.target);
     let threshold_pct = args.threshold_pct.unwrap_or(
         t.speedup_regression_pct
             .min(t.optimized_latency_regression_pct),
