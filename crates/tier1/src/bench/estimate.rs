@@ -54,6 +54,13 @@ impl Estimator {
         }
     }
 
+    /// Whether measurement records of this estimator carry `estimator` and `precision_required`
+    /// (schema 3 writers); a schema-2 record has neither (absent reads as `clean_rounds`, held to
+    /// the precision), so deriving an older file gives back the record it holds.
+    pub fn records_its_name(self) -> bool {
+        self == Estimator::PairedMedian
+    }
+
     /// The estimate of one pass.
     pub fn pair(self, base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
         match self {

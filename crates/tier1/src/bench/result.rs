@@ -659,8 +659,12 @@ fn measurement(
         precision_pct,
         precise: reached && !throttled,
         throttled,
-        estimator: Some(estimator.as_str().into()),
-        precision_required: Some(sampling.is_some_and(|s| s.precision_required)),
+        estimator: estimator
+            .records_its_name()
+            .then(|| estimator.as_str().into()),
+        precision_required: estimator
+            .records_its_name()
+            .then(|| sampling.is_some_and(|s| s.precision_required)),
         passes: pass_values(e),
     }
 }

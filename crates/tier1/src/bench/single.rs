@@ -68,8 +68,12 @@ pub fn measurement(
         precision_pct,
         precise: reached && !throttled,
         throttled,
-        estimator: Some(estimator.as_str().into()),
-        precision_required: Some(sampling.precision_required),
+        estimator: estimator
+            .records_its_name()
+            .then(|| estimator.as_str().into()),
+        precision_required: estimator
+            .records_its_name()
+            .then(|| sampling.precision_required),
         passes: crate::bench::result::pass_values(e),
     }
 }
