@@ -169,6 +169,19 @@ impl Harness {
         Harness::with_source(REPOSITORY, tier1_source)
     }
 
+    /// tier1's own repository with its fixture suite (`configs/benchmark_suites/tier1.yaml`)
+    /// rewritten by `edit`.
+    pub fn with_suite(edit: impl FnOnce(&str) -> String) -> Harness {
+        Harness::with_source(REPOSITORY, |src| {
+            tier1_source(src);
+            let path = src.join("configs/benchmark_suites/tier1.yaml");
+            let suite = std::fs::read_to_string(&path).unwrap();
+            let edited = edit(&suite);
+            assert_ne!(edited, suite, "the suite edit changed nothing");
+            std::fs::write(&path, edited).unwrap();
+        })
+    }
+
     /// A scenario repository `repository` whose files `populate` writes into the directory it is
     /// given (then committed on `main`).
     pub fn with_source(repository: &str, populate: impl FnOnce(&Path)) -> Harness {
