@@ -73,7 +73,7 @@ pub fn measurement(
             .then(|| estimator.as_str().into()),
         precision_required: estimator
             .records_its_name()
-            .then(|| sampling.precision_required),
+            .then_some(sampling.precision_required),
         passes: crate::bench::result::pass_values(e),
     }
 }
