@@ -89,16 +89,12 @@ fn execute(args: Args) -> Result<BisectReport, BisectError> {
             suite.suite_name
         ))
     })?;
-    let target = suite
-        .targets
-        .iter()
-        .find(|t| t.key == args.target)
-        .ok_or_else(|| {
-            BisectError::Invalid(format!(
-                "target {:?} is not in suite {}",
-                args.target, suite.suite_name
-            ))
-        })?;
+    let target = suite.target(&args.target).ok_or_else(|| {
+        BisectError::Invalid(format!(
+            "target {:?} is not in suite {}",
+            args.target, suite.suite_name
+        ))
+    })?;
     let mut budget = Budget::for_settings(&suite.settings_for(p, target));
     budget.seconds = args.budget_s.unwrap_or(budget.seconds);
     budget.max_rounds = args.max_rounds;

@@ -2,9 +2,11 @@
 //! and safe bounded extraction (size and member caps, no symlinks, no absolute or `..` paths, safe
 //! components only, prefix stripping, duplicate check, allowed extensions, staged then renamed).
 //! The directory's consistency (no duplicate names, local headers that agree) is checked by the
-//! `directory` submodule.
+//! `directory` submodule; deterministic `.tar.gz` (the container of sealed history segments) is
+//! [`tgz`].
 
 mod directory;
+pub mod tgz;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
@@ -135,7 +137,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
 
 /// Write every regular file under `src_dir` into a zip at `out_path` (atomically), byte-identical
 /// for identical input: entries sorted by relative `/` path, timestamps 1980-01-01 00:00:00, mode
-/// 0644, deflate level 6, no directory entries. Symlinks and special files are refused.
+/// 0644, deflate level 6 (`*.gz` members stored as they are), no directory entries. Symlinks and special files are refused.
 /// Returns the SHA-256 of the written archive.
 pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest, ArchiveError> {
     let files = fsx::list_files(src_dir).map_err(io_err(src_dir))?;
@@ -165,7 +167,15 @@ pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest
                 message: "not a regular file (symlinks and special files are refused)".into(),
             });
         }
-        zw.start_file(rel.as_str(), options)
+        // Already-compressed members (segment archives) are stored, not deflated again.
+        let member_options = if rel.ends_with(".gz") {
+            options
+                .compression_method(zip::CompressionMethod::Stored)
+                .compression_level(None)
+        } else {
+            options
+        };
+        zw.start_file(rel.as_str(), member_options)
             .map_err(|e| zip_err(&path, e))?;
         let mut f = fs::File::open(&path).map_err(io_err(&path))?;
         io::copy(&mut f, &mut zw).map_err(io_err(&path))?;
@@ -269,6 +279,9 @@ pub struct ExtractPolicy {
     pub strip_prefixes: Vec<String>,
     /// Allowed file-name suffixes of file members (empty: any).
     pub allowed_suffixes: Vec<String>,
+    /// Further members allowed: (directory, suffix) pairs, a file directly in the directory whose
+    /// name ends with the suffix (the history's `segments/<name>.tar.gz`).
+    pub allowed_in_dirs: Vec<(String, String)>,
 }
 
 impl ExtractPolicy {
@@ -280,7 +293,23 @@ impl ExtractPolicy {
             max_members: MAX_MEMBERS,
             strip_prefixes: HISTORY_PREFIXES.iter().map(|s| s.to_string()).collect(),
             allowed_suffixes: vec![".json".into(), ".md".into()],
+            allowed_in_dirs: vec![("segments".into(), ".tar.gz".into())],
         }
+    }
+
+    /// Whether a member at the (normalized) relative path `rel` has an allowed type.
+    pub fn allows(&self, rel: &str) -> bool {
+        let by_suffix = self.allowed_suffixes.is_empty()
+            || self
+                .allowed_suffixes
+                .iter()
+                .any(|s| rel.ends_with(s.as_str()));
+        by_suffix
+            || self.allowed_in_dirs.iter().any(|(dir, suffix)| {
+                rel.strip_prefix(dir.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                    .is_some_and(|name| !name.contains('/') && name.ends_with(suffix.as_str()))
+            })
     }
 }
 
@@ -388,12 +417,7 @@ pub fn extract_safe(
         if rel.is_empty() {
             return Err(member("empty path after prefix stripping".into()));
         }
-        if !policy.allowed_suffixes.is_empty()
-            && !policy
-                .allowed_suffixes
-                .iter()
-                .any(|s| rel.ends_with(s.as_str()))
-        {
+        if !policy.allows(&rel) {
             return Err(member(format!(
                 "file type refused (expected one of {}, found {rel:?})",
                 policy.allowed_suffixes.join(", ")

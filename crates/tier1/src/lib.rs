@@ -12,10 +12,10 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest, bisect |
-//! | domain: rules | sidebyside, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
+//! | commands | nightly, preview, promote, publish, restore, export, run, evidence, dashboard, attest, bisect |
+//! | domain: rules | sidebyside, compaction, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
-//! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
+//! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, par, exit |
 //!
 //! **Edge** — what every binary does at its boundary:
 //! - [`cli`] — logging to stderr, JSON to stdout, errors to their documented exit codes.
@@ -24,7 +24,9 @@
 //! - [`nightly`] — `tier1-nightly` → [`nightly::run`], the workflow's job chain against the local
 //!   store (restore → run → bind → pack → upload → verify → publish or promote).
 //! - [`run`] — `tier1-run` → [`run::run`], the producer step: the suite, evidence, candidate history.
-//! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed.
+//! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed;
+//!   `--from-export` → [`restore::export::restore_from_export`], offline from an export.
+//! - [`export`] — `tier1-export` → [`export::export`], the whole verified history as one archive.
 //! - [`publish`] — `tier1-publish` → [`publish::merge`], a candidate into live history.
 //! - [`promote`] — `tier1-promote` → [`promote::promote`], a reviewed run as the new anchor.
 //! - [`evidence`] — `tier1-evidence bind | pack | verify` → [`evidence::bind`], [`evidence::pack`],
@@ -42,6 +44,8 @@
 //!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm()`]).
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
+//! - [`compaction`] — sealing old runs into segments before a package would approach restore's
+//!   caps, with every run the live rules need kept live; the package write publish and promote share.
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
 //! - [`history_check`] — a history tree validated against every rule: the index, the hash chain,
 //!   and each run's verdicts re-derived with the rules below (restore's sanitizing too).
@@ -59,10 +63,10 @@
 //! - [`gha`] — workflow commands, outputs and the step summary.
 //! - [`archive`] — deterministic zips and safe bounded extraction.
 //! - [`artifacts`] — artifact names (`<prefix>-evidence-*`, `<prefix>-history-*`).
-//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`exit`]: JSON rules, atomic
-//!   files and staged trees (temporary names collected after a crash, the test-only fault
+//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`par`], [`exit`]: JSON rules,
+//!   atomic files and staged trees (temporary names collected after a crash, the test-only fault
 //!   injection), SHA-256 digests, statistics, process groups and signals, text made safe for people
-//!   (credentials redacted), the exit-code table.
+//!   (credentials redacted), a map over a slice on a few threads, the exit-code table.
 
 pub mod aggregate;
 pub mod archive;
@@ -71,10 +75,12 @@ pub mod attest;
 pub mod bench;
 pub mod bisect;
 pub mod cli;
+pub mod compaction;
 pub mod dashboard;
 pub mod digest;
 pub mod evidence;
 pub mod exit;
+pub mod export;
 pub mod fsx;
 pub mod gate;
 pub mod gha;
@@ -84,6 +90,7 @@ pub mod history;
 pub mod history_check;
 pub mod json;
 pub mod nightly;
+pub mod par;
 pub mod preview;
 pub mod process;
 pub mod promote;

@@ -1,6 +1,7 @@
 //! Protected promotion (`tier1-promote`, contract §6): ratify the candidate's newest run as the
 //! canonical anchor after every check of §6.2 in order, then write live history plus the ratified
-//! row (chained) to a staged output root. A bootstrap promotion starts a new chain.
+//! row (chained) to a staged output root, compacted like a publication (`compaction`). A bootstrap
+//! promotion starts a new chain.
 
 mod evidence;
 pub mod inputs;
@@ -9,10 +10,10 @@ pub mod reviews;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::gate;
+use crate::history::INDEX_FILE;
 use crate::history::error::HistoryError;
 use crate::history::model::{Acceptance, ChainReset, IndexRow, RegressionSummary, Summary};
-use crate::history::package::{self, IndexDoc, RunFiles, TreePlan};
-use crate::history::{INDEX_FILE, trend};
+use crate::history::package::{self, IndexDoc, RunFiles};
 use crate::history_check::{ValidatedHistory, is_evidence_artifact_name, validate_history_root};
 use crate::publish::{check_paths_bound, check_suite_identity, check_summary_identity};
 use crate::regress::noise::{NoiseHistory, anchor_outliers};
@@ -72,6 +73,9 @@ pub enum PromoteError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The output package could not be compacted, or restore would refuse it.
+    #[error(transparent)]
+    Package(#[from] crate::compaction::package::PackageError),
 }
 
 impl Classify for PromoteError {
@@ -88,6 +92,7 @@ impl Classify for PromoteError {
             PromoteError::Archive(e) => e.exit(),
             PromoteError::Store(e) => e.exit(),
             PromoteError::OutputRoot(e) => e.exit(),
+            PromoteError::Package(e) => e.exit(),
         }
     }
 }
@@ -476,8 +481,10 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     .map_err(PromoteError::Invalid)?;
 
     let entry = ratified_row(r, row, &checked);
-    let (mut doc, base) = match (&live, bootstrap_reset) {
-        (Some(l), false) => (l.doc.clone(), r.canonical_history_root.as_deref()),
+    drop(cand);
+    // The live index is taken over, not cloned (a long history's index is large).
+    let (mut doc, base) = match (live, bootstrap_reset) {
+        (Some(l), false) => (l.doc, r.canonical_history_root.as_deref()),
         _ => (
             IndexDoc::new_chained(&suite.suite_name, suite.version),
             None,
@@ -502,19 +509,15 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     }
     doc.adopt_chain().map_err(hist)?;
     doc.push_row(&entry).map_err(hist)?;
-    let plan = TreePlan {
+    let trend_paths = |_: &crate::history::model::Index| vec![entry.trend_snapshot_path.clone()];
+    crate::compaction::write_package(crate::compaction::PackagePlan {
+        dest: &r.output_history_root,
         base,
         runs: vec![(&r.history_root, &r.run_id)],
-        trends: vec![(entry.trend_snapshot_path.clone(), trend::build(&doc.index))],
-        index: &doc,
-    };
-    let io = |source| PromoteError::Io {
-        path: r.output_history_root.display().to_string(),
-        source,
-    };
-    let staged = package::stage_tree(&r.output_history_root, &plan).map_err(io)?;
-    crate::archive::check_publishable(staged.path())?;
-    staged.commit().map_err(io)?;
+        doc,
+        trend_paths: &trend_paths,
+        policy: crate::compaction::Policy::for_window(suite.thresholds.history_window as usize),
+    })?;
     tracing::info!(run_id = %r.run_id, bootstrap_reset, "ratified history anchor");
     Ok(PromoteOutcome {
         success: true,
@@ -589,7 +592,7 @@ fn load_live(r: &PromoteRequest, suite: &Suite) -> Result<Option<ValidatedHistor
             suite.version, live.index.suite_version
         ));
     }
-    if live.doc.row(&r.run_id).is_some() {
+    if live.doc.contains_run(&r.run_id) {
         return Err(PromoteError::Conflict(format!(
             "run {:?} is already in live history",
             r.run_id

@@ -34,12 +34,13 @@ pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
 pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
 
 /// The tier1 binaries this test built (name, path).
-pub const BINS: [(&str, &str); 11] = [
+pub const BINS: [(&str, &str); 12] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
     ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
     ("tier1-evidence", env!("CARGO_BIN_EXE_tier1-evidence")),
+    ("tier1-export", env!("CARGO_BIN_EXE_tier1-export")),
     ("tier1-nightly", env!("CARGO_BIN_EXE_tier1-nightly")),
     ("tier1-preflight", env!("CARGO_BIN_EXE_tier1-preflight")),
     ("tier1-promote", env!("CARGO_BIN_EXE_tier1-promote")),
@@ -166,6 +167,19 @@ impl Harness {
     /// tier1's own repository: this checkout's workflows, action and scripts, and the fixture suite.
     pub fn new() -> Harness {
         Harness::with_source(REPOSITORY, tier1_source)
+    }
+
+    /// tier1's own repository with its fixture suite (`configs/benchmark_suites/tier1.yaml`)
+    /// rewritten by `edit`.
+    pub fn with_suite(edit: impl FnOnce(&str) -> String) -> Harness {
+        Harness::with_source(REPOSITORY, |src| {
+            tier1_source(src);
+            let path = src.join("configs/benchmark_suites/tier1.yaml");
+            let suite = std::fs::read_to_string(&path).unwrap();
+            let edited = edit(&suite);
+            assert_ne!(edited, suite, "the suite edit changed nothing");
+            std::fs::write(&path, edited).unwrap();
+        })
     }
 
     /// A scenario repository `repository` whose files `populate` writes into the directory it is

@@ -3,6 +3,7 @@
 
 pub mod changes;
 pub mod format;
+pub mod freshness;
 pub mod from_store;
 pub mod html;
 pub mod markdown;
@@ -10,6 +11,7 @@ pub mod model;
 pub mod readiness;
 #[cfg(test)]
 mod render_tests;
+pub mod sealed;
 pub mod svg;
 pub mod targets;
 #[cfg(test)]
@@ -99,6 +101,9 @@ pub struct DashboardOptions {
     pub repo_root: PathBuf,
     /// Append the Markdown summary to `$GITHUB_STEP_SUMMARY` (through `gha`) when it is set.
     pub step_summary: bool,
+    /// Warn when the latest published run is more than this many days old (default
+    /// [`freshness::DEFAULT_STALE_AFTER_DAYS`]).
+    pub stale_after_days: i64,
 }
 
 /// The machine-readable outcome printed on stdout.
@@ -110,8 +115,10 @@ pub struct DashboardOutcome {
     pub blockers: Vec<String>,
     /// Non-blocking notes (anchor declines, anchor age).
     pub notes: Vec<String>,
-    /// Runs in the history.
+    /// Runs in the history (live and sealed).
     pub total_runs: usize,
+    /// Of which sealed in segments.
+    pub sealed_runs: usize,
     /// Accepted or eligible runs.
     pub accepted_runs: usize,
     /// Newest run of any kind.
@@ -152,6 +159,7 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
     .suite;
     let mut dash = model::Dashboard::load(&opts.history_root, opts.evidence_root.as_deref(), now)?;
     dash.suite = suite;
+    dash.stale_after_days = opts.stale_after_days;
     let verdict = readiness::assess(&dash);
     let page = html::render(&dash, &verdict);
     let md = markdown::render(&dash, &verdict);
@@ -171,8 +179,9 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
         ready: verdict.ready,
         blockers: verdict.blockers.iter().map(|b| b.to_string()).collect(),
         notes: verdict.notes.iter().map(|n| n.to_string()).collect(),
-        total_runs: dash.runs.len(),
-        accepted_runs: dash.runs.iter().filter(|r| r.counts_as_accepted()).count(),
+        total_runs: dash.total_runs(),
+        sealed_runs: dash.sealed.len(),
+        accepted_runs: dash.accepted_runs(),
         latest_evidence_run_id: dash.latest_evidence().map(|r| r.row.run_id.clone()),
         latest_run_id: dash.latest_accepted().map(|r| r.row.run_id.clone()),
         files: vec![HTML_FILE.into(), MARKDOWN_FILE.into()],

@@ -1,9 +1,11 @@
 //! Restore of canonical history (contract §5): discovery, per-candidate download with digest check,
 //! safe extraction, validation and sanitizing, evidence provenance by metadata, renewal and expiry,
 //! the skip-versus-refuse policy (§5.6), bootstrap, and the atomic install into an empty destination.
+//! Restoring from a `tier1-export` archive instead, offline, is [`export`].
 
 pub mod discovery;
 pub mod evidence;
+pub mod export;
 
 use crate::archive::{self, ArchiveError, ExtractPolicy};
 use crate::digest::{Digest, Hasher};

@@ -67,7 +67,7 @@ pub fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, HistoryEr
         Some(doc) => doc,
         None => IndexDoc::new_chained(&run.summary.suite_name, run.summary.suite_version),
     };
-    if doc.row(id).is_some() {
+    if doc.contains_run(id) {
         return Err(HistoryError::structural(
             INDEX_FILE,
             format!("run {id:?} already exists in the index"),

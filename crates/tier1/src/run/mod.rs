@@ -447,7 +447,7 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
     let Some(history) = history else {
         return Ok(None);
     };
-    if history.index.runs.iter().any(|r| r.run_id == req.run_id) {
+    if history.doc.contains_run(&req.run_id) {
         return Err(RunError::Exists(format!(
             "{}: run {:?} is already in the index",
             req.history_root.join(INDEX_FILE).display(),
