@@ -39,7 +39,10 @@ fn publication_refuses_a_package_its_restore_would_refuse() {
     );
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(
-        r.stderr.contains("refusing to publish") && r.stderr.contains("67108864"),
+        r.stderr
+            .contains("refusing to write a history package that restore would refuse")
+            && r.stderr.contains("67108864")
+            && r.stderr.contains("nothing was written"),
         "{}",
         r.stderr
     );

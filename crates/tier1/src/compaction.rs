@@ -108,9 +108,7 @@ pub fn seal_ranges(
     doc: &mut IndexDoc,
     ranges: &[Range<usize>],
 ) -> Result<Sealed, HistoryError> {
-    let io = |what: &str, e: std::io::Error| {
-        HistoryError::structural(what, format!("cannot write: {e}"))
-    };
+    let io = |what: &str, e: std::io::Error| HistoryError::write(what, &e);
     let mut out = Sealed::default();
     let first = doc.next_segment_number();
     let rows = doc.raw_rows();

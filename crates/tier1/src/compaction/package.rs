@@ -39,7 +39,7 @@ impl Classify for PackageError {
         match self {
             PackageError::History(e) => e.exit(),
             PackageError::Refused(e) => e.exit(),
-            PackageError::Io { .. } => Exit::Io,
+            PackageError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }
