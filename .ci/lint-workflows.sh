@@ -22,13 +22,13 @@ actionlint -config-file .github/actionlint.yaml
 
 echo "== zizmor $(zizmor --version)"
 zizmor --offline --no-progress .github/workflows action.yml install/action.yml publish/action.yml \
-  promote/action.yml
+  promote/action.yml export/action.yml
 
-# The adopter's workflows of docs/adoption.md (tests/fixtures/adopter), their two placeholders
+# The adopter's workflows of docs/adoption.md (tests/fixtures/adopter), their placeholders
 # filled in as a user would, pass the same lint.
 adopter=target/lint-adopter
 rm -rf "$adopter" && mkdir -p "$adopter/.github/workflows"
-for wf in benchmarks.yml benchmarks-preview.yml; do
+for wf in benchmarks.yml benchmarks-preview.yml history-export.yml; do
   sed -e 's/<tier1 commit>/0000000000000000000000000000000000000000/' -e "s/<tier1 sha256>/$(printf '0%.0s' {1..64})/" \
     "tests/fixtures/adopter/.github/workflows/$wf" > "$adopter/.github/workflows/$wf"
 done

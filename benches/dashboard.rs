@@ -27,6 +27,7 @@ fn main() {
                 suite_config: None,
                 repo_root: std::path::PathBuf::from("."),
                 step_summary: false,
+                stale_after_days: tier1::dashboard::freshness::DEFAULT_STALE_AFTER_DAYS,
             };
             let start = Instant::now();
             write_dashboard(&opts).expect("dashboard renders");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Package a release (called by .github/workflows/release.yml; tests/it/release_package.rs runs it):
-# the ten tier1 binaries, README.md, the adopter's references under docs/, the protocol helpers
+# the twelve tier1 binaries, README.md, the adopter's references under docs/, the protocol helpers
 # under helpers/ (helpers/python/tier1_bench.py, helpers/c/tier1_bench.h) and the examples
 # written with them under examples/, as <out>/<name>.tar.gz (deterministic: sorted names, owner 0,
 # mtime SOURCE_DATE_EPOCH) with its line in <out>/SHA256SUMS.
@@ -13,7 +13,8 @@ fi
 name="$1" bin_dir="$2" out="$3"
 cd "$(dirname "$0")/.."
 bins=(tier1-attest tier1-preflight tier1-restore tier1-run tier1-evidence
-      tier1-publish tier1-promote tier1-nightly tier1-dashboard tier1-compare)
+      tier1-publish tier1-promote tier1-nightly tier1-dashboard tier1-compare tier1-bisect
+      tier1-export)
 files=(README.md docs/suite.md docs/adoption.md docs/command-targets.md
        helpers/python/tier1_bench.py helpers/c/tier1_bench.h
        examples/command_target.py examples/command_target.c)

@@ -195,3 +195,95 @@ fn a_timed_out_command_target_takes_its_children_with_it() {
     }
     assert!(gone, "the target's child {pid} outlived the timeout");
 }
+
+#[test]
+fn a_process_that_escapes_the_group_and_holds_stdout_cannot_hang_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("escaped.pid");
+    let ok = format!(
+        r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[1.0],"input_signature":{SIG}}}]}}"#
+    );
+    // The escaped process (its own session and group) keeps the command's stdout open.
+    let script = format!(
+        "setsid sh -c 'echo $$ > {p}; exec sleep 60' & while [ ! -s {p} ]; do sleep 0.01; done; printf '%s' '{ok}'",
+        p = pidfile.display()
+    );
+    let kill_escaped = || {
+        if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+            let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+        }
+    };
+    let started = std::time::Instant::now();
+    let t = run_one(&["sh", "-c", &script], Some(Duration::from_secs(30)));
+    let took = started.elapsed();
+    kill_escaped();
+    assert_eq!(t.status, status::FAILED_ERROR, "{:?}", t.message);
+    let msg = t.message.unwrap();
+    assert!(msg.contains("stdout was still open"), "{msg}");
+    // Well under the 30 s timeout (the harness's process-wide lock may queue it behind others).
+    assert!(took < Duration::from_secs(20), "waited {took:?}");
+    // A timeout shorter than the grace is enforced too.
+    let started = std::time::Instant::now();
+    let t = run_one(&["sh", "-c", &script], Some(Duration::from_millis(500)));
+    let took = started.elapsed();
+    kill_escaped();
+    assert_eq!(t.status, status::FAILED_TIMEOUT, "{:?}", t.message);
+    assert!(took < Duration::from_secs(20), "waited {took:?}");
+}
+
+#[test]
+fn extreme_finite_samples_fail_that_target_only() {
+    let huge = printer(&format!(
+        r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[1e308,1e308],"input_signature":{SIG}}}]}}"#
+    ));
+    let tiny = printer(&format!(
+        r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[1.0,1.0],"input_signature":{SIG}}},{{"name":"optimized_x","samples_ms":[1e-300,1e-300],"input_signature":{SIG},"verification":{{"passed":true,"elements":4,"mismatches":0,"max_abs_err":0.0,"max_rel_err":0.0}}}}]}}"#
+    ));
+    let good = printer(&format!(
+        r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[2.0,2.0,2.0,2.0,2.0,2.0],"input_signature":{SIG}}},{{"name":"optimized_x","samples_ms":[1.0,1.0,1.0,1.0,1.0,1.0],"input_signature":{SIG},"verification":{{"passed":true,"elements":4,"mismatches":0,"max_abs_err":0.0,"max_rel_err":0.0}}}}]}}"#
+    ));
+    let list = |argv: &[String]| {
+        argv.iter()
+            .map(|a| format!("{a:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let target = |key: &str, argv: &[String]| {
+        format!(
+            "  - key: {key}\n    category: demo\n    target: demo:{key}\n    kind: command\n    tolerance: {{ rtol: 1.0e-6, atol: 1.0e-9 }}\n    command: [{}]\n",
+            list(argv)
+        )
+    };
+    let yaml = format!(
+        "suite_name: t\nversion: 1\ndefault_profile: smoke\nprofiles:\n  smoke: {{ backend: cpu, warmup: 5, iterations: 5, budget_s: 0.1 }}\ntargets:\n{}{}{}",
+        target("huge", &huge),
+        target("tiny", &tiny),
+        target("good", &good)
+    );
+    let suite = Suite::parse(&yaml, "t.yaml").unwrap();
+    let r = run_suite(
+        &suite,
+        Arc::new(CpuBackend),
+        &HarnessOptions::new("smoke", "extreme"),
+    )
+    .expect("the run goes on");
+    let by = |k: &str| r.targets.iter().find(|t| t.key == k).unwrap();
+    assert_eq!(by("huge").status, status::FAILED_ERROR);
+    let msg = by("huge").message.clone().unwrap();
+    assert!(
+        msg.contains("samples_ms[0]") && msg.contains("1e308"),
+        "{msg}"
+    );
+    assert_eq!(by("tiny").status, status::FAILED_ERROR);
+    let msg = by("tiny").message.clone().unwrap();
+    assert!(msg.contains("best_speedup"), "{msg}");
+    assert_eq!(
+        by("good").status,
+        status::SUCCEEDED,
+        "{:?}",
+        by("good").message
+    );
+    tier1::bench::result::validate(&r).expect("valid file");
+    let dir = tempfile::tempdir().unwrap();
+    tier1::bench::harness::write_results(&dir.path().join("run"), &r).expect("written");
+}

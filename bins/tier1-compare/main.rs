@@ -113,14 +113,14 @@ fn main() -> ExitCode {
         Command::Run(a) => match run_preview(a) {
             Ok(outcome) => {
                 cli::print_json(&outcome);
-                outcome.exit().into()
+                cli::exit(outcome.exit())
             }
             Err(e) => cli::fail(TOOL, &e),
         },
         Command::Comment(a) => match comment(a) {
             Ok(posted) => {
                 cli::print_json(&posted);
-                tier1::Exit::Ok.into()
+                cli::exit(tier1::Exit::Ok)
             }
             Err(e) => cli::fail(TOOL, &e),
         },

@@ -50,6 +50,9 @@ struct Args {
     /// records, found by name under configs/benchmark_suites/ (docs/suite.md).
     #[arg(long, env = "TIER1_SUITE_CONFIG")]
     suite_config: Option<PathBuf>,
+    /// Warn when the newest run is more than this many days old.
+    #[arg(long, env = "TIER1_STALE_AFTER_DAYS", default_value_t = tier1::dashboard::freshness::DEFAULT_STALE_AFTER_DAYS, value_parser = clap::value_parser!(i64).range(0..))]
+    stale_after_days: i64,
 }
 
 fn main() -> std::process::ExitCode {
@@ -63,6 +66,7 @@ fn main() -> std::process::ExitCode {
         suite_config: args.suite_config,
         repo_root: PathBuf::from("."),
         step_summary: true,
+        stale_after_days: args.stale_after_days,
     };
     let written = match args.store {
         Some(store) => write_from_store(

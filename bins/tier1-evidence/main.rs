@@ -122,7 +122,7 @@ fn main() -> ExitCode {
             match bind::bind(&req) {
                 Ok(b) => {
                     cli::print_json(&b);
-                    ExitCode::SUCCESS
+                    cli::exit(Exit::Ok)
                 }
                 Err(e) => cli::fail("tier1-evidence bind", &e),
             }
@@ -135,7 +135,7 @@ fn main() -> ExitCode {
             Ok(p) => {
                 let _ = tier1::gha::set_output("evidence_digest", p.digest.as_str());
                 cli::print_json(&p);
-                ExitCode::SUCCESS
+                cli::exit(Exit::Ok)
             }
             Err(e) => cli::fail("tier1-evidence pack", &e),
         },

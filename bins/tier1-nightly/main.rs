@@ -90,7 +90,7 @@ fn main() -> ExitCode {
                 cli::print_error("tier1-nightly", f);
             }
             cli::print_json(&outcome);
-            outcome.exit.into()
+            cli::exit(outcome.exit)
         }
         Err(e) => cli::fail("tier1-nightly", &e),
     }

@@ -101,10 +101,13 @@ fn run(a: Args) -> Result<Exit, PromoteError> {
         reviewers.sort();
         reviewers.dedup();
     }
-    let unpacked = tempfile::tempdir().map_err(|source| PromoteError::Io {
-        path: "<tmp>".into(),
-        source,
-    })?;
+    let unpacked = tempfile::Builder::new()
+        .prefix(&tier1::fsx::stale::temp_prefix("promote"))
+        .tempdir()
+        .map_err(|source| PromoteError::Io {
+            path: "<tmp>".into(),
+            source,
+        })?;
     let evidence_root = match (a.evidence_root, &a.evidence_archive) {
         (Some(root), _) => root,
         (None, Some(archive)) => {

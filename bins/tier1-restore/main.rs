@@ -1,5 +1,6 @@
 //! `tier1-restore`: restore the latest canonical tier-1 history (or report bootstrap) into an empty
-//! destination, from the GitHub Actions artifact store or a local store.
+//! destination, from the GitHub Actions artifact store or a local store, or offline from a
+//! `tier1-export` archive (`--from-export`).
 
 use chrono::{DateTime, Utc};
 use clap::Parser;
@@ -20,8 +21,8 @@ struct Args {
     #[arg(long, default_value = DEFAULT_WORKFLOW)]
     workflow: String,
     /// Branch whose history is restored.
-    #[arg(long, env = "GITHUB_REF_NAME")]
-    branch: String,
+    #[arg(long, env = "GITHUB_REF_NAME", required_unless_present = "from_export")]
+    branch: Option<String>,
     /// The current run id (never a candidate).
     #[arg(long, env = "GITHUB_RUN_ID")]
     current_run_id: Option<u64>,
@@ -50,6 +51,26 @@ struct Args {
     /// Fixed clock, RFC 3339 (ages and expiry are computed against it).
     #[arg(long, env = "TIER1_NOW")]
     now: Option<DateTime<Utc>>,
+    /// Restore offline from a `tier1-export` archive instead of the artifact store.
+    #[arg(long, value_name = "FILE")]
+    from_export: Option<PathBuf>,
+    /// The export's expected SHA-256 (hex or `sha256:<hex>`; default: `FILE.sha256` when present).
+    #[arg(long, value_name = "HEX", requires = "from_export")]
+    sha256: Option<String>,
+}
+
+/// `--from-export`: the export verified and restored offline.
+fn from_export(args: Args, export: PathBuf) -> ExitCode {
+    let opts = tier1::restore::export::ExportRestoreOptions {
+        export,
+        sha256: args.sha256,
+        destination: args.destination,
+    };
+    let result = tier1::restore::export::restore_from_export(&opts).map(|outcome| {
+        tier1::cli::print_json(&outcome);
+        tier1::Exit::Ok
+    });
+    tier1::cli::finish("tier1-restore", result)
 }
 
 fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
@@ -67,7 +88,7 @@ fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
         repository: store.repository().to_string(),
         artifact_prefix,
         workflow: args.workflow,
-        branch: args.branch,
+        branch: args.branch.unwrap_or_default(),
         current_run_id: args.current_run_id.filter(|_| !args.include_current_run),
         destination: args.destination,
         allow_bootstrap: args.allow_bootstrap,
@@ -80,6 +101,9 @@ fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
 
 fn main() -> ExitCode {
     tier1::cli::init();
-    let args = Args::parse();
+    let mut args = Args::parse();
+    if let Some(export) = args.from_export.take() {
+        return from_export(args, export);
+    }
     tier1::cli::finish("tier1-restore", run(args))
 }

@@ -51,19 +51,34 @@ struct Args {
     /// dirty, is never accepted and cannot be bound as evidence.
     #[arg(long)]
     allow_dirty: bool,
+    /// Measure only this built-in target, one short pass, and print its
+    /// `tier1.command_result.v1` document (docs/command-targets.md) instead of running the suite:
+    /// the target invoked like a command target (the protocol's TIER1_* variables apply). Writes
+    /// nothing.
+    #[arg(long, value_name = "KEY")]
+    emit_target: Option<String>,
 }
 
 fn main() -> ExitCode {
     cli::init();
     tier1::process::install_termination_handler();
     let args = Args::parse();
+    if let Some(key) = args.emit_target.clone() {
+        return match emit(args, &key) {
+            Ok(doc) => {
+                cli::print_json(&doc);
+                ExitCode::SUCCESS
+            }
+            Err(e) => cli::fail("tier1-run", &e),
+        };
+    }
     match execute(args) {
         Ok(outcome) => {
             cli::print_json(&outcome);
             if let Some(m) = outcome.gate_message() {
                 cli::gate_failed("tier1-run", &m);
             }
-            outcome.exit().into()
+            cli::exit(outcome.exit())
         }
         Err(e) => cli::fail("tier1-run", &e),
     }
@@ -101,4 +116,13 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
         passes: None,
     };
     run::run(&req)
+}
+
+fn emit(args: Args, key: &str) -> Result<serde_json::Value, tier1::bench::emit::EmitError> {
+    let suite =
+        tier1::suite::Suite::discover(args.suite_config.as_deref(), &args.repo_root, None)?.suite;
+    let profile = args.profile.unwrap_or_else(|| run::default_profile(&suite));
+    let backend = run::backend_for(&suite, &profile)?;
+    let env = |k: &str| std::env::var(k).ok();
+    tier1::bench::emit::emit_target(&suite, key, &profile, backend, &env)
 }

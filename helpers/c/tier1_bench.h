@@ -22,7 +22,9 @@
  * and TIER1_ATOL (a non-finite value is a mismatch). Each variant is warmed up (TIER1_WARMUP runs), its executions are batched until one batch
  * lasts TIER1_MIN_SAMPLE_MS, and TIER1_ITERATIONS rounds time every variant once in an order
  * shuffled by TIER1_SEED and TIER1_PROCESS; one tier1.command_result.v1 document is printed on
- * stdout. One variant alone ("baseline") is a single benchmark (optimization_goal: time). For GPU
+ * stdout. With TIER1_CLOCK=cpu (the profile's `clock: cpu`) and no `spec.sync`, a batch is timed on
+ * the process's CPU time (CLOCK_PROCESS_CPUTIME_ID: its own work, not the time slices a busy
+ * neighbour takes), else on CLOCK_MONOTONIC. One variant alone ("baseline") is a single benchmark (optimization_goal: time). For GPU
  * code set `spec.sync` (for example a wrapper of cudaDeviceSynchronize): it runs after every
  * batch, inside the timed region. Every function is `static inline`. */
 #ifndef TIER1_BENCH_H
@@ -116,19 +118,28 @@ static inline uint64_t tier1_next(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-static inline double tier1_now_ms(void) {
+/** The clock of a batch: the process's CPU time under TIER1_CLOCK=cpu without a sync, else
+ * monotonic wall time. */
+static inline clockid_t tier1_clock(const tier1_spec *spec) {
+    const char *c = getenv("TIER1_CLOCK");
+    if (c != NULL && strcmp(c, "cpu") == 0 && spec->sync == NULL) return CLOCK_PROCESS_CPUTIME_ID;
+    return CLOCK_MONOTONIC;
+}
+
+static inline double tier1_now_ms(clockid_t clock) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
 static inline double tier1_batch_ms(const tier1_spec *spec, const tier1_variant *v, void *state,
                              double *out, long reps) {
-    double t0 = tier1_now_ms();
+    clockid_t clock = tier1_clock(spec);
+    double t0 = tier1_now_ms(clock);
     long i;
     for (i = 0; i < reps; i++) v->fn(state, out);
     if (spec->sync != NULL) spec->sync(state);
-    return tier1_now_ms() - t0;
+    return tier1_now_ms(clock) - t0;
 }
 
 /** Warm up, then the executions per batch whose time reaches `min_ms`. */

@@ -22,7 +22,10 @@ variant's output is compared with the baseline's elementwise, `|opt - base| <= a
 with the target's TIER1_RTOL and TIER1_ATOL. Then each variant is warmed up (TIER1_WARMUP runs),
 its executions are batched until one batch lasts TIER1_MIN_SAMPLE_MS, and TIER1_ITERATIONS rounds
 time every variant once in an order shuffled by TIER1_SEED and TIER1_PROCESS; one
-`tier1.command_result.v1` document is printed on stdout. One variant alone (`{"baseline": f}`)
+`tier1.command_result.v1` document is printed on stdout. With TIER1_CLOCK=cpu (the profile's
+`clock: cpu`) a batch is timed on the process's CPU time (`time.process_time`: its own work, not
+the time slices a busy neighbour takes), else on wall time; `sync=` always times wall time (the
+device's work is not this process's CPU time). One variant alone (`{"baseline": f}`)
 is a single benchmark (`optimization_goal: time`). For GPU code pass `sync=` (for example
 `torch.cuda.synchronize`): it runs after every batch, inside the timed region.
 """
@@ -88,16 +91,23 @@ def compare(base, got, rtol, atol):
             "max_abs_err": max_abs, "max_rel_err": max_rel}
 
 
-def _batch_ms(fn, arg, reps, sync):
-    t0 = time.perf_counter()
+def clock(env, sync=None):
+    """The clock of a batch: process CPU time under TIER1_CLOCK=cpu without `sync`, else wall."""
+    if env.get("TIER1_CLOCK", "wall") == "cpu" and sync is None:
+        return time.process_time
+    return time.perf_counter
+
+
+def _batch_ms(fn, arg, reps, sync, now=time.perf_counter):
+    t0 = now()
     for _ in range(reps):
         fn(arg)
     if sync is not None:
         sync()
-    return (time.perf_counter() - t0) * 1e3
+    return (now() - t0) * 1e3
 
 
-def calibrate(fn, arg, warmup, min_sample_ms, sync=None):
+def calibrate(fn, arg, warmup, min_sample_ms, sync=None, now=time.perf_counter):
     """Warm up, then the number of executions whose batch lasts at least `min_sample_ms`."""
     for _ in range(warmup):
         fn(arg)
@@ -105,7 +115,7 @@ def calibrate(fn, arg, warmup, min_sample_ms, sync=None):
         sync()
     reps = 1
     while True:
-        t = _batch_ms(fn, arg, reps, sync)
+        t = _batch_ms(fn, arg, reps, sync, now)
         if t >= min_sample_ms or reps >= MAX_REPS:
             return reps
         if t < min_sample_ms / 10:
@@ -115,16 +125,16 @@ def calibrate(fn, arg, warmup, min_sample_ms, sync=None):
         reps = min(reps, MAX_REPS)
 
 
-def measure(fns, arg, warmup, rounds, min_sample_ms, order_seed, sync=None):
+def measure(fns, arg, warmup, rounds, min_sample_ms, order_seed, sync=None, now=time.perf_counter):
     """Per-execution samples (ms) of each function, one per round, in a shuffled order per round."""
-    reps = [calibrate(fn, arg, warmup, min_sample_ms, sync) for fn in fns]
+    reps = [calibrate(fn, arg, warmup, min_sample_ms, sync, now) for fn in fns]
     order = list(range(len(fns)))
     shuffle = random.Random(order_seed)
     samples = [[] for _ in fns]
     for _ in range(rounds):
         shuffle.shuffle(order)
         for i in order:
-            samples[i].append(_batch_ms(fns[i], arg, reps[i], sync) / reps[i])
+            samples[i].append(_batch_ms(fns[i], arg, reps[i], sync, now) / reps[i])
     return samples
 
 
@@ -149,6 +159,7 @@ def run(setup, variants, baseline_file=None, work=None, sync=None, env=None):
         min_sample_ms=float(env.get("TIER1_MIN_SAMPLE_MS", "1")),
         order_seed=ctx.seed * 1000 + process,
         sync=sync,
+        now=clock(env, sync),
     )
     signature = {"seed": ctx.seed, "inputs": ctx.inputs}
     doc = {"schema": SCHEMA, "variants": []}

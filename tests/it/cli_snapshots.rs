@@ -9,11 +9,12 @@ use crate::support::nightly_repo;
 use serde_json::Value;
 
 /// (binary, its path, the subcommands whose `--help` is snapshotted too).
-const BINARIES: [(&str, &str, &[&str]); 10] = [
+const BINARIES: [(&str, &str, &[&str]); 12] = [
     ("tier1-nightly", env!("CARGO_BIN_EXE_tier1-nightly"), &[]),
     ("tier1-run", env!("CARGO_BIN_EXE_tier1-run"), &[]),
     ("tier1-restore", env!("CARGO_BIN_EXE_tier1-restore"), &[]),
     ("tier1-publish", env!("CARGO_BIN_EXE_tier1-publish"), &[]),
+    ("tier1-export", env!("CARGO_BIN_EXE_tier1-export"), &[]),
     ("tier1-promote", env!("CARGO_BIN_EXE_tier1-promote"), &[]),
     (
         "tier1-evidence",
@@ -36,6 +37,7 @@ const BINARIES: [(&str, &str, &[&str]); 10] = [
         env!("CARGO_BIN_EXE_tier1-compare"),
         &["run", "comment"],
     ),
+    ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect"), &[]),
 ];
 
 fn help(path: &str, sub: Option<&str>) -> String {

@@ -213,13 +213,20 @@ fn an_imprecise_measurement_is_unknown_listed_and_never_a_silent_pass() {
     let mut unknown = 0;
     for t in reg["detection"]["targets"].as_array().unwrap() {
         assert_eq!(t["method"], "statistical", "{t}");
-        assert!(
-            t["pooled_with"].as_str().unwrap().contains("__recheck__"),
-            "{t}"
-        );
+        // A target still unknown was measured once more and pooled; one the first measurement
+        // already showed unchanged needed no second look.
+        let pooled = t["pooled_with"]
+            .as_str()
+            .is_some_and(|p| p.contains("__recheck__"));
         match t["verdict"].as_str().unwrap() {
-            "unknown" => unknown += 1,
-            "unchanged" => {}
+            "unknown" => {
+                assert!(pooled, "an unknown target is rechecked: {t}");
+                unknown += 1;
+            }
+            // The fixture's fixed spread pattern pairs samples unevenly: depending on how many
+            // invocations the budget allows, its paired median can sit above the nominal 2x.
+            // Never worse: that is what this step is about.
+            "unchanged" | "improved" => {}
             v => panic!("unexpected verdict {v}: {t}"),
         }
     }

@@ -114,16 +114,6 @@ fn runs(index: &Value) -> Vec<Value> {
     index["runs"].as_array().cloned().unwrap_or_default()
 }
 
-fn artifact_names(h: &Harness, run_id: u64) -> Vec<String> {
-    h.store_state()["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["workflow_run_id"] == run_id)
-        .map(|a| a["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
     let Some((h, _tier1)) = adopter() else {
@@ -156,7 +146,7 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
     // The dashboard job restored the published history and uploaded the rendered page.
     let night_1 = r.run(0)["id"].as_u64().expect("run id");
     assert!(
-        artifact_names(&h, night_1)
+        h.artifact_names(night_1)
             .iter()
             .any(|n| n.starts_with("acme-dashboard-")),
         "{}",
@@ -176,7 +166,7 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
         .to_string();
     assert!(evidence.starts_with("acme-evidence-"), "{}", r.diagnose(0));
     let failing_run = r.run(0)["id"].as_u64().expect("run id");
-    let names = artifact_names(&h, failing_run);
+    let names = h.artifact_names(failing_run);
     for prefix in ["acme-evidence-", "acme-candidate-history-", "acme-history-"] {
         assert!(
             names.iter().any(|n| n.starts_with(prefix)),
@@ -289,7 +279,7 @@ fn an_adopter_previews_a_labelled_pull_request_in_one_comment() {
     // Nothing restore could take: only the preview artifact was uploaded by this run.
     let run_id = r.run(0)["id"].as_u64().unwrap();
     assert_eq!(
-        artifact_names(&h, run_id),
+        h.artifact_names(run_id),
         [format!("acme-preview-{run_id}-1")]
     );
 }

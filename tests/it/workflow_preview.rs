@@ -102,14 +102,10 @@ fn a_labelled_pull_request_is_previewed_and_its_comment_updated_on_the_next_run(
     assert_eq!(canonical_artifacts(&h), canonical);
     assert_eq!(h.restored_index().unwrap(), index);
     let run_id = r.run(0)["id"].as_u64().unwrap();
-    let uploaded: Vec<String> = h.store_state()["artifacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["workflow_run_id"] == run_id)
-        .map(|a| a["name"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(uploaded, [format!("tier1-preview-{run_id}-1")]);
+    assert_eq!(
+        h.artifact_names(run_id),
+        [format!("tier1-preview-{run_id}-1")]
+    );
 
     // The label is added again after a fix: the same comment is updated, now passing.
     let r2 = h.run(&[RunSpec::pull_request(

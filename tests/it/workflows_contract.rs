@@ -14,17 +14,20 @@ const PROMOTE: &str = ".github/workflows/tier1-promote.yml";
 const CI: &str = ".github/workflows/ci.yml";
 const RELEASE: &str = ".github/workflows/release.yml";
 const PREVIEW: &str = ".github/workflows/tier1-preview.yml";
+const BISECT: &str = ".github/workflows/tier1-bisect.yml";
+const EXPORT: &str = ".github/workflows/tier1-export.yml";
 const ACTION: &str = "action.yml";
-/// Every composite action (the producer, install-only, publish, promote).
-const ACTIONS: [&str; 4] = [
+/// Every composite action (the producer, install-only, publish, promote, export).
+const ACTIONS: [&str; 5] = [
     ACTION,
     "install/action.yml",
     "publish/action.yml",
     "promote/action.yml",
+    "export/action.yml",
 ];
 /// The installer every action runs.
 const INSTALLER: &str = "install/install.sh";
-const WORKFLOWS: [&str; 5] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW];
+const WORKFLOWS: [&str; 7] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW, BISECT, EXPORT];
 
 fn jobs(wf: &Value) -> &serde_json::Map<String, Value> {
     wf["jobs"].as_object().expect("jobs mapping")
@@ -56,7 +59,7 @@ fn producer() -> Value {
 }
 
 #[test]
-fn nightly_triggers_are_the_schedule_and_dispatch_with_three_inputs() {
+fn nightly_triggers_are_the_schedule_and_dispatch_with_five_inputs() {
     let wf = yaml(NIGHTLY);
     assert_eq!(wf["name"], "Tier-1 Nightly");
     let on = wf["on"]
@@ -74,7 +77,12 @@ fn nightly_triggers_are_the_schedule_and_dispatch_with_three_inputs() {
     assert_eq!(inputs["accept_history_anchor"]["default"], false);
     assert_eq!(inputs["acceptance_note"]["type"], "string");
     assert_eq!(inputs["acceptance_note"]["default"], "");
-    assert_eq!(inputs.as_object().unwrap().len(), 3);
+    // The recovery from an export (docs/runbook.md section 4a).
+    for name in ["history_export", "history_export_sha256"] {
+        assert_eq!(inputs[name]["type"], "string", "{name}");
+        assert_eq!(inputs[name]["default"], "", "{name}");
+    }
+    assert_eq!(inputs.as_object().unwrap().len(), 5);
     let promote = yaml(PROMOTE);
     assert_eq!(
         promote["on"]
@@ -110,17 +118,7 @@ fn job_graph() {
         j["promote-history-anchor"]["uses"],
         "$/.github/workflows/tier1-promote.yml"
     );
-    assert_eq!(
-        j["tier1"]["runs-on"],
-        serde_json::json!([
-            "self-hosted",
-            "linux",
-            "x64",
-            "gpu",
-            "b200",
-            "node24-actions"
-        ])
-    );
+    assert_eq!(j["tier1"]["runs-on"], gpu_runner());
     // Publication only on the normal path and only for bound evidence; promotion only after approval.
     let publish_if = j["publish-history"]["if"].as_str().unwrap();
     for part in [
@@ -171,6 +169,18 @@ fn job_graph() {
         outputs["evidence_identity_bound"],
         "${{ steps.bind_evidence.outcome }}"
     );
+}
+
+/// The canonical GPU runner's labels.
+fn gpu_runner() -> Value {
+    serde_json::json!([
+        "self-hosted",
+        "linux",
+        "x64",
+        "gpu",
+        "b200",
+        "node24-actions"
+    ])
 }
 
 fn assert_lock(job: &Value, group: &str) {
@@ -243,7 +253,8 @@ fn permissions_empty_at_top_and_granted_per_job() {
             for (scope, level) in perms.as_object().unwrap() {
                 let allowed_write = (rel == RELEASE
                     && ["contents", "id-token", "attestations"].contains(&scope.as_str()))
-                    || (rel == PREVIEW && name == "comment" && scope == "pull-requests");
+                    || (rel == PREVIEW && name == "comment" && scope == "pull-requests")
+                    || (rel == EXPORT && name == "export-history" && scope == "contents");
                 assert!(
                     level == "read" || allowed_write,
                     "{rel}/{name}: {scope}: {level}"
@@ -326,15 +337,17 @@ fn every_upload_keeps_ninety_days_and_fails_without_files() {
         .collect();
     assert_eq!(
         uploads.len(),
-        6,
-        "evidence, candidate, published, ratified; the preview; the release hand-off"
+        7,
+        "evidence, candidate, published, ratified; the preview; the release hand-off; the bisection"
     );
     for (rel, job, s) in uploads {
-        // The preview's comparison is kept two weeks: it is neither history nor evidence. The
-        // release's files pass from its build job to its publish job; the release keeps them.
+        // The preview's comparison is kept two weeks, a bisection's report a month: neither is
+        // history nor evidence. The release's files pass from its build job to its publish job;
+        // the release keeps them.
         let days = match rel.as_str() {
             PREVIEW => 14,
             RELEASE => 1,
+            BISECT => 30,
             _ => 90,
         };
         assert_eq!(
@@ -1037,5 +1050,184 @@ fn every_suite_run_records_the_runner_attestation() {
             "the attestation does not reach tier1-run: {run}"
         );
         assert!(run.contains("--environment-json \"$RUNNER_TEMP/tier1-environment.json\""));
+    }
+}
+
+#[test]
+fn bisect_is_manual_on_the_gpu_runner_with_the_full_history() {
+    let wf = yaml(BISECT);
+    let on = wf["on"].as_object().unwrap();
+    assert_eq!(on.keys().collect::<Vec<_>>(), ["workflow_dispatch"]);
+    let inputs = on["workflow_dispatch"]["inputs"].as_object().unwrap();
+    assert_eq!(
+        inputs.keys().collect::<Vec<_>>(),
+        [
+            "good",
+            "bad",
+            "target",
+            "profile",
+            "threshold_pct",
+            "metric"
+        ]
+    );
+    for required in ["good", "bad", "target"] {
+        assert_eq!(inputs[required]["required"], true, "{required}");
+    }
+    let job = &wf["jobs"]["bisect"];
+    assert_eq!(job["runs-on"], gpu_runner());
+    assert_eq!(job["permissions"], serde_json::json!({"contents": "read"}));
+    assert_lock(job, "tier1-bisect");
+    let (_, checkout) = step_named(job, "Checkout with the full history");
+    assert_eq!(checkout["with"]["fetch-depth"], 0);
+    let (_, run) = step(job, "bisect");
+    // Inputs reach the script only through env.
+    for k in [
+        "GOOD",
+        "BAD",
+        "TARGET",
+        "PROFILE",
+        "THRESHOLD_PCT",
+        "METRIC",
+    ] {
+        assert!(
+            run["env"][format!("TIER1_BISECT_{k}")]
+                .as_str()
+                .is_some_and(|v| v.starts_with("${{ inputs.")),
+            "{k}"
+        );
+    }
+    assert!(
+        run["run"]
+            .as_str()
+            .unwrap()
+            .contains("\"$TIER1_BIN/tier1-bisect\"")
+    );
+}
+
+/// The monthly export: a schedule and a dispatch, one job that restores (with renewal, so an aging
+/// anchor never stops the export), writes the dashboard's step summary, exports and attaches the
+/// archive and its digest to a release; the composite action for other repositories does the same.
+#[test]
+fn the_monthly_export_restores_exports_and_attaches_to_a_release() {
+    let wf = yaml(EXPORT);
+    assert_eq!(wf["on"]["schedule"][0]["cron"], "45 4 1 * *");
+    assert!(wf["on"].get("workflow_dispatch").is_some());
+    let job = &wf["jobs"]["export-history"];
+    assert_eq!(
+        job["permissions"],
+        serde_json::json!({"actions": "read", "contents": "write"})
+    );
+    for (rel, scripts) in [
+        (EXPORT, job.clone()),
+        ("export/action.yml", yaml("export/action.yml")),
+    ] {
+        let mut runs = Vec::new();
+        run_scripts(&scripts, &mut runs);
+        let all = runs.join("\n");
+        let at = |needle: &str| {
+            all.find(needle)
+                .unwrap_or_else(|| panic!("{rel}: no {needle:?} in its scripts"))
+        };
+        assert!(at("tier1-restore") < at("tier1-dashboard"), "{rel}");
+        assert!(at("tier1-dashboard") < at("tier1-export"), "{rel}");
+        assert!(at("tier1-export") < at("gh release create"), "{rel}");
+        assert!(all.contains("--allow-anchor-renewal"), "{rel}");
+        assert!(
+            all.contains(".sha256"),
+            "{rel}: the digest file is attached"
+        );
+    }
+}
+
+/// The recovery inputs: an export only on the acceptance path, never with a bootstrap, and always
+/// with its recorded digest; the producer and the promotion restore from it.
+#[test]
+fn a_recovery_from_an_export_is_validated_and_restored_from_the_export() {
+    let job = producer();
+    let script = step_named(&job, "Validate canonical request").1["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = |accept: bool, bootstrap: bool, export: &str, sha: &str| {
+        let out = Command::new("bash")
+            .args(["-e", "-c", &script])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GITHUB_REF", "refs/heads/main")
+            .env("GITHUB_EVENT_NAME", "workflow_dispatch")
+            .env("TIER1_BOOTSTRAP_HISTORY", bootstrap.to_string())
+            .env("TIER1_ACCEPT_HISTORY_ANCHOR", accept.to_string())
+            .env(
+                "TIER1_ACCEPTANCE_NOTE",
+                if accept { "recovered" } else { "" },
+            )
+            .env("TIER1_HISTORY_EXPORT", export)
+            .env("TIER1_HISTORY_EXPORT_SHA256", sha)
+            .current_dir(Path::new("/"))
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let hex = "a".repeat(64);
+    assert!(run(true, false, "tier1-history-2026-09", &hex).0);
+    for (accept, bootstrap, export, sha, needle) in [
+        (
+            false,
+            false,
+            "tier1-history-2026-09",
+            hex.as_str(),
+            "requires accept_history_anchor",
+        ),
+        (
+            true,
+            true,
+            "tier1-history-2026-09",
+            hex.as_str(),
+            "cannot be combined with bootstrap",
+        ),
+        (
+            true,
+            false,
+            "tier1-history-2026-09",
+            "",
+            "needs history_export_sha256",
+        ),
+        (
+            true,
+            false,
+            "tier1-history-2026-09",
+            "abc",
+            "needs history_export_sha256",
+        ),
+        (true, false, "", hex.as_str(), "requires history_export"),
+    ] {
+        let (ok, out) = run(accept, bootstrap, export, sha);
+        assert!(!ok && out.contains(needle), "{export} {sha}: {out}");
+    }
+    for (rel, step) in [
+        (
+            NIGHTLY,
+            step_named(&job, "Restore latest Tier-1 history").1.clone(),
+        ),
+        (
+            PROMOTE,
+            step_named(
+                &yaml(PROMOTE)["jobs"]["promote"],
+                "Restore live canonical history",
+            )
+            .1
+            .clone(),
+        ),
+    ] {
+        let script = step["run"].as_str().unwrap();
+        assert!(
+            script.contains("gh release download \"$TIER1_HISTORY_EXPORT\"")
+                && script.contains("--from-export")
+                && script.contains("--sha256 \"$TIER1_HISTORY_EXPORT_SHA256\""),
+            "{rel}: {script}"
+        );
     }
 }

@@ -2,9 +2,11 @@
 //! and safe bounded extraction (size and member caps, no symlinks, no absolute or `..` paths, safe
 //! components only, prefix stripping, duplicate check, allowed extensions, staged then renamed).
 //! The directory's consistency (no duplicate names, local headers that agree) is checked by the
-//! `directory` submodule.
+//! `directory` submodule; deterministic `.tar.gz` (the container of sealed history segments) is
+//! [`tgz`].
 
 mod directory;
+pub mod tgz;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
@@ -103,14 +105,24 @@ pub enum ArchiveError {
         /// Why.
         message: String,
     },
+    /// A tree to publish would make an archive that extraction under the same policy refuses.
+    #[error(
+        "refusing to publish {path}: {message}; restore would refuse this package, so it is not written"
+    )]
+    Unrestorable {
+        /// The tree.
+        path: String,
+        /// Which limit, with the limit and the value found.
+        message: String,
+    },
 }
 
 impl Classify for ArchiveError {
     fn exit(&self) -> Exit {
         match self {
-            ArchiveError::Io { .. } => Exit::Io,
+            ArchiveError::Io { source, .. } => crate::exit::of_io(source),
             ArchiveError::DestinationNotEmpty { .. } => Exit::Conflict,
-            ArchiveError::Source { .. } => Exit::Invalid,
+            ArchiveError::Source { .. } | ArchiveError::Unrestorable { .. } => Exit::Invalid,
             _ => Exit::Integrity,
         }
     }
@@ -125,16 +137,17 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + '_ {
 
 /// Write every regular file under `src_dir` into a zip at `out_path` (atomically), byte-identical
 /// for identical input: entries sorted by relative `/` path, timestamps 1980-01-01 00:00:00, mode
-/// 0644, deflate level 6, no directory entries. Symlinks and special files are refused.
+/// 0644, deflate level 6 (`*.gz` members stored as they are), no directory entries. Symlinks and special files are refused.
 /// Returns the SHA-256 of the written archive.
 pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest, ArchiveError> {
     let files = fsx::list_files(src_dir).map_err(io_err(src_dir))?;
+    fsx::fault::hit(fsx::fault::Point::Write, out_path).map_err(io_err(out_path))?;
     let parent = match out_path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     let tmp = tempfile::Builder::new()
-        .prefix(".tier1-zip-")
+        .prefix(&fsx::stale::temp_prefix("zip"))
         .suffix(".tmp")
         .tempfile_in(parent)
         .map_err(io_err(parent))?;
@@ -154,13 +167,22 @@ pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest
                 message: "not a regular file (symlinks and special files are refused)".into(),
             });
         }
-        zw.start_file(rel.as_str(), options)
+        // Already-compressed members (segment archives) are stored, not deflated again.
+        let member_options = if rel.ends_with(".gz") {
+            options
+                .compression_method(zip::CompressionMethod::Stored)
+                .compression_level(None)
+        } else {
+            options
+        };
+        zw.start_file(rel.as_str(), member_options)
             .map_err(|e| zip_err(&path, e))?;
         let mut f = fs::File::open(&path).map_err(io_err(&path))?;
         io::copy(&mut f, &mut zw).map_err(io_err(&path))?;
     }
     zw.finish().map_err(|e| zip_err(out_path, e))?;
     tmp.as_file().sync_all().map_err(io_err(out_path))?;
+    fsx::fault::hit(fsx::fault::Point::Rename, out_path).map_err(io_err(out_path))?;
     tmp.persist(out_path).map_err(|e| ArchiveError::Io {
         path: out_path.display().to_string(),
         source: e.error,
@@ -169,10 +191,79 @@ pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest
 }
 
 fn zip_err(path: &Path, e: zip::result::ZipError) -> ArchiveError {
+    let source = match e {
+        zip::result::ZipError::Io(io) => io,
+        other => io::Error::other(other.to_string()),
+    };
     ArchiveError::Io {
         path: path.display().to_string(),
-        source: io::Error::other(e.to_string()),
+        source,
     }
+}
+
+/// The size of a tree as its archive's extraction counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeSize {
+    /// Files (the archive's members; directories are not written as members).
+    pub members: usize,
+    /// Sum of the files' bytes (what extraction decompresses).
+    pub expanded_bytes: u64,
+}
+
+/// Check that the zip [`write_deterministic_zip`] would make of `dir` passes [`extract_safe`]
+/// under `policy`: member count, expanded bytes, safe `/` paths and allowed file types (the
+/// archive itself stays under `max_archive_bytes` whenever its contents stay under
+/// `max_expanded_bytes`, which must not exceed it). Publication calls this on every package before
+/// it is written, so tier1 never publishes a package its own restore refuses.
+pub fn check_extractable(dir: &Path, policy: &ExtractPolicy) -> Result<TreeSize, ArchiveError> {
+    let refuse = |message: String| ArchiveError::Unrestorable {
+        path: dir.display().to_string(),
+        message,
+    };
+    let files = fsx::list_files(dir).map_err(io_err(dir))?;
+    if files.len() > policy.max_members {
+        return Err(refuse(format!(
+            "{} files, over the archive member cap of {}",
+            files.len(),
+            policy.max_members
+        )));
+    }
+    let mut expanded = 0u64;
+    for rel in &files {
+        let path = dir.join(rel);
+        normalize_member(rel, policy).map_err(|m| refuse(format!("{rel:?}: {m}")))?;
+        if !policy.allowed_suffixes.is_empty()
+            && !policy
+                .allowed_suffixes
+                .iter()
+                .any(|s| rel.ends_with(s.as_str()))
+        {
+            return Err(refuse(format!(
+                "{rel:?}: file type refused (expected one of {})",
+                policy.allowed_suffixes.join(", ")
+            )));
+        }
+        let meta = fs::symlink_metadata(&path).map_err(io_err(&path))?;
+        if !meta.file_type().is_file() {
+            return Err(refuse(format!("{rel:?} is not a regular file")));
+        }
+        expanded = expanded.saturating_add(meta.len());
+        if expanded > policy.max_expanded_bytes {
+            return Err(refuse(format!(
+                "its files exceed the expanded-size cap of {} bytes (reached at {rel:?})",
+                policy.max_expanded_bytes
+            )));
+        }
+    }
+    Ok(TreeSize {
+        members: files.len(),
+        expanded_bytes: expanded,
+    })
+}
+
+/// [`check_extractable`] under the history policy restore applies ([`ExtractPolicy::history`]).
+pub fn check_publishable(dir: &Path) -> Result<TreeSize, ArchiveError> {
+    check_extractable(dir, &ExtractPolicy::history())
 }
 
 /// What extraction accepts.
@@ -188,6 +279,9 @@ pub struct ExtractPolicy {
     pub strip_prefixes: Vec<String>,
     /// Allowed file-name suffixes of file members (empty: any).
     pub allowed_suffixes: Vec<String>,
+    /// Further members allowed: (directory, suffix) pairs, a file directly in the directory whose
+    /// name ends with the suffix (the history's `segments/<name>.tar.gz`).
+    pub allowed_in_dirs: Vec<(String, String)>,
 }
 
 impl ExtractPolicy {
@@ -199,7 +293,23 @@ impl ExtractPolicy {
             max_members: MAX_MEMBERS,
             strip_prefixes: HISTORY_PREFIXES.iter().map(|s| s.to_string()).collect(),
             allowed_suffixes: vec![".json".into(), ".md".into()],
+            allowed_in_dirs: vec![("segments".into(), ".tar.gz".into())],
         }
+    }
+
+    /// Whether a member at the (normalized) relative path `rel` has an allowed type.
+    pub fn allows(&self, rel: &str) -> bool {
+        let by_suffix = self.allowed_suffixes.is_empty()
+            || self
+                .allowed_suffixes
+                .iter()
+                .any(|s| rel.ends_with(s.as_str()));
+        by_suffix
+            || self.allowed_in_dirs.iter().any(|(dir, suffix)| {
+                rel.strip_prefix(dir.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                    .is_some_and(|name| !name.contains('/') && name.ends_with(suffix.as_str()))
+            })
     }
 }
 
@@ -307,12 +417,7 @@ pub fn extract_safe(
         if rel.is_empty() {
             return Err(member("empty path after prefix stripping".into()));
         }
-        if !policy.allowed_suffixes.is_empty()
-            && !policy
-                .allowed_suffixes
-                .iter()
-                .any(|s| rel.ends_with(s.as_str()))
-        {
+        if !policy.allows(&rel) {
             return Err(member(format!(
                 "file type refused (expected one of {}, found {rel:?})",
                 policy.allowed_suffixes.join(", ")
@@ -331,12 +436,30 @@ pub fn extract_safe(
             fs::create_dir_all(parent).map_err(io_err(parent))?;
             made_dirs.insert(parent.to_path_buf());
         }
-        let mut f = fs::File::create_new(&out).map_err(|e| {
-            // A file where a directory is needed (or the reverse) is a path conflict in the archive.
-            member(format!("cannot create {rel:?}: {e}"))
+        fsx::fault::hit(fsx::fault::Point::Write, &out).map_err(io_err(&out))?;
+        let mut f = fs::File::create_new(&out).map_err(|e| match e.kind() {
+            // A file where a directory is needed (or the reverse) is a path conflict in the archive;
+            // anything else (a full disk) is the destination's failure, never the archive's.
+            io::ErrorKind::AlreadyExists
+            | io::ErrorKind::NotADirectory
+            | io::ErrorKind::IsADirectory => member(format!("cannot create {rel:?}: {e}")),
+            _ => io_err(&out)(e),
         })?;
         let budget = policy.max_expanded_bytes - expanded;
-        let n = copy_capped(&mut entry, &mut f, budget).map_err(|e| member(e.to_string()))?;
+        let mut sink = crate::digest::Watched::new(&mut f);
+        let copied = copy_capped(&mut entry, &mut sink, budget);
+        let n = match copied {
+            Ok(n) => n,
+            Err(e) => match sink.take_error() {
+                Some(source) => {
+                    return Err(ArchiveError::Io {
+                        path: out.display().to_string(),
+                        source,
+                    });
+                }
+                None => return Err(member(e.to_string())),
+            },
+        };
         let Some(n) = n else {
             return Err(member(format!(
                 "expanded size exceeds the cap of {} bytes",
@@ -533,6 +656,37 @@ mod tests {
             normalize_member("r1/summary.json", &p).unwrap(),
             "r1/summary.json"
         );
+    }
+
+    #[test]
+    fn a_tree_is_publishable_only_within_the_extraction_caps() {
+        let src = tree(&[("a.json", "{}"), ("r1/b.md", "# b\n"), ("r1/c.json", "[1]")]);
+        let size = check_publishable(src.path()).unwrap();
+        assert_eq!((size.members, size.expanded_bytes), (3, 9));
+        let mut p = ExtractPolicy::history();
+        p.max_members = 2;
+        let e = check_extractable(src.path(), &p).unwrap_err().to_string();
+        assert!(
+            e.contains("3 files, over the archive member cap of 2"),
+            "{e}"
+        );
+        let mut p = ExtractPolicy::history();
+        p.max_expanded_bytes = 5;
+        let e = check_extractable(src.path(), &p).unwrap_err().to_string();
+        assert!(e.contains("expanded-size cap of 5 bytes"), "{e}");
+        assert!(e.contains("restore would refuse"), "{e}");
+        let odd = tree(&[("a.json", "{}"), ("notes.txt", "x")]);
+        let e = check_publishable(odd.path()).unwrap_err();
+        assert!(
+            e.to_string().contains("\"notes.txt\": file type refused"),
+            "{e}"
+        );
+        assert_eq!(e.exit(), Exit::Invalid);
+        // What it accepts, extraction accepts.
+        let out = tempfile::tempdir().unwrap();
+        let z = out.path().join("t.zip");
+        write_deterministic_zip(src.path(), &z).unwrap();
+        extract_safe(&z, &out.path().join("x"), &ExtractPolicy::history()).unwrap();
     }
 
     #[test]

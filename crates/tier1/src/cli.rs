@@ -1,11 +1,19 @@
 //! What every binary does at its edge: logging to stderr, the TLS provider, JSON to stdout, and the
 //! mapping of a failure to its documented exit code. Every log field and error line passes through
-//! [`crate::text::for_humans`] (URLs redacted, control characters made visible).
+//! [`crate::text::for_humans`] (URLs redacted, control characters made visible). Nothing here
+//! panics on an unwritable stdout or stderr: a log or error line that cannot be written is
+//! dropped, and JSON that cannot be written to stdout turns a successful exit into the I/O
+//! failure's own code ([`exit`]: 12 for a full disk, else 10) once the work is done.
 
 use crate::exit::{Classify, Exit};
 use std::fmt::Display;
+use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Mutex;
 use tracing::Subscriber;
+
+/// The exit code of the first failed write of machine output to stdout, if any.
+static STDOUT_FAILED: Mutex<Option<Exit>> = Mutex::new(None);
 
 /// The log subscriber: fields rendered through [`crate::text::for_humans`], written to `writer`.
 fn subscriber<W>(filter: tracing_subscriber::EnvFilter, writer: W, ansi: bool) -> impl Subscriber
@@ -27,6 +35,8 @@ where
         .with_env_filter(filter)
         .with_target(false)
         .with_ansi(ansi)
+        // A log line that cannot be written is dropped: the fallback would panic on a bad stderr.
+        .log_internal_errors(false)
         .finish()
 }
 
@@ -39,11 +49,39 @@ pub fn init() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// Print machine output as one line of JSON on stdout.
+/// Write one line to stderr, dropping it when stderr cannot be written.
+fn stderr_line(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Print machine output as one line of JSON on stdout. A stdout that cannot be written (a closed
+/// pipe, a full disk) is said on stderr and remembered for [`exit`].
 pub fn print_json<T: serde::Serialize>(value: &T) {
-    match serde_json::to_string(value) {
-        Ok(s) => println!("{s}"),
-        Err(e) => eprintln!("error: could not serialize output: {e}"),
+    let line = match serde_json::to_string(value) {
+        Ok(s) => s,
+        Err(e) => {
+            stderr_line(&format!("error: could not serialize output: {e}"));
+            return;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let written = writeln!(out, "{line}").and_then(|()| out.flush());
+    if let Err(e) = written {
+        stderr_line(&format!(
+            "error: could not write the JSON result to stdout: {e}"
+        ));
+        let mut failed = STDOUT_FAILED.lock().unwrap_or_else(|p| p.into_inner());
+        failed.get_or_insert(crate::exit::of_io(&e));
+    }
+}
+
+/// The process exit code for `code`: when the work succeeded but its JSON could not be written
+/// to stdout, the write's failure ([`Exit::DiskFull`] or [`Exit::Io`]); otherwise `code`.
+pub fn exit(code: Exit) -> ExitCode {
+    let failed = *STDOUT_FAILED.lock().unwrap_or_else(|p| p.into_inner());
+    match (code, failed) {
+        (Exit::Ok, Some(out)) => out.into(),
+        _ => code.into(),
     }
 }
 
@@ -51,27 +89,28 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
 /// the message with URLs redacted and control characters made visible.
 pub fn print_error(tool: &str, message: &dyn Display) {
     let shown = crate::text::for_humans(&message.to_string()).into_owned();
-    eprintln!("{tool}: error: {shown}");
+    stderr_line(&format!("{tool}: error: {shown}"));
     crate::gha::error(&format!("{tool}: {shown}"));
 }
 
 /// Report a failure with [`print_error`] and return its exit code.
 pub fn fail<E: Classify + Display>(tool: &str, err: &E) -> ExitCode {
     print_error(tool, err);
-    err.exit().into()
+    exit(err.exit())
 }
 
 /// Say on stderr (and, inside GitHub Actions, as an error annotation) why a gate failed:
 /// `<tool>: <message>`.
 pub fn gate_failed(tool: &str, message: &str) {
-    eprintln!("{tool}: {message}");
+    stderr_line(&format!("{tool}: {message}"));
     crate::gha::error(&format!("{tool}: {message}"));
 }
 
-/// Map a result to an exit code: `Ok(exit)` passes through, `Err` is reported by [`fail`].
+/// Map a result to an exit code: `Ok(exit)` passes through [`exit`], `Err` is reported by
+/// [`fail`].
 pub fn finish<E: Classify + Display>(tool: &str, r: Result<Exit, E>) -> ExitCode {
     match r {
-        Ok(e) => e.into(),
+        Ok(e) => exit(e),
         Err(e) => fail(tool, &e),
     }
 }

@@ -153,6 +153,56 @@ impl Write for Hasher {
     }
 }
 
+/// A writer that remembers whether its destination refused a write, so the caller of a copy that
+/// failed can tell a destination that failed (a full disk) from a source that failed.
+pub struct Watched<'a, W: Write + ?Sized> {
+    inner: &'a mut W,
+    error: Option<io::Error>,
+}
+
+impl<'a, W: Write + ?Sized> Watched<'a, W> {
+    /// Watch writes to `inner`.
+    pub fn new(inner: &'a mut W) -> Self {
+        Watched { inner, error: None }
+    }
+
+    /// True once a write or flush to the destination failed.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// The destination's first error (its OS error code kept), if any.
+    pub fn take_error(&mut self) -> Option<io::Error> {
+        self.error.take()
+    }
+
+    fn keep(&mut self, e: &io::Error) {
+        if self.error.is_none() {
+            self.error = Some(match e.raw_os_error() {
+                Some(code) => io::Error::from_raw_os_error(code),
+                None => io::Error::new(e.kind(), e.to_string()),
+            });
+        }
+    }
+}
+
+impl<W: Write + ?Sized> Write for Watched<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        if let Err(e) = &r {
+            self.keep(e);
+        }
+        r
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        if let Err(e) = &r {
+            self.keep(e);
+        }
+        r
+    }
+}
+
 /// A chunk read and the number of its bytes that hold data.
 type Chunk = (Vec<u8>, usize);
 

@@ -30,11 +30,14 @@ pub enum Exit {
     Io,
     /// Stopped by SIGINT or SIGTERM before it completed; what it owned was cleaned up.
     Cancelled,
+    /// A write failed because the destination's file system is full or over quota (ENOSPC,
+    /// EDQUOT): never tampering, never invalid input. Free space and rerun.
+    DiskFull,
 }
 
 impl Exit {
     /// Every exit code, in numeric order (used by the docs test).
-    pub const ALL: [Exit; 12] = [
+    pub const ALL: [Exit; 13] = [
         Exit::Ok,
         Exit::Gate,
         Exit::Usage,
@@ -47,6 +50,7 @@ impl Exit {
         Exit::Remote,
         Exit::Io,
         Exit::Cancelled,
+        Exit::DiskFull,
     ];
 
     /// The numeric process exit status.
@@ -64,6 +68,7 @@ impl Exit {
             Exit::Remote => 9,
             Exit::Io => 10,
             Exit::Cancelled => 11,
+            Exit::DiskFull => 12,
         }
     }
 
@@ -82,6 +87,7 @@ impl Exit {
             Exit::Remote => "remote_api",
             Exit::Io => "io",
             Exit::Cancelled => "cancelled",
+            Exit::DiskFull => "disk_full",
         }
     }
 }
@@ -106,6 +112,24 @@ pub trait Classify {
 
 impl Classify for std::io::Error {
     fn exit(&self) -> Exit {
+        of_io(self)
+    }
+}
+
+/// True when `e` says the file system is full or over quota (ENOSPC, EDQUOT).
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    ) || matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+}
+
+/// The exit code of a local I/O failure: [`Exit::DiskFull`] for a full disk or quota, else
+/// [`Exit::Io`]. Every module error's I/O variant is classified through here.
+pub fn of_io(e: &std::io::Error) -> Exit {
+    if is_disk_full(e) {
+        Exit::DiskFull
+    } else {
         Exit::Io
     }
 }
@@ -119,5 +143,16 @@ mod tests {
         for (i, e) in Exit::ALL.iter().enumerate() {
             assert_eq!(usize::from(e.code()), i, "{e}");
         }
+    }
+
+    #[test]
+    fn a_full_disk_is_its_own_code() {
+        let full = std::io::Error::from_raw_os_error(libc::ENOSPC);
+        assert_eq!(full.exit(), Exit::DiskFull);
+        let quota = std::io::Error::from_raw_os_error(libc::EDQUOT);
+        assert_eq!(of_io(&quota), Exit::DiskFull);
+        let denied = std::io::Error::from_raw_os_error(libc::EACCES);
+        assert_eq!(of_io(&denied), Exit::Io);
+        assert_eq!(Exit::DiskFull.code(), 12);
     }
 }

@@ -1,9 +1,16 @@
 //! Filesystem discipline: atomic file writes, staged output trees renamed into place, output-root
-//! checks (absent or empty, never a symbolic link, never inside an input tree), and the safe-name
-//! rules for run ids and relative paths.
+//! checks (absent or empty, never a symbolic link, never inside or around an input tree), files
+//! opened without following symbolic links, and the safe-name rules for run ids and relative paths.
+//! Temporary names and their collection after a crash live in [`stale`]; the test-only fault
+//! injection every write and rename point reports to lives in [`fault`].
 
+pub mod fault;
+pub mod stale;
+
+use fault::Point;
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
 /// True when `s` matches `^[A-Za-z0-9][A-Za-z0-9_.-]*$` (the reference safe run-id pattern).
@@ -50,17 +57,75 @@ pub fn is_plain_relative(p: &Path) -> bool {
     p.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// Write `bytes` to `path` atomically: a temporary sibling, fsync, then rename.
+/// Write `bytes` to `path` atomically: a temporary sibling, fsync, then rename (which replaces a
+/// symbolic link at `path` itself, never what it points to).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
+    fault::hit(Point::Write, path)?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(".tier1-")
+        .prefix(&stale::temp_prefix("tmp"))
         .suffix(".tmp")
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
+    fault::hit(Point::Rename, path)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The error for a file that is a symbolic link where tier1 reads or writes a file of its own.
+pub fn symlink_refused(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is a symbolic link: refusing to open it (expected a regular file)",
+            path.display()
+        ),
+    )
+}
+
+/// Open `path` with `options`, refusing a symbolic link as its last component (`O_NOFOLLOW`)
+/// with [`symlink_refused`]'s message.
+pub fn open_no_follow(path: &Path, options: &mut fs::OpenOptions) -> io::Result<fs::File> {
+    options
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => symlink_refused(path),
+            _ => e,
+        })
+}
+
+/// Read a whole file without following a symbolic link.
+pub fn read_no_follow(path: &Path) -> io::Result<Vec<u8>> {
+    let mut f = open_no_follow(path, fs::OpenOptions::new().read(true))?;
+    let mut out = Vec::new();
+    io::Read::read_to_end(&mut f, &mut out)?;
+    Ok(out)
+}
+
+/// Create the directory `dir` when absent (its parents too) and check that it is a real directory,
+/// never a symbolic link to one.
+pub fn real_dir(dir: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a symbolic link: refusing to use it (expected a real directory)",
+                dir.display()
+            ),
+        )),
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a directory", dir.display()),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir)?;
+            real_dir(dir)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// [`write_atomic`] unless `path` already holds exactly `bytes`; returns whether it wrote.
@@ -95,6 +160,7 @@ pub fn overwrite_staged_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool
 /// `O_TRUNC`: ext4 flushes a file truncated to zero when it is closed, so each rewrite cost a disk
 /// write.
 pub fn overwrite_staged(path: &Path, bytes: &[u8], old_len: usize) -> io::Result<()> {
+    fault::hit(Point::Write, path)?;
     let mut f = fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -162,6 +228,19 @@ pub enum OutputRootError {
         /// The input's path.
         input_path: String,
     },
+    /// The output root holds (or is above) an input tree: replacing or filling it could destroy
+    /// that input.
+    #[error(
+        "output root {path} contains the {input} {input_path}: expected a path outside every input tree"
+    )]
+    ContainsInput {
+        /// The output root.
+        path: String,
+        /// Which input.
+        input: String,
+        /// The input's path.
+        input_path: String,
+    },
     /// The path could not be inspected.
     #[error("output root {path}: {source}")]
     Io {
@@ -179,8 +258,10 @@ impl crate::exit::Classify for OutputRootError {
             OutputRootError::Symlink { .. }
             | OutputRootError::NotDirectory { .. }
             | OutputRootError::NotEmpty { .. } => Exit::Conflict,
-            OutputRootError::InsideInput { .. } => Exit::Invalid,
-            OutputRootError::Io { .. } => Exit::Io,
+            OutputRootError::InsideInput { .. } | OutputRootError::ContainsInput { .. } => {
+                Exit::Invalid
+            }
+            OutputRootError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }
@@ -218,7 +299,8 @@ pub fn resolve_path(p: &Path) -> io::Result<PathBuf> {
 }
 
 /// Check an output root before anything is read or written: it must not be a symbolic link, must
-/// be absent or an empty directory, and must not lie inside any of `inputs` (`(name, path)`).
+/// be absent or an empty directory, and must neither lie inside nor contain any of `inputs`
+/// (`(name, path)`, compared once every existing prefix is resolved).
 pub fn check_output_root(out: &Path, inputs: &[(&str, &Path)]) -> Result<(), OutputRootError> {
     let path = out.display().to_string();
     let io_at = |p: &Path| {
@@ -239,14 +321,33 @@ pub fn check_output_root(out: &Path, inputs: &[(&str, &Path)]) -> Result<(), Out
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_at(out)(e)),
     }
+    check_disjoint(out, inputs)
+}
+
+/// Refuse an output `out` that is, lies inside or contains one of `inputs` (`(name, path)`),
+/// comparing paths with every existing prefix resolved (symbolic links, `..`).
+pub fn check_disjoint(out: &Path, inputs: &[(&str, &Path)]) -> Result<(), OutputRootError> {
+    let path = out.display().to_string();
+    let io_at = |p: &Path| {
+        let path = p.display().to_string();
+        move |source| OutputRootError::Io { path, source }
+    };
     let resolved = resolve_path(out).map_err(io_at(out))?;
     for (name, input) in inputs {
         let root = resolve_path(input).map_err(io_at(input))?;
+        let (input, input_path) = ((*name).to_string(), input.display().to_string());
         if resolved.starts_with(&root) {
             return Err(OutputRootError::InsideInput {
                 path,
-                input: (*name).to_string(),
-                input_path: input.display().to_string(),
+                input,
+                input_path,
+            });
+        }
+        if root.starts_with(&resolved) {
+            return Err(OutputRootError::ContainsInput {
+                path,
+                input,
+                input_path,
             });
         }
     }
@@ -283,7 +384,7 @@ impl StagedDir {
         let parent = parent_dir(dest);
         fs::create_dir_all(parent)?;
         let tmp = tempfile::Builder::new()
-            .prefix(".tier1-stage-")
+            .prefix(&stale::temp_prefix("stage"))
             .tempdir_in(parent)?;
         Ok(StagedDir {
             tmp: Some(tmp),
@@ -305,6 +406,7 @@ impl StagedDir {
     /// the staged tree is removed and the destination is as it was.
     pub fn commit(mut self) -> io::Result<PathBuf> {
         let tmp = self.tmp.take().expect("staged dir committed once");
+        fault::hit(Point::Rename, &self.dest)?;
         let dest_is_dir = fs::symlink_metadata(&self.dest).is_ok_and(|m| m.is_dir());
         if dest_is_dir {
             // Only an empty directory can be here (checked in `new`); rename over it.
@@ -352,6 +454,7 @@ fn build_tree(
         if ty.is_dir() {
             build_tree(&entry.path(), &to, place)?;
         } else if ty.is_file() {
+            fault::hit(Point::Write, &to)?;
             place(&entry.path(), &to)?;
         } else {
             return Err(io::Error::new(
@@ -458,6 +561,12 @@ mod tests {
         std::os::unix::fs::symlink(&input, w.join("alias")).unwrap();
         assert!(msg(&w.join("alias/new")).contains("lies inside"));
         check_output_root(&w.join("candidate-sibling"), &inputs).unwrap();
+        // An output above an input (absent or empty today, a parent of the input tomorrow).
+        let deep = [("store", w.join("out2/store"))];
+        let deep: Vec<(&str, &Path)> = deep.iter().map(|(n, p)| (*n, p.as_path())).collect();
+        let e = check_output_root(&w.join("out2"), &deep).unwrap_err();
+        assert!(e.to_string().contains("contains the store"), "{e}");
+        assert_eq!(crate::exit::Classify::exit(&e), crate::exit::Exit::Invalid);
     }
 
     #[test]

@@ -10,24 +10,30 @@ pub fn in_actions() -> bool {
     std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
 }
 
+/// Write one line of a workflow command on stderr; a stderr that cannot be written (closed, on a
+/// full disk) is ignored, never a panic.
+fn command_line(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// Open a collapsible log group (on stderr, so stdout stays machine output).
 pub fn group(title: &str) {
     if in_actions() {
-        eprintln!("::group::{}", command_data(title));
+        command_line(&format!("::group::{}", command_data(title)));
     }
 }
 
 /// Close the current log group.
 pub fn endgroup() {
     if in_actions() {
-        eprintln!("::endgroup::");
+        command_line("::endgroup::");
     }
 }
 
 /// Emit an error annotation.
 pub fn error(message: &str) {
     if in_actions() {
-        eprintln!("::error::{}", command_data(message));
+        command_line(&format!("::error::{}", command_data(message)));
     }
 }
 
@@ -43,7 +49,7 @@ pub fn warning(message: &str) {
 /// leak its second line.
 pub fn mask(secret: &str) {
     if in_actions() && !secret.is_empty() && !secret.contains(['\r', '\n']) {
-        eprintln!("::add-mask::{secret}");
+        command_line(&format!("::add-mask::{secret}"));
     }
 }
 

@@ -30,7 +30,7 @@ pub enum JsonError {
 impl crate::exit::Classify for JsonError {
     fn exit(&self) -> crate::exit::Exit {
         match self {
-            JsonError::Io { .. } => crate::exit::Exit::Io,
+            JsonError::Io { source, .. } => crate::exit::of_io(source),
             _ => crate::exit::Exit::Invalid,
         }
     }

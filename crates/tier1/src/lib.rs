@@ -12,10 +12,10 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, run, evidence, dashboard, attest |
-//! | domain: rules | bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
+//! | commands | nightly, preview, promote, publish, restore, export, run, evidence, dashboard, attest, bisect |
+//! | domain: rules | sidebyside, compaction, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
-//! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, exit |
+//! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, par, exit |
 //!
 //! **Edge** — what every binary does at its boundary:
 //! - [`cli`] — logging to stderr, JSON to stdout, errors to their documented exit codes.
@@ -24,7 +24,9 @@
 //! - [`nightly`] — `tier1-nightly` → [`nightly::run`], the workflow's job chain against the local
 //!   store (restore → run → bind → pack → upload → verify → publish or promote).
 //! - [`run`] — `tier1-run` → [`run::run`], the producer step: the suite, evidence, candidate history.
-//! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed.
+//! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed;
+//!   `--from-export` → [`restore::export::restore_from_export`], offline from an export.
+//! - [`export`] — `tier1-export` → [`export::export`], the whole verified history as one archive.
 //! - [`publish`] — `tier1-publish` → [`publish::merge`], a candidate into live history.
 //! - [`promote`] — `tier1-promote` → [`promote::promote`], a reviewed run as the new anchor.
 //! - [`evidence`] — `tier1-evidence bind | pack | verify` → [`evidence::bind`], [`evidence::pack`],
@@ -33,11 +35,17 @@
 //!   dashboard.
 //! - [`attest`] — `tier1-attest` → [`attest::attest_from`], the policy check of the job's runner.
 //! - [`preview`] — `tier1-compare run | comment` → [`preview::preview`], [`preview::post`].
+//! - [`bisect`] — `tier1-bisect` → [`bisect::bisect`], the first commit whose side-by-side
+//!   comparison with a good commit shows a change.
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
 //! **Domain** — the rules of the product, then the formats they read and write:
+//! - [`sidebyside`] — the anchor's own code built from a clean worktree (cached by commit) and
+//!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm()`]).
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
 //!   command targets, results files.
+//! - [`compaction`] — sealing old runs into segments before a package would approach restore's
+//!   caps, with every run the live rules need kept live; the package write publish and promote share.
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
 //! - [`history_check`] — a history tree validated against every rule: the index, the hash chain,
 //!   and each run's verdicts re-derived with the rules below (restore's sanitizing too).
@@ -55,20 +63,24 @@
 //! - [`gha`] — workflow commands, outputs and the step summary.
 //! - [`archive`] — deterministic zips and safe bounded extraction.
 //! - [`artifacts`] — artifact names (`<prefix>-evidence-*`, `<prefix>-history-*`).
-//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`exit`]: JSON rules, atomic
-//!   files and staged trees, SHA-256 digests, statistics, process groups and signals, text made
-//!   safe for people, the exit-code table.
+//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`par`], [`exit`]: JSON rules,
+//!   atomic files and staged trees (temporary names collected after a crash, the test-only fault
+//!   injection), SHA-256 digests, statistics, process groups and signals, text made safe for people
+//!   (credentials redacted), a map over a slice on a few threads, the exit-code table.
 
 pub mod aggregate;
 pub mod archive;
 pub mod artifacts;
 pub mod attest;
 pub mod bench;
+pub mod bisect;
 pub mod cli;
+pub mod compaction;
 pub mod dashboard;
 pub mod digest;
 pub mod evidence;
 pub mod exit;
+pub mod export;
 pub mod fsx;
 pub mod gate;
 pub mod gha;
@@ -78,6 +90,7 @@ pub mod history;
 pub mod history_check;
 pub mod json;
 pub mod nightly;
+pub mod par;
 pub mod preview;
 pub mod process;
 pub mod promote;
@@ -87,6 +100,7 @@ pub mod regress;
 pub mod regress_md;
 pub mod restore;
 pub mod run;
+pub mod sidebyside;
 pub mod stats;
 pub mod store;
 pub mod suite;

@@ -1,6 +1,7 @@
 //! Protected promotion (`tier1-promote`, contract §6): ratify the candidate's newest run as the
 //! canonical anchor after every check of §6.2 in order, then write live history plus the ratified
-//! row (chained) to a staged output root. A bootstrap promotion starts a new chain.
+//! row (chained) to a staged output root, compacted like a publication (`compaction`). A bootstrap
+//! promotion starts a new chain.
 
 mod evidence;
 pub mod inputs;
@@ -9,10 +10,10 @@ pub mod reviews;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::gate;
+use crate::history::INDEX_FILE;
 use crate::history::error::HistoryError;
 use crate::history::model::{Acceptance, ChainReset, IndexRow, RegressionSummary, Summary};
-use crate::history::package::{self, IndexDoc, RunFiles, TreePlan};
-use crate::history::{INDEX_FILE, trend};
+use crate::history::package::{self, IndexDoc, RunFiles};
 use crate::history_check::{ValidatedHistory, is_evidence_artifact_name, validate_history_root};
 use crate::publish::{check_paths_bound, check_suite_identity, check_summary_identity};
 use crate::regress::noise::{NoiseHistory, anchor_outliers};
@@ -72,6 +73,9 @@ pub enum PromoteError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The output package could not be compacted, or restore would refuse it.
+    #[error(transparent)]
+    Package(#[from] crate::compaction::package::PackageError),
 }
 
 impl Classify for PromoteError {
@@ -83,11 +87,12 @@ impl Classify for PromoteError {
             PromoteError::Conflict(_) => Exit::Conflict,
             PromoteError::Suite(e) => e.exit(),
             PromoteError::History { source, .. } => source.exit(),
-            PromoteError::Io { .. } => Exit::Io,
+            PromoteError::Io { source, .. } => crate::exit::of_io(source),
             PromoteError::Integrity(_) => Exit::Integrity,
             PromoteError::Archive(e) => e.exit(),
             PromoteError::Store(e) => e.exit(),
             PromoteError::OutputRoot(e) => e.exit(),
+            PromoteError::Package(e) => e.exit(),
         }
     }
 }
@@ -204,6 +209,34 @@ pub fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Longest acceptance note, in bytes (it is copied into the index row and the chain reset).
+pub const MAX_NOTE_BYTES: usize = 4096;
+/// Longest requester or reviewer name, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+/// Most reviewers recorded on one acceptance.
+pub const MAX_REVIEWERS: usize = 100;
+
+/// The rules every free text a promotion records follows (the note, the requester, each
+/// reviewer), checked by `tier1-promote` and, before anything runs, by `tier1-nightly`: printable
+/// (no control, line-break or bidirectional characters) and at most [`MAX_NOTE_BYTES`] for
+/// `--note`, [`MAX_NAME_BYTES`] for a name.
+pub fn check_free_text(field: &str, v: &str) -> Result<(), String> {
+    let v = v.trim();
+    crate::text::check_printable(field, v)?;
+    let max = if field == "--note" {
+        MAX_NOTE_BYTES
+    } else {
+        MAX_NAME_BYTES
+    };
+    if v.len() > max {
+        return Err(format!(
+            "{field}: expected at most {max} bytes, found {}",
+            v.len()
+        ));
+    }
+    Ok(())
+}
+
 struct Checked {
     commit: String,
     digest: Digest,
@@ -230,7 +263,13 @@ fn check_request(r: &PromoteRequest) -> Result<Checked, PromoteError> {
         .into_iter()
         .chain(r.reviewers.iter().map(|v| ("--reviewer", v)))
     {
-        crate::text::check_printable(name, v.trim()).map_err(PromoteError::Invalid)?;
+        check_free_text(name, v).map_err(PromoteError::Invalid)?;
+    }
+    if r.reviewers.len() > MAX_REVIEWERS {
+        return invalid(format!(
+            "--reviewer: expected at most {MAX_REVIEWERS} reviewers, found {}",
+            r.reviewers.len()
+        ));
     }
     check_workflow_run(r.workflow_run.trim(), r.allow_local_workflow_run)
         .map_err(PromoteError::Invalid)?;
@@ -442,8 +481,10 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     .map_err(PromoteError::Invalid)?;
 
     let entry = ratified_row(r, row, &checked);
-    let (mut doc, base) = match (&live, bootstrap_reset) {
-        (Some(l), false) => (l.doc.clone(), r.canonical_history_root.as_deref()),
+    drop(cand);
+    // The live index is taken over, not cloned (a long history's index is large).
+    let (mut doc, base) = match (live, bootstrap_reset) {
+        (Some(l), false) => (l.doc, r.canonical_history_root.as_deref()),
         _ => (
             IndexDoc::new_chained(&suite.suite_name, suite.version),
             None,
@@ -468,15 +509,14 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     }
     doc.adopt_chain().map_err(hist)?;
     doc.push_row(&entry).map_err(hist)?;
-    let plan = TreePlan {
+    let trend_paths = |_: &crate::history::model::Index| vec![entry.trend_snapshot_path.clone()];
+    crate::compaction::write_package(crate::compaction::PackagePlan {
+        dest: &r.output_history_root,
         base,
         runs: vec![(&r.history_root, &r.run_id)],
-        trends: vec![(entry.trend_snapshot_path.clone(), trend::build(&doc.index))],
-        index: &doc,
-    };
-    package::write_tree(&r.output_history_root, &plan).map_err(|source| PromoteError::Io {
-        path: r.output_history_root.display().to_string(),
-        source,
+        doc,
+        trend_paths: &trend_paths,
+        policy: crate::compaction::Policy::for_window(suite.thresholds.history_window as usize),
     })?;
     tracing::info!(run_id = %r.run_id, bootstrap_reset, "ratified history anchor");
     Ok(PromoteOutcome {
@@ -552,7 +592,7 @@ fn load_live(r: &PromoteRequest, suite: &Suite) -> Result<Option<ValidatedHistor
             suite.version, live.index.suite_version
         ));
     }
-    if live.doc.row(&r.run_id).is_some() {
+    if live.doc.contains_run(&r.run_id) {
         return Err(PromoteError::Conflict(format!(
             "run {:?} is already in live history",
             r.run_id

@@ -1,13 +1,14 @@
 //! Normal publication (`tier1-publish`, contract §6.5 with tier1's extensions): merge a producer's
 //! candidate run into live canonical history as evidence. It never publishes an anchor; a candidate
 //! compared against a superseded anchor is kept as stale, ineligible evidence. The output index extends
-//! the live hash chain (live rows unchanged as a prefix); the output tree is staged then renamed.
+//! the live hash chain (live rows unchanged as a prefix); the output tree is staged, compacted when
+//! it would approach restore's caps (`compaction`), checked to be restorable, then renamed.
 
 use crate::exit::{Classify, Exit};
 use crate::history::chain::ChainState;
 use crate::history::error::HistoryError;
 use crate::history::model::{IndexRow, Summary};
-use crate::history::package::{self, TreePlan};
+use crate::history::package;
 use crate::history::trend;
 use crate::history_check::validate_history_root;
 use crate::suite::Suite;
@@ -34,6 +35,10 @@ pub enum PublishError {
     /// The output root is unusable (a symbolic link, occupied, or inside an input tree).
     #[error(transparent)]
     OutputRoot(#[from] crate::fsx::OutputRootError),
+    /// The merged package would break a limit restore applies (member count, expanded size):
+    /// nothing is written.
+    #[error(transparent)]
+    Unpublishable(#[from] crate::archive::ArchiveError),
     /// Writing the output failed.
     #[error("{path}: {source}")]
     Io {
@@ -42,6 +47,9 @@ pub enum PublishError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The output package could not be compacted, or restore would refuse it.
+    #[error(transparent)]
+    Package(#[from] crate::compaction::package::PackageError),
 }
 
 impl Classify for PublishError {
@@ -50,8 +58,10 @@ impl Classify for PublishError {
             PublishError::Invalid(_) => Exit::Invalid,
             PublishError::Conflict(_) => Exit::Conflict,
             PublishError::History { source, .. } => source.exit(),
-            PublishError::Io { .. } => Exit::Io,
+            PublishError::Io { source, .. } => crate::exit::of_io(source),
             PublishError::OutputRoot(e) => e.exit(),
+            PublishError::Unpublishable(e) => e.exit(),
+            PublishError::Package(e) => e.exit(),
         }
     }
 }
@@ -86,8 +96,16 @@ pub struct MergeOutcome {
     pub anchor_run_id: String,
     /// The candidate's `baseline_run_id`.
     pub candidate_baseline_run_id: Option<String>,
-    /// Runs in the output index.
+    /// Runs in the output history (live and sealed).
     pub run_count: usize,
+    /// Live runs in the output index.
+    pub live_run_count: usize,
+    /// Sealed segments in the output.
+    pub segment_count: usize,
+    /// Segments this publication sealed (compaction), oldest first.
+    pub segments_sealed: Vec<String>,
+    /// Runs this publication sealed.
+    pub runs_sealed: usize,
     /// True when the live index was a legacy (unchained) one and the output starts its chain.
     pub chain_adopted: bool,
     /// Always `"."`.
@@ -197,9 +215,14 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         which: "candidate",
         source,
     })?;
-    let Some(row) = cand.index.runs.last() else {
+    // Only the newest row and its files are needed from the candidate: the rest (a long history's
+    // index, parsed twice) is dropped before the output is built.
+    let Some(row) = cand.index.runs.last().cloned() else {
         return invalid("candidate history has no runs".into());
     };
+    let (cand_suite, cand_version) = (cand.index.suite_name.clone(), cand.index.suite_version);
+    drop(cand);
+    let row = &row;
     if row.run_id != req.run_id {
         return invalid(format!(
             "candidate's newest run must be --run-id {:?}, found {:?}",
@@ -214,13 +237,8 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             acceptance_fields(row)
         ));
     }
-    check_suite_identity(
-        "candidate index",
-        &cand.index.suite_name,
-        cand.index.suite_version,
-        suite,
-    )
-    .map_err(PublishError::Invalid)?;
+    check_suite_identity("candidate index", &cand_suite, cand_version, suite)
+        .map_err(PublishError::Invalid)?;
     check_paths_bound(row).map_err(PublishError::Invalid)?;
     let files =
         package::load_run(&req.candidate_root, row).map_err(|source| PublishError::History {
@@ -246,13 +264,13 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         suite,
     )
     .map_err(PublishError::Invalid)?;
-    if live.doc.row(&req.run_id).is_some() {
+    if live.doc.contains_run(&req.run_id) {
         return Err(PublishError::Conflict(format!(
             "run {:?} is already in canonical history",
             req.run_id
         )));
     }
-    let Some(anchor) = &live.latest_anchor else {
+    let Some(anchor) = live.latest_anchor.clone() else {
         return invalid("canonical history has no eligible anchor".into());
     };
     let stale = files.regression.baseline_run_id.as_deref() != Some(anchor.run_id.as_str());
@@ -262,8 +280,12 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
     if stale {
         new_row.run_accepted = Some(false);
     }
-    let mut doc = live.doc.clone();
     let chain_adopted = live.chain == ChainState::Unchained;
+    // The live index is taken over (the validated copy of it dropped here, not cloned).
+    let mut doc = {
+        let live = live;
+        live.doc
+    };
     doc.adopt_chain().map_err(|source| PublishError::History {
         which: "canonical",
         source,
@@ -273,22 +295,23 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             which: "canonical",
             source,
         })?;
-    let snapshot = trend::build(&doc.index);
-    let mut trends = vec![(new_row.trend_snapshot_path.clone(), snapshot.clone())];
-    if let Some(latest) = trend::sorted_by_time(&doc.index.runs).last()
-        && latest.run_id != req.run_id
-    {
-        trends.push((latest.trend_snapshot_path.clone(), snapshot));
-    }
-    let plan = TreePlan {
+    // The new run's trend snapshot, and the latest run's when that is another run.
+    let trend_paths = |index: &crate::history::model::Index| {
+        let mut paths = vec![new_row.trend_snapshot_path.clone()];
+        if let Some(latest) = trend::sorted_by_time(&index.runs).last()
+            && latest.run_id != req.run_id
+        {
+            paths.push(latest.trend_snapshot_path.clone());
+        }
+        paths
+    };
+    let written = crate::compaction::write_package(crate::compaction::PackagePlan {
+        dest: &req.output_root,
         base: Some(&req.canonical_root),
         runs: vec![(&req.candidate_root, &req.run_id)],
-        trends,
-        index: &doc,
-    };
-    package::write_tree(&req.output_root, &plan).map_err(|source| PublishError::Io {
-        path: req.output_root.display().to_string(),
-        source,
+        doc,
+        trend_paths: &trend_paths,
+        policy: crate::compaction::Policy::for_window(suite.thresholds.history_window as usize),
     })?;
     tracing::info!(run_id = %req.run_id, stale, "merged candidate into canonical history");
     Ok(MergeOutcome {
@@ -299,7 +322,11 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         baseline_eligible: false,
         anchor_run_id: anchor.run_id.clone(),
         candidate_baseline_run_id: files.regression.baseline_run_id.clone(),
-        run_count: doc.index.runs.len(),
+        run_count: written.run_count,
+        live_run_count: written.live_run_count,
+        segment_count: written.segment_count,
+        segments_sealed: written.segments_sealed,
+        runs_sealed: written.runs_sealed,
         chain_adopted,
         history_root: ".".into(),
     })

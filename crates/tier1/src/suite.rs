@@ -4,6 +4,7 @@
 
 mod discover;
 mod format;
+pub mod limits;
 mod lines;
 mod names;
 pub mod settings;
@@ -56,6 +57,10 @@ pub struct Suite {
     pub profiles: BTreeMap<String, Profile>,
     /// The targets, in canonical order.
     pub targets: Vec<Target>,
+    /// Build step of the command targets (argv, no shell), run once in each checkout a
+    /// side-by-side comparison or a bisection builds (docs/suite.md); empty: nothing to build.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build: Vec<String>,
 }
 
 fn default_history_root() -> String {
@@ -400,7 +405,7 @@ pub enum SuiteError {
 impl crate::exit::Classify for SuiteError {
     fn exit(&self) -> crate::exit::Exit {
         match self {
-            SuiteError::Io { .. } => crate::exit::Exit::Io,
+            SuiteError::Io { source, .. } => crate::exit::of_io(source),
             _ => crate::exit::Exit::Invalid,
         }
     }
@@ -412,12 +417,9 @@ impl Suite {
         Suite::parse(EMBEDDED_TIER1_YAML, "<embedded tier1.yaml>").expect("embedded suite is valid")
     }
 
-    /// Load and validate a suite file.
+    /// Load and validate a suite file (read with a size limit, UTF-8 only: [`limits::read_text`]).
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = limits::read_text(path)?;
         Suite::parse(&text, &path.display().to_string())
     }
 
@@ -470,6 +472,12 @@ impl Suite {
             return Err(rule(
                 "targets",
                 "expected at least one target, found none".into(),
+            ));
+        }
+        if self.build.first().is_some_and(|p| p.trim().is_empty()) {
+            return Err(rule(
+                "build",
+                "expected an argv whose first element names the program, found \"\"".into(),
             ));
         }
         let mut keys = BTreeMap::new();
@@ -684,7 +692,7 @@ impl Suite {
                 format!("expected at least 2, found {}", t.history_window),
             ));
         }
-        Ok(())
+        limits::check(self).map_err(|(at, message)| rule(&at, message))
     }
 
     /// The target with `key`.
@@ -875,6 +883,36 @@ mod tests {
         );
         assert_eq!(Goal::from_stored(Some("time")), Goal::Time);
         assert_eq!(Goal::Time.as_str(), "time");
+    }
+
+    #[test]
+    fn the_build_step_is_an_argv_that_leaves_the_digest_alone_when_absent() {
+        let s = with(
+            "suite_name: tier1",
+            "suite_name: tier1\nbuild: [make, -C, bench]",
+        )
+        .unwrap();
+        assert_eq!(s.build, ["make", "-C", "bench"]);
+        assert_ne!(s.config_digest(), Suite::embedded().config_digest());
+        assert!(Suite::embedded().build.is_empty());
+        let line = EMBEDDED_TIER1_YAML
+            .lines()
+            .position(|l| l.starts_with("suite_name: tier1"))
+            .unwrap()
+            + 2;
+        let e = with("suite_name: tier1", "suite_name: tier1\nbuild: ['']")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "line {line}: build: expected an argv whose first element names the program"
+            )),
+            "{e}"
+        );
+        let e = with("suite_name: tier1", "suite_name: tier1\nbuild: make")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(&format!("t.yaml: line {line}")), "{e}");
     }
 
     #[test]

@@ -20,3 +20,26 @@ pub fn scrubbed(program: impl AsRef<std::ffi::OsStr>) -> Command {
     }
     cmd
 }
+
+/// The path of tier1 binary `name`: the one this test build made, or the same name under
+/// `$IT_BIN_DIR` when set (to run the tests against other builds, e.g. to see a new test fail on
+/// the code before its fix).
+pub fn bin(name: &str) -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("IT_BIN_DIR") {
+        return std::path::Path::new(&dir).join(name);
+    }
+    let built = match name {
+        "tier1-attest" => env!("CARGO_BIN_EXE_tier1-attest"),
+        "tier1-compare" => env!("CARGO_BIN_EXE_tier1-compare"),
+        "tier1-dashboard" => env!("CARGO_BIN_EXE_tier1-dashboard"),
+        "tier1-evidence" => env!("CARGO_BIN_EXE_tier1-evidence"),
+        "tier1-nightly" => env!("CARGO_BIN_EXE_tier1-nightly"),
+        "tier1-preflight" => env!("CARGO_BIN_EXE_tier1-preflight"),
+        "tier1-promote" => env!("CARGO_BIN_EXE_tier1-promote"),
+        "tier1-publish" => env!("CARGO_BIN_EXE_tier1-publish"),
+        "tier1-restore" => env!("CARGO_BIN_EXE_tier1-restore"),
+        "tier1-run" => env!("CARGO_BIN_EXE_tier1-run"),
+        other => panic!("no tier1 binary named {other}"),
+    };
+    built.into()
+}

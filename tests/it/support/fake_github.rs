@@ -34,6 +34,9 @@ pub enum Fault {
         headers: Vec<(String, String)>,
         times: u32,
     },
+    /// Answer 401 on paths containing `on` with an error body that echoes the request's
+    /// `Authorization` header and the bare token (a careless or hostile server).
+    EchoAuthorization { on: String },
     /// Serve the page without its `Link rel="next"` although more pages exist.
     TruncatedPage { on: String },
     /// Every page's `Link rel="next"` points at page 1.
@@ -576,6 +579,19 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
     let path = rec.path().to_string();
     if let Some(r) = injected_status(shared, &path) {
         return r;
+    }
+    if has_fault(
+        shared,
+        |f| matches!(f, Fault::EchoAuthorization { on } if path.contains(on.as_str())),
+    ) {
+        let sent = rec.header("authorization").unwrap_or_default().to_string();
+        let bare = sent.rsplit(' ').next().unwrap_or_default().to_string();
+        return error(
+            401,
+            &format!(
+                "Bad credentials: you sent Authorization: {sent} (the token {bare} is revoked)"
+            ),
+        );
     }
     if let Some(resp) = release_api(shared, rec, &path) {
         return resp;

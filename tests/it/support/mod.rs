@@ -4,10 +4,12 @@
 pub mod command;
 pub mod dashboard_history;
 pub mod fake_github;
+pub mod faults;
 pub mod hostile_zip;
 pub mod nightly_repo;
 pub mod nvrtc_wheel;
 pub mod repo_files;
+pub mod synthetic_history;
 pub mod workflow_adapters;
 pub mod workflow_harness;
 pub mod workflow_release;

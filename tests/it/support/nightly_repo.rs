@@ -64,7 +64,7 @@ pub fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
 /// Run `tier1-nightly` with the fixture target's knobs (`TIER1_FAKE_BASELINE_MS`,
 /// `TIER1_FAKE_SPEEDUP`) set as given.
 pub fn nightly_with(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> Out {
-    let mut cmd = command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"));
+    let mut cmd = command::scrubbed(command::bin("tier1-nightly"));
     for (k, v) in knobs {
         cmd.env(k, v);
     }

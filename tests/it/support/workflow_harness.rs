@@ -34,11 +34,13 @@ pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
 pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
 
 /// The tier1 binaries this test built (name, path).
-pub const BINS: [(&str, &str); 10] = [
+pub const BINS: [(&str, &str); 12] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
+    ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
     ("tier1-dashboard", env!("CARGO_BIN_EXE_tier1-dashboard")),
     ("tier1-evidence", env!("CARGO_BIN_EXE_tier1-evidence")),
+    ("tier1-export", env!("CARGO_BIN_EXE_tier1-export")),
     ("tier1-nightly", env!("CARGO_BIN_EXE_tier1-nightly")),
     ("tier1-preflight", env!("CARGO_BIN_EXE_tier1-preflight")),
     ("tier1-promote", env!("CARGO_BIN_EXE_tier1-promote")),
@@ -48,8 +50,9 @@ pub const BINS: [(&str, &str); 10] = [
 ];
 
 /// Files of this checkout the scenario repository carries, as they are.
-const SOURCE_FILES: [&str; 10] = [
+const SOURCE_FILES: [&str; 12] = [
     ".github/workflows/tier1-nightly.yml",
+    ".github/workflows/tier1-bisect.yml",
     ".github/workflows/tier1-promote.yml",
     ".github/workflows/tier1-preview.yml",
     ".github/workflows/ci.yml",
@@ -57,6 +60,7 @@ const SOURCE_FILES: [&str; 10] = [
     "action.yml",
     "scripts/gpu-check.sh",
     ".ci/nvrtc.sh",
+    ".ci/nvrtc-requirements.txt",
     ".gitignore",
     "Cargo.lock",
 ];
@@ -163,6 +167,19 @@ impl Harness {
     /// tier1's own repository: this checkout's workflows, action and scripts, and the fixture suite.
     pub fn new() -> Harness {
         Harness::with_source(REPOSITORY, tier1_source)
+    }
+
+    /// tier1's own repository with its fixture suite (`configs/benchmark_suites/tier1.yaml`)
+    /// rewritten by `edit`.
+    pub fn with_suite(edit: impl FnOnce(&str) -> String) -> Harness {
+        Harness::with_source(REPOSITORY, |src| {
+            tier1_source(src);
+            let path = src.join("configs/benchmark_suites/tier1.yaml");
+            let suite = std::fs::read_to_string(&path).unwrap();
+            let edited = edit(&suite);
+            assert_ne!(edited, suite, "the suite edit changed nothing");
+            std::fs::write(&path, edited).unwrap();
+        })
     }
 
     /// A scenario repository `repository` whose files `populate` writes into the directory it is
@@ -374,6 +391,17 @@ impl Harness {
     /// The store's metadata (runs and artifacts).
     pub fn store_state(&self) -> Value {
         serde_json::from_slice(&std::fs::read(self.store_dir.join("store.json")).unwrap()).unwrap()
+    }
+
+    /// The names of the artifacts workflow run `run_id` uploaded.
+    pub fn artifact_names(&self, run_id: u64) -> Vec<String> {
+        self.store_state()["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["workflow_run_id"] == run_id)
+            .map(|a| a["name"].as_str().unwrap().to_string())
+            .collect()
     }
 
     /// The bytes of artifact `name` uploaded by workflow run `run_id`.

@@ -5,7 +5,10 @@
 //! When one invocation's samples do not reach the profile's precision, the command runs again
 //! in a new process (as asv does) and the samples are pooled, until precise, out of budget or
 //! [`MAX_PROCESSES`] invocations. Each invocation leads its own process group: on a timeout, a
-//! cancellation, or when it exits leaving processes behind, the whole group is killed.
+//! cancellation, or when it exits leaving processes behind, the whole group is killed. Its stdout
+//! is read on a thread and never waited for past the timeout: a process that left the group
+//! (`setsid`) and keeps the pipe open fails the target after [`STDOUT_GRACE`], it cannot hang the
+//! run.
 
 use crate::bench::backend::Shapes;
 use crate::bench::estimate::precise_now;
@@ -23,8 +26,14 @@ use crate::suite::{Goal, OutputFormat, Target};
 use serde::Deserialize;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+/// How long after a command exits its stdout may stay open (held by a process it started outside
+/// its process group) before the target fails.
+pub const STDOUT_GRACE: Duration = Duration::from_secs(2);
 
 /// `schema` value a command must print.
 pub const COMMAND_SCHEMA: &str = "tier1.command_result.v1";
@@ -34,6 +43,18 @@ pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
 pub const MAX_PROCESSES: u32 = 10;
 /// How much of a malformed stdout a message quotes.
 const SNIPPET_CHARS: usize = 200;
+/// Largest sample a command may report (ms): a day.
+pub const MAX_SAMPLE_MS: f64 = 86_400_000.0;
+/// Most samples per variant in one invocation.
+pub const MAX_SAMPLES: usize = 1_000_000;
+/// Most variants of a command result.
+pub const MAX_VARIANTS: usize = 64;
+/// Longest variant name, `baseline_file`, and input name or dtype, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+/// Most inputs of an input signature, and most dimensions of one input.
+pub const MAX_INPUTS: usize = 64;
+/// Largest work count (`flops`, `bytes`).
+pub const MAX_WORK: f64 = 1e30;
 
 /// The JSON a command prints.
 #[derive(Debug, Deserialize)]
@@ -79,7 +100,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
         });
     };
     let started = Instant::now();
-    let deadline = started + timing.timeout;
+    let deadline = crate::bench::deadline::deadline(started, timing.timeout);
     let mut pooled: Option<CommandOutput> = None;
     let mut sampling = Sampling {
         rounds: 0,
@@ -96,7 +117,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
     };
     loop {
         let before = MachineState::cpu_now();
-        let out = execute(t, shapes, opts, timing, deadline, sampling.processes).and_then(
+        let out = execute(t, shapes, opts, timing, deadline, sampling.processes, None).and_then(
             |(stdout, inv)| read(t, opts.seed, stdout, &inv).map_err(|m| (status::FAILED_ERROR, m)),
         );
         sampling.machine.push(MachineWindow {
@@ -204,6 +225,23 @@ fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<Comm
     )
 }
 
+/// One invocation of a command target from the directory `dir` (the side-by-side comparison runs
+/// each build's command in its own worktree): its raw stdout and the validated document.
+pub fn invoke_in(
+    t: &Target,
+    shapes: &Shapes,
+    opts: &HarnessOptions,
+    timing: Timing,
+    dir: &Path,
+    process: u32,
+) -> Result<(Vec<u8>, CommandOutput), String> {
+    let deadline = Instant::now() + timing.timeout;
+    let (stdout, inv) =
+        execute(t, shapes, opts, timing, deadline, process, Some(dir)).map_err(|e| e.1)?;
+    let out = read(t, opts.seed, stdout.clone(), &inv)?;
+    Ok((stdout, out))
+}
+
 fn execute(
     t: &Target,
     shapes: &Shapes,
@@ -211,6 +249,7 @@ fn execute(
     timing: Timing,
     deadline: Instant,
     process: u32,
+    dir: Option<&Path>,
 ) -> Result<(Vec<u8>, Invocation), (&'static str, String)> {
     let err = |m: String| (status::FAILED_ERROR, m);
     let inv = Invocation::prepare(&t.command, timing.warmup, timing.iterations)
@@ -234,24 +273,36 @@ fn execute(
         .env("TIER1_ITERATIONS", timing.iterations.to_string())
         .env("TIER1_MIN_SAMPLE_MS", timing.min_sample_ms.to_string())
         .env("TIER1_PROCESS", process.to_string())
+        .env("TIER1_CLOCK", timing.clock.as_str())
         .env("TIER1_SHAPES", shapes_json)
         .env("TIER1_RTOL", t.tolerance.rtol.to_string())
         .env("TIER1_ATOL", t.tolerance.atol.to_string())
         // Interpreted targets must not write into the checkout (it is checked clean after the run).
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(dir.unwrap_or(Path::new(".")))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        // Piped and forwarded, never inherited: a process that escapes the group keeps only this
+        // pipe open, never tier1's own stderr (which would hold whoever reads tier1's output).
+        .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
         .map_err(|e| err(format!("target {}: could not start {prog:?}: {e}", t.key)))?;
+    if let Some(mut err) = child.stderr.take() {
+        // Detached, like the stdout reader; a failed write to tier1's stderr is ignored.
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut err, &mut std::io::stderr());
+        });
+    }
     let mut pipe = child.stdout.take();
-    let reader = std::thread::spawn(move || {
+    let (tx, rx) = mpsc::channel();
+    // Detached: a reader blocked on a pipe held open by an escaped process is left behind.
+    std::thread::spawn(move || {
         let mut buf = Vec::new();
         if let Some(p) = pipe.as_mut() {
             let _ = p.take(MAX_OUTPUT_BYTES + 1).read_to_end(&mut buf);
         }
-        buf
+        let _ = tx.send(buf);
     });
     let group = child.id();
     let status = loop {
@@ -290,7 +341,7 @@ fn execute(
     if crate::process::kill_group(group) {
         tracing::warn!(target = %t.key, "the command left processes running after it exited; they were killed");
     }
-    let out = reader.join().unwrap_or_default();
+    let out = drain(&rx, deadline, t, timing)?;
     if !status.success() {
         return Err(err(format!(
             "target {}: command exited with {status}",
@@ -308,6 +359,51 @@ fn execute(
         let _ = std::io::stderr().write_all(&out);
     }
     Ok((out, inv))
+}
+
+/// Wait for the stdout reader of a command that exited: at most [`STDOUT_GRACE`], never past the
+/// target's deadline, and not at all once a cancellation is requested.
+fn drain(
+    rx: &mpsc::Receiver<Vec<u8>>,
+    deadline: Instant,
+    t: &Target,
+    timing: Timing,
+) -> Result<Vec<u8>, (&'static str, String)> {
+    let until = crate::bench::deadline::deadline(Instant::now(), STDOUT_GRACE).min(deadline);
+    loop {
+        if let Some(c) = crate::process::requested() {
+            return Err((status::FAILED_ERROR, format!("target {}: {c}", t.key)));
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            let (st, why) = if until >= deadline {
+                (
+                    status::FAILED_TIMEOUT,
+                    format!("did not finish within {} s", timing.timeout.as_secs_f64()),
+                )
+            } else {
+                (
+                    status::FAILED_ERROR,
+                    format!(
+                        "exited, but its stdout was still open {} s later",
+                        STDOUT_GRACE.as_secs()
+                    ),
+                )
+            };
+            return Err((
+                st,
+                format!(
+                    "target {}: the command {why}: a process it started outside its process group (setsid?) holds the pipe; its output is not used",
+                    t.key
+                ),
+            ));
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(out) => return Ok(out),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Ok(Vec::new()),
+        }
+    }
 }
 
 /// Parse and validate a command's stdout into variant results (baseline first).
@@ -334,10 +430,28 @@ fn validate(key: &str, raw: CommandOutput) -> Result<CommandOutput, String> {
             "baseline_file: expected a repo-relative path, found {f:?}"
         )));
     }
+    if let Some(f) = &raw.baseline_file
+        && f.len() > MAX_NAME_BYTES
+    {
+        return Err(bad(format!(
+            "baseline_file: expected at most {MAX_NAME_BYTES} bytes, found {}",
+            f.len()
+        )));
+    }
     for (name, v) in [("flops", raw.work.flops), ("bytes", raw.work.bytes)] {
-        if v.is_some_and(|x| !x.is_finite() || x < 0.0) {
-            return Err(bad(format!("work.{name}: expected a finite number >= 0")));
+        if let Some(x) = v
+            && !(x.is_finite() && (0.0..=MAX_WORK).contains(&x))
+        {
+            return Err(bad(format!(
+                "work.{name}: expected a finite number in 0..={MAX_WORK:e}, found {x}"
+            )));
         }
+    }
+    if raw.variants.len() > MAX_VARIANTS {
+        return Err(bad(format!(
+            "variants: expected at most {MAX_VARIANTS}, found {}",
+            raw.variants.len()
+        )));
     }
     match raw.variants.first() {
         Some(v) if v.name == BASELINE => {}
@@ -351,15 +465,49 @@ fn validate(key: &str, raw: CommandOutput) -> Result<CommandOutput, String> {
     }
     let mut names = std::collections::BTreeSet::new();
     for (i, v) in raw.variants.iter().enumerate() {
-        if !crate::fsx::is_safe_component(&v.name) || !names.insert(v.name.as_str()) {
+        if !crate::fsx::is_safe_component(&v.name)
+            || v.name.len() > MAX_NAME_BYTES
+            || !names.insert(v.name.as_str())
+        {
             return Err(bad(format!(
-                "variants[{i}].name: expected a unique safe name, found {:?}",
+                "variants[{i}].name: expected a unique safe name of at most {MAX_NAME_BYTES} bytes, found {:?}",
+                v.name
+            )));
+        }
+        if v.samples_ms.len() > MAX_SAMPLES {
+            return Err(bad(format!(
+                "variants[{i}] ({}).samples_ms: expected at most {MAX_SAMPLES} samples, found {}",
+                v.name,
+                v.samples_ms.len()
+            )));
+        }
+        let sig = &v.input_signature;
+        let oversized = sig.inputs.len() > MAX_INPUTS
+            || sig.inputs.iter().any(|t| {
+                t.name.len() > MAX_NAME_BYTES
+                    || t.dtype.len() > MAX_NAME_BYTES
+                    || t.shape.len() > MAX_INPUTS
+            });
+        if oversized {
+            return Err(bad(format!(
+                "variants[{i}] ({}).input_signature: expected at most {MAX_INPUTS} inputs of at most {MAX_INPUTS} dimensions, names and dtypes of at most {MAX_NAME_BYTES} bytes",
                 v.name
             )));
         }
         if Stats::of(&v.samples_ms).is_none() {
             return Err(bad(format!(
                 "variants[{i}] ({}).samples_ms: expected at least one finite, non-negative sample",
+                v.name
+            )));
+        }
+        if let Some((j, x)) = v
+            .samples_ms
+            .iter()
+            .enumerate()
+            .find(|(_, x)| !(x.is_finite() && (0.0..=MAX_SAMPLE_MS).contains(*x)))
+        {
+            return Err(bad(format!(
+                "variants[{i}] ({}).samples_ms[{j}]: expected a finite number of milliseconds in 0..={MAX_SAMPLE_MS}, found {x:?}",
                 v.name
             )));
         }

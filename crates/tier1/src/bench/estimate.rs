@@ -46,6 +46,13 @@ impl Estimator {
         }
     }
 
+    /// The name a measurement record states, or `None` for the estimator of results of schema 2
+    /// and older: their records did not state it (nor whether the profile required precision),
+    /// and re-deriving them must give back exactly what they hold.
+    pub fn stated(self) -> Option<&'static str> {
+        (self != Estimator::CleanRounds).then(|| self.as_str())
+    }
+
     /// The stored name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -198,7 +205,8 @@ pub fn pair_clean(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
     })
 }
 
-/// The anchor's estimate from several passes (`rounds_per_pass` splits the samples, in order):
+/// The anchor's estimate from several passes (`per_pass`: the baseline's and the optimized
+/// variant's samples in each pass, in order; equal for rounds, not for an imported tool's counts):
 /// each pass estimated alone, the passes that disagree with the others left out (at least three
 /// passes, never more than a minority), and the kept rounds estimated together. The intervals
 /// are those of the pooled rounds (the within-run precision, as for any run); the spread of the
@@ -209,27 +217,24 @@ pub fn pooled(
     estimator: Estimator,
     base: &[f64],
     opt: &[f64],
-    rounds_per_pass: &[u32],
+    per_pass: &[(u32, u32)],
 ) -> Option<PairEstimate> {
-    let total: usize = rounds_per_pass.iter().map(|&r| r as usize).sum();
-    if total != base.len() || total != opt.len() {
+    let sum = |f: fn(&(u32, u32)) -> u32| per_pass.iter().map(|p| f(p) as usize).sum::<usize>();
+    if sum(|p| p.0) != base.len() || sum(|p| p.1) != opt.len() {
         return None;
     }
-    let mut start = 0;
-    let mut parts = Vec::with_capacity(rounds_per_pass.len());
-    for &r in rounds_per_pass {
-        let end = start + r as usize;
-        parts.push((
-            start,
-            end,
-            estimator.pair(&base[start..end], &opt[start..end]),
-        ));
-        start = end;
+    let (mut sb, mut so) = (0, 0);
+    let mut parts = Vec::with_capacity(per_pass.len());
+    for &(nb, no) in per_pass {
+        let (b, o) = (sb..sb + nb as usize, so..so + no as usize);
+        let e = estimator.pair(&base[b.clone()], &opt[o.clone()]);
+        parts.push((b, o, e));
+        (sb, so) = (sb + nb as usize, so + no as usize);
     }
     let mut passes: Vec<PassEstimate> = parts
         .iter()
-        .map(|(s, e, p)| PassEstimate {
-            rounds: e - s,
+        .map(|(b, o, p)| PassEstimate {
+            rounds: b.len().min(o.len()),
             speedup: p.as_ref().map_or(f64::NAN, |p| p.speedup),
             optimized_ms: p.as_ref().map_or(f64::NAN, |p| p.optimized_ms),
             outlier: p.is_none(),
@@ -237,14 +242,14 @@ pub fn pooled(
         .collect();
     mark_outlier_passes(&mut passes);
     let (mut kb, mut ko) = (Vec::new(), Vec::new());
-    for ((s, e, _), p) in parts.iter().zip(&passes) {
+    for ((b, o, _), p) in parts.iter().zip(&passes) {
         if !p.outlier {
-            kb.extend_from_slice(&base[*s..*e]);
-            ko.extend_from_slice(&opt[*s..*e]);
+            kb.extend_from_slice(&base[b.clone()]);
+            ko.extend_from_slice(&opt[o.clone()]);
         }
     }
     let mut est = estimator.pair(&kb, &ko)?;
-    est.pairs = total;
+    est.pairs = base.len().min(opt.len());
     est.passes = passes;
     Some(est)
 }

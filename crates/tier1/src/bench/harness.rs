@@ -20,7 +20,7 @@ use crate::suite::{BackendKind, Suite, Target, TargetKind};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Serializes measurements inside one process (memory counters and cores are process-wide).
 pub static MEASURE_LOCK: Mutex<()> = Mutex::new(());
@@ -55,12 +55,12 @@ pub enum HarnessError {
     #[error("run id {0:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
     BadRunId(String),
     /// The results file could not be written.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Write {
         /// File.
         path: String,
         /// Cause.
-        message: String,
+        source: std::io::Error,
     },
     /// The destination already holds a results file.
     #[error("{0}: already exists; refusing to overwrite")]
@@ -73,7 +73,7 @@ pub enum HarnessError {
 impl crate::exit::Classify for HarnessError {
     fn exit(&self) -> crate::exit::Exit {
         match self {
-            HarnessError::Write { .. } => crate::exit::Exit::Io,
+            HarnessError::Write { source, .. } => crate::exit::of_io(source),
             HarnessError::Exists(_) => crate::exit::Exit::Conflict,
             HarnessError::Cancelled(..) => crate::exit::Exit::Cancelled,
             _ => crate::exit::Exit::Invalid,
@@ -129,7 +129,7 @@ pub fn run_suite(
     } else {
         None
     };
-    let base = base_timing(suite, profile, opts);
+    let base = Timing::of_profile(suite, profile, opts.timeout, opts.seed);
     let mut environment = backend.fingerprint();
     environment.profile = Some(opts.profile.clone());
     if profile.clock != crate::bench::clock::Clock::Wall {
@@ -171,6 +171,9 @@ pub fn run_suite(
             r.min_speedup = Some(min_speedup);
         }
         r.finalize(suite.thresholds.min_speedup);
+        if crate::bench::finite::fail_unrecordable(&mut r) {
+            r.finalize(suite.thresholds.min_speedup);
+        }
         tracing::info!(target = %t.key, status = %r.status, speedup = ?r.metrics.best_speedup, "done");
         targets.push(r);
     }
@@ -196,28 +199,6 @@ pub fn run_suite(
     })
 }
 
-/// The profile's timing, before any target's own settings.
-fn base_timing(suite: &Suite, profile: &crate::suite::Profile, opts: &HarnessOptions) -> Timing {
-    Timing {
-        warmup: profile.warmup.max(5),
-        iterations: profile.iterations.max(crate::suite::MIN_ROUNDS),
-        max_rounds: profile
-            .max_rounds
-            .max(profile.iterations.max(crate::suite::MIN_ROUNDS)),
-        min_sample_ms: profile.min_sample_ms,
-        precision_pct: profile
-            .precision_pct
-            .unwrap_or_else(|| crate::suite::settings::derived_precision_pct(&suite.thresholds)),
-        budget: Duration::from_secs_f64(profile.budget_s),
-        timeout: opts
-            .timeout
-            .unwrap_or(Duration::from_secs(profile.timeout_s)),
-        seed: opts.seed,
-        clock: profile.clock,
-        precision_required: profile.anchor_precision == crate::suite::AnchorPrecision::Required,
-    }
-}
-
 /// One target's timing in one pass: its own settings over the profile's, and an order seed of
 /// its own (pass 1 keeps the seed a one-pass run uses).
 fn target_timing(
@@ -231,7 +212,7 @@ fn target_timing(
     Timing {
         min_sample_ms: s.min_sample_ms,
         precision_pct: s.precision_pct,
-        budget: Duration::from_secs_f64(s.budget_s),
+        budget: crate::bench::deadline::seconds(s.budget_s),
         seed: order_seed(
             base.seed ^ u64::from(pass).wrapping_mul(0x9e37_79b9_7f4a_7c15),
             &t.key,
@@ -248,20 +229,33 @@ pub fn order_seed(seed: u64, key: &str) -> u64 {
     })
 }
 
-/// Write `results` to `<run_dir>/results/benchmark_test_results.json`, refusing to overwrite.
+/// Write `results` to `<run_dir>/results/benchmark_test_results.json`, refusing to overwrite. When
+/// the write fails, a `run_dir` this call created is removed again (a rerun is not refused over an
+/// empty directory).
 pub fn write_results(run_dir: &Path, results: &ResultsFile) -> Result<PathBuf, HarnessError> {
     let path = run_dir.join(result::RESULTS_REL_PATH);
     if path.exists() {
         return Err(HarnessError::Exists(path.display().to_string()));
     }
-    let write_err = |message: String| HarnessError::Write {
-        path: path.display().to_string(),
-        message,
+    let created = !run_dir.exists();
+    let write = || -> std::io::Result<()> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        crate::json::write(&path, results).map_err(|e| match e {
+            crate::json::JsonError::Io { source, .. } => source,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+        })
     };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| write_err(e.to_string()))?;
-    }
-    crate::json::write(&path, results).map_err(|e| write_err(e.to_string()))?;
+    write().map_err(|source| {
+        if created {
+            let _ = std::fs::remove_dir_all(run_dir);
+        }
+        HarnessError::Write {
+            path: path.display().to_string(),
+            source,
+        }
+    })?;
     Ok(path)
 }
 
@@ -308,7 +302,7 @@ fn run_builtin(
         });
         return r;
     }
-    let deadline = Instant::now() + timing.timeout;
+    let deadline = crate::bench::deadline::deadline(Instant::now(), timing.timeout);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
@@ -371,6 +365,7 @@ struct Job {
 
 fn measure(job: &Job, tx: &mpsc::Sender<Msg>) -> Result<(), BackendError> {
     let key = job.key.as_str();
+    crate::bench::footprint::check(key, &job.shapes, crate::bench::footprint::available())?;
     let mut w = job.backend.prepare(key, &job.shapes, job.seed)?;
     if let Some(h) = &job.hook {
         h(key, &mut w);

@@ -88,6 +88,33 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// The timing of `profile`'s targets (of `suite`), before any target's own settings: at
+    /// least 5 warm-up executions and [`crate::suite::MIN_ROUNDS`] rounds, the profile's
+    /// precision or the one derived from the suite's thresholds, `timeout` instead of the
+    /// profile's when given.
+    pub fn of_profile(
+        suite: &crate::suite::Suite,
+        profile: &crate::suite::Profile,
+        timeout: Option<Duration>,
+        seed: u64,
+    ) -> Timing {
+        let iterations = profile.iterations.max(crate::suite::MIN_ROUNDS);
+        Timing {
+            warmup: profile.warmup.max(5),
+            iterations,
+            max_rounds: profile.max_rounds.max(iterations),
+            min_sample_ms: profile.min_sample_ms,
+            precision_pct: profile.precision_pct.unwrap_or_else(|| {
+                crate::suite::settings::derived_precision_pct(&suite.thresholds)
+            }),
+            budget: crate::bench::deadline::seconds(profile.budget_s),
+            timeout: timeout.unwrap_or(Duration::from_secs(profile.timeout_s)),
+            seed,
+            clock: profile.clock,
+            precision_required: profile.anchor_precision == crate::suite::AnchorPrecision::Required,
+        }
+    }
+
     /// The sampling plan of one measurement.
     pub fn plan(&self) -> Plan {
         Plan {

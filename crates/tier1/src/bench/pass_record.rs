@@ -17,4 +17,15 @@ pub struct PassRecord {
     pub order_seed: u64,
     /// The budget ended the pass before the precision was reached.
     pub budget_exhausted: bool,
+    /// Samples of each variant in the pass, in variant order, where some count differs from
+    /// `rounds` (an imported tool reports its own number per benchmark); empty: `rounds` each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<u32>,
+}
+
+impl PassRecord {
+    /// The samples variant `index` has in this pass.
+    pub fn samples_of(&self, index: usize) -> u32 {
+        self.samples.get(index).copied().unwrap_or(self.rounds)
+    }
 }

@@ -86,8 +86,19 @@ pub fn merge(first: TargetResult, rest: Vec<TargetResult>) -> TargetResult {
 
 fn record(p: &TargetResult) -> PassRecord {
     let s = p.sampling.as_ref();
+    let rounds = s.map_or(0, |s| s.rounds);
+    let counts: Vec<u32> = p
+        .variants
+        .iter()
+        .map(|v| u32::try_from(v.samples_ms.len()).unwrap_or(u32::MAX))
+        .collect();
     PassRecord {
-        rounds: s.map_or(0, |s| s.rounds),
+        rounds,
+        samples: if counts.iter().all(|&c| c == rounds) {
+            Vec::new()
+        } else {
+            counts
+        },
         processes: s.map_or(0, |s| s.processes),
         repetitions: p.variants.iter().map(|v| v.repetitions).collect(),
         order_seed: s.map_or(0, |s| s.order_seed),

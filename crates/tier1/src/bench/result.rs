@@ -424,8 +424,14 @@ pub fn derive(
         .iter()
         .filter(|v| v.role == Role::Optimized)
         .collect();
-    for v in &optimized {
+    for (k, v) in optimized.iter().enumerate() {
         let Some(b) = base else { break };
+        // The variant's index in the file (the baseline is index 0).
+        let index = t
+            .variants
+            .iter()
+            .position(|x| std::ptr::eq(x, *v))
+            .unwrap_or(k + 1);
         if v.input_signature != b.input_signature {
             problems.push(format!(
                 "input signature of {} ({}) differs from baseline ({})",
@@ -455,8 +461,12 @@ pub fn derive(
         }
         let pair = match t.sampling.as_ref().filter(|s| s.passes.len() > 1) {
             Some(s) => {
-                let rounds: Vec<u32> = s.passes.iter().map(|p| p.rounds).collect();
-                estimate::pooled(estimator, &b.samples_ms, &v.samples_ms, &rounds)
+                let counts: Vec<(u32, u32)> = s
+                    .passes
+                    .iter()
+                    .map(|p| (p.samples_of(0), p.samples_of(index)))
+                    .collect();
+                estimate::pooled(estimator, &b.samples_ms, &v.samples_ms, &counts)
             }
             None => estimator.pair(&b.samples_ms, &v.samples_ms),
         };
@@ -556,7 +566,7 @@ fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<Stri
             .sampling
             .as_ref()
             .filter(|s| s.passes.len() > 1)
-            .map(|s| s.passes.iter().map(|p| p.rounds).collect());
+            .map(|s| s.passes.iter().map(|p| p.samples_of(0)).collect());
         if let Some(sampling) = t.sampling.as_ref()
             && let Some(e) =
                 crate::bench::single::estimate(&v.samples_ms, estimator, passes.as_deref())
@@ -567,7 +577,11 @@ fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<Stri
                 v.repetitions,
                 v.stats.cv,
                 &e,
-                sampling,
+                crate::bench::single::Conditions {
+                    precision_pct: sampling.precision_pct,
+                    throttled: !sampling.throttled.is_empty(),
+                    precision_required: sampling.precision_required,
+                },
                 estimator,
             ));
         }
@@ -659,23 +673,12 @@ fn measurement(
         precision_pct,
         precise: reached && !throttled,
         throttled,
-        estimator: Some(estimator.as_str().into()),
-        precision_required: Some(sampling.is_some_and(|s| s.precision_required)),
-        passes: pass_values(e),
+        estimator: estimator.stated().map(Into::into),
+        precision_required: estimator
+            .stated()
+            .map(|_| sampling.is_some_and(|s| s.precision_required)),
+        passes: crate::bench::single::pass_values(e),
     }
-}
-
-/// The passes of an estimate as the measurement record keeps them.
-pub fn pass_values(e: &estimate::PairEstimate) -> Vec<crate::history::measurement::PassValue> {
-    e.passes
-        .iter()
-        .map(|p| crate::history::measurement::PassValue {
-            rounds: u32::try_from(p.rounds).unwrap_or(u32::MAX),
-            speedup: crate::aggregate::finite(Some(p.speedup)),
-            optimized_ms: crate::aggregate::finite(Some(p.optimized_ms)),
-            outlier: p.outlier,
-        })
-        .collect()
 }
 
 /// Precision assumed for results that do not record one (version 1 files).
@@ -779,11 +782,18 @@ pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
         }
         let (s, msg, m) = derive(t, r.min_speedup, Estimator::for_schema(r.schema_version));
         if s != t.status || msg != t.message || m != t.metrics {
+            let (field, stored, derived) = if s != t.status {
+                ("status", format!("{:?}", t.status), format!("{s:?}"))
+            } else if msg != t.message {
+                ("message", format!("{:?}", t.message), format!("{msg:?}"))
+            } else {
+                let json = |x: &Metrics| serde_json::to_string(x).unwrap_or_default();
+                ("metrics", json(&t.metrics), json(&m))
+            };
             return Err(invalid(
-                format!("{what}.status"),
+                format!("{what}.{field}"),
                 format!(
-                    "stored verdict {:?} differs from the one derived from its samples ({s:?})",
-                    t.status
+                    "the stored {field} differs from the one derived from its samples: stored {stored}, derived {derived}"
                 ),
             ));
         }

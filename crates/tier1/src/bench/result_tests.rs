@@ -142,3 +142,42 @@ fn a_speedup_just_under_its_limit_never_reads_as_the_limit() {
         "Best speedup 0.97x below required 1.05x threshold for speed-goal benchmark"
     );
 }
+
+/// A schema-2 file (clean-round estimates) was written before `estimator` and
+/// `precision_required` were recorded: deriving its verdict gives the measurement record it holds
+/// (neither field; readers take absent as `clean_rounds` and held to the precision), so it still
+/// validates. A schema-3 derivation records both.
+#[test]
+fn an_older_schema_derives_the_measurement_record_it_was_written_with() {
+    let samples = [4.0, 4.1, 3.9, 4.0, 4.05, 3.95];
+    let fast = [2.0, 2.05, 1.95, 2.0, 2.02, 1.98];
+    let mut t = target(
+        Goal::Speed,
+        vec![
+            variant(BASELINE, Role::Baseline, &samples, 1 << 20, true),
+            variant("optimized_a", Role::Optimized, &fast, 1 << 19, true),
+        ],
+    );
+    t.sampling = Some(Sampling {
+        rounds: 6,
+        processes: 1,
+        precision_pct: 50.0,
+        order_seed: 42,
+        budget_exhausted: false,
+        remeasured: false,
+        throttled: Vec::new(),
+        machine: Vec::new(),
+        clock: None,
+        precision_required: false,
+        passes: Vec::new(),
+    });
+    let (s, _, m) = derive(&t, 1.05, Estimator::CleanRounds);
+    assert_eq!(s, status::SUCCEEDED);
+    let old = m.measurement.expect("a measurement record");
+    assert_eq!(old.estimator, None);
+    assert_eq!(old.precision_required, None);
+    let (_, _, m) = derive(&t, 1.05, Estimator::PairedMedian);
+    let new = m.measurement.expect("a measurement record");
+    assert_eq!(new.estimator.as_deref(), Some("paired_median"));
+    assert_eq!(new.precision_required, Some(false));
+}

@@ -117,7 +117,7 @@ pub fn sample(
     mut precise: impl FnMut(&[Vec<f64>]) -> bool,
 ) -> Result<Sampled, BackendError> {
     let started = Instant::now();
-    let deadline = started + plan.budget;
+    let deadline = crate::bench::deadline::deadline(started, plan.budget);
     let n = runs.len();
     let mut out = Sampled {
         samples_ms: vec![Vec::new(); n],
@@ -129,7 +129,8 @@ pub fn sample(
     // Calibration may use at most a quarter of the budget per variant.
     let calibration_budget = plan.budget / (4 * n.max(1) as u32);
     for (i, run) in runs.iter_mut().enumerate() {
-        let (reps, p) = calibrate(&mut **run, plan, Instant::now() + calibration_budget)?;
+        let until = crate::bench::deadline::deadline(Instant::now(), calibration_budget);
+        let (reps, p) = calibrate(&mut **run, plan, until)?;
         out.repetitions.push(reps);
         peaks[i] = p;
     }

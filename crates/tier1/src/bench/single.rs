@@ -7,7 +7,6 @@
 //! derived with every other target's, in `crate::bench::result::derive`.
 
 use crate::bench::estimate::{self, Estimator, PairEstimate};
-use crate::bench::result::Sampling;
 use crate::history::Measurement;
 
 /// The estimate of one variant's samples (in round order): the samples paired with themselves,
@@ -20,7 +19,10 @@ pub fn estimate(
     rounds_per_pass: Option<&[u32]>,
 ) -> Option<PairEstimate> {
     match rounds_per_pass {
-        Some(rounds) => estimate::pooled(estimator, samples, samples, rounds),
+        Some(rounds) => {
+            let counts: Vec<(u32, u32)> = rounds.iter().map(|&r| (r, r)).collect();
+            estimate::pooled(estimator, samples, samples, &counts)
+        }
         None => estimator.pair(samples, samples),
     }
 }
@@ -42,11 +44,14 @@ pub fn measurement(
     repetitions: u32,
     cv: f64,
     e: &PairEstimate,
-    sampling: &Sampling,
+    sampling: Conditions,
     estimator: Estimator,
 ) -> Measurement {
-    let precision_pct = sampling.precision_pct;
-    let throttled = !sampling.throttled.is_empty();
+    let Conditions {
+        precision_pct,
+        throttled,
+        precision_required,
+    } = sampling;
     let reached = e
         .optimized_half_width_pct()
         .is_some_and(|w| w <= precision_pct + 1e-9);
@@ -68,10 +73,34 @@ pub fn measurement(
         precision_pct,
         precise: reached && !throttled,
         throttled,
-        estimator: Some(estimator.as_str().into()),
-        precision_required: Some(sampling.precision_required),
-        passes: crate::bench::result::pass_values(e),
+        estimator: estimator.stated().map(Into::into),
+        precision_required: estimator.stated().map(|_| precision_required),
+        passes: pass_values(e),
     }
+}
+
+/// What the sampling of a measurement asked for and saw (from the results file's `sampling`).
+#[derive(Debug, Clone, Copy)]
+pub struct Conditions {
+    /// The precision asked for (percent).
+    pub precision_pct: f64,
+    /// The device throttled during the kept measurement.
+    pub throttled: bool,
+    /// The profile requires an anchor to reach the precision.
+    pub precision_required: bool,
+}
+
+/// The passes of an estimate as the measurement record keeps them.
+pub fn pass_values(e: &PairEstimate) -> Vec<crate::history::measurement::PassValue> {
+    e.passes
+        .iter()
+        .map(|p| crate::history::measurement::PassValue {
+            rounds: u32::try_from(p.rounds).unwrap_or(u32::MAX),
+            speedup: crate::aggregate::finite(Some(p.speedup)),
+            optimized_ms: crate::aggregate::finite(Some(p.optimized_ms)),
+            outlier: p.outlier,
+        })
+        .collect()
 }
 
 #[cfg(test)]

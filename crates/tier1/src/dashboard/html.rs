@@ -37,8 +37,8 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         esc(suite),
         esc(&version),
         esc(&dash.now.format("%Y-%m-%d %H:%M UTC").to_string()),
-        dash.runs.len(),
-        dash.runs.iter().filter(|r| r.counts_as_accepted()).count()
+        dash.total_runs(),
+        dash.accepted_runs()
     );
     verdict_section(&mut s, verdict);
     if let Some(reset) = &dash.chain_reset {

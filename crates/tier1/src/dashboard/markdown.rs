@@ -54,11 +54,16 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         );
         return s;
     }
-    let accepted = dash.runs.iter().filter(|r| r.counts_as_accepted()).count();
+    let sealed = if dash.sealed.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} of them sealed in segments)", dash.sealed.len())
+    };
     let _ = writeln!(
         s,
-        "\n{} runs, {accepted} accepted. Best speedup seen (accepted runs only): {}.\n",
-        dash.runs.len(),
+        "\n{} runs{sealed}, {} accepted. Best speedup seen (accepted runs only): {}.\n",
+        dash.total_runs(),
+        dash.accepted_runs(),
         format::speedup(dash.best_speedup_seen())
     );
     card(&mut s, "Latest evidence run", dash.latest_evidence());

@@ -3,6 +3,7 @@
 
 pub mod changes;
 pub mod format;
+pub mod freshness;
 pub mod from_store;
 pub mod html;
 pub mod markdown;
@@ -10,6 +11,7 @@ pub mod model;
 pub mod readiness;
 #[cfg(test)]
 mod render_tests;
+pub mod sealed;
 pub mod svg;
 pub mod targets;
 #[cfg(test)]
@@ -37,6 +39,10 @@ pub enum ReportError {
     /// The output directory already holds files.
     #[error("output directory {0} is not empty: expected an absent or empty directory")]
     OutputNotEmpty(String),
+    /// The output directory is unusable (a symbolic link, not a directory, inside or around the
+    /// history or evidence root).
+    #[error("--output: {0}")]
+    Output(#[from] crate::fsx::OutputRootError),
     /// No suite can be chosen, or the chosen file is invalid.
     #[error(transparent)]
     Suite(#[from] crate::suite::SuiteError),
@@ -64,7 +70,8 @@ impl Classify for ReportError {
             ReportError::Suite(e) => e.exit(),
             ReportError::Restore(e) => e.exit(),
             ReportError::OutputNotEmpty(_) => Exit::Conflict,
-            ReportError::Io { .. } => Exit::Io,
+            ReportError::Output(e) => e.exit(),
+            ReportError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }
@@ -94,6 +101,9 @@ pub struct DashboardOptions {
     pub repo_root: PathBuf,
     /// Append the Markdown summary to `$GITHUB_STEP_SUMMARY` (through `gha`) when it is set.
     pub step_summary: bool,
+    /// Warn when the latest published run is more than this many days old (default
+    /// [`freshness::DEFAULT_STALE_AFTER_DAYS`]).
+    pub stale_after_days: i64,
 }
 
 /// The machine-readable outcome printed on stdout.
@@ -105,8 +115,10 @@ pub struct DashboardOutcome {
     pub blockers: Vec<String>,
     /// Non-blocking notes (anchor declines, anchor age).
     pub notes: Vec<String>,
-    /// Runs in the history.
+    /// Runs in the history (live and sealed).
     pub total_runs: usize,
+    /// Of which sealed in segments.
+    pub sealed_runs: usize,
     /// Accepted or eligible runs.
     pub accepted_runs: usize,
     /// Newest run of any kind.
@@ -131,11 +143,14 @@ pub fn parse_now(now: Option<&str>) -> Result<DateTime<Utc>, ReportError> {
 /// copy of the output directory, renamed into place; then append the summary to the step summary.
 pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, ReportError> {
     let now = parse_now(opts.now.as_deref())?;
-    if !crate::fsx::is_absent_or_empty(&opts.output).map_err(io_err(&opts.output))? {
-        return Err(ReportError::OutputNotEmpty(
-            opts.output.display().to_string(),
-        ));
+    let mut inputs = vec![("history root", opts.history_root.as_path())];
+    if let Some(e) = &opts.evidence_root {
+        inputs.push(("evidence root", e.as_path()));
     }
+    crate::fsx::check_output_root(&opts.output, &inputs).map_err(|e| match e {
+        crate::fsx::OutputRootError::NotEmpty { path } => ReportError::OutputNotEmpty(path),
+        other => ReportError::Output(other),
+    })?;
     let suite = crate::suite::Suite::discover(
         opts.suite_config.as_deref(),
         &opts.repo_root,
@@ -144,6 +159,7 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
     .suite;
     let mut dash = model::Dashboard::load(&opts.history_root, opts.evidence_root.as_deref(), now)?;
     dash.suite = suite;
+    dash.stale_after_days = opts.stale_after_days;
     let verdict = readiness::assess(&dash);
     let page = html::render(&dash, &verdict);
     let md = markdown::render(&dash, &verdict);
@@ -163,8 +179,9 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
         ready: verdict.ready,
         blockers: verdict.blockers.iter().map(|b| b.to_string()).collect(),
         notes: verdict.notes.iter().map(|n| n.to_string()).collect(),
-        total_runs: dash.runs.len(),
-        accepted_runs: dash.runs.iter().filter(|r| r.counts_as_accepted()).count(),
+        total_runs: dash.total_runs(),
+        sealed_runs: dash.sealed.len(),
+        accepted_runs: dash.accepted_runs(),
         latest_evidence_run_id: dash.latest_evidence().map(|r| r.row.run_id.clone()),
         latest_run_id: dash.latest_accepted().map(|r| r.row.run_id.clone()),
         files: vec![HTML_FILE.into(), MARKDOWN_FILE.into()],

@@ -40,6 +40,16 @@ pub enum RunClass {
 }
 
 impl RunClass {
+    /// The class of a run with these flags.
+    pub fn of(eligible: bool, accepted: bool) -> RunClass {
+        if eligible {
+            RunClass::Anchor
+        } else if accepted {
+            RunClass::Accepted
+        } else {
+            RunClass::Rejected
+        }
+    }
     /// Lower-case label.
     pub fn label(self) -> &'static str {
         match self {
@@ -77,13 +87,7 @@ impl RunView {
     }
     /// Anchor, accepted or rejected.
     pub fn class(&self) -> RunClass {
-        if self.row.is_eligible() {
-            RunClass::Anchor
-        } else if self.row.is_accepted() {
-            RunClass::Accepted
-        } else {
-            RunClass::Rejected
-        }
+        RunClass::of(self.row.is_eligible(), self.row.is_accepted())
     }
     /// The suite representative (geomean) speedup.
     pub fn representative(&self) -> Option<f64> {
@@ -133,9 +137,16 @@ pub struct Dashboard {
     pub now: DateTime<Utc>,
     /// The canonical suite (thresholds, tolerances).
     pub suite: Suite,
+    /// The sealed runs of a compacted history (chart points only), in chain order.
+    pub sealed: Vec<super::sealed::SealedPoint>,
+    /// Warn when the latest run is more than this many days old.
+    pub stale_after_days: i64,
     evidence_root: Option<PathBuf>,
     by_id: HashMap<String, usize>,
 }
+
+/// Default of `--stale-after-days` (`freshness`).
+pub const DEFAULT_STALE_AFTER_DAYS: i64 = 3;
 
 /// Parse an RFC 3339 time to UTC.
 pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
@@ -178,6 +189,8 @@ impl Dashboard {
             chain_reset: index.and_then(|i| i.chain_reset.clone()),
             now,
             suite: Suite::embedded(),
+            sealed: Vec::new(),
+            stale_after_days: DEFAULT_STALE_AFTER_DAYS,
             evidence_root: evidence_root.map(Path::to_path_buf),
             by_id,
         }
@@ -208,7 +221,24 @@ impl Dashboard {
                 regression: files.regression,
             });
         }
-        Ok(Dashboard::from_runs(Some(&index), runs, evidence_root, now))
+        let sealed = super::sealed::load(root, &index)?;
+        let mut dash = Dashboard::from_runs(Some(&index), runs, evidence_root, now);
+        dash.sealed = sealed;
+        Ok(dash)
+    }
+
+    /// Runs of the whole history (live and sealed).
+    pub fn total_runs(&self) -> usize {
+        self.runs.len() + self.sealed.len()
+    }
+    /// Accepted or eligible runs of the whole history.
+    pub fn accepted_runs(&self) -> usize {
+        self.runs.iter().filter(|r| r.counts_as_accepted()).count()
+            + self
+                .sealed
+                .iter()
+                .filter(|r| r.counts_as_accepted())
+                .count()
     }
 
     /// The run with this id.
@@ -248,13 +278,20 @@ impl Dashboard {
                 .iter()
                 .all(|r| r.row.is_eligible() && r.regression.baseline_run_id.is_none())
     }
-    /// "Best speedup seen": the max of `max_speedup` over accepted or eligible runs only.
+    /// "Best speedup seen": the max of `max_speedup` over accepted or eligible runs only (sealed
+    /// runs included).
     pub fn best_speedup_seen(&self) -> Option<f64> {
-        self.runs
+        let live = self
+            .runs
             .iter()
             .filter(|r| r.counts_as_accepted())
-            .filter_map(|r| r.row.max_speedup.filter(|x| x.is_finite()))
-            .reduce(f64::max)
+            .filter_map(|r| r.row.max_speedup.filter(|x| x.is_finite()));
+        let sealed = self
+            .sealed
+            .iter()
+            .filter(|r| r.counts_as_accepted())
+            .filter_map(|r| r.max_speedup);
+        live.chain(sealed).reduce(f64::max)
     }
     /// How to show an evidence reference of `run` (a path relative to the evidence root).
     pub fn evidence_ref(&self, run: &RunView, rel: &str) -> EvidenceRef {

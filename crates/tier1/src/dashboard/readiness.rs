@@ -7,10 +7,7 @@
 use super::model::Dashboard;
 use std::fmt;
 
-/// The anchor's evidence must be renewed from this age (days) on.
-pub const RENEWAL_DAYS: i64 = 60;
-/// The anchor's evidence expires at this age (days).
-pub const EXPIRY_DAYS: i64 = 90;
+pub use super::freshness::{EXPIRY_DAYS, RENEWAL_DAYS};
 
 /// Why the release is not ready.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,6 +122,8 @@ pub enum Note {
     NoAnchor,
     /// Only the first anchor exists; nothing has been compared yet.
     BootstrapOnly,
+    /// The history is going stale (`freshness`).
+    Freshness(super::freshness::Warning),
 }
 
 impl fmt::Display for Note {
@@ -158,6 +157,7 @@ impl fmt::Display for Note {
                 f,
                 "bootstrap only: the first anchor exists and no run has been compared with it yet"
             ),
+            Note::Freshness(w) => write!(f, "{w}"),
         }
     }
 }
@@ -269,6 +269,11 @@ pub fn assess(dash: &Dashboard) -> Verdict {
     if let Some(age) = anchor_age.as_ref().filter(|a| a.needs_renewal()) {
         notes.push(Note::AnchorRenewal(age.clone()));
     }
+    notes.extend(
+        super::freshness::warnings(dash)
+            .into_iter()
+            .map(Note::Freshness),
+    );
     Verdict {
         ready: blockers.is_empty(),
         blockers,

@@ -1,64 +1,130 @@
 //! Trend series of the dashboard: the suite representative (geomean) speedup and one series per
-//! target (speedup, or memory savings for memory-goal targets), as chart points classed by run.
+//! target (speedup, memory savings for memory-goal targets, or time for time-goal targets), as chart
+//! points classed by run;
+//! the sealed runs of a compacted history are charted with the live ones.
 
 use super::format;
 use super::model::{Dashboard, RunClass, RunView};
 use super::svg::{Chart, Point, PointKind};
 use crate::history::model::TargetSummary;
+use crate::history::segment::SealedTarget;
 use crate::suite::Goal;
+use chrono::{DateTime, Utc};
 
-fn kind(run: &RunView) -> PointKind {
-    match run.class() {
+fn kind(class: RunClass) -> PointKind {
+    match class {
         RunClass::Anchor => PointKind::Anchor,
         RunClass::Accepted => PointKind::Accepted,
         RunClass::Rejected => PointKind::Rejected,
     }
 }
 
-/// x positions: UTC seconds when every run has a parsable time, else the run's ordinal.
-fn xs(dash: &Dashboard) -> Vec<f64> {
-    if dash.runs.iter().all(|r| r.time.is_some()) {
-        dash.runs
-            .iter()
-            .map(|r| r.time.map(|t| t.timestamp() as f64).unwrap_or_default())
-            .collect()
-    } else {
-        (0..dash.runs.len()).map(|i| i as f64).collect()
+/// Where a chart run's target rows are.
+#[derive(Clone, Copy)]
+enum Targets<'a> {
+    Live(&'a RunView),
+    Sealed(&'a [SealedTarget]),
+}
+
+/// A run as the charts see it: live, or sealed in a segment of a compacted history.
+#[derive(Clone, Copy)]
+struct ChartRun<'a> {
+    time: Option<DateTime<Utc>>,
+    run_id: &'a str,
+    generated_at: &'a str,
+    class: RunClass,
+    representative: Option<f64>,
+    targets: Targets<'a>,
+}
+
+impl ChartRun<'_> {
+    /// The charted value of the target string `target`, when it succeeded.
+    fn target(&self, target: &str) -> Option<f64> {
+        match self.targets {
+            Targets::Live(r) => r
+                .target(target)
+                .filter(|t| t.status == "succeeded")
+                .and_then(target_value),
+            Targets::Sealed(ts) => ts
+                .iter()
+                .find(|t| t.target == target && t.status == "succeeded")
+                .and_then(|t| {
+                    goal_value(
+                        t.optimization_goal.as_deref(),
+                        t.best_speedup,
+                        t.best_memory_savings_pct,
+                        t.baseline_time_ms,
+                    )
+                }),
+        }
     }
 }
 
-fn x_labels(dash: &Dashboard) -> (String, String) {
-    let label = |r: Option<&RunView>| {
+/// Every run of the history, live and sealed, by time then run id.
+fn chart_runs(dash: &Dashboard) -> Vec<ChartRun<'_>> {
+    let live = dash.runs.iter().map(|r| ChartRun {
+        time: r.time,
+        run_id: &r.row.run_id,
+        generated_at: &r.row.generated_at,
+        class: r.class(),
+        representative: r.representative(),
+        targets: Targets::Live(r),
+    });
+    let sealed = dash.sealed.iter().map(|p| ChartRun {
+        time: p.time,
+        run_id: &p.run_id,
+        generated_at: &p.generated_at,
+        class: RunClass::of(p.eligible, p.accepted),
+        representative: p.representative,
+        targets: Targets::Sealed(&p.targets),
+    });
+    let mut all: Vec<ChartRun<'_>> = sealed.chain(live).collect();
+    all.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.run_id.cmp(b.run_id)));
+    all
+}
+
+/// x positions: UTC seconds when every run has a parsable time, else the run's ordinal.
+fn xs(runs: &[ChartRun<'_>]) -> Vec<f64> {
+    if runs.iter().all(|r| r.time.is_some()) {
+        runs.iter()
+            .map(|r| r.time.map(|t| t.timestamp() as f64).unwrap_or_default())
+            .collect()
+    } else {
+        (0..runs.len()).map(|i| i as f64).collect()
+    }
+}
+
+fn x_labels(runs: &[ChartRun<'_>]) -> (String, String) {
+    let label = |r: Option<&ChartRun<'_>>| {
         r.map(|r| match r.time {
             Some(t) => t.format("%Y-%m-%d").to_string(),
-            None => r.row.run_id.clone(),
+            None => r.run_id.to_string(),
         })
         .unwrap_or_default()
     };
-    (label(dash.runs.first()), label(dash.runs.last()))
+    (label(runs.first()), label(runs.last()))
 }
 
 /// One point per run that has a value, labelled with run, time, value and class.
 fn series(
-    dash: &Dashboard,
-    value: impl Fn(&RunView) -> Option<f64>,
+    runs: &[ChartRun<'_>],
+    value: impl Fn(&ChartRun<'_>) -> Option<f64>,
     fmt_y: fn(Option<f64>) -> String,
 ) -> Vec<Point> {
-    dash.runs
-        .iter()
-        .zip(xs(dash))
+    runs.iter()
+        .zip(xs(runs))
         .filter_map(|(run, x)| {
             let y = value(run)?;
             Some(Point {
                 x,
                 y,
-                kind: kind(run),
+                kind: kind(run.class),
                 label: format!(
                     "{} · {} · {} · {}",
-                    run.row.run_id,
-                    format::time(&run.row.generated_at),
+                    run.run_id,
+                    format::time(run.generated_at),
                     fmt_y(Some(y)),
-                    run.class().label()
+                    run.class.label()
                 ),
             })
         })
@@ -67,13 +133,14 @@ fn series(
 
 /// The suite representative (geomean) speedup over time.
 pub fn suite_chart(dash: &Dashboard) -> Chart {
-    let points = series(dash, RunView::representative, format::speedup);
+    let runs = chart_runs(dash);
+    let points = series(&runs, |r| r.representative, format::speedup);
     Chart {
         title: "Suite representative (geomean) speedup over time".into(),
         width: 1160,
         height: 230,
         fmt_y: format::speedup,
-        x_labels: x_labels(dash),
+        x_labels: x_labels(&runs),
         points,
     }
 }
@@ -85,12 +152,28 @@ pub fn chart_targets(dash: &Dashboard) -> Vec<&TargetSummary> {
         .unwrap_or_default()
 }
 
-/// The value charted for a target: speedup, or memory savings for a memory goal.
+/// The value charted for a target: speedup, memory savings for a memory goal, the baseline time
+/// for a time goal.
 pub fn target_value(t: &TargetSummary) -> Option<f64> {
-    let v = match Goal::from_stored(t.optimization_goal.as_deref()) {
-        Goal::Speed => t.best_speedup,
-        Goal::Memory => t.best_memory_savings_pct,
-        Goal::Time => t.baseline_time_ms,
+    goal_value(
+        t.optimization_goal.as_deref(),
+        t.best_speedup,
+        t.best_memory_savings_pct,
+        t.baseline_time_ms,
+    )
+}
+
+/// The charted value by goal: speedup, memory savings, or the baseline time for a time goal.
+fn goal_value(
+    goal: Option<&str>,
+    speedup: Option<f64>,
+    savings: Option<f64>,
+    time_ms: Option<f64>,
+) -> Option<f64> {
+    let v = match Goal::from_stored(goal) {
+        Goal::Speed => speedup,
+        Goal::Memory => savings,
+        Goal::Time => time_ms,
     };
     v.filter(|x| x.is_finite())
 }
@@ -103,15 +186,8 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
         Goal::Memory => format::pct,
         Goal::Time => format::ms,
     };
-    let points = series(
-        dash,
-        |r| {
-            r.target(&target.target)
-                .filter(|t| t.status == "succeeded")
-                .and_then(target_value)
-        },
-        fmt_y,
-    );
+    let runs = chart_runs(dash);
+    let points = series(&runs, |r| r.target(&target.target), fmt_y);
     let what = match goal {
         Goal::Speed => "speedup",
         Goal::Memory => "memory savings",
@@ -122,7 +198,7 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
         width: 370,
         height: 150,
         fmt_y,
-        x_labels: x_labels(dash),
+        x_labels: x_labels(&runs),
         points,
     }
 }

@@ -142,8 +142,7 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
     let mut rewritten = Vec::new();
     for p in &pending {
         if p.changed {
-            crate::json::write(&p.path, &p.value)
-                .map_err(|e| EvidenceError::invalid(p.path.display().to_string(), e.to_string()))?;
+            crate::json::write(&p.path, &p.value).map_err(EvidenceError::json_write)?;
             rewritten.push(p.rel.clone());
         }
     }

@@ -96,6 +96,16 @@ impl EvidenceError {
             source,
         }
     }
+    /// A JSON file that could not be written: a local I/O failure stays one (a full disk is its
+    /// own exit code), anything else is invalid content.
+    pub(crate) fn json_write(e: crate::json::JsonError) -> Self {
+        match e {
+            crate::json::JsonError::Io { path, source } => EvidenceError::Io { path, source },
+            crate::json::JsonError::Parse { path, source } => {
+                EvidenceError::invalid(path, source.to_string())
+            }
+        }
+    }
     pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
         EvidenceError::Invalid {
             path: path.into(),
@@ -108,7 +118,7 @@ impl Classify for EvidenceError {
     fn exit(&self) -> Exit {
         match self {
             EvidenceError::Invalid { .. } | EvidenceError::Checkout(_) => Exit::Invalid,
-            EvidenceError::Io { .. } => Exit::Io,
+            EvidenceError::Io { source, .. } => crate::exit::of_io(source),
             EvidenceError::Archive(e) => e.exit(),
             EvidenceError::History(e) => e.exit(),
         }

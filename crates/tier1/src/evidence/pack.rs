@@ -26,7 +26,7 @@ pub struct Packed {
 pub fn pack(evidence_root: &Path, run_id: &str, out: &Path) -> Result<Packed, EvidenceError> {
     let dirs = run_dirs(evidence_root, run_id)?;
     let stage = tempfile::Builder::new()
-        .prefix(".tier1-pack-")
+        .prefix(&crate::fsx::stale::temp_prefix("pack"))
         .tempdir()
         .map_err(|e| EvidenceError::io(Path::new("<tmp>"), e))?;
     for d in &dirs {

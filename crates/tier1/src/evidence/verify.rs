@@ -116,7 +116,9 @@ impl Classify for VerifyError {
     fn exit(&self) -> Exit {
         match self {
             VerifyError::Invalid(_) => Exit::Invalid,
-            VerifyError::File { .. } | VerifyError::Output { .. } => Exit::Io,
+            VerifyError::File { source, .. } | VerifyError::Output { source, .. } => {
+                crate::exit::of_io(source)
+            }
             VerifyError::Store(e) => e.exit(),
             VerifyError::Mismatch { .. } => Exit::Integrity,
             VerifyError::Retention { .. } => Exit::Invalid,

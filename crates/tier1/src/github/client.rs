@@ -224,8 +224,14 @@ impl GithubClient {
         }
     }
 
-    /// Read GitHub's `message` from an error response (or a short excerpt of the body).
+    /// Read GitHub's `message` from an error response (or a short excerpt of the body), with any
+    /// credential the server echoed redacted ([`crate::text::redact_secrets`]).
     pub fn error_message(&self, response: reqwest::Response) -> String {
+        let message = self.raw_error_message(response);
+        crate::text::redact_secrets(&message).into_owned()
+    }
+
+    fn raw_error_message(&self, response: reqwest::Response) -> String {
         let bytes = self.block_on(response.bytes()).unwrap_or_default();
         match serde_json::from_slice::<ApiErrorBody>(&bytes) {
             Ok(b) => b.message,

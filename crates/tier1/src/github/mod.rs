@@ -30,9 +30,12 @@ pub const DEFAULT_API_URL: &str = "https://api.github.com";
 pub struct Token(String);
 
 impl Token {
-    /// Wrap a token value.
+    /// Wrap a token value; from now on it is redacted from every message
+    /// ([`crate::text::register_secret`]), even one a server echoes back.
     pub fn new(value: impl Into<String>) -> Self {
-        Token(value.into())
+        let value = value.into();
+        crate::text::register_secret(&value);
+        Token(value)
     }
     /// The secret value, for the `Authorization` header only.
     pub fn expose(&self) -> &str {
@@ -82,9 +85,20 @@ impl GithubConfig {
             )));
         }
         let api_url = api_url.trim().trim_end_matches('/').to_string();
-        if url::Url::parse(&api_url).is_err() {
+        let parsed = url::Url::parse(&api_url).map_err(|_| {
+            GithubError::Config(format!(
+                "GITHUB_API_URL is not a URL: {:?}",
+                crate::text::redact_urls(&api_url)
+            ))
+        })?;
+        if parsed.query().is_some()
+            || parsed.fragment().is_some()
+            || !parsed.username().is_empty()
+            || parsed.password().is_some()
+        {
             return Err(GithubError::Config(format!(
-                "GITHUB_API_URL is not a URL: {api_url:?}"
+                "GITHUB_API_URL {}: expected a base URL without credentials, query or fragment (routes are appended to it)",
+                crate::text::redact_urls(&api_url)
             )));
         }
         if token.expose().trim().is_empty() {

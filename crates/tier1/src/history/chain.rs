@@ -1,6 +1,9 @@
 //! The index hash chain (tier1 extension): each row's `chain_sha256` is the SHA-256 hex of the previous
 //! row's link (ASCII hex, empty for the first row of a chain) followed by the canonical JSON of the
 //! row without `chain_sha256`. Computing, appending and verifying links over the raw stored rows.
+//! In a compacted index the chain runs through the sealed segments: a segment record stands for
+//! its rows (`chain_prev` is the link before its first row, `chain_head` its last row's link), and
+//! the record itself carries a link over its own fields (`chain_prev` + canonical record).
 
 use super::error::HistoryError;
 use crate::json::{canonical, canonical_without};
@@ -61,14 +64,110 @@ pub fn seal(prev: Option<&str>, row: &mut Map<String, Value>) -> String {
     l
 }
 
+/// The field of a segment record holding the link before its first row.
+pub const SEGMENT_PREV_FIELD: &str = "chain_prev";
+/// The field of a segment record holding its last row's link.
+pub const SEGMENT_HEAD_FIELD: &str = "chain_head";
+
+/// The link of a segment record (`chain_prev` hex followed by its canonical JSON without
+/// `chain_sha256`).
+pub fn record_link(record: &Map<String, Value>) -> String {
+    let prev = record
+        .get(SEGMENT_PREV_FIELD)
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    hash_link(Some(prev), &canonical_without(record, CHAIN_FIELD))
+}
+
+/// Set a segment record's own link and return it.
+pub fn seal_record(record: &mut Map<String, Value>) -> String {
+    record.shift_remove(CHAIN_FIELD);
+    let l = record_link(record);
+    record.insert(CHAIN_FIELD.into(), Value::String(l.clone()));
+    l
+}
+
+fn is_link(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn segment_name(i: usize, seg: &Value) -> String {
+    match seg.get("name").and_then(Value::as_str) {
+        Some(n) => format!("segments[{i}] (name {n:?})"),
+        None => format!("segments[{i}]"),
+    }
+}
+
+/// Splice every segment that continues the chain at `prev` (in list order), verifying each
+/// record's own link; `prev` becomes the last spliced segment's head.
+fn splice(
+    segs: &[Value],
+    next: &mut usize,
+    prev: &mut Option<String>,
+    path: &str,
+) -> Result<(), HistoryError> {
+    while let Some(seg) = segs.get(*next) {
+        let at = prev.as_deref().unwrap_or("");
+        if seg.get(SEGMENT_PREV_FIELD).and_then(Value::as_str) != Some(at) {
+            return Ok(());
+        }
+        let name = segment_name(*next, seg);
+        let Some(record) = seg.as_object() else {
+            return Err(HistoryError::integrity(
+                path,
+                format!("{name}: expected an object"),
+            ));
+        };
+        let expected = record_link(record);
+        let found = record.get(CHAIN_FIELD).and_then(Value::as_str);
+        if found != Some(expected.as_str()) {
+            return Err(HistoryError::integrity(
+                path,
+                format!(
+                    "{name}: segment record link mismatch: expected `{CHAIN_FIELD}` {expected}, found {} (the record was edited: its digest, runs or counts no longer match what was sealed)",
+                    found.map_or("none".to_string(), str::to_string)
+                ),
+            ));
+        }
+        let head = record
+            .get(SEGMENT_HEAD_FIELD)
+            .and_then(Value::as_str)
+            .filter(|h| is_link(h))
+            .ok_or_else(|| {
+                HistoryError::integrity(
+                    path,
+                    format!("{name}: `{SEGMENT_HEAD_FIELD}` must be a 64-hex link"),
+                )
+            })?;
+        *prev = Some(head.to_string());
+        *next += 1;
+    }
+    Ok(())
+}
+
 /// Verify the chain of a raw index object. `path` names the index file in errors.
 /// An index with `schema_version` must link every row; one without must carry no link at all.
+/// Segments (`segments`, chain order) are spliced in where their `chain_prev` continues the chain;
+/// one that continues no link is an integrity error.
 pub fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainState, HistoryError> {
     let rows: &[Value] = index
         .get("runs")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
+    let segs: &[Value] = index
+        .get("segments")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    if !index.contains_key("schema_version") && !segs.is_empty() {
+        return Err(HistoryError::integrity(
+            path,
+            "the index has `segments` but no `schema_version`: expected a compacted index (schema_version 2)",
+        ));
+    }
     if !index.contains_key("schema_version") {
         if let Some((i, row)) = rows
             .iter()
@@ -86,7 +185,9 @@ pub fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainState, Hist
         return Ok(ChainState::Unchained);
     }
     let mut prev: Option<String> = None;
+    let mut next_segment = 0;
     for (i, row) in rows.iter().enumerate() {
+        splice(segs, &mut next_segment, &mut prev, path)?;
         let found = match stored_link(row) {
             Some(Value::String(s)) => s.as_str(),
             Some(other) => {
@@ -119,6 +220,17 @@ pub fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainState, Hist
             ));
         }
         prev = Some(expected);
+    }
+    splice(segs, &mut next_segment, &mut prev, path)?;
+    if let Some(seg) = segs.get(next_segment) {
+        return Err(HistoryError::integrity(
+            path,
+            format!(
+                "{}: its `{SEGMENT_PREV_FIELD}` {} continues no link of the chain (a segment or row removed, reordered or edited)",
+                segment_name(next_segment, seg),
+                seg.get(SEGMENT_PREV_FIELD).unwrap_or(&Value::Null)
+            ),
+        ));
     }
     Ok(ChainState::Chained { head: prev })
 }
@@ -194,6 +306,68 @@ mod tests {
                 .message
                 .contains("missing")
         );
+        let mut stripped = idx;
+        stripped.remove("schema_version");
+        assert!(verify(&stripped, "i").is_err());
+    }
+
+    /// Rows `a`..`e` chained; `b`..`c` and `e` sealed into segments.
+    fn compacted() -> Map<String, Value> {
+        let mut rows: Vec<Value> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|id| json!({ "run_id": id }))
+            .collect();
+        seal_all(&mut rows);
+        let link = |i: usize| rows[i][CHAIN_FIELD].as_str().unwrap().to_string();
+        let mut segs = vec![
+            json!({"name": "seg-000001", "chain_prev": link(0), "chain_head": link(2), "digest": "sha256:1"}),
+            json!({"name": "seg-000002", "chain_prev": link(3), "chain_head": link(4), "digest": "sha256:2"}),
+        ];
+        for s in &mut segs {
+            seal_record(s.as_object_mut().unwrap());
+        }
+        let live = vec![rows[0].clone(), rows[3].clone()];
+        let Value::Object(m) = json!({"schema_version": 2, "runs": live, "segments": segs}) else {
+            unreachable!()
+        };
+        m
+    }
+
+    #[test]
+    fn the_chain_runs_through_segments() {
+        let idx = compacted();
+        let Ok(ChainState::Chained { head: Some(head) }) = verify(&idx, "i") else {
+            panic!("{:?}", verify(&idx, "i"))
+        };
+        assert_eq!(head, idx["segments"][1]["chain_head"].as_str().unwrap());
+        let mut digest = idx.clone();
+        digest["segments"][0]["digest"] = json!("sha256:9");
+        let e = verify(&digest, "i").unwrap_err();
+        assert!(
+            e.message.contains("seg-000001") && e.message.contains("record link"),
+            "{e}"
+        );
+        let mut dropped = idx.clone();
+        dropped["segments"].as_array_mut().unwrap().remove(0);
+        assert!(
+            verify(&dropped, "i").is_err(),
+            "a removed segment breaks the chain"
+        );
+        let mut swapped = idx.clone();
+        swapped["segments"].as_array_mut().unwrap().swap(0, 1);
+        assert!(
+            verify(&swapped, "i").is_err(),
+            "reordered segments break the chain"
+        );
+        let mut tail = idx.clone();
+        tail["runs"].as_array_mut().unwrap().remove(1);
+        tail["segments"].as_array_mut().unwrap().remove(1);
+        assert!(verify(&tail, "i").is_ok(), "a chain may end in a live row");
+        let mut orphan = idx.clone();
+        orphan["segments"][1]["chain_prev"] = json!("f".repeat(64));
+        seal_record(orphan["segments"][1].as_object_mut().unwrap());
+        let e = verify(&orphan, "i").unwrap_err();
+        assert!(e.message.contains("continues no link"), "{e}");
         let mut stripped = idx;
         stripped.remove("schema_version");
         assert!(verify(&stripped, "i").is_err());

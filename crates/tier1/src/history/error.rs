@@ -1,5 +1,6 @@
 //! The error of a history root that fails to load, validate or write: structural (a malformed or
-//! incomplete package) or integrity (tampering or unsafe content), each with its exit code.
+//! incomplete package), integrity (tampering or unsafe content), or a local write that failed (the
+//! disk, never the package), each with its exit code.
 
 use crate::exit::{Classify, Exit};
 
@@ -11,6 +12,10 @@ pub enum HistoryErrorKind {
     Structural,
     /// Tampering or unsafe content (reference `HistoryRestoreError`): digest, chain, paths.
     Integrity,
+    /// Writing the history failed locally (permissions, I/O): not the package's fault.
+    Io,
+    /// Writing the history failed because the disk is full or over quota.
+    DiskFull,
 }
 
 /// A history root that fails validation. `path` names the file, `message` the field with the
@@ -35,6 +40,22 @@ impl HistoryError {
             message: message.into(),
         }
     }
+    /// A failed local write of `path` (a full disk is [`HistoryErrorKind::DiskFull`]).
+    pub fn write(path: impl Into<String>, e: &std::io::Error) -> Self {
+        HistoryError {
+            kind: if crate::exit::is_disk_full(e) {
+                HistoryErrorKind::DiskFull
+            } else {
+                HistoryErrorKind::Io
+            },
+            path: path.into(),
+            message: format!("cannot write: {e}"),
+        }
+    }
+    /// True when the error is about the local disk, not the package.
+    pub fn is_local(&self) -> bool {
+        matches!(self.kind, HistoryErrorKind::Io | HistoryErrorKind::DiskFull)
+    }
     /// An integrity error about `path`.
     pub fn integrity(path: impl Into<String>, message: impl Into<String>) -> Self {
         HistoryError {
@@ -50,6 +71,8 @@ impl Classify for HistoryError {
         match self.kind {
             HistoryErrorKind::Structural => Exit::Invalid,
             HistoryErrorKind::Integrity => Exit::Integrity,
+            HistoryErrorKind::Io => Exit::Io,
+            HistoryErrorKind::DiskFull => Exit::DiskFull,
         }
     }
 }

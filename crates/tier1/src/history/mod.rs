@@ -2,11 +2,15 @@
 //! snapshots, package I/O. Validation, which re-derives stored verdicts, is `history_check`.
 
 pub mod chain;
+pub mod compacted;
 pub mod detection;
 pub mod error;
+pub mod export_header;
 pub mod measurement;
 pub mod model;
 pub mod package;
+pub mod segment;
+pub mod segment_io;
 pub mod trend;
 
 pub use detection::{

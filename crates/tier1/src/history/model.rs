@@ -41,8 +41,12 @@ pub struct Index {
     /// tier1 extension: why the current hash chain was started (bootstrap reset record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_reset: Option<ChainReset>,
-    /// Runs in publication order (append-only; sort by time only for display).
+    /// Runs in publication order (append-only; sort by time only for display). In a compacted
+    /// index (`schema_version` 2) only the live runs; the sealed ones are in `segments`.
     pub runs: Vec<IndexRow>,
+    /// tier1 extension (`schema_version` 2): the sealed segments, in chain order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<super::segment::SegmentRecord>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -655,4 +659,19 @@ pub struct TrendSnapshot {
     pub latest_run_id: Option<String>,
     /// Newest run of any kind.
     pub latest_evidence_run_id: Option<String>,
+    /// tier1 extension: in a compacted history, what the sealed segments hold (the counts above
+    /// include them; the lists hold the live runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<SealedTrend>,
+}
+
+/// The sealed part of a compacted history's trend snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SealedTrend {
+    /// Segments.
+    pub segments: u32,
+    /// Accepted or eligible sealed runs.
+    pub run_count: u32,
+    /// All sealed runs.
+    pub evidence_run_count: u32,
 }

@@ -46,7 +46,7 @@ pub fn write_json<T: serde::Serialize>(
         .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))?;
     fsx::write_if_changed(&root.join(rel), &bytes)
         .map(|_| ())
-        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+        .map_err(|e| HistoryError::write(rel, &e))
 }
 
 /// [`write_json`] for a file of a staged tree whose stored bytes are `stored`: overwritten in
@@ -63,7 +63,7 @@ pub fn write_json_staged<T: serde::Serialize>(
         return Ok(());
     }
     fsx::overwrite_staged(&root.join(rel), &bytes, stored.len())
-        .map_err(|e| HistoryError::structural(rel, format!("cannot write: {e}")))
+        .map_err(|e| HistoryError::write(rel, &e))
 }
 
 impl IndexDoc {
@@ -97,6 +97,7 @@ impl IndexDoc {
             history_root: ".".into(),
             chain_reset: None,
             runs: vec![],
+            segments: vec![],
             extra: Map::new(),
         };
         let Ok(Value::Object(raw)) = serde_json::to_value(&index) else {
@@ -133,17 +134,16 @@ impl IndexDoc {
         Ok(())
     }
 
-    /// Append a row at the end (publication order), linked to the current head.
+    /// Append a row at the end (publication order), linked to the current head: the last item of
+    /// the chain (its links are verified by validation, not again on every append).
     pub fn push_row(&mut self, row: &IndexRow) -> Result<(), HistoryError> {
-        let head = match self.chain_state()? {
-            ChainState::Chained { head } => head,
-            ChainState::Unchained => {
-                return Err(HistoryError::structural(
-                    INDEX_FILE,
-                    "refusing to append to an unchained index (adopt the chain first)",
-                ));
-            }
-        };
+        if !self.raw.contains_key("schema_version") {
+            return Err(HistoryError::structural(
+                INDEX_FILE,
+                "refusing to append to an unchained index (adopt the chain first)",
+            ));
+        }
+        let head = self.chain_head();
         let Ok(Value::Object(mut m)) = serde_json::to_value(row) else {
             return Err(HistoryError::structural(
                 INDEX_FILE,
@@ -308,26 +308,47 @@ pub struct TreePlan<'a> {
 /// into place, so a failure leaves no output. The base tree's files are hard-linked where possible
 /// ([`fsx::link_tree`]); trend snapshots and the index replace their links atomically.
 pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
+    let stage = stage_tree(dest, plan.base, &plan.runs)?;
+    finish_tree(stage.path(), &plan.trends, plan.index)?;
+    stage.commit()
+}
+
+/// The first half of [`write_tree`]: a staged tree holding the base (hard-linked) and the runs
+/// copied from their roots, not yet renamed into place.
+pub fn stage_tree(
+    dest: &Path,
+    base: Option<&Path>,
+    runs: &[(&Path, &str)],
+) -> Result<fsx::StagedDir, std::io::Error> {
     let stage = fsx::StagedDir::new(dest)?;
-    if let Some(base) = plan.base {
+    if let Some(base) = base {
         fsx::link_tree(base, stage.path())?;
     }
-    for (src_root, run_id) in &plan.runs {
+    for (src_root, run_id) in runs {
         let to = stage.path().join(run_id);
         if to.exists() {
             std::fs::remove_dir_all(&to)?;
         }
         fsx::copy_tree(&src_root.join(run_id), &to)?;
     }
-    for (rel, trend) in &plan.trends {
-        let path = fsx::join_safe(stage.path(), rel)
+    Ok(stage)
+}
+
+/// The second half of [`write_tree`]: write the trend snapshots, then the index, into the staged
+/// tree at `root` (each replacing its link atomically).
+pub fn finish_tree(
+    root: &Path,
+    trends: &[(String, TrendSnapshot)],
+    index: &IndexDoc,
+) -> Result<(), std::io::Error> {
+    for (rel, trend) in trends {
+        let path = fsx::join_safe(root, rel)
             .ok_or_else(|| std::io::Error::other(format!("unsafe trend snapshot path {rel:?}")))?;
         let bytes = crate::json::to_pretty(trend, rel).map_err(std::io::Error::other)?;
         fsx::write_atomic(&path, &bytes)?;
     }
-    let bytes = plan.index.to_bytes().map_err(std::io::Error::other)?;
-    fsx::write_atomic(&stage.path().join(INDEX_FILE), &bytes)?;
-    stage.commit()
+    let bytes = index.to_bytes().map_err(std::io::Error::other)?;
+    fsx::write_atomic(&root.join(INDEX_FILE), &bytes)
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! The trend snapshot (contract §2.4), built from an index: `history` holds accepted or eligible
 //! runs only, so rejected evidence never changes `run_count`, `best_speedup_seen` or `latest_run_id`.
+//! In a compacted index the lists hold the live runs, and the sealed segments' [`TrendTotals`]
+//! keep the counts, means, best speedup and latest runs those of the whole history.
 
-use super::model::{Index, IndexRow, TrendRow, TrendSnapshot};
+use super::model::{Index, IndexRow, SealedTrend, TrendRow, TrendSnapshot};
+use super::segment::{RunAt, SumCount, TrendTotals};
 use chrono::{DateTime, Utc};
 
 /// Parsed UTC time of a stored `generated_at`; an unparsable value counts as the earliest time.
@@ -45,6 +48,9 @@ fn mean(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 
 /// Build the snapshot of an index.
 pub fn build(index: &Index) -> TrendSnapshot {
+    if !index.segments.is_empty() {
+        return build_compacted(index);
+    }
     let all: Vec<TrendRow> = sorted_by_time(&index.runs).into_iter().map(row).collect();
     let history: Vec<TrendRow> = sorted_by_time(&index.runs)
         .into_iter()
@@ -69,6 +75,115 @@ pub fn build(index: &Index) -> TrendSnapshot {
         latest_evidence_run_id: all.last().map(|r| r.run_id.clone()),
         history,
         evidence_history: all,
+        sealed: None,
+    }
+}
+
+/// The snapshot of a compacted index: the live rows listed, the whole history counted.
+fn build_compacted(index: &Index) -> TrendSnapshot {
+    let all: Vec<TrendRow> = sorted_by_time(&index.runs).into_iter().map(row).collect();
+    let history: Vec<TrendRow> = sorted_by_time(&index.runs)
+        .into_iter()
+        .filter(|r| r.is_accepted() || r.is_eligible())
+        .map(row)
+        .collect();
+    let sealed = index
+        .segments
+        .iter()
+        .fold(TrendTotals::default(), |acc, s| merge(acc, &s.trend));
+    let t = merge(sealed.clone(), &totals(index.runs.iter()));
+    let mean = |s: SumCount| {
+        (s.n > 0)
+            .then(|| s.sum / f64::from(s.n))
+            .filter(|m| m.is_finite())
+    };
+    TrendSnapshot {
+        suite_name: index.suite_name.clone(),
+        run_count: t.run_count,
+        evidence_run_count: t.evidence_run_count,
+        avg_speedup: mean(t.avg_speedup),
+        avg_median_speedup: mean(t.median_speedup),
+        avg_geomean_speedup: mean(t.geomean_speedup),
+        representative_speedup: mean(t.representative_speedup),
+        best_speedup_seen: t.best_speedup_seen,
+        latest_run_id: t.latest.map(|r| r.run_id),
+        latest_evidence_run_id: t.latest_evidence.map(|r| r.run_id),
+        history,
+        evidence_history: all,
+        sealed: Some(SealedTrend {
+            segments: index.segments.len() as u32,
+            run_count: sealed.run_count,
+            evidence_run_count: sealed.evidence_run_count,
+        }),
+    }
+}
+
+/// What `rows` add to a trend snapshot (sealed into a segment record at compaction).
+pub fn totals<'a>(rows: impl Iterator<Item = &'a IndexRow>) -> TrendTotals {
+    let mut t = TrendTotals::default();
+    let add = |s: &mut SumCount, x: Option<f64>| {
+        if let Some(x) = x.filter(|x| x.is_finite()) {
+            s.sum += x;
+            s.n += 1;
+        }
+    };
+    for r in rows {
+        let at = RunAt {
+            run_id: r.run_id.clone(),
+            generated_at: r.generated_at.clone(),
+        };
+        t.evidence_run_count += 1;
+        t.latest_evidence = Some(newer(t.latest_evidence.take(), at.clone()));
+        if !(r.is_accepted() || r.is_eligible()) {
+            continue;
+        }
+        t.run_count += 1;
+        add(&mut t.avg_speedup, r.avg_speedup);
+        add(&mut t.median_speedup, r.median_speedup);
+        add(&mut t.geomean_speedup, r.geomean_speedup);
+        add(
+            &mut t.representative_speedup,
+            r.representative_speedup.or(r.geomean_speedup),
+        );
+        if let Some(m) = r.max_speedup.filter(|x| x.is_finite()) {
+            t.best_speedup_seen = Some(t.best_speedup_seen.map_or(m, |b| b.max(m)));
+        }
+        t.latest = Some(newer(t.latest.take(), at));
+    }
+    t
+}
+
+/// Two sets of totals as one.
+pub fn merge(mut a: TrendTotals, b: &TrendTotals) -> TrendTotals {
+    let sum = |x: SumCount, y: SumCount| SumCount {
+        sum: x.sum + y.sum,
+        n: x.n + y.n,
+    };
+    a.run_count += b.run_count;
+    a.evidence_run_count += b.evidence_run_count;
+    a.avg_speedup = sum(a.avg_speedup, b.avg_speedup);
+    a.median_speedup = sum(a.median_speedup, b.median_speedup);
+    a.geomean_speedup = sum(a.geomean_speedup, b.geomean_speedup);
+    a.representative_speedup = sum(a.representative_speedup, b.representative_speedup);
+    a.best_speedup_seen = match (a.best_speedup_seen, b.best_speedup_seen) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    };
+    if let Some(l) = &b.latest {
+        a.latest = Some(newer(a.latest.take(), l.clone()));
+    }
+    if let Some(l) = &b.latest_evidence {
+        a.latest_evidence = Some(newer(a.latest_evidence.take(), l.clone()));
+    }
+    a
+}
+
+/// The later of two runs in display order (parsed time, unparsable first, then run id).
+fn newer(a: Option<RunAt>, b: RunAt) -> RunAt {
+    let key = |r: &RunAt| (parsed_time(&r.generated_at), r.run_id.clone());
+    match a {
+        Some(a) if key(&a) > key(&b) => a,
+        _ => b,
     }
 }
 
@@ -105,6 +220,39 @@ mod tests {
             Some(2.0),
             "falls back to geomean"
         );
+    }
+
+    #[test]
+    fn a_compacted_snapshot_counts_the_sealed_runs() {
+        let rows = json!([
+            r("a", "2026-08-16T00:00:00Z", 2.0, true),
+            r("b", "2026-08-17T00:00:00Z", 3.0, true),
+            r("c", "2026-08-18T00:00:00Z", 900.0, false),
+            r("d", "2026-08-19T00:00:00Z", 4.0, true),
+        ]);
+        let whole = build(&index(rows.clone()));
+        let all = index(rows);
+        let mut compacted = all.clone();
+        let sealed = compacted.runs.drain(..3).collect::<Vec<_>>();
+        let seg: crate::history::segment::SegmentRecord = serde_json::from_value(json!({
+            "name": "seg-000001", "path": "segments/seg-000001.tar.gz", "format_version": 1,
+            "digest": "sha256:00", "bytes": 1, "run_count": 3, "run_ids": ["a", "b", "c"],
+            "chain_prev": "", "chain_head": "x",
+            "trend": serde_json::to_value(totals(sealed.iter())).unwrap()
+        }))
+        .unwrap();
+        compacted.segments = vec![seg];
+        let t = build(&compacted);
+        assert_eq!(t.run_count, whole.run_count);
+        assert_eq!(t.evidence_run_count, whole.evidence_run_count);
+        assert_eq!(t.best_speedup_seen, Some(4.0));
+        assert_eq!(t.avg_speedup, whole.avg_speedup);
+        assert_eq!(t.latest_run_id.as_deref(), Some("d"));
+        assert_eq!(t.latest_evidence_run_id.as_deref(), Some("d"));
+        assert_eq!(t.evidence_history.len(), 1, "lists only the live runs");
+        let s = t.sealed.expect("sealed counts");
+        assert_eq!((s.segments, s.run_count, s.evidence_run_count), (1, 2, 3));
+        assert!(whole.sealed.is_none());
     }
 
     #[test]

@@ -2,9 +2,13 @@
 //! (contract §2.2, §5.5 step 4), plus the hash chain; and restore's in-place sanitizing
 //! ([`sanitize`]). It sits above the format layer (`history`) and the rules it re-derives stored
 //! verdicts with (`aggregate` for the status counts, `gate` for acceptance and eligibility,
-//! `regress_md` for the re-rendered Markdown), so `history` never imports them.
+//! `regress_md` for the re-rendered Markdown), so `history` never imports them. A compacted root's
+//! sealed segments are checked by digest on every validation and opened by [`segments::check_deep`];
+//! [`restorable::would_restore_accept`] is the check a package passes before it is written.
 
+pub mod restorable;
 pub mod sanitize;
+pub mod segments;
 
 use crate::digest::Digest;
 use crate::fsx;
@@ -75,17 +79,16 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
     check_raw_rows(&raw)?;
     let mut doc = IndexDoc::from_value(raw)?;
     let chain = doc.chain_state()?;
+    let newest = crate::history::segment::SEGMENTED_SCHEMA_VERSION;
     if let Some(v) = doc.index.schema_version
-        && v > crate::history::model::SCHEMA_VERSION
+        && v > newest
     {
         return Err(HistoryError::structural(
             INDEX_FILE,
-            format!(
-                "schema_version: expected at most {}, found {v}",
-                crate::history::model::SCHEMA_VERSION
-            ),
+            format!("schema_version: expected at most {newest}, found {v}"),
         ));
     }
+    let sealed = segments::check_records(root, &doc)?;
     if mode == Mode::Restore && doc.index.runs.is_empty() {
         return Err(HistoryError::structural(
             INDEX_FILE,
@@ -103,7 +106,7 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
     let mut seen = BTreeSet::new();
     for row in &doc.index.runs {
         check_row_fields(row)?;
-        if !seen.insert(row.run_id.as_str()) {
+        if !seen.insert(row.run_id.as_str()) || sealed.run_ids.contains(&row.run_id) {
             return Err(HistoryError::structural(
                 INDEX_FILE,
                 format!("run_id {:?} appears more than once", row.run_id),
@@ -111,20 +114,14 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
         }
     }
     let mut latest_anchor = None;
-    let mut initial_anchors = Vec::new();
-    for row in &doc.index.runs {
-        let mut files = package::load_run(root, row)?;
-        check_summary(row, &files.summary)?;
-        check_regression(row, &files.regression)?;
-        if mode == Mode::Restore {
-            sanitize::sanitize_run(root, row, &mut files)?;
-        }
-        check_acceptance(row, &files)?;
-        if row.is_eligible() {
-            if files.regression.baseline_run_id.is_none() {
+    let mut initial_anchors = sealed.initial_anchors;
+    // Runs are independent: checked on a few threads, the first failure in publication order wins.
+    for checked in check_runs(root, &doc.index.runs, mode) {
+        if let Some((row, anchor, initial)) = checked? {
+            if initial {
                 initial_anchors.push(row.run_id.clone());
             }
-            latest_anchor = Some(anchor_ref(row, &files.summary)?);
+            latest_anchor = Some(anchor);
         }
     }
     if initial_anchors.len() > 1 {
@@ -155,6 +152,36 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
         chain,
         doc,
     })
+}
+
+/// What one live run's checks yield for the index-wide rules: for an eligible run, its anchor
+/// reference and whether it was compared with no anchor.
+type RunChecked<'a> = Option<(&'a IndexRow, AnchorRef, bool)>;
+
+/// Every live run's files checked (and sanitized in restore mode), on a few threads
+/// ([`crate::par::map`]); the results come back in publication order.
+fn check_runs<'a>(
+    root: &Path,
+    rows: &'a [IndexRow],
+    mode: Mode,
+) -> Vec<Result<RunChecked<'a>, HistoryError>> {
+    let one = |row: &&'a IndexRow| -> Result<RunChecked<'a>, HistoryError> {
+        let row: &'a IndexRow = row;
+        let mut files = package::load_run(root, row)?;
+        check_summary(row, &files.summary)?;
+        check_regression(row, &files.regression)?;
+        if mode == Mode::Restore {
+            sanitize::sanitize_run(root, row, &mut files)?;
+        }
+        check_acceptance(row, &files)?;
+        if !row.is_eligible() {
+            return Ok(None);
+        }
+        let initial = files.regression.baseline_run_id.is_none();
+        Ok(Some((row, anchor_ref(row, &files.summary)?, initial)))
+    };
+    let refs: Vec<&'a IndexRow> = rows.iter().collect();
+    crate::par::map(&refs, one)
 }
 
 /// Checks on the stored JSON that give clearer messages than a typed parse.

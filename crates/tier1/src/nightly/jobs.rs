@@ -13,7 +13,7 @@ use crate::store::local::LocalStore;
 use crate::store::{ArtifactMeta, ArtifactStore, StoreError, WorkflowRun};
 use crate::suite::{RunNames, Suite};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A step of the chain that failed; the chain stops there, as a failed job step does.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +54,20 @@ pub enum JobError {
     /// SIGINT or SIGTERM arrived between two steps.
     #[error("{0}")]
     Cancelled(crate::process::Cancelled),
+    /// A concurrency group could not be taken (or the job was cancelled while queued on it).
+    #[error("{0}")]
+    Lock(#[from] super::locks::LockError),
+    /// The published history could not be copied to `--history-out` (the history is published;
+    /// the previous copy, if any, is unchanged).
+    #[error(
+        "--history-out {path}: the history was published but could not be copied here: {source}"
+    )]
+    HistoryOut {
+        /// The destination.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// Local I/O of the job's work directory.
     #[error("{path}: {source}")]
     Io {
@@ -75,8 +89,14 @@ impl Classify for JobError {
             JobError::Promote(e) => e.exit(),
             JobError::Verify { .. } => Exit::Integrity,
             JobError::NoCanonicalHistory => Exit::Unavailable,
-            JobError::Io { .. } => Exit::Io,
+            JobError::Io { source, .. } => crate::exit::of_io(source),
             JobError::Cancelled(_) => Exit::Cancelled,
+            JobError::Lock(super::locks::LockError::Cancelled(..)) => Exit::Cancelled,
+            JobError::Lock(super::locks::LockError::Store(e)) => e.exit(),
+            JobError::HistoryOut { source, .. } => match source.kind() {
+                std::io::ErrorKind::AlreadyExists => Exit::Conflict,
+                _ => crate::exit::of_io(source),
+            },
         }
     }
 }
@@ -119,18 +139,37 @@ fn restore_into(
     Ok(restore::restore(store, &opts)?)
 }
 
+/// What the chain works with.
+pub(super) struct Plan<'a> {
+    /// The request (bootstrap and acceptance resolved).
+    pub req: &'a NightlyRequest,
+    /// The workflow and artifact names of this suite's runs.
+    pub names: &'a RunNames,
+    /// The store.
+    pub store: &'a LocalStore,
+    /// This job's recorded run.
+    pub wf: &'a WorkflowRun,
+    /// The checkout.
+    pub git: &'a GitInfo,
+    /// The job's work directory.
+    pub work: &'a Path,
+    /// The bootstrap was chosen automatically (no history was published when the job started).
+    pub auto_bootstrap: bool,
+}
+
 /// Producer job, then publication or promotion. Returns the job's verdict.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn chain(
-    req: &NightlyRequest,
-    names: &RunNames,
-    store: &LocalStore,
-    wf: &WorkflowRun,
-    git: &GitInfo,
-    work: &Path,
-    mut producer: super::locks::GroupLock,
-    out: &mut NightlyOutcome,
-) -> Result<Exit, JobError> {
+pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, JobError> {
+    let Plan {
+        req,
+        names,
+        store,
+        wf,
+        git,
+        work,
+        auto_bootstrap,
+    } = *plan;
+    checkpoint()?;
+    let mut producer = super::locks::acquire(&req.store_dir, super::locks::PRODUCER)?;
     let suffix = format!("{}-{}", wf.id, wf.run_attempt);
     let evidence_name = names.artifact_prefix.evidence(&suffix);
     let history_dir = work.join("history");
@@ -227,7 +266,19 @@ pub(super) fn chain(
     let _publication = super::locks::acquire(&req.store_dir, super::locks::PUBLICATION)?;
     let live = work.join("live");
     let published = work.join("published");
-    if req.accept {
+    // An automatic first anchor whose store got its first history from another job meanwhile
+    // (two first nights at once) is published as evidence against that anchor, not lost.
+    let accept = if req.accept && auto_bootstrap && !first_history_missing(store, names)? {
+        tracing::warn!(
+            "another job published the first history while this one ran: publishing this run as evidence against that anchor instead of as a second first anchor"
+        );
+        out.accept = false;
+        out.requester = None;
+        false
+    } else {
+        req.accept
+    };
+    if accept {
         let live_restored = restore_into(req, names, store, wf, &live, true, req.bootstrap)?;
         let evidence_root = work.join("evidence");
         download_evidence(
@@ -274,18 +325,32 @@ pub(super) fn chain(
         out.publication = json(&merged);
     }
     let history_name = names.artifact_prefix.history(&suffix);
+    crate::archive::check_publishable(&published).map_err(publish::PublishError::from)?;
     store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;
     out.history_artifact = Some(history_name);
     if let Some(dest) = &req.history_out {
-        replace_dir(&published, dest)?;
+        super::history_out::replace(&published, dest).map_err(|source| JobError::HistoryOut {
+            path: dest.display().to_string(),
+            source,
+        })?;
         out.history_out = Some(dest.display().to_string());
     }
-    if !req.accept {
+    if !accept {
         out.failure = ran.gate_message();
     }
     // On the acceptance path a failing gate does not stop promotion (continue-on-error), but
     // promotion itself re-checks everything; the job's verdict is then the promotion's.
-    Ok(if req.accept { Exit::Ok } else { run_exit })
+    Ok(if accept { Exit::Ok } else { run_exit })
+}
+
+/// True when the store still has no published history (a bootstrap is still the first anchor).
+fn first_history_missing(store: &LocalStore, names: &RunNames) -> Result<bool, JobError> {
+    let prefix = &names.artifact_prefix;
+    Ok(!store
+        .load()?
+        .artifacts
+        .iter()
+        .any(|a| prefix.history_suffix(&a.name).is_some()))
 }
 
 /// Download the uploaded evidence (the packed zip) and unpack it as the promotion job does with the
@@ -318,14 +383,4 @@ fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
         id = run::default_run_id_now(Some(commit));
     }
     id
-}
-
-/// Replace `dest` with a copy of `src` (staged, then renamed).
-fn replace_dir(src: &Path, dest: &Path) -> Result<PathBuf, JobError> {
-    if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(io(dest))?;
-    }
-    let stage = crate::fsx::StagedDir::new(dest).map_err(io(dest))?;
-    crate::fsx::copy_tree(src, stage.path()).map_err(io(src))?;
-    stage.commit().map_err(io(dest))
 }

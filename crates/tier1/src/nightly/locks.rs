@@ -2,12 +2,30 @@
 //! `<store>/locks/`: `tier1-nightly-producer` (one producer at a time, queued) and the short
 //! `tier1-history-publication` (restore live history again, merge or promote, upload). The producer
 //! lock file also remembers the last run id it handed out, so two queued producers in the same
-//! second never get the same reference run id.
+//! second never get the same reference run id. A lock file is never opened through a symbolic
+//! link, and a job queued on a lock stops waiting when SIGINT or SIGTERM arrives.
 
+use crate::fsx::{self, fault, fault::Point};
+use crate::process::Cancelled;
 use crate::store::StoreError;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
+use std::time::Duration;
+
+/// How often a queued job checks for the lock and for a cancellation.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Why a group lock was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// The lock file could not be opened or locked.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// SIGINT or SIGTERM arrived while the job was queued.
+    #[error("{0} while queued on the concurrency group {1}")]
+    Cancelled(Cancelled, String),
+}
 
 /// Concurrency group of the producer job.
 pub const PRODUCER: &str = "tier1-nightly-producer";
@@ -27,23 +45,37 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     }
 }
 
-/// Wait for and take the lock of `group` in the store at `store_dir`.
-pub fn acquire(store_dir: &Path, group: &str) -> Result<GroupLock, StoreError> {
+/// Wait for and take the lock of `group` in the store at `store_dir`; stop waiting when a
+/// cancellation is requested ([`crate::process::requested`]).
+pub fn acquire(store_dir: &Path, group: &str) -> Result<GroupLock, LockError> {
     let dir = store_dir.join("locks");
-    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    fsx::real_dir(&dir).map_err(io(&dir))?;
     let path = dir.join(format!("{group}.lock"));
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(io(&path))?;
-    if file.try_lock().is_err() {
-        tracing::info!(group, "waiting for the concurrency group");
-        file.lock().map_err(io(&path))?;
+    let file = fsx::open_no_follow(
+        &path,
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .map_err(io(&path))?;
+    let mut announced = false;
+    loop {
+        if let Some(c) = crate::process::requested() {
+            return Err(LockError::Cancelled(c, group.to_string()));
+        }
+        match file.try_lock() {
+            Ok(()) => return Ok(GroupLock { file }),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e).into()),
+        }
+        if !announced {
+            tracing::info!(group, "waiting for the concurrency group");
+            announced = true;
+        }
+        std::thread::sleep(POLL);
     }
-    Ok(GroupLock { file })
 }
 
 impl GroupLock {
@@ -59,6 +91,7 @@ impl GroupLock {
 
     /// Leave a note for the next holder.
     pub fn set_note(&mut self, note: &str) -> std::io::Result<()> {
+        fault::hit(Point::Write, Path::new("locks"))?;
         self.file.set_len(0)?;
         self.file.seek(SeekFrom::Start(0))?;
         self.file.write_all(note.as_bytes())?;
@@ -88,5 +121,24 @@ mod tests {
         let mut b = acquire(t.path(), PRODUCER).unwrap();
         assert_eq!(b.note(), "run-1");
         let _p = acquire(t.path(), PUBLICATION).unwrap();
+    }
+
+    #[test]
+    fn a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_untouched() {
+        let t = tempfile::tempdir().unwrap();
+        let victim = t.path().join("victim.txt");
+        std::fs::write(&victim, b"precious").unwrap();
+        std::fs::create_dir_all(t.path().join("locks")).unwrap();
+        let link = t.path().join("locks").join(format!("{PRODUCER}.lock"));
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = acquire(t.path(), PRODUCER).unwrap_err().to_string();
+        assert!(e.contains("is a symbolic link"), "{e}");
+        assert!(e.contains(&link.display().to_string()), "{e}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        // A symbolic link in place of the locks directory is refused too.
+        let t2 = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(t.path(), t2.path().join("locks")).unwrap();
+        let e = acquire(t2.path(), PUBLICATION).unwrap_err().to_string();
+        assert!(e.contains("is a symbolic link"), "{e}");
     }
 }

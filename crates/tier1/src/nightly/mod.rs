@@ -3,6 +3,8 @@
 //! upload the candidate → publish (normal) or promote (accept) after restoring live history again
 //! → record the run's conclusion. The same core functions serve the GitHub jobs.
 
+pub mod history_out;
+mod housekeeping;
 mod jobs;
 pub mod locks;
 
@@ -109,30 +111,44 @@ pub enum NightlyError {
     /// The checkout cannot be bound.
     #[error("{0}")]
     Checkout(String),
-    /// The workflow or artifact prefix (flag or suite field) is not usable.
-    #[error(transparent)]
-    Names(#[from] crate::suite::SuiteError),
     /// The store could not be opened or written.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An output root (`--store`, `--history-out`) is unusable: the message names it and the
+    /// input it collides with; the exit code is the output-root rule's.
+    #[error("{0}")]
+    Output(String, Exit),
+    /// SIGINT or SIGTERM arrived before the run was recorded.
+    #[error("{0}")]
+    Cancelled(crate::process::Cancelled),
+    /// `--suite-config` is unreadable or invalid, or the workflow or artifact prefix (flag or
+    /// suite field) is not usable.
+    #[error(transparent)]
+    Suite(#[from] crate::suite::SuiteError),
 }
 
 impl Classify for NightlyError {
     fn exit(&self) -> Exit {
         match self {
             NightlyError::Request(_) | NightlyError::Checkout(_) => Exit::Invalid,
-            NightlyError::Names(e) => e.exit(),
             NightlyError::Store(e) => e.exit(),
+            NightlyError::Output(_, exit) => *exit,
+            NightlyError::Cancelled(_) => Exit::Cancelled,
+            NightlyError::Suite(e) => e.exit(),
         }
     }
 }
 
-/// The workflow's "Validate canonical request" step.
+/// The workflow's "Validate canonical request" step, and the promotion's rules for the free text
+/// it will record (the note, the requester), checked before anything runs.
 pub fn validate_request(
     accept: bool,
     bootstrap: bool,
     note: Option<&str>,
 ) -> Result<(), NightlyError> {
+    if let Some(n) = note {
+        crate::promote::check_free_text("--note", n).map_err(NightlyError::Request)?;
+    }
     let note_blank = note.is_none_or(|n| n.trim().is_empty());
     if accept && note_blank {
         return Err(NightlyError::Request(
@@ -183,6 +199,20 @@ fn resolve_requester(given: Option<String>) -> String {
 pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     let mut req = req.clone();
     validate_request(req.accept, req.bootstrap, req.note.as_deref())?;
+    if let Some(r) = &req.requester {
+        crate::promote::check_free_text("--requester", r).map_err(NightlyError::Request)?;
+    }
+    // A suite given by path is checked before anything runs (one found by discovery is checked
+    // once the history that names it is restored).
+    if let Some(path) = &req.suite_config {
+        crate::suite::Suite::load(path)?;
+    }
+    history_out::check(&history_out::Roots {
+        store: &req.store_dir,
+        history_out: req.history_out.as_deref(),
+        checkout: &req.repo_root,
+        suite: req.suite_config.as_deref(),
+    })?;
     let names = crate::suite::run_names(
         req.workflow.as_deref(),
         req.artifact_prefix.as_deref(),
@@ -203,6 +233,9 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     if let Some(message) = git.dirty_message(&req.repo_root) {
         return Err(NightlyError::Checkout(message));
     }
+    if let Some(c) = crate::process::requested() {
+        return Err(NightlyError::Cancelled(c));
+    }
     std::fs::create_dir_all(&req.store_dir).map_err(|e| StoreError::Io {
         path: req.store_dir.display().to_string(),
         source: e,
@@ -211,17 +244,20 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     if let Some(now) = req.now {
         store = store.with_now(now);
     }
+    housekeeping::tidy(&store, req.history_out.as_deref())?;
     let published = store
         .load()?
         .artifacts
         .iter()
         .any(|a| names.artifact_prefix.history_suffix(&a.name).is_some());
+    let mut auto_bootstrap = false;
     if !published && req.auto_bootstrap && !req.bootstrap {
         tracing::warn!(
             "no history has been published to the local store {} yet: this run establishes the first anchor (an automatic, recorded bootstrap)",
             req.store_dir.display()
         );
         req.bootstrap = true;
+        auto_bootstrap = true;
         if !req.accept {
             req.accept = true;
             req.note = Some(
@@ -243,14 +279,9 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     } else {
         "schedule".into()
     };
-    let wf = store.create_run(&new_run)?;
-    let work = tempfile::Builder::new()
-        .prefix(&format!(".work-{}-", wf.id))
-        .tempdir_in(&req.store_dir)
-        .map_err(|e| StoreError::Io {
-            path: req.store_dir.display().to_string(),
-            source: e,
-        })?;
+    // From here on the run is recorded: whatever happens, it is completed below (or, if this
+    // process is killed, by the next run, which finds its lease released).
+    let (wf, lease) = store.create_run_leased(&new_run)?;
     let mut outcome = NightlyOutcome {
         workflow_run_id: wf.id,
         workflow: names.workflow.clone(),
@@ -273,17 +304,30 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         },
         exit: Exit::Ok,
     };
-    let producer = locks::acquire(&req.store_dir, locks::PRODUCER)?;
-    let result = jobs::chain(
-        &req,
-        &names,
-        &store,
-        &wf,
-        &git,
-        work.path(),
-        producer,
-        &mut outcome,
-    );
+    let work = tempfile::Builder::new()
+        .prefix(&crate::fsx::stale::work_prefix(wf.id))
+        .tempdir_in(&req.store_dir)
+        .map_err(|e| jobs::JobError::Io {
+            path: req.store_dir.display().to_string(),
+            source: e,
+        });
+    let result = work.and_then(|work| {
+        let plan = jobs::Plan {
+            req: &req,
+            names: &names,
+            store: &store,
+            wf: &wf,
+            git: &git,
+            work: work.path(),
+            auto_bootstrap,
+        };
+        let r = jobs::chain(&plan, &mut outcome);
+        if req.keep_work {
+            let kept = work.keep();
+            tracing::info!(dir = %kept.display(), "work directory kept");
+        }
+        r
+    });
     match &result {
         Ok(exit) => outcome.exit = *exit,
         Err(e) => {
@@ -299,10 +343,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     }
     .into();
     store.complete_run(wf.id, &outcome.conclusion)?;
-    if req.keep_work {
-        let kept = work.keep();
-        tracing::info!(dir = %kept.display(), "work directory kept");
-    }
+    drop(lease);
     Ok(outcome)
 }
 

@@ -172,7 +172,7 @@ impl Classify for PreviewError {
             PreviewError::Restore { source, .. } => source.exit(),
             PreviewError::Run(e) => e.exit(),
             PreviewError::Github(e) => e.exit(),
-            PreviewError::Io { .. } => Exit::Io,
+            PreviewError::Io { source, .. } => crate::exit::of_io(source),
         }
     }
 }
@@ -209,8 +209,12 @@ pub fn preview(
             path: req.output.display().to_string(),
         });
     }
+    let own = store.own_paths();
+    let inputs: Vec<(&str, &Path)> = own.iter().map(|p| ("local store", p.as_path())).collect();
+    crate::fsx::check_disjoint(&req.output, &inputs)
+        .map_err(|e| PreviewError::Invalid(format!("--output: {e}")))?;
     let scratch = tempfile::Builder::new()
-        .prefix("tier1-preview-")
+        .prefix(&crate::fsx::stale::temp_prefix("preview"))
         .tempdir()
         .map_err(io_err(&std::env::temp_dir()))?;
     let history_root = scratch.path().join("history");

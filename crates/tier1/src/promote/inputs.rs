@@ -33,6 +33,7 @@ pub fn unpack_evidence_archive(
     }
     let policy = ExtractPolicy {
         strip_prefixes: vec![],
+        allowed_in_dirs: vec![],
         ..ExtractPolicy::history()
     };
     archive::extract_safe(archive, dest, &policy)?;

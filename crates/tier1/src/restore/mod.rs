@@ -1,9 +1,11 @@
 //! Restore of canonical history (contract §5): discovery, per-candidate download with digest check,
 //! safe extraction, validation and sanitizing, evidence provenance by metadata, renewal and expiry,
 //! the skip-versus-refuse policy (§5.6), bootstrap, and the atomic install into an empty destination.
+//! Restoring from a `tier1-export` archive instead, offline, is [`export`].
 
 pub mod discovery;
 pub mod evidence;
+pub mod export;
 
 use crate::archive::{self, ArchiveError, ExtractPolicy};
 use crate::digest::{Digest, Hasher};
@@ -179,6 +181,9 @@ pub enum RestoreError {
         /// The cause.
         source: io::Error,
     },
+    /// Writing the restored tree failed locally (a full disk): the package is not at fault.
+    #[error("restoring into the destination: {0}")]
+    Local(crate::history::error::HistoryError),
 }
 
 impl Classify for RestoreError {
@@ -192,7 +197,8 @@ impl Classify for RestoreError {
             RestoreError::Unavailable { .. } => Exit::Unavailable,
             RestoreError::RenewalRequired { .. } => Exit::RenewalRequired,
             RestoreError::Store(e) => e.exit(),
-            RestoreError::Io { .. } => Exit::Io,
+            RestoreError::Io { source, .. } => crate::exit::of_io(source),
+            RestoreError::Local(e) => e.exit(),
         }
     }
 }
@@ -276,16 +282,24 @@ fn try_candidate(
     };
     let parent = tree.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
-        .prefix(".tier1-download-")
+        .prefix(&fsx::stale::temp_prefix("download"))
         .tempfile_in(parent)
         .map_err(|e| CandidateError::Fatal(io_err(parent)(e)))?;
+    let download_path = tmp.path().to_path_buf();
     let mut sink = HashingFile {
         file: tmp.as_file_mut(),
         hasher: Hasher::new(),
     };
     store
         .download(h, &mut sink, archive::MAX_ARCHIVE_BYTES)
-        .map_err(CandidateError::from_store)?;
+        .map_err(|e| match e {
+            // The download's destination failed (a full disk): the disk's fault, not the artifact's.
+            StoreError::Sink { source, .. } => CandidateError::Fatal(RestoreError::Io {
+                path: download_path.display().to_string(),
+                source,
+            }),
+            other => CandidateError::from_store(other),
+        })?;
     sink.flush()
         .map_err(|e| CandidateError::Fatal(io_err(parent)(e)))?;
     let found = sink.hasher.finish();
@@ -295,18 +309,23 @@ fn try_candidate(
         )));
     }
     archive::extract_safe(tmp.path(), tree, &ExtractPolicy::history()).map_err(|e| match e {
-        ArchiveError::Io { .. } | ArchiveError::DestinationNotEmpty { .. } => {
-            CandidateError::Fatal(RestoreError::Io {
-                path: tree.display().to_string(),
-                source: io::Error::other(e.to_string()),
-            })
+        // A failed write (a full disk) is the destination's failure, never tampering.
+        ArchiveError::Io { path, source } => {
+            CandidateError::Fatal(RestoreError::Io { path, source })
         }
+        ArchiveError::DestinationNotEmpty { .. } => CandidateError::Fatal(RestoreError::Io {
+            path: tree.display().to_string(),
+            source: io::Error::new(io::ErrorKind::AlreadyExists, e.to_string()),
+        }),
         other => CandidateError::Integrity(other.to_string()),
     })?;
     drop(tmp);
     let validated = history_check::sanitize_restored(tree).map_err(|e| match e.kind {
         HistoryErrorKind::Structural => CandidateError::Structural(e.to_string()),
         HistoryErrorKind::Integrity => CandidateError::Integrity(e.to_string()),
+        HistoryErrorKind::Io | HistoryErrorKind::DiskFull => {
+            CandidateError::Fatal(RestoreError::Local(e))
+        }
     })?;
     let anchor = validated.latest_anchor.ok_or_else(|| {
         CandidateError::Structural(
@@ -391,7 +410,9 @@ pub fn restore(
         }
     }
     let dest = &opts.destination;
-    fsx::check_output_root(dest, &[])?;
+    let own = store.own_paths();
+    let inputs: Vec<(&str, &Path)> = own.iter().map(|p| ("local store", p.as_path())).collect();
+    fsx::check_output_root(dest, &inputs)?;
     let found = discovery::discover(
         store,
         &opts.workflow,

@@ -61,15 +61,13 @@ pub struct CandidateRun<'a> {
 /// Append `run` to the history at `root` (created when absent).
 pub fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, HistoryError> {
     let id = &run.summary.run_id;
-    let io = |what: &str, e: &dyn std::fmt::Display| {
-        HistoryError::structural(what, format!("cannot write: {e}"))
-    };
+    let io = |what: &str, e: &std::io::Error| HistoryError::write(what, e);
     std::fs::create_dir_all(root).map_err(|e| io(&root.display().to_string(), &e))?;
     let mut doc = match IndexDoc::load(root)? {
         Some(doc) => doc,
         None => IndexDoc::new_chained(&run.summary.suite_name, run.summary.suite_version),
     };
-    if doc.row(id).is_some() {
+    if doc.contains_run(id) {
         return Err(HistoryError::structural(
             INDEX_FILE,
             format!("run {id:?} already exists in the index"),

@@ -447,7 +447,7 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
     let Some(history) = history else {
         return Ok(None);
     };
-    if history.index.runs.iter().any(|r| r.run_id == req.run_id) {
+    if history.doc.contains_run(&req.run_id) {
         return Err(RunError::Exists(format!(
             "{}: run {:?} is already in the index",
             req.history_root.join(INDEX_FILE).display(),
@@ -515,8 +515,10 @@ fn execute(
         },
     };
     let path = dir.join(evidence::MANIFEST_FILE);
-    crate::json::write(&path, &manifest)
-        .map_err(|e| EvidenceError::invalid(path.display().to_string(), e.to_string()))?;
+    crate::json::write(&path, &manifest).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&dir);
+        EvidenceError::json_write(e)
+    })?;
     Ok(results)
 }
 

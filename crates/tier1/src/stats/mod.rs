@@ -1,14 +1,17 @@
 //! Pure statistics used by the harness and the regression engine: distribution functions
 //! (normal, Student t), order statistics (medians and their distribution-free confidence
-//! intervals) and robust spread (MAD, Tukey fences). No I/O, no randomness, no dependencies.
+//! intervals), robust spread (MAD, Tukey fences) and the Hodges-Lehmann shift of paired
+//! differences with its signed-rank interval. No I/O, no randomness, no dependencies.
 
 pub mod dist;
 pub mod order;
 pub mod robust;
+pub mod shift;
 
 pub use dist::{normal_cdf, normal_quantile, t_cdf, t_quantile};
 pub use order::{MedianCi, median, median_ci, percentile};
 pub use robust::{mad, tukey_outliers};
+pub use shift::{ShiftCi, hodges_lehmann};
 
 /// Arithmetic mean (`None` when empty).
 pub fn mean(xs: &[f64]) -> Option<f64> {

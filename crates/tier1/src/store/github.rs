@@ -318,7 +318,18 @@ impl ArtifactStore for GithubStore {
             size_in_bytes: artifact.size_in_bytes,
             digest: digest.as_ref(),
         };
-        match download_artifact(&self.client, &expected, sink, cap) {
+        let mut sink = crate::digest::Watched::new(sink);
+        let got = download_artifact(&self.client, &expected, &mut sink, cap);
+        if got.is_err()
+            && let Some(source) = sink.take_error()
+        {
+            return Err(StoreError::Sink {
+                id: artifact.id,
+                name: artifact.name.clone(),
+                source,
+            });
+        }
+        match got {
             Ok((digest, bytes)) => Ok(Downloaded { digest, bytes }),
             Err(GithubError::Gone { .. }) => Err(StoreError::Expired {
                 id: artifact.id,

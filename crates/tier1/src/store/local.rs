@@ -1,21 +1,25 @@
 //! The local artifact store: a directory that models GitHub Actions runs and artifacts
 //! (`store.json` + `artifacts/<id>.bin`), with a settable clock, derived expiry, and atomic writes
-//! serialized by an exclusive lock on `store.lock`. Layout documented in docs/local-store.md.
+//! serialized by an exclusive lock on `store.lock`. No file of the store is opened through a
+//! symbolic link; the bookkeeping is checked against the disk before ids are handed out
+//! (`local_check`), and runs may hold a lease that tells an abandoned run from a live one
+//! (`local_lease`). Layout documented in docs/local-store.md.
 
+pub use super::local_check::{ARTIFACTS_DIR, LOCK_FILE, LOCKS_DIR, STATE_FILE};
+use super::local_check::{
+    Counters, check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
+    next_artifact_id,
+};
+use super::local_lease::{self, RunLease};
 use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun};
 use crate::digest::{self, Digest};
+use crate::fsx::{self, fault, fault::Point};
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Name of the metadata file in the store directory.
-pub const STATE_FILE: &str = "store.json";
-/// Name of the lock file every writer holds exclusively.
-pub const LOCK_FILE: &str = "store.lock";
-/// Directory of artifact bytes, one `<id>.bin` per artifact.
-pub const ARTIFACTS_DIR: &str = "artifacts";
 /// Version of the `store.json` layout.
 pub const STORE_SCHEMA_VERSION: u32 = 1;
 /// Longest retention GitHub allows (private repositories), in days.
@@ -62,6 +66,21 @@ pub struct StoreState {
 }
 
 impl StoreState {
+    /// The counters and the highest recorded ids ([`local_check`](super::local_check) compares
+    /// them).
+    fn counters(&self) -> Counters<'_> {
+        Counters {
+            next_run_id: self.next_run_id,
+            next_artifact_id: self.next_artifact_id,
+            max_run_id: self.runs.iter().map(|r| r.id).max(),
+            max_artifact: self
+                .artifacts
+                .iter()
+                .max_by_key(|a| a.id)
+                .map(|a| (a.id, a.name.as_str())),
+        }
+    }
+
     fn empty(repository: &str) -> Self {
         StoreState {
             schema_version: STORE_SCHEMA_VERSION,
@@ -143,15 +162,23 @@ impl LocalStore {
                 "local store: repository must be `owner/name`, found an empty string".into(),
             ));
         }
-        fs::create_dir_all(dir.join(ARTIFACTS_DIR)).map_err(io_at(dir))?;
+        let art = dir.join(ARTIFACTS_DIR);
+        fsx::real_dir(dir).map_err(io_at(dir))?;
+        check_no_symlinks(dir)?;
+        let state_path = dir.join(STATE_FILE);
+        if fs::symlink_metadata(&state_path).is_err() {
+            // Checked before anything is created in `dir`, and again under the lock below.
+            check_only_store_entries(dir)?;
+            check_no_lost_state(dir)?;
+        }
+        fsx::real_dir(&art).map_err(io_at(&art))?;
         let store = LocalStore {
             dir: dir.to_path_buf(),
             repository: repository.to_string(),
             now: None,
         };
         let _lock = store.lock()?;
-        let state_path = dir.join(STATE_FILE);
-        if state_path.exists() {
+        if fs::symlink_metadata(&state_path).is_ok() {
             let state = store.load()?;
             if state.repository != repository {
                 return Err(StoreError::Invalid(format!(
@@ -161,6 +188,7 @@ impl LocalStore {
                 )));
             }
         } else {
+            check_no_lost_state(dir)?;
             store.save(&StoreState::empty(repository))?;
         }
         Ok(store)
@@ -173,7 +201,8 @@ impl LocalStore {
             repository: String::new(),
             now: None,
         };
-        if !dir.join(STATE_FILE).is_file() {
+        if fs::symlink_metadata(dir.join(STATE_FILE)).is_err() {
+            check_no_lost_state(dir)?;
             return Err(StoreError::NotFound {
                 what: format!("local store {} ({STATE_FILE})", dir.display()),
             });
@@ -198,22 +227,28 @@ impl LocalStore {
         self.dir.join(ARTIFACTS_DIR).join(format!("{id}.bin"))
     }
 
+    /// Take the store's write lock (never through a symbolic link). A signal interrupting the
+    /// wait does not abandon the write: the lock is held briefly by every writer.
     fn lock(&self) -> Result<fs::File, StoreError> {
         let path = self.dir.join(LOCK_FILE);
-        let f = fs::File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(io_at(&path))?;
-        f.lock().map_err(io_at(&path))?;
-        Ok(f)
+        let f = fsx::open_no_follow(
+            &path,
+            fs::File::options().create(true).truncate(false).write(true),
+        )
+        .map_err(io_at(&path))?;
+        loop {
+            match f.lock() {
+                Ok(()) => return Ok(f),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_at(&path)(e)),
+            }
+        }
     }
 
-    /// Read `store.json`.
+    /// Read `store.json` (never through a symbolic link).
     pub fn load(&self) -> Result<StoreState, StoreError> {
         let path = self.dir.join(STATE_FILE);
-        let bytes = fs::read(&path).map_err(io_at(&path))?;
+        let bytes = fsx::read_no_follow(&path).map_err(io_at(&path))?;
         let state: StoreState =
             serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
                 path: path.display().to_string(),
@@ -242,22 +277,47 @@ impl LocalStore {
         crate::fsx::write_atomic(&path, &bytes).map_err(io_at(&path))
     }
 
-    /// Read-modify-write `store.json` under the exclusive lock. `f`'s error leaves the store as it was.
+    /// Read-modify-write `store.json` under the exclusive lock. `f`'s error leaves the store as it
+    /// was, and so does an `f` that changes nothing (the file is not rewritten).
     pub fn update<T>(
         &self,
         f: impl FnOnce(&mut StoreState) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let _lock = self.lock()?;
         let mut state = self.load()?;
+        let before = state.clone();
         let out = f(&mut state)?;
-        self.save(&state)?;
+        if state != before {
+            self.save(&state)?;
+        }
         Ok(out)
     }
 
     /// Start a run (status `in_progress`, created now).
     pub fn create_run(&self, new: &NewRun) -> Result<WorkflowRun, StoreError> {
+        self.new_run(new, false).map(|(run, _)| run)
+    }
+
+    /// Start a run owned by this process: its lease (`leases/<id>.lock`) is taken before the run
+    /// is recorded and held until the returned [`RunLease`] is dropped or the process ends, so
+    /// [`LocalStore::complete_abandoned_runs`] can complete it if the process dies first.
+    pub fn create_run_leased(&self, new: &NewRun) -> Result<(WorkflowRun, RunLease), StoreError> {
+        let (run, lease) = self.new_run(new, true)?;
+        let lease = lease.ok_or_else(|| StoreError::NotFound {
+            what: format!("the lease of run {}", run.id),
+        })?;
+        Ok((run, lease))
+    }
+
+    fn new_run(
+        &self,
+        new: &NewRun,
+        leased: bool,
+    ) -> Result<(WorkflowRun, Option<RunLease>), StoreError> {
         let now = self.now();
+        let dir = self.dir.clone();
         self.update(|state| {
+            check_counters(&dir, &state.counters())?;
             let repository = new
                 .repository
                 .clone()
@@ -279,9 +339,40 @@ impl LocalStore {
                 run_attempt: new.run_attempt.max(1),
                 created_at: now,
             };
+            let lease = if leased {
+                Some(local_lease::take(&dir, run.id)?)
+            } else {
+                None
+            };
             state.next_run_id += 1;
             state.runs.push(run.clone());
-            Ok(run)
+            Ok((run, lease))
+        })
+    }
+
+    /// Complete every `in_progress` run whose lease no process holds any more (its process was
+    /// killed) with `conclusion`, as GitHub completes the run of a runner that vanished: what it
+    /// uploaded stays, and restore sees it like any completed run's artifacts. Returns them.
+    pub fn complete_abandoned_runs(
+        &self,
+        conclusion: &str,
+    ) -> Result<Vec<WorkflowRun>, StoreError> {
+        let dir = self.dir.clone();
+        self.update(|state| {
+            let mut done = Vec::new();
+            for run in state.runs.iter_mut().filter(|r| r.status == "in_progress") {
+                if local_lease::is_abandoned(&dir, run.id)? {
+                    run.status = "completed".into();
+                    run.conclusion = Some(conclusion.to_string());
+                    done.push(run.clone());
+                }
+            }
+            Ok(done)
+        })
+        .inspect(|done| {
+            for run in done {
+                let _ = local_lease::remove(&self.dir, run.id);
+            }
         })
     }
 
@@ -298,6 +389,9 @@ impl LocalStore {
             run.status = "completed".into();
             run.conclusion = Some(conclusion.to_string());
             Ok(run.clone())
+        })
+        .inspect(|_| {
+            let _ = local_lease::remove(&self.dir, run_id);
         })
     }
 
@@ -323,7 +417,7 @@ impl LocalStore {
         retention_days: u32,
     ) -> Result<ArtifactMeta, StoreError> {
         let tmp = tempfile::Builder::new()
-            .prefix(".tier1-upload-")
+            .prefix(&fsx::stale::temp_prefix("upload"))
             .tempdir_in(&self.dir)
             .map_err(io_at(&self.dir))?;
         let visible = tmp.path().join("visible");
@@ -333,11 +427,13 @@ impl LocalStore {
         })?;
         let dir = visible.as_path();
         let zip = tmp.path().join("artifact.zip");
-        crate::archive::write_deterministic_zip(dir, &zip).map_err(|e| {
-            StoreError::Invalid(format!(
-                "artifact {name}: cannot zip {}: {e}",
+        crate::archive::write_deterministic_zip(dir, &zip).map_err(|e| match e {
+            // Writing the zip failed (a full disk): the destination's failure, never the input's.
+            crate::archive::ArchiveError::Io { path, source } => StoreError::Io { path, source },
+            other => StoreError::Invalid(format!(
+                "artifact {name}: cannot zip {}: {other}",
                 dir.display()
-            ))
+            )),
         })?;
         self.upload_file(run_id, name, &zip, retention_days)
     }
@@ -361,18 +457,19 @@ impl LocalStore {
         }
         let now = self.now();
         let art_dir = self.dir.join(ARTIFACTS_DIR);
-        fs::create_dir_all(&art_dir).map_err(io_at(&art_dir))?;
+        fsx::real_dir(&art_dir).map_err(io_at(&art_dir))?;
+        let dir = self.dir.clone();
+        fault::hit(Point::Upload, &art_dir).map_err(io_at(&art_dir))?;
+        fault::hit(Point::Write, &art_dir).map_err(io_at(&art_dir))?;
         let mut tmp = tempfile::Builder::new()
-            .prefix(".tier1-")
+            .prefix(&fsx::stale::temp_prefix("tmp"))
             .suffix(".tmp")
             .tempfile_in(&art_dir)
             .map_err(io_at(&art_dir))?;
-        let (digest, size) =
-            digest::copy_hashed(src, tmp.as_file_mut(), u64::MAX).map_err(io_at(&art_dir))?;
-        tmp.as_file_mut().flush().map_err(io_at(&art_dir))?;
-        tmp.as_file().sync_all().map_err(io_at(&art_dir))?;
+        let (digest, size) = copy_into(src, &mut tmp, &art_dir)?;
         let stored =
             self.update(|state| {
+                check_counters(&dir, &state.counters())?;
                 let run = state.runs.iter().find(|r| r.id == run_id).ok_or_else(|| {
                     StoreError::NotFound {
                         what: format!("run {run_id}"),
@@ -387,8 +484,9 @@ impl LocalStore {
                         "run {run_id} already has an artifact named {name}"
                     )));
                 }
+                let id = next_artifact_id(&dir, state.next_artifact_id)?;
                 let a = StoredArtifact {
-                    id: state.next_artifact_id,
+                    id,
                     name: name.to_string(),
                     workflow_run_id: run_id,
                     size_in_bytes: size,
@@ -397,13 +495,16 @@ impl LocalStore {
                     expires_at: now + Duration::days(i64::from(retention_days)),
                     expired: false,
                 };
-                // Bytes first, then the record that points at them (both inside the lock).
+                // Bytes first, then the record that points at them (both inside the lock); the
+                // bytes never replace a file that is already there.
                 let dest = self.artifact_path(a.id);
-                tmp.persist(&dest).map_err(|e| StoreError::Io {
+                fault::hit(Point::Rename, &dest).map_err(io_at(&dest))?;
+                tmp.persist_noclobber(&dest).map_err(|e| StoreError::Io {
                     path: dest.display().to_string(),
                     source: e.error,
                 })?;
-                state.next_artifact_id += 1;
+                fault::hit(Point::Upload, &dest).map_err(io_at(&dest))?;
+                state.next_artifact_id = id + 1;
                 state.artifacts.push(a.clone());
                 Ok((a, run.clone()))
             })?;
@@ -457,6 +558,20 @@ impl ArtifactStore for LocalStore {
 
     fn now(&self) -> DateTime<Utc> {
         self.now.unwrap_or_else(Utc::now)
+    }
+
+    fn own_paths(&self) -> Vec<PathBuf> {
+        // Work directories inside the store (tier1-nightly's) are not the store's own.
+        [
+            STATE_FILE,
+            LOCK_FILE,
+            ARTIFACTS_DIR,
+            "locks",
+            local_lease::LEASES_DIR,
+        ]
+        .iter()
+        .map(|n| self.dir.join(n))
+        .collect()
     }
 
     fn list_runs(
@@ -528,12 +643,20 @@ impl ArtifactStore for LocalStore {
             });
         }
         let path = self.artifact_path(a.id);
-        let mut f = fs::File::open(&path).map_err(io_at(&path))?;
-        match digest::copy_hashed(&mut f, sink, cap) {
+        let mut f =
+            fsx::open_no_follow(&path, fs::OpenOptions::new().read(true)).map_err(io_at(&path))?;
+        let mut sink = digest::Watched::new(sink);
+        let copied = digest::copy_hashed(&mut f, &mut sink, cap);
+        match copied {
             Ok((digest, bytes)) => {
                 check_size(a, bytes)?;
                 Ok(Downloaded { digest, bytes })
             }
+            Err(source) if sink.failed() => Err(StoreError::Sink {
+                id: a.id,
+                name: a.name.clone(),
+                source,
+            }),
             Err(e) if e.kind() == io::ErrorKind::FileTooLarge => Err(StoreError::Integrity {
                 id: a.id,
                 name: a.name.clone(),
@@ -597,7 +720,33 @@ fn copy_visible_files(src: &Path, dst: &Path) -> Result<(), StoreError> {
 /// Digest of an artifact's stored bytes (for tests and the fake server).
 pub fn stored_digest(store: &LocalStore, id: u64) -> Result<Digest, StoreError> {
     let p = store.artifact_path(id);
-    Digest::of_file(&p).map_err(io_at(&p))
+    Ok(Digest::of_bytes(
+        &fsx::read_no_follow(&p).map_err(io_at(&p))?,
+    ))
+}
+
+/// Copy an upload's bytes into its temporary file, hashing them, and flush them to disk. A failure
+/// to write names the artifacts directory (the destination), never the source.
+fn copy_into(
+    src: &mut dyn io::Read,
+    tmp: &mut tempfile::NamedTempFile,
+    art_dir: &Path,
+) -> Result<(Digest, u64), StoreError> {
+    let file = tmp.as_file_mut();
+    let mut sink = digest::Watched::new(file);
+    let copied = digest::copy_hashed(src, &mut sink, u64::MAX);
+    let failed = sink.failed();
+    let (digest, size) = copied.map_err(|source| StoreError::Io {
+        path: if failed {
+            art_dir.display().to_string()
+        } else {
+            "the upload's source".into()
+        },
+        source,
+    })?;
+    file.flush().map_err(io_at(art_dir))?;
+    file.sync_all().map_err(io_at(art_dir))?;
+    Ok((digest, size))
 }
 
 #[cfg(test)]

@@ -137,3 +137,113 @@ fn a_download_of_another_size_than_recorded_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+fn published_store() -> (tempfile::TempDir, LocalStore) {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("store");
+    let s = LocalStore::create(&dir, "o/r").unwrap().with_now(t0());
+    let run = s.create_run(&NewRun::new("w.yml", "main", SHA)).unwrap();
+    let f = d.path().join("x.bin");
+    fs::write(&f, b"first bytes").unwrap();
+    s.upload_file(run.id, "a", &f, 1).unwrap();
+    (d, s)
+}
+
+#[test]
+fn a_lost_state_file_is_refused_never_recreated_over_artifacts() {
+    let (_d, s) = published_store();
+    fs::remove_file(s.dir().join(STATE_FILE)).unwrap();
+    for e in [
+        LocalStore::create(s.dir(), "o/r").unwrap_err(),
+        LocalStore::open(s.dir()).unwrap_err(),
+    ] {
+        assert!(matches!(e, StoreError::Corrupt { .. }), "{e}");
+        assert!(e.to_string().contains("artifacts/1.bin"), "{e}");
+    }
+    assert!(!s.dir().join(STATE_FILE).exists());
+    assert_eq!(fs::read(s.artifact_path(1)).unwrap(), b"first bytes");
+}
+
+#[test]
+fn rewound_counters_are_refused_and_orphan_bytes_are_skipped() {
+    let (d, s) = published_store();
+    let src = d.path().join("y.bin");
+    fs::write(&src, b"second").unwrap();
+    s.update(|st| {
+        st.next_artifact_id = 1;
+        Ok(())
+    })
+    .unwrap();
+    let e = s.upload_file(1, "b", &src, 1).unwrap_err().to_string();
+    assert!(
+        e.contains("next_artifact_id") && e.contains("rewound"),
+        "{e}"
+    );
+    assert!(s.create_run(&NewRun::new("w.yml", "main", SHA)).is_err());
+    assert_eq!(fs::read(s.artifact_path(1)).unwrap(), b"first bytes");
+    // Bytes without a record (an upload killed between the two) are skipped, never replaced.
+    s.update(|st| {
+        st.next_artifact_id = 2;
+        Ok(())
+    })
+    .unwrap();
+    fs::write(s.artifact_path(2), b"orphan").unwrap();
+    let a = s.upload_file(1, "b", &src, 1).unwrap();
+    assert_eq!(a.id, 3);
+    assert_eq!(fs::read(s.artifact_path(2)).unwrap(), b"orphan");
+    assert_eq!(s.load().unwrap().next_artifact_id, 4);
+}
+
+#[test]
+fn store_files_that_are_symbolic_links_are_refused() {
+    let (d, s) = published_store();
+    let victim = d.path().join("victim");
+    fs::write(&victim, b"keep").unwrap();
+    std::os::unix::fs::symlink(&victim, s.dir().join("artifacts/7.bin")).unwrap();
+    let e = LocalStore::create(s.dir(), "o/r").unwrap_err().to_string();
+    assert!(
+        e.contains("artifacts/7.bin") && e.contains("symbolic link"),
+        "{e}"
+    );
+    fs::remove_file(s.dir().join("artifacts/7.bin")).unwrap();
+    fs::remove_file(s.dir().join(LOCK_FILE)).unwrap();
+    std::os::unix::fs::symlink(&victim, s.dir().join(LOCK_FILE)).unwrap();
+    let e = s
+        .create_run(&NewRun::new("w.yml", "main", SHA))
+        .unwrap_err();
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    assert_eq!(fs::read(&victim).unwrap(), b"keep");
+}
+
+#[test]
+fn an_abandoned_run_is_completed_and_a_live_one_is_not() {
+    let (_d, s) = published_store();
+    let (live, lease) = s
+        .create_run_leased(&NewRun::new("w.yml", "main", SHA))
+        .unwrap();
+    let (gone, gone_lease) = s
+        .create_run_leased(&NewRun::new("w.yml", "main", SHA))
+        .unwrap();
+    drop(gone_lease); // as when its process is killed: the kernel releases the lock
+    let done = s.complete_abandoned_runs("failure").unwrap();
+    assert_eq!(done.iter().map(|r| r.id).collect::<Vec<_>>(), vec![gone.id]);
+    let state = s.load().unwrap();
+    let status = |id| {
+        state
+            .runs
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .status
+            .clone()
+    };
+    assert_eq!(status(live.id), "in_progress");
+    assert_eq!(status(gone.id), "completed");
+    assert_eq!(
+        status(1),
+        "in_progress",
+        "a run without a lease is never touched"
+    );
+    s.complete_run(live.id, "success").unwrap();
+    assert!(!lease.path().exists(), "the lease file goes with the run");
+}

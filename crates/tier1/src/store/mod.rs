@@ -2,6 +2,8 @@
 //! with two backends, `local` (a directory that models runs and artifacts) and `github` (REST).
 
 pub mod github;
+mod local_check;
+pub mod local_lease;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -165,6 +167,17 @@ pub enum StoreError {
     /// The request itself is invalid (bad name, bad id).
     #[error("{0}")]
     Invalid(String),
+    /// The downloaded bytes could not be written to their destination (a full disk, ...): the
+    /// caller, who knows the destination, names it.
+    #[error("writing artifact {name} (id {id}) to its destination: {source}")]
+    Sink {
+        /// Artifact id.
+        id: u64,
+        /// Artifact name.
+        name: String,
+        /// The destination's error.
+        source: std::io::Error,
+    },
 }
 
 impl crate::exit::Classify for StoreError {
@@ -175,7 +188,9 @@ impl crate::exit::Classify for StoreError {
             StoreError::Integrity { .. } => Exit::Integrity,
             StoreError::Remote { .. } => Exit::Remote,
             StoreError::Corrupt { .. } => Exit::Integrity,
-            StoreError::Io { .. } => Exit::Io,
+            StoreError::Io { source, .. } | StoreError::Sink { source, .. } => {
+                crate::exit::of_io(source)
+            }
             StoreError::Invalid(_) => Exit::Invalid,
         }
     }
@@ -271,6 +286,12 @@ pub trait ArtifactStore {
     /// refusal with it.
     fn bootstrap_hint(&self) -> String {
         GITHUB_BOOTSTRAP_HINT.to_string()
+    }
+
+    /// The store's own files and directories, for a store on this machine: an output root may
+    /// neither lie inside nor contain any of them. Empty for a remote store.
+    fn own_paths(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
     }
 }
 

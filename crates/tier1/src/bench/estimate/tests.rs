@@ -108,7 +108,7 @@ fn three_passes(disturbed: Option<(usize, f64)>) -> (Vec<f64>, Vec<f64>) {
 #[test]
 fn a_disturbed_pass_is_left_out_of_the_anchor() {
     let (base, opt) = three_passes(Some((1, 1.3)));
-    let e = pooled(Estimator::PairedMedian, &base, &opt, &[30, 30, 30]).unwrap();
+    let e = pooled(Estimator::PairedMedian, &base, &opt, &[(30, 30); 3]).unwrap();
     let flags: Vec<bool> = e.passes.iter().map(|p| p.outlier).collect();
     assert_eq!(flags, [false, true, false], "{e:?}");
     assert!((e.speedup - 2.0).abs() < 1e-9, "{e:?}");
@@ -121,12 +121,12 @@ fn a_disturbed_pass_is_left_out_of_the_anchor() {
 #[test]
 fn agreeing_passes_are_all_kept() {
     let (base, opt) = three_passes(None);
-    let e = pooled(Estimator::PairedMedian, &base, &opt, &[30, 30, 30]).unwrap();
+    let e = pooled(Estimator::PairedMedian, &base, &opt, &[(30, 30); 3]).unwrap();
     assert!(e.passes.iter().all(|p| !p.outlier), "{e:?}");
     assert!((e.speedup - 2.0).abs() < 1e-9);
     // A pass 2 % off is within the floor's 3.5 robust SDs: run-to-run noise, not a disturbance.
     let (base, opt) = three_passes(Some((2, 1.02)));
-    let e = pooled(Estimator::PairedMedian, &base, &opt, &[30, 30, 30]).unwrap();
+    let e = pooled(Estimator::PairedMedian, &base, &opt, &[(30, 30); 3]).unwrap();
     assert!(e.passes.iter().all(|p| !p.outlier), "{e:?}");
     let slow = e.passes[2].optimized_ms / e.passes[0].optimized_ms;
     assert!(
@@ -135,11 +135,34 @@ fn agreeing_passes_are_all_kept() {
     );
 }
 
+/// An imported tool reports its own number of samples per benchmark: each variant's passes are
+/// split by its own counts, and a disturbed pass is still found.
+#[test]
+fn passes_with_other_counts_per_variant_are_split_by_each_variant_s_own() {
+    let (base, opt) = three_passes(Some((1, 1.3)));
+    // Keep the first 20 optimized samples of each pass: 20 per pass against the baseline's 30.
+    let opt: Vec<f64> = opt.chunks(30).flat_map(|c| c[..20].to_vec()).collect();
+    let e = pooled(Estimator::PairedMedian, &base, &opt, &[(30, 20); 3]).unwrap();
+    let flags: Vec<bool> = e.passes.iter().map(|p| p.outlier).collect();
+    assert_eq!(flags, [false, true, false], "{e:?}");
+    assert_eq!(e.passes[0].rounds, 20);
+    assert!((e.optimized_ms - 5.0).abs() < 0.05, "{e:?}");
+    assert!(pooled(Estimator::PairedMedian, &base, &opt, &[(30, 30); 3]).is_none());
+}
+
 #[test]
 fn passes_that_do_not_add_up_are_refused() {
     let (base, opt) = three_passes(None);
-    assert!(pooled(Estimator::PairedMedian, &base, &opt, &[30, 30]).is_none());
-    assert!(pooled(Estimator::PairedMedian, &base, &opt, &[30, 30, 31]).is_none());
+    assert!(pooled(Estimator::PairedMedian, &base, &opt, &[(30, 30); 2]).is_none());
+    assert!(
+        pooled(
+            Estimator::PairedMedian,
+            &base,
+            &opt,
+            &[(30, 30), (30, 30), (31, 31)]
+        )
+        .is_none()
+    );
 }
 
 #[test]

@@ -1,0 +1,162 @@
+//! Compaction of a history package before it is written: when the live runs outnumber three tails,
+//! or the package passes half of a restore cap, the oldest runs that no rule needs live are sealed
+//! into segments (`history::segment`), contiguous in the chain, at most
+//! [`MAX_SEGMENT_RUNS`] each. Which runs must stay live is [`keep`]. Publication and promotion
+//! write their output through [`write_package`], which compacts, writes the trend snapshots and
+//! the index, and checks that restore would accept the package before it is renamed into place.
+
+pub mod keep;
+pub mod package;
+
+pub use package::{PackagePlan, PackageReport, write_package};
+
+use crate::archive::{MAX_EXPANDED_BYTES, MAX_MEMBERS};
+use crate::history::compacted::ChainItem;
+use crate::history::error::HistoryError;
+use crate::history::package::IndexDoc;
+use crate::history::segment::{MAX_SEGMENT_RUNS, segment_name, segment_path};
+use crate::history::segment_io::{SealRequest, seal};
+use crate::history_check::restorable::Footprint;
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::Path;
+
+/// Runs always kept live at the end of the history when the detection window is smaller.
+pub const MIN_TAIL_RUNS: usize = 100;
+
+/// Compaction starts when the live runs outnumber this many tails.
+pub const MAX_TAILS_LIVE: usize = 3;
+
+/// When to compact and how much to keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// The detection window (`thresholds.history_window`).
+    pub window: usize,
+    /// The newest runs kept live: `max(window, min(5 × window, 100))`.
+    pub tail: usize,
+    /// Compact when there are more live runs than this: [`MAX_TAILS_LIVE`] tails.
+    pub max_live_runs: usize,
+    /// Compact when the package has more members than this: half of restore's cap.
+    pub max_members: usize,
+    /// Compact when the package expands to more bytes than this: half of restore's cap.
+    pub max_bytes: u64,
+}
+
+impl Policy {
+    /// The policy of a suite whose detection window is `window` runs.
+    pub fn for_window(window: usize) -> Policy {
+        let tail = window.max((5 * window).min(MIN_TAIL_RUNS));
+        Policy {
+            window,
+            tail,
+            max_live_runs: MAX_TAILS_LIVE * tail,
+            max_members: MAX_MEMBERS / 2,
+            max_bytes: MAX_EXPANDED_BYTES / 2,
+        }
+    }
+
+    /// Whether a package with `live` live runs and this footprint must be compacted.
+    pub fn needs_compaction(&self, live: usize, f: Footprint) -> bool {
+        live > self.max_live_runs
+            || f.members > self.max_members
+            || f.expanded_bytes > self.max_bytes
+    }
+}
+
+/// The ranges of live rows (publication order) to seal: maximal runs of rows that are not
+/// pinned and are contiguous in the chain, cut into pieces of at most [`MAX_SEGMENT_RUNS`].
+pub fn plan(doc: &IndexDoc, pinned: &BTreeSet<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut open: Option<Range<usize>> = None;
+    let close = |r: Option<Range<usize>>, out: &mut Vec<Range<usize>>| {
+        if let Some(r) = r {
+            let mut s = r.start;
+            while s < r.end {
+                let e = (s + MAX_SEGMENT_RUNS).min(r.end);
+                out.push(s..e);
+                s = e;
+            }
+        }
+    };
+    for item in doc.chain_items() {
+        match item {
+            ChainItem::Row(i) if !pinned.contains(&i) => match &mut open {
+                Some(r) if r.end == i => r.end = i + 1,
+                _ => close(open.replace(i..i + 1), &mut out),
+            },
+            _ => close(open.take(), &mut out),
+        }
+    }
+    close(open, &mut out);
+    out
+}
+
+/// What one compaction sealed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sealed {
+    /// The new segments' names.
+    pub segments: Vec<String>,
+    /// The run ids sealed.
+    pub run_ids: Vec<String>,
+}
+
+/// Seal `ranges` of `doc`'s live rows, whose run directories are under `root` (a staged tree):
+/// each segment archive is written to `root/segments/`, its rows replaced by its record, and the
+/// sealed run directories removed from `root`.
+pub fn seal_ranges(
+    root: &Path,
+    doc: &mut IndexDoc,
+    ranges: &[Range<usize>],
+) -> Result<Sealed, HistoryError> {
+    let io = |what: &str, e: std::io::Error| HistoryError::write(what, &e);
+    let mut out = Sealed::default();
+    let first = doc.next_segment_number();
+    let rows = doc.raw_rows();
+    let jobs: Vec<(u32, Range<usize>, String)> = ranges
+        .iter()
+        .zip(first..)
+        .map(|(r, n)| (n, r.clone(), doc.link_before(r.start)))
+        .collect();
+    // Segments are sealed (read, compressed, written) on a few threads, each archive written as
+    // soon as it is built.
+    let sealed = crate::par::map(&jobs, |(n, r, chain_prev)| {
+        let name = segment_name(*n);
+        let rows = r
+            .clone()
+            .map(|i| {
+                let raw = rows[i].as_object().ok_or_else(|| {
+                    HistoryError::structural(
+                        crate::history::INDEX_FILE,
+                        format!("runs[{i}]: expected an object"),
+                    )
+                })?;
+                Ok((raw, &doc.index.runs[i]))
+            })
+            .collect::<Result<_, HistoryError>>()?;
+        let sealed = seal(&SealRequest {
+            root,
+            name: name.clone(),
+            suite: (&doc.index.suite_name, doc.index.suite_version),
+            chain_prev: chain_prev.clone(),
+            rows,
+        })?;
+        let path = root.join(segment_path(&name));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io(&sealed.record.path, e))?;
+        }
+        crate::fsx::write_atomic(&path, &sealed.bytes).map_err(|e| io(&sealed.record.path, e))?;
+        Ok((r.clone(), sealed.record))
+    });
+    let records = sealed
+        .into_iter()
+        .collect::<Result<Vec<_>, HistoryError>>()?;
+    for (_, record) in &records {
+        out.segments.push(record.name.clone());
+        out.run_ids.extend(record.run_ids.iter().cloned());
+    }
+    doc.seal_rows(&records)?;
+    for id in &out.run_ids {
+        std::fs::remove_dir_all(root.join(id)).map_err(|e| io(id, e))?;
+    }
+    Ok(out)
+}
