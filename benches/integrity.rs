@@ -89,10 +89,24 @@ fn rate(n: usize, of: usize) -> String {
     format!("{:.2} % ±{:.2}", p * 100.0, se * 100.0)
 }
 
+/// What the statistical method stated and kept, over the nights of one cell.
+#[derive(Debug, Default, Clone)]
+struct Promise {
+    /// Target 0's stated detectable slowdown (percent), every unchanged night.
+    stated: Vec<f64>,
+    /// Unchanged nights with target 0 unknown.
+    unknown: usize,
+    /// Slowed nights whose slowdown was at least 1.25 × the stated detectable change.
+    covered: usize,
+    /// Of those, the nights that caught it.
+    kept: usize,
+}
+
 /// The cells of one noise model: false alarms and detections at 5, 10 and 20 % for both
 /// methods, over `replicates` nights; every replicate's history is built once and judged by both
-/// methods, and the same seeds give the same nights to both.
-fn cells(replicates: usize, m: &Model, setup: &Setup) -> [[usize; 4]; 2] {
+/// methods, and the same seeds give the same nights to both. Also, for the statistical method,
+/// what it stated it could detect and whether it kept that promise.
+fn cells(replicates: usize, m: &Model, setup: &Setup) -> ([[usize; 4]; 2], Promise) {
     const SLOWDOWNS: [f64; 4] = [0.0, 0.05, 0.10, 0.20];
     let methods = [DetectionMethod::Reference, DetectionMethod::Statistical];
     let suites = methods.map(sim::suite);
@@ -103,29 +117,46 @@ fn cells(replicates: usize, m: &Model, setup: &Setup) -> [[usize; 4]; 2] {
                 let suites = &suites;
                 s.spawn(move || {
                     let mut out = [[0usize; 4]; 2];
+                    let mut p = Promise::default();
                     for r in (t..replicates).step_by(threads) {
                         let history = sim::History::new(r as u64, m, setup, &suites[0]);
                         for (k, suite) in suites.iter().enumerate() {
                             for (j, slow) in SLOWDOWNS.iter().enumerate() {
                                 let n = sim::night(r as u64, &history, m, setup, suite, *slow);
                                 out[k][j] += usize::from(if j == 0 { n.alarm } else { n.detected });
+                                if k == 1 && j == 0 {
+                                    p.stated.extend(n.detectable_pct);
+                                    p.unknown += usize::from(n.unknown);
+                                }
+                                if k == 1
+                                    && j > 0
+                                    && n.detectable_pct.is_some_and(|d| slow * 100.0 >= 1.25 * d)
+                                {
+                                    p.covered += 1;
+                                    p.kept += usize::from(n.detected);
+                                }
                             }
                         }
                     }
-                    out
+                    (out, p)
                 })
             })
             .collect();
         let mut total = [[0usize; 4]; 2];
+        let mut promise = Promise::default();
         for h in handles {
-            let part = h.join().expect("simulation thread");
+            let (part, p) = h.join().expect("simulation thread");
             for k in 0..2 {
                 for j in 0..4 {
                     total[k][j] += part[k][j];
                 }
             }
+            promise.stated.extend(p.stated);
+            promise.unknown += p.unknown;
+            promise.covered += p.covered;
+            promise.kept += p.kept;
         }
-        total
+        (total, promise)
     })
 }
 
@@ -150,8 +181,10 @@ fn main() {
             "| noise model | detection | false alarms / night | 5 % slowdown caught | 10 % caught | 20 % caught |"
         );
         println!("| --- | --- | ---: | ---: | ---: | ---: |");
+        let mut promises = Vec::new();
         for m in &MODELS {
-            let c = cells(replicates, m, &setup);
+            let (c, promise) = cells(replicates, m, &setup);
+            promises.push((m.name, promise));
             for (k, method) in [DetectionMethod::Reference, DetectionMethod::Statistical]
                 .iter()
                 .enumerate()
@@ -167,6 +200,36 @@ fn main() {
                     r[3]
                 );
             }
+        }
+        println!(
+            "\nStatistical method, the slowed target: its stated detectable slowdown on unchanged nights (median, p10-p90), unknown verdicts, and the promise: of the slowed nights whose slowdown was at least 1.25x the stated detectable change, the share caught.\n"
+        );
+        println!(
+            "| noise model | stated detectable (median, p10-p90) | unknown / night | slowdowns >= 1.25x stated | caught |"
+        );
+        println!("| --- | ---: | ---: | ---: | ---: |");
+        for (name, mut p) in promises {
+            p.stated.sort_by(f64::total_cmp);
+            let q = |f: f64| {
+                if p.stated.is_empty() {
+                    f64::NAN
+                } else {
+                    p.stated[((p.stated.len() - 1) as f64 * f) as usize]
+                }
+            };
+            let caught = if p.covered == 0 {
+                "-".to_string()
+            } else {
+                rate(p.kept, p.covered)
+            };
+            println!(
+                "| {name} | {:.1} % ({:.1}-{:.1}) | {} | {} | {caught} |",
+                q(0.5),
+                q(0.1),
+                q(0.9),
+                rate(p.unknown, replicates),
+                p.covered
+            );
         }
     }
     println!("\nsimulation: {:.1} s", t0.elapsed().as_secs_f64());

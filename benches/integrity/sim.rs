@@ -237,6 +237,10 @@ pub struct Night {
     pub alarm: bool,
     /// Target 0 (the slowed one) has a confirmed regression.
     pub detected: bool,
+    /// Target 0's verdict is unknown (after its extra measurement).
+    pub unknown: bool,
+    /// The slowdown (percent) target 0's comparison stated it would catch in 95 % of nights.
+    pub detectable_pct: Option<f64>,
 }
 
 /// A history of `setup.history` unchanged accepted runs (the first is the anchor).
@@ -316,11 +320,17 @@ pub fn night(
         th,
         &history.runs,
     );
+    let first = out
+        .detection
+        .as_ref()
+        .and_then(|d| d.target(&suite.targets[0].target));
     Night {
         alarm: !out.regressions.is_empty(),
         detected: out
             .regressions
             .iter()
             .any(|r| r.target() == suite.targets[0].target),
+        unknown: first.and_then(|t| t.verdict) == Some(tier1::history::Verdict::Unknown),
+        detectable_pct: first.and_then(|t| t.detectable_pct),
     }
 }
