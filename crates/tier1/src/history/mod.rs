@@ -7,6 +7,7 @@ pub mod error;
 pub mod measurement;
 pub mod model;
 pub mod package;
+pub mod sidebyside;
 pub mod trend;
 
 pub use detection::{
@@ -15,3 +16,4 @@ pub use detection::{
 pub use error::{HistoryError, HistoryErrorKind};
 pub use measurement::Measurement;
 pub use model::*;
+pub use sidebyside::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};
