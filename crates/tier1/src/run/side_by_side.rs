@@ -97,8 +97,11 @@ fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<Side
     let threshold_pct = th
         .speedup_regression_pct
         .min(th.optimized_latency_regression_pct);
-    let evidence_dir = req.evidence_root.join(&req.run_id).join(EVIDENCE_SUBDIR);
-    let cache_dir = sidebyside::default_cache_dir(&req.repo_root);
+    // Absolute paths: git and the builds run in other directories.
+    let repo = sidebyside::git::toplevel(&req.repo_root).ok()?;
+    let evidence_dir =
+        std::path::absolute(req.evidence_root.join(&req.run_id).join(EVIDENCE_SUBDIR)).ok()?;
+    let cache_dir = sidebyside::default_cache_dir(&repo);
     let decide_on = DecideOn::parse(s.decide_on).unwrap_or_default();
     let in_place = InPlace {
         program: (target.kind == TargetKind::Builtin)
@@ -114,7 +117,7 @@ fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<Side
             target_key: &target.key,
             current_commit: cur,
             anchor_commit: anc,
-            repo_root: &req.repo_root,
+            repo_root: &repo,
             cache_dir: &cache_dir,
             evidence_dir: &evidence_dir,
             budget: Budget::for_settings(&settings),
