@@ -128,3 +128,24 @@ fn nothing_is_suspected_without_an_anchor() {
     let none = compare(&current, None, Thresholds::default()).expect("no anchor");
     assert!(suspected(&none, &current).is_empty());
 }
+
+#[test]
+fn a_target_within_noise_found_the_same_is_no_clearance() {
+    let (anchor, current, first) = setup(50.0);
+    let mut c = check(SbsVerdict::Same, 1.0);
+    c.suspected_as = "within_noise".into();
+    let out = apply(first, &current, &anchor, block(vec![c.clone()]));
+    assert!(no_clearance(&current, &out));
+    c.suspected_as = "unknown".into();
+    let (anchor, current, first) = setup(50.0);
+    let out = apply(first, &current, &anchor, block(vec![c]));
+    assert!(!no_clearance(&current, &out));
+}
+
+/// Eligibility holds no reason about a clearance by side by side.
+fn no_clearance(current: &Summary, out: &RegressionSummary) -> bool {
+    !baseline_eligibility(current, out, true, true)
+        .reasons
+        .iter()
+        .any(|r| r.contains("cleared only by side by side"))
+}

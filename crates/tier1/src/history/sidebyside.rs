@@ -249,9 +249,13 @@ impl SideBySideBlock {
             .find(|c| c.target == target && c.verdict != SbsVerdict::Unknown)
     }
 
-    /// The targets side by side found the same as the anchor's code: cleared, never an anchor.
+    /// The regressed or unknown targets side by side found the same as the anchor's code:
+    /// cleared, so the run is never an anchor (a target within noise found the same is no
+    /// clearance: the history test did not fail it).
     pub fn cleared(&self) -> impl Iterator<Item = &SideBySideCheck> {
-        self.checks.iter().filter(|c| c.verdict == SbsVerdict::Same)
+        self.checks
+            .iter()
+            .filter(|c| c.verdict == SbsVerdict::Same && c.suspected_as != "within_noise")
     }
 }
 

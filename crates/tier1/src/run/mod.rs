@@ -325,7 +325,7 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
             );
             let rechecked = recheck::apply(first, &summary, anchor, &checked, &th, &noise);
             let suspects = crate::confirmation::suspected(&rechecked, &summary);
-            match side_by_side::confirm_suspects(req, &suspects, anchor) {
+            match side_by_side::confirm_suspects(req, &suspects, anchor)? {
                 // Its evidence lies inside the run's own directory (`<run_id>/sidebyside/`).
                 Some(block) => crate::confirmation::apply(rechecked, &summary, anchor, block),
                 None => rechecked,

@@ -6,6 +6,7 @@
 //! Whether it runs (`side_by_side: auto | off`, the anchor's commit reachable, a clean checkout)
 //! and why is recorded in the block either way.
 
+use crate::bench::harness::HarnessError;
 use crate::confirmation::Suspect;
 use crate::history::model::Summary;
 use crate::history::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};
@@ -16,14 +17,15 @@ use crate::suite::{SideBySideSetting, TargetKind};
 /// The directory under a run's evidence that holds its side-by-side comparisons.
 pub const EVIDENCE_SUBDIR: &str = "sidebyside";
 
-/// The block of a night with `suspects` (None when nothing is suspected).
+/// The block of a night with `suspects` (None when nothing is suspected). SIGINT or SIGTERM
+/// during a comparison ends the run (nothing is written to the history).
 pub fn confirm_suspects(
     req: &RunRequest<'_>,
     suspects: &[Suspect],
     anchor: &Summary,
-) -> Option<SideBySideBlock> {
+) -> Result<Option<SideBySideBlock>, HarnessError> {
     if suspects.is_empty() {
-        return None;
+        return Ok(None);
     }
     let anchor_commit = anchor.source_git_commit.clone();
     let current_commit = req.git.commit.clone();
@@ -37,10 +39,10 @@ pub fn confirm_suspects(
     if let Err(why) = usable(req, anchor, anchor_commit.as_deref()) {
         tracing::info!("side by side is off: {why}");
         block.reason = why;
-        return Some(block);
+        return Ok(Some(block));
     }
     let (Some(anc), Some(cur)) = (anchor_commit, current_commit) else {
-        return Some(block);
+        return Ok(Some(block));
     };
     block.enabled = true;
     block.reason = if anc == cur {
@@ -50,10 +52,15 @@ pub fn confirm_suspects(
     };
     for s in suspects {
         if let Some(c) = check(req, s, &cur, &anc) {
+            if let Some(signal) = crate::process::requested()
+                && c.cause.as_deref() == Some("cancelled")
+            {
+                return Err(HarnessError::Cancelled(signal, c.key));
+            }
             block.checks.push(c);
         }
     }
-    Some(block)
+    Ok(Some(block))
 }
 
 /// Why side by side cannot run for this night, if it cannot.
