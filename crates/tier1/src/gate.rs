@@ -198,7 +198,13 @@ fn comparison_blockers(comparison: &RegressionSummary) -> Check {
     if let Some(d) = detection
         && d.on_unknown == Some(crate::suite::UnknownRule::Fail)
     {
-        for t in d.unknown() {
+        let decided = |t: &str| {
+            comparison
+                .side_by_side
+                .as_ref()
+                .is_some_and(|b| b.decided(t).is_some())
+        };
+        for t in d.unknown().filter(|t| !decided(&t.target)) {
             c.fail(format!(
                 "unknown verdict under thresholds.on_unknown: fail: {} (detectable {} %)",
                 t.target,
@@ -276,6 +282,19 @@ fn no_suppressed(comparison: &RegressionSummary) -> Check {
     let s = comparison.suppressed_regressions.len();
     c.require(s == 0, || {
         format!("{s} regression(s) were cleared only by a recheck; such a run is never an anchor")
+    });
+    let cleared: Vec<&str> = comparison
+        .side_by_side
+        .iter()
+        .flat_map(|b| b.cleared())
+        .map(|t| t.target.as_str())
+        .collect();
+    c.require(cleared.is_empty(), || {
+        format!(
+            "{} suspected target(s) were cleared only by side by side ({}); such a run is never an anchor",
+            cleared.len(),
+            cleared.join(", ")
+        )
     });
     c
 }

@@ -13,7 +13,7 @@
 //! | --- | --- |
 //! | edge | cli |
 //! | commands | nightly, preview, promote, publish, restore, export, run, evidence, dashboard, attest, bisect |
-//! | domain: rules | sidebyside, compaction, bench, gpu, history_check, recheck, regress_md, gate, regress, aggregate |
+//! | domain: rules | sidebyside, compaction, bench, gpu, history_check, confirmation, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, par, exit |
 //!
@@ -49,6 +49,7 @@
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
 //! - [`history_check`] — a history tree validated against every rule: the index, the hash chain,
 //!   and each run's verdicts re-derived with the rules below (restore's sanitizing too).
+//! - [`confirmation`] — where a side-by-side comparison enters the verdict of a suspected target.
 //! - [`recheck`] — one re-measurement of flagged speed regressions.
 //! - [`regress_md`] — `regression_summary.md`.
 //! - [`gate`] — run acceptance and anchor eligibility (the release gate).
@@ -76,6 +77,7 @@ pub mod bench;
 pub mod bisect;
 pub mod cli;
 pub mod compaction;
+pub mod confirmation;
 pub mod dashboard;
 pub mod digest;
 pub mod evidence;

@@ -464,7 +464,19 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
         .collect();
     let recomputed = match &prior {
         Some((_, anchor)) => {
-            crate::recheck::apply(first, &files.summary, anchor, &recorded, &book, &noise)
+            let rechecked =
+                crate::recheck::apply(first, &files.summary, anchor, &recorded, &book, &noise);
+            // The side-by-side records as the run recorded them: each verdict must be the one
+            // its own intervals give, and the comparison is recomputed from them.
+            match &files.regression.side_by_side {
+                Some(block) => {
+                    block.check().map_err(|e| {
+                        PromoteError::Invalid(format!("regression_summary.json: {e}"))
+                    })?;
+                    crate::confirmation::apply(rechecked, &files.summary, anchor, block.clone())
+                }
+                None => rechecked,
+            }
         }
         None => first,
     };
@@ -628,7 +640,7 @@ fn check_same_comparison(
     stored: &RegressionSummary,
     re: &RegressionSummary,
 ) -> Result<(), PromoteError> {
-    let fields: [(&str, bool); 12] = [
+    let fields: [(&str, bool); 14] = [
         (
             "baseline_run_id",
             stored.baseline_run_id == re.baseline_run_id,
@@ -650,6 +662,11 @@ fn check_same_comparison(
         ("held_by_floor", stored.held_by_floor == re.held_by_floor),
         ("rechecks", stored.rechecks == re.rechecks),
         ("detection", stored.detection == re.detection),
+        (
+            "suppressed_regressions",
+            stored.suppressed_regressions == re.suppressed_regressions,
+        ),
+        ("side_by_side", stored.side_by_side == re.side_by_side),
     ];
     for (name, same) in fields {
         if !same {

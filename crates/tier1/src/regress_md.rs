@@ -100,6 +100,13 @@ pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
             );
         }
     }
+    if let Some(b) = &r.side_by_side {
+        md.push_str("\n## Side By Side With The Anchor's Code\n\n");
+        line(&mut md, format_args!("- {}", inline(&b.reason)));
+        for c in &b.checks {
+            line(&mut md, format_args!("- {}", inline(&c.line())));
+        }
+    }
     target_list(&mut md, "New Targets", &r.new_targets);
     target_list(&mut md, "Missing Targets", &r.missing_targets);
     if let Some(d) = &r.detection {

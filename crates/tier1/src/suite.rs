@@ -13,7 +13,9 @@ pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identit
 pub use format::{OutputFormat, VariantMap, variant_name};
 pub use names::{DEFAULT_WORKFLOW, RunNames, check_workflow, run_names};
 use serde::{Deserialize, Serialize};
-pub use settings::{AnchorPrecision, Clock, TargetSettings, ThresholdBook, ThresholdOverrides};
+pub use settings::{
+    AnchorPrecision, Clock, SideBySideSetting, TargetSettings, ThresholdBook, ThresholdOverrides,
+};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -61,6 +63,10 @@ pub struct Suite {
     /// side-by-side comparison or a bisection builds (docs/suite.md); empty: nothing to build.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub build: Vec<String>,
+    /// `auto` (default) or `off`: whether a night confirms its suspected targets side by side
+    /// with the anchor's own code (a profile's own setting wins; docs/suite.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<SideBySideSetting>,
 }
 
 fn default_history_root() -> String {
@@ -238,6 +244,9 @@ pub struct Profile {
     /// machines; docs/harness.md). Device times are used whatever it says.
     #[serde(default)]
     pub clock: Clock,
+    /// `auto` or `off`: the suite's `side_by_side` for this profile (docs/suite.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<SideBySideSetting>,
 }
 
 fn default_warmup() -> u32 {

@@ -206,6 +206,7 @@ pub fn section(s: &mut String, dash: &Dashboard) {
         s.push_str("</tbody></table>");
     }
     rechecks(s, dash, run);
+    side_by_side(s, run);
     evidence(s, dash, run);
     s.push_str("</section>\n");
 }
@@ -242,6 +243,23 @@ fn rechecks(s: &mut String, dash: &Dashboard, run: &RunView) {
         );
     }
     s.push_str("</tbody></table>");
+}
+
+/// One line per target compared side by side with the anchor's code (nothing without a block).
+fn side_by_side(s: &mut String, run: &RunView) {
+    let Some(b) = &run.regression.side_by_side else {
+        return;
+    };
+    let _ = write!(
+        s,
+        "<h3 id=\"side-by-side\">Side by side with the anchor's code <span class=\"count\">{}</span></h3><p>{}</p><ul>",
+        b.checks.len(),
+        text(&b.reason)
+    );
+    for c in &b.checks {
+        let _ = write!(s, "<li>{}</li>", text(&c.line()));
+    }
+    s.push_str("</ul>");
 }
 
 fn evidence(s: &mut String, dash: &Dashboard, run: &RunView) {

@@ -252,3 +252,35 @@ fn each_target_of_the_latest_run_says_how_it_was_decided() {
     let t = page(runs);
     assert!(section(&t, "targets").contains("statistical test"));
 }
+
+#[test]
+fn side_by_side_checks_are_one_line_per_target() {
+    let mut runs = healthy();
+    if let Some(r) = runs.last_mut() {
+        r.regression.side_by_side = serde_json::from_value(serde_json::json!({
+            "enabled": true,
+            "reason": "on: anchor commit a against current commit b",
+            "checks": [{
+                "target": "labs/gemm:gemm", "key": "gemm", "suspected_as": "unknown",
+                "verdict": "same", "reason": "figures", "threshold_pct": 5.0,
+                "decided_on": "both", "rounds": 12, "seconds": 3.0,
+                "optimized_time_ratio": {"ratio": 1.01, "low": 0.99, "high": 1.03},
+                "speedup_ratio": {"ratio": 1.0, "low": 0.98, "high": 1.02}
+            }]
+        }))
+        .unwrap();
+    }
+    let html = page(runs);
+    let c = section(&html, "changes");
+    assert!(c.contains("Side by side with the anchor"), "{c}");
+    assert!(
+        c.contains("on: anchor commit a against current commit b"),
+        "{c}"
+    );
+    assert!(
+        c.contains(
+            "labs/gemm:gemm: same (suspected as unknown; current/anchor optimized time x1.010 [0.990, 1.030], speedup x1.000 [0.980, 1.020]; 12 rounds)"
+        ),
+        "{c}"
+    );
+}

@@ -11,6 +11,7 @@ pub mod model;
 pub mod package;
 pub mod segment;
 pub mod segment_io;
+pub mod sidebyside;
 pub mod trend;
 
 pub use detection::{
@@ -19,3 +20,4 @@ pub use detection::{
 pub use error::{HistoryError, HistoryErrorKind};
 pub use measurement::Measurement;
 pub use model::*;
+pub use sidebyside::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};

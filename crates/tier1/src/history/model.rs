@@ -590,6 +590,10 @@ pub struct RegressionSummary {
     /// tier1 extension: which rule decided each target, with the test statistics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection: Option<super::Detection>,
+    /// tier1 extension: the suspected targets compared side by side with the anchor's own code
+    /// (absent in older records and in runs without an anchor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<super::SideBySideBlock>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -295,6 +295,11 @@ fn details(ctx: &Context<'_>, full: bool) -> String {
         &ctx.gate.failures,
     );
     list(&mut s, "Notes", ctx.notes);
+    if let Some(b) = &ctx.comparison.side_by_side {
+        let mut items = vec![b.reason.clone()];
+        items.extend(b.checks.iter().map(|c| c.line()));
+        list(&mut s, "Side by side with the anchor's code", &items);
+    }
     if let Some(d) = &ctx.comparison.detection {
         let _ = writeln!(
             s,

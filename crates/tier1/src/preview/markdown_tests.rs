@@ -186,3 +186,33 @@ fn cells_are_formatted_and_escaped() {
             .starts_with(&format!("{MARKER}\n### ⚠️ Tier-1 preview, not canonical"))
     );
 }
+
+#[test]
+fn side_by_side_checks_are_listed_one_line_per_target() {
+    let (mut cmp, rows) = fixture(2, usize::MAX);
+    cmp.side_by_side = serde_json::from_value(serde_json::json!({
+        "enabled": true,
+        "reason": "on: anchor commit a against current commit b",
+        "checks": [{
+            "target": "labs/t0:t0", "key": "t0", "suspected_as": "regressed",
+            "verdict": "worse", "reason": "figures", "threshold_pct": 5.0,
+            "decided_on": "optimized_time", "rounds": 10, "seconds": 2.0,
+            "optimized_time_ratio": {"ratio": 1.3, "low": 1.29, "high": 1.31}
+        }]
+    }))
+    .unwrap();
+    let gate = failed(1);
+    let r = comment(&ctx(&cmp, &rows, &gate), 65_536);
+    assert!(
+        r.body.contains("**Side by side with the anchor's code**"),
+        "{}",
+        r.body
+    );
+    assert!(
+        r.body.contains(
+            "- labs/t0:t0: worse (suspected as regressed; current/anchor optimized time x1.300 [1.290, 1.310]; 10 rounds)"
+        ),
+        "{}",
+        r.body
+    );
+}

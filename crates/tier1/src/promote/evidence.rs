@@ -113,6 +113,9 @@ pub fn check(
             run_id,
         )?;
     }
+    for c in f.regression.side_by_side.iter().flat_map(|b| &b.checks) {
+        check_side_by_side(evidence_root, run_id, c)?;
+    }
     if let Some(p) = &f.regression.regression_rechecks_path {
         let ok = fsx::join_safe(history_root, p).is_some_and(|p| p.is_file());
         if !ok {
@@ -120,6 +123,59 @@ pub fn check(
                 "regression_rechecks_path {p:?} does not exist in the candidate history"
             ));
         }
+    }
+    Ok(())
+}
+
+/// A side-by-side record agrees with the comparison's own `outcome.json` in the evidence:
+/// verdict, rounds and both ratios.
+fn check_side_by_side(
+    evidence_root: &Path,
+    run_id: &str,
+    c: &crate::history::SideBySideCheck,
+) -> Result<(), String> {
+    let Some(dir) = &c.evidence_dir else {
+        return Ok(());
+    };
+    let path = resolve(
+        evidence_root,
+        "side_by_side evidence_dir",
+        Some(&format!("{dir}/outcome.json")),
+        run_id,
+    )?;
+    let o = read_object(&path, "side-by-side outcome")?;
+    let ratio = |v: Option<&Value>| {
+        v.filter(|v| !v.is_null()).map(|r| {
+            ["ratio", "low", "high"].map(|k| r.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN))
+        })
+    };
+    let recorded = |r: Option<crate::history::SbsRatio>| r.map(|r| [r.ratio, r.low, r.high]);
+    let found = (
+        o.get("verdict").and_then(Value::as_str).unwrap_or(""),
+        o.get("rounds").and_then(Value::as_u64),
+        ratio(o.get("optimized_time_ratio")),
+        ratio(o.get("speedup_ratio")),
+    );
+    let want = (
+        c.verdict.as_str(),
+        Some(u64::from(c.rounds)),
+        recorded(c.optimized_time_ratio),
+        recorded(c.speedup_ratio),
+    );
+    if found != want {
+        return Err(format!(
+            "side_by_side check of {}: the record (verdict {}, {} rounds, ratios {:?} {:?}) differs from {} (verdict {}, {:?} rounds, ratios {:?} {:?})",
+            c.target,
+            want.0,
+            c.rounds,
+            want.2,
+            want.3,
+            path.display(),
+            found.0,
+            found.1,
+            found.2,
+            found.3
+        ));
     }
     Ok(())
 }

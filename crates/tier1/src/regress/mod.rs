@@ -103,6 +103,7 @@ pub fn compare_in(
         inconclusive: vec![],
         held_by_floor: vec![],
         detection: None,
+        side_by_side: None,
         extra: Default::default(),
     };
     let Some(anchor) = anchor else {

@@ -5,6 +5,7 @@
 
 pub mod candidate;
 pub mod report;
+pub mod side_by_side;
 pub mod verdicts;
 
 use crate::bench::backend::Backend;
@@ -322,7 +323,13 @@ pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
                     .iter()
                     .map(|r| recheck::recheck_run_id(&req.run_id, &r.key)),
             );
-            recheck::apply(first, &summary, anchor, &checked, &th, &noise)
+            let rechecked = recheck::apply(first, &summary, anchor, &checked, &th, &noise);
+            let suspects = crate::confirmation::suspected(&rechecked, &summary);
+            match side_by_side::confirm_suspects(req, &suspects, anchor)? {
+                // Its evidence lies inside the run's own directory (`<run_id>/sidebyside/`).
+                Some(block) => crate::confirmation::apply(rechecked, &summary, anchor, block),
+                None => rechecked,
+            }
         }
         None => first,
     };

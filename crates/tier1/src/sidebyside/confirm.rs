@@ -51,10 +51,25 @@ pub struct ConfirmRequest<'a> {
     pub decide_on: DecideOn,
 }
 
+/// The checkout itself (the repository's top level) as the current build: clean, at the current commit, already built (the
+/// night just measured it). Its side then needs no worktree and no build; when the anchor's commit
+/// is the same commit, the anchor side is this build too (an A/A comparison that still cancels
+/// the machine's drift).
+#[derive(Debug, Clone)]
+pub struct InPlace {
+    /// The `tier1-run` binary of this build (built-in targets); `None`: build it through the cache.
+    pub program: Option<PathBuf>,
+}
+
 /// Compare the target side by side; see the module docs. The rounds hold
 /// [`crate::bench::harness::MEASURE_LOCK`] (and pin the process to one CPU when the profile says
 /// so): call it after a suite run, never from inside one.
 pub fn confirm(req: &ConfirmRequest) -> SideBySideOutcome {
+    confirm_from(req, None)
+}
+
+/// [`confirm`] with the current side taken from the checkout in place ([`InPlace`]).
+pub fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> SideBySideOutcome {
     let mut out = SideBySideOutcome {
         schema: SIDEBYSIDE_SCHEMA.into(),
         target: req.target_key.into(),
@@ -86,7 +101,7 @@ pub fn confirm(req: &ConfirmRequest) -> SideBySideOutcome {
         build_seconds: None,
     };
     let mut stage = None;
-    if let Err(p) = compare(req, &mut out, &mut stage) {
+    if let Err(p) = compare(req, in_place, &mut out, &mut stage) {
         set_failure(&mut out, p);
     }
     if let Some(stage) = stage
@@ -116,6 +131,7 @@ struct Stage {
 
 fn compare(
     req: &ConfirmRequest,
+    in_place: Option<&InPlace>,
     out: &mut SideBySideOutcome,
     stage: &mut Option<Stage>,
 ) -> Result<(), Problem> {
@@ -171,14 +187,19 @@ fn compare(
     let step = BuildStep::for_target(req.suite, target);
     let mut contenders = Vec::with_capacity(2);
     for (side, commit) in [(Side::Current, &current), (Side::Anchor, &anchor)] {
-        let record = build_cache::ensure(&BuildRequest {
-            repo: &repo,
-            cache_dir: req.cache_dir,
-            commit,
-            step: &step,
-            side,
-            timeout: BUILD_TIMEOUT,
-        })?;
+        let here = in_place
+            .filter(|p| *commit == current && (step != BuildStep::Tier1Run || p.program.is_some()));
+        let record = match here {
+            Some(p) => in_place_record(side, commit, &step, &repo, p),
+            None => build_cache::ensure(&BuildRequest {
+                repo: &repo,
+                cache_dir: req.cache_dir,
+                commit,
+                step: &step,
+                side,
+                timeout: BUILD_TIMEOUT,
+            })?,
+        };
         contenders.push(contender(side, target, req.profile, &record));
         out.builds.push(record);
     }
@@ -214,6 +235,31 @@ fn compare(
     match measured.failure {
         Some(p) => Err(p),
         None => Ok(()),
+    }
+}
+
+/// The record of the checkout used in place: nothing built, its own directory and program.
+fn in_place_record(
+    side: Side,
+    commit: &str,
+    step: &BuildStep,
+    repo: &Path,
+    p: &InPlace,
+) -> BuildRecord {
+    BuildRecord {
+        side,
+        commit: commit.to_string(),
+        step: Vec::new(),
+        reused: true,
+        worktree: repo.display().to_string(),
+        outputs_digest: String::new(),
+        outputs: 0,
+        toolchain: None,
+        seconds: 0.0,
+        log: None,
+        program: (*step == BuildStep::Tier1Run)
+            .then(|| p.program.as_ref().map(|x| x.display().to_string()))
+            .flatten(),
     }
 }
 

@@ -16,7 +16,7 @@ pub mod worktree;
 
 pub use build_cache::default_cache_dir;
 pub use build_step::BuildStep;
-pub use confirm::{ConfirmRequest, confirm};
+pub use confirm::{ConfirmRequest, InPlace, confirm, confirm_from};
 pub use outcome::{
     Budget, BuildRecord, Cause, DecideOn, Problem, RatioCi, Side, SideBySideOutcome, Stop, Verdict,
 };

@@ -236,6 +236,18 @@ pub fn target_setting_problem(t: &Target) -> Option<(String, String)> {
     None
 }
 
+/// `side_by_side` of a suite or a profile: whether a night compares its suspected targets side by
+/// side with the anchor's own code (docs/suite.md, docs/regression-model.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SideBySideSetting {
+    /// On where the anchor's commit is reachable in the checkout's repository (the default).
+    #[default]
+    Auto,
+    /// Never: the history test's verdicts stand (recorded with this reason).
+    Off,
+}
+
 impl Suite {
     /// The thresholds that judge `target` (a `target` string): the suite's, with the target's
     /// own overrides.
@@ -270,6 +282,14 @@ impl Suite {
             budget_s: t.budget_s.unwrap_or(profile.budget_s),
             min_sample_ms: t.min_sample_ms.unwrap_or(profile.min_sample_ms),
         }
+    }
+
+    /// The side-by-side setting under `profile`: the profile's, else the suite's, else `auto`.
+    pub fn side_by_side_for(&self, profile: &str) -> SideBySideSetting {
+        self.profile(profile)
+            .and_then(|p| p.side_by_side)
+            .or(self.side_by_side)
+            .unwrap_or_default()
     }
 }
 

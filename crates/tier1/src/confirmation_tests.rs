@@ -1,0 +1,151 @@
+//! Tests of [`super::apply`] and [`super::suspected`]: worse confirms, same clears (never an
+//! anchor), unknown changes nothing.
+
+use super::*;
+use crate::aggregate::fixtures::*;
+use crate::gate::{baseline_eligibility, eligible_anchor_rules, run_accepted};
+use crate::history::SbsRatio;
+use crate::regress::compare;
+use crate::suite::Thresholds;
+
+fn setup(a_ms: f64) -> (Summary, Summary, RegressionSummary) {
+    let anchor = summary(
+        "anchor",
+        vec![speed_opt("a", 2.0, 50.0), speed_opt("b", 3.0, 10.0)],
+    );
+    let current = summary(
+        "run",
+        vec![speed_opt("a", 2.0, a_ms), speed_opt("b", 3.0, 10.0)],
+    );
+    let first = compare(&current, Some(&anchor), Thresholds::default()).expect("comparable");
+    (anchor, current, first)
+}
+
+fn check(verdict: SbsVerdict, time: f64) -> SideBySideCheck {
+    SideBySideCheck {
+        target: "labs/a:a".into(),
+        key: "a".into(),
+        suspected_as: "regressed".into(),
+        verdict,
+        reason: "figures".into(),
+        cause: None,
+        threshold_pct: 5.0,
+        decided_on: "both".into(),
+        optimized_time_ratio: Some(SbsRatio {
+            ratio: time,
+            low: time * 0.99,
+            high: time * 1.01,
+        }),
+        speedup_ratio: Some(SbsRatio {
+            ratio: 1.0,
+            low: 0.99,
+            high: 1.01,
+        }),
+        rounds: 10,
+        seconds: 1.0,
+        build_seconds: Some(0.0),
+        evidence_dir: Some("run/sidebyside/a".into()),
+    }
+}
+
+fn block(checks: Vec<SideBySideCheck>) -> SideBySideBlock {
+    SideBySideBlock {
+        enabled: true,
+        reason: "on".into(),
+        anchor_commit: None,
+        current_commit: None,
+        checks,
+    }
+}
+
+#[test]
+fn a_regression_is_suspected_and_same_clears_it_for_the_gate_but_never_an_anchor() {
+    let (anchor, current, first) = setup(100.0);
+    let s = suspected(&first, &current);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(
+        (s[0].target.as_str(), s[0].suspected_as),
+        ("labs/a:a", "regressed")
+    );
+    let out = apply(
+        first,
+        &current,
+        &anchor,
+        block(vec![check(SbsVerdict::Same, 1.0)]),
+    );
+    assert!(out.regressions.is_empty(), "{:?}", out.regressions);
+    assert_eq!(out.suppressed_regressions.len(), 1);
+    assert_eq!(
+        out.suppressed_regressions[0].suppression_reason,
+        CLEARED_REASON
+    );
+    assert!(run_accepted(&current, &out, false, false));
+    let e = baseline_eligibility(&current, &out, true, true);
+    assert!(!e.passed(), "{:?}", e.reasons);
+    assert!(!eligible_anchor_rules(&current, &out, true, true, false).passed());
+}
+
+#[test]
+fn worse_confirms_and_unknown_leaves_the_first_verdict() {
+    let (anchor, current, first) = setup(100.0);
+    let out = apply(
+        first.clone(),
+        &current,
+        &anchor,
+        block(vec![check(SbsVerdict::Worse, 2.0)]),
+    );
+    assert_eq!(out.regressions, first.regressions);
+    assert!(!run_accepted(&current, &out, false, false));
+    let mut unknown = check(SbsVerdict::Unknown, 1.0);
+    unknown.cause = Some("build_failed".into());
+    unknown.optimized_time_ratio = None;
+    unknown.speedup_ratio = None;
+    let out = apply(first.clone(), &current, &anchor, block(vec![unknown]));
+    assert_eq!(out.regressions, first.regressions);
+    assert!(out.suppressed_regressions.is_empty());
+    assert!(out.side_by_side.unwrap().checks[0].cause.is_some());
+}
+
+#[test]
+fn worse_makes_a_regression_of_a_target_the_history_test_passed() {
+    // 4 % slower: below the 5 % threshold, so the history test has no row for it.
+    let (anchor, current, first) = setup(52.0);
+    assert!(first.regressions.is_empty());
+    let out = apply(
+        first,
+        &current,
+        &anchor,
+        block(vec![check(SbsVerdict::Worse, 1.3)]),
+    );
+    assert_eq!(out.regressions.len(), 1, "{:?}", out.regressions);
+    assert_eq!(out.regressions[0].reason(), "optimized_latency");
+    assert!(!run_accepted(&current, &out, false, false));
+}
+
+#[test]
+fn nothing_is_suspected_without_an_anchor() {
+    let (_, current, _) = setup(100.0);
+    let none = compare(&current, None, Thresholds::default()).expect("no anchor");
+    assert!(suspected(&none, &current).is_empty());
+}
+
+#[test]
+fn a_target_within_noise_found_the_same_is_no_clearance() {
+    let (anchor, current, first) = setup(50.0);
+    let mut c = check(SbsVerdict::Same, 1.0);
+    c.suspected_as = "within_noise".into();
+    let out = apply(first, &current, &anchor, block(vec![c.clone()]));
+    assert!(no_clearance(&current, &out));
+    c.suspected_as = "unknown".into();
+    let (anchor, current, first) = setup(50.0);
+    let out = apply(first, &current, &anchor, block(vec![c]));
+    assert!(!no_clearance(&current, &out));
+}
+
+/// Eligibility holds no reason about a clearance by side by side.
+fn no_clearance(current: &Summary, out: &RegressionSummary) -> bool {
+    !baseline_eligibility(current, out, true, true)
+        .reasons
+        .iter()
+        .any(|r| r.contains("cleared only by side by side"))
+}

@@ -1,0 +1,363 @@
+//! The `side_by_side` block of `regression_summary.json` (tier1 extension, docs/formats.md): whether
+//! the night compared its suspected targets side by side with the anchor's own code, why (or why
+//! not), and per target the comparison's verdict, ratios with their intervals and rounds. The
+//! verdict a record states must be the one its own intervals give ([`SideBySideCheck::derived`]):
+//! a record whose verdict was edited is refused by [`SideBySideBlock::check`].
+
+use crate::json::{ser_finite, ser_finite_opt};
+use serde::{Deserialize, Serialize};
+
+/// `side_by_side` of a regression summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideBySideBlock {
+    /// Whether side-by-side confirmation ran for this night.
+    pub enabled: bool,
+    /// Why it ran or why it did not (`side_by_side: off`, no anchor commit, not a repository, ...).
+    pub reason: String,
+    /// The anchor's commit the suspected targets were compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor_commit: Option<String>,
+    /// The night's commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_commit: Option<String>,
+    /// One record per suspected target, in the order they were compared.
+    #[serde(default)]
+    pub checks: Vec<SideBySideCheck>,
+}
+
+/// The three verdicts of a side-by-side comparison, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SbsVerdict {
+    /// A significant worsening: a confirmed regression.
+    Worse,
+    /// No worsening as large as the threshold: cleared (the run is never an anchor).
+    Same,
+    /// Could not build, run or decide: the target stays as the history test left it.
+    Unknown,
+}
+
+impl SbsVerdict {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SbsVerdict::Worse => "worse",
+            SbsVerdict::Same => "same",
+            SbsVerdict::Unknown => "unknown",
+        }
+    }
+}
+
+/// A ratio current/anchor with its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SbsRatio {
+    /// The estimate.
+    #[serde(serialize_with = "ser_finite")]
+    pub ratio: f64,
+    /// Lower bound.
+    #[serde(serialize_with = "ser_finite")]
+    pub low: f64,
+    /// Upper bound.
+    #[serde(serialize_with = "ser_finite")]
+    pub high: f64,
+}
+
+/// One suspected target compared side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideBySideCheck {
+    /// Target string.
+    pub target: String,
+    /// Target key.
+    pub key: String,
+    /// What the history test said before (`regressed`, `unknown`, `within_noise`).
+    pub suspected_as: String,
+    /// The comparison's verdict.
+    pub verdict: SbsVerdict,
+    /// One sentence: the figures, or why the verdict is unknown.
+    pub reason: String,
+    /// Why an `unknown` verdict is unknown (`build_failed`, `too_noisy`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// The threshold (percent) a worsening was weighed against.
+    #[serde(serialize_with = "ser_finite")]
+    pub threshold_pct: f64,
+    /// Which metrics decided: `both`, `optimized_time` or `speedup`.
+    pub decided_on: String,
+    /// Optimized time current/anchor (above 1: slower).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimized_time_ratio: Option<SbsRatio>,
+    /// Speedup current/anchor (below 1: a smaller speedup).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup_ratio: Option<SbsRatio>,
+    /// Complete rounds.
+    pub rounds: u32,
+    /// Seconds spent measuring.
+    #[serde(serialize_with = "ser_finite")]
+    pub seconds: f64,
+    /// Seconds spent building (0 when cached or in place).
+    #[serde(default, serialize_with = "ser_finite_opt")]
+    pub build_seconds: Option<f64>,
+    /// Evidence-relative directory of the comparison (`<run_id>/sidebyside/<key>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_dir: Option<String>,
+}
+
+impl SideBySideCheck {
+    /// The verdict the recorded intervals give (`None` for a failure with no intervals): per
+    /// deciding metric, with `t = ln(1 + threshold/100)` and the worsening interval `[lo, hi]`
+    /// (`ln` of the time ratio, `−ln` of the speedup ratio): `worse` when `lo > t`, else `same`
+    /// when `hi < t`, else `worse` when `lo > 0`, else undecided; the target is `worse` when a metric
+    /// is, `same` when all are, else `unknown` (docs/regression-model.md).
+    pub fn derived(&self) -> Option<SbsVerdict> {
+        if self.cause.as_deref().is_some_and(|c| c != "too_noisy") {
+            return Some(SbsVerdict::Unknown);
+        }
+        let t = (self.threshold_pct / 100.0).ln_1p();
+        let time = self.optimized_time_ratio.map(|r| (r.low.ln(), r.high.ln()));
+        let speed = self.speedup_ratio.map(|r| (-r.high.ln(), -r.low.ln()));
+        let each: Vec<Option<(f64, f64)>> = match self.decided_on.as_str() {
+            "optimized_time" => vec![time],
+            "speedup" => vec![speed],
+            _ => vec![time, speed],
+        };
+        if each.iter().any(Option::is_none) {
+            return None;
+        }
+        let verdicts: Vec<SbsVerdict> = each
+            .into_iter()
+            .flatten()
+            .map(|(lo, hi)| {
+                if lo > t {
+                    SbsVerdict::Worse
+                } else if hi < t {
+                    SbsVerdict::Same
+                } else if lo > 0.0 {
+                    SbsVerdict::Worse
+                } else {
+                    SbsVerdict::Unknown
+                }
+            })
+            .collect();
+        Some(if verdicts.contains(&SbsVerdict::Worse) {
+            SbsVerdict::Worse
+        } else if verdicts.iter().all(|v| *v == SbsVerdict::Same) {
+            SbsVerdict::Same
+        } else {
+            SbsVerdict::Unknown
+        })
+    }
+}
+
+impl SideBySideCheck {
+    /// One line for people: target, verdict, ratios with their intervals, rounds, and the
+    /// reason of an `unknown` verdict.
+    pub fn line(&self) -> String {
+        let r = |name: &str, r: Option<SbsRatio>| {
+            r.map(|r| format!("{name} x{:.3} [{:.3}, {:.3}]", r.ratio, r.low, r.high))
+        };
+        let figures: Vec<String> = [
+            r("optimized time", self.optimized_time_ratio),
+            r("speedup", self.speedup_ratio),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let mut out = format!(
+            "{}: {} (suspected as {}; current/anchor {}; {} rounds)",
+            self.target,
+            self.verdict.as_str(),
+            self.suspected_as,
+            if figures.is_empty() {
+                "no figures".to_string()
+            } else {
+                figures.join(", ")
+            },
+            self.rounds
+        );
+        if self.verdict == SbsVerdict::Unknown {
+            out.push_str(&format!(": {}", self.reason));
+        }
+        out
+    }
+}
+
+impl SideBySideBlock {
+    /// Why the block is not a valid record (names the field, expected and found values).
+    pub fn check(&self) -> Result<(), String> {
+        if self.reason.trim().is_empty() {
+            return Err(
+                "side_by_side.reason: expected why it ran or not, found an empty string".into(),
+            );
+        }
+        if !self.enabled && !self.checks.is_empty() {
+            return Err(format!(
+                "side_by_side.checks: expected none when enabled is false, found {}",
+                self.checks.len()
+            ));
+        }
+        for (i, c) in self.checks.iter().enumerate() {
+            let at = format!("side_by_side.checks[{i}] ({})", c.target);
+            if !(c.threshold_pct.is_finite() && c.threshold_pct > 0.0) {
+                return Err(format!(
+                    "{at}.threshold_pct: expected a finite number > 0, found {}",
+                    c.threshold_pct
+                ));
+            }
+            if !["both", "optimized_time", "speedup"].contains(&c.decided_on.as_str()) {
+                return Err(format!(
+                    "{at}.decided_on: expected both, optimized_time or speedup, found {:?}",
+                    c.decided_on
+                ));
+            }
+            for (name, r) in [
+                ("optimized_time_ratio", c.optimized_time_ratio),
+                ("speedup_ratio", c.speedup_ratio),
+            ] {
+                if let Some(r) = r
+                    && !(r.low > 0.0 && r.low <= r.ratio && r.ratio <= r.high && r.high.is_finite())
+                {
+                    return Err(format!(
+                        "{at}.{name}: expected 0 < low <= ratio <= high, found {} [{}, {}]",
+                        r.ratio, r.low, r.high
+                    ));
+                }
+            }
+            if c.verdict == SbsVerdict::Unknown && c.reason.trim().is_empty() {
+                return Err(format!(
+                    "{at}.reason: an unknown verdict needs its reason, found an empty string"
+                ));
+            }
+            let derived = c.derived().unwrap_or(SbsVerdict::Unknown);
+            if derived != c.verdict {
+                return Err(format!(
+                    "{at}.verdict: recorded {}, but its own intervals give {} (tampered side-by-side record)",
+                    c.verdict.as_str(),
+                    derived.as_str()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The target's decided check (`worse` or `same`), if any.
+    pub fn decided(&self, target: &str) -> Option<&SideBySideCheck> {
+        self.checks
+            .iter()
+            .find(|c| c.target == target && c.verdict != SbsVerdict::Unknown)
+    }
+
+    /// The regressed or unknown targets side by side found the same as the anchor's code:
+    /// cleared, so the run is never an anchor (a target within noise found the same is no
+    /// clearance: the history test did not fail it).
+    pub fn cleared(&self) -> impl Iterator<Item = &SideBySideCheck> {
+        self.checks
+            .iter()
+            .filter(|c| c.verdict == SbsVerdict::Same && c.suspected_as != "within_noise")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(verdict: SbsVerdict, time: (f64, f64, f64)) -> SideBySideCheck {
+        SideBySideCheck {
+            target: "t:a".into(),
+            key: "a".into(),
+            suspected_as: "unknown".into(),
+            verdict,
+            reason: "figures".into(),
+            cause: None,
+            threshold_pct: 5.0,
+            decided_on: "both".into(),
+            optimized_time_ratio: Some(SbsRatio {
+                ratio: time.0,
+                low: time.1,
+                high: time.2,
+            }),
+            speedup_ratio: Some(SbsRatio {
+                ratio: 1.0,
+                low: 0.99,
+                high: 1.01,
+            }),
+            rounds: 10,
+            seconds: 1.0,
+            build_seconds: Some(0.0),
+            evidence_dir: None,
+        }
+    }
+
+    fn block(c: SideBySideCheck) -> SideBySideBlock {
+        SideBySideBlock {
+            enabled: true,
+            reason: "on".into(),
+            anchor_commit: None,
+            current_commit: None,
+            checks: vec![c],
+        }
+    }
+
+    #[test]
+    fn verdicts_are_rederived_from_the_intervals() {
+        let same = check(SbsVerdict::Same, (1.0, 0.99, 1.01));
+        assert_eq!(same.derived(), Some(SbsVerdict::Same));
+        assert!(block(same.clone()).check().is_ok());
+        let worse = check(SbsVerdict::Worse, (1.3, 1.29, 1.31));
+        assert_eq!(worse.derived(), Some(SbsVerdict::Worse));
+        let open = check(SbsVerdict::Unknown, (1.0, 0.9, 1.1));
+        assert_eq!(open.derived(), Some(SbsVerdict::Unknown));
+        let e = block(SideBySideCheck {
+            verdict: SbsVerdict::Same,
+            ..worse
+        })
+        .check()
+        .unwrap_err();
+        assert!(
+            e.contains("checks[0] (t:a).verdict: recorded same, but its own intervals give worse"),
+            "{e}"
+        );
+        let failed = SideBySideCheck {
+            cause: Some("build_failed".into()),
+            optimized_time_ratio: None,
+            speedup_ratio: None,
+            ..open
+        };
+        assert_eq!(failed.derived(), Some(SbsVerdict::Unknown));
+        let e = block(SideBySideCheck {
+            verdict: SbsVerdict::Same,
+            ..failed
+        })
+        .check()
+        .unwrap_err();
+        assert!(
+            e.contains("recorded same, but its own intervals give unknown"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let mut c = check(SbsVerdict::Same, (1.0, 1.1, 1.01));
+        let e = block(c.clone()).check().unwrap_err();
+        assert!(
+            e.contains("optimized_time_ratio: expected 0 < low <= ratio <= high"),
+            "{e}"
+        );
+        c.optimized_time_ratio = None;
+        c.decided_on = "all".into();
+        let e = block(c).check().unwrap_err();
+        assert!(e.contains("decided_on: expected both"), "{e}");
+        let off = SideBySideBlock {
+            enabled: false,
+            ..block(check(SbsVerdict::Same, (1.0, 0.99, 1.01)))
+        };
+        assert!(
+            off.check()
+                .unwrap_err()
+                .contains("expected none when enabled is false")
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! The night's side-by-side confirmation: after the pooled recheck, each suspected target
+//! ([`crate::confirmation::suspected`]) is measured side by side with the anchor's own code
+//! ([`crate::sidebyside::confirm_from`]: the checkout in place as the current build, the anchor's
+//! commit from the build cache; both sides in place when the anchor's commit is the current one),
+//! under the target's own budget and threshold, the evidence under `<run_id>/sidebyside/<key>/`.
+//! Whether it runs (`side_by_side: auto | off`, the anchor's commit reachable, a clean checkout)
+//! and why is recorded in the block either way.
+
+use crate::bench::harness::HarnessError;
+use crate::confirmation::Suspect;
+use crate::history::model::Summary;
+use crate::history::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};
+use crate::run::RunRequest;
+use crate::sidebyside::{self, Budget, ConfirmRequest, DecideOn, InPlace, RatioCi, Verdict};
+use crate::suite::{SideBySideSetting, TargetKind};
+
+/// The directory under a run's evidence that holds its side-by-side comparisons.
+pub const EVIDENCE_SUBDIR: &str = "sidebyside";
+
+/// The block of a night with `suspects` (None when nothing is suspected). SIGINT or SIGTERM
+/// during a comparison ends the run (nothing is written to the history).
+pub fn confirm_suspects(
+    req: &RunRequest<'_>,
+    suspects: &[Suspect],
+    anchor: &Summary,
+) -> Result<Option<SideBySideBlock>, HarnessError> {
+    if suspects.is_empty() {
+        return Ok(None);
+    }
+    let anchor_commit = anchor.source_git_commit.clone();
+    let current_commit = req.git.commit.clone();
+    let mut block = SideBySideBlock {
+        enabled: false,
+        reason: String::new(),
+        anchor_commit: anchor_commit.clone(),
+        current_commit: current_commit.clone(),
+        checks: Vec::new(),
+    };
+    if let Err(why) = usable(req, anchor, anchor_commit.as_deref()) {
+        tracing::info!("side by side is off: {why}");
+        block.reason = why;
+        return Ok(Some(block));
+    }
+    let (Some(anc), Some(cur)) = (anchor_commit, current_commit) else {
+        return Ok(Some(block));
+    };
+    block.enabled = true;
+    block.reason = if anc == cur {
+        format!("on: the anchor's commit {anc} is the current one; both sides are this build")
+    } else {
+        format!("on: anchor commit {anc} against current commit {cur}")
+    };
+    for s in suspects {
+        if let Some(c) = check(req, s, &cur, &anc) {
+            if let Some(signal) = crate::process::requested()
+                && c.cause.as_deref() == Some("cancelled")
+            {
+                return Err(HarnessError::Cancelled(signal, c.key));
+            }
+            block.checks.push(c);
+        }
+    }
+    Ok(Some(block))
+}
+
+/// Why side by side cannot run for this night, if it cannot.
+fn usable(req: &RunRequest<'_>, anchor: &Summary, commit: Option<&str>) -> Result<(), String> {
+    if req.suite.side_by_side_for(&req.profile) == SideBySideSetting::Off {
+        return Err(format!(
+            "off: side_by_side is off for profile {:?} in the suite",
+            req.profile
+        ));
+    }
+    let Some(commit) = commit else {
+        return Err(format!(
+            "off: the anchor {} records no git commit",
+            anchor.run_id
+        ));
+    };
+    if anchor.source_git_dirty == Some(true) {
+        return Err(format!(
+            "off: the anchor {} was measured on a checkout with local changes",
+            anchor.run_id
+        ));
+    }
+    if req.git.commit.is_none() || req.git.dirty != Some(false) {
+        return Err(format!(
+            "off: the checkout {} is not a clean git checkout",
+            req.repo_root.display()
+        ));
+    }
+    let repo = sidebyside::git::toplevel(&req.repo_root).map_err(|p| format!("off: {p}"))?;
+    sidebyside::git::resolve(&repo, commit, None)
+        .map(|_| ())
+        .map_err(|p| format!("off: the anchor's commit is not reachable: {p}"))
+}
+
+/// One suspected target compared side by side.
+fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<SideBySideCheck> {
+    let target = req.suite.targets.iter().find(|t| t.target == s.target)?;
+    let profile = req.suite.profile(&req.profile)?;
+    let settings = req.suite.settings_for(profile, target);
+    let th = req.suite.thresholds_for(&target.target);
+    let threshold_pct = th
+        .speedup_regression_pct
+        .min(th.optimized_latency_regression_pct);
+    // Absolute paths: git and the builds run in other directories.
+    let repo = sidebyside::git::toplevel(&req.repo_root).ok()?;
+    let evidence_dir =
+        std::path::absolute(req.evidence_root.join(&req.run_id).join(EVIDENCE_SUBDIR)).ok()?;
+    let cache_dir = sidebyside::default_cache_dir(&repo);
+    let decide_on = DecideOn::parse(s.decide_on).unwrap_or_default();
+    let in_place = InPlace {
+        program: (target.kind == TargetKind::Builtin)
+            .then(sibling_tier1_run)
+            .flatten(),
+    };
+    crate::gha::group(&format!("Side by side {}", target.key));
+    tracing::info!(target = %target.key, anchor = %anc, "suspected ({}): measuring it side by side with the anchor's own code", s.suspected_as);
+    let o = sidebyside::confirm_from(
+        &ConfirmRequest {
+            suite: req.suite,
+            profile: &req.profile,
+            target_key: &target.key,
+            current_commit: cur,
+            anchor_commit: anc,
+            repo_root: &repo,
+            cache_dir: &cache_dir,
+            evidence_dir: &evidence_dir,
+            budget: Budget::for_settings(&settings),
+            threshold_pct,
+            seed: seed_of(&req.run_id, &target.key),
+            decide_on,
+        },
+        Some(&in_place),
+    );
+    crate::gha::endgroup();
+    tracing::info!(target = %target.key, verdict = ?o.verdict, "side by side: {}", o.reason);
+    let ratio = |r: Option<RatioCi>| {
+        r.map(|r| SbsRatio {
+            ratio: r.ratio,
+            low: r.low,
+            high: r.high,
+        })
+    };
+    Some(SideBySideCheck {
+        target: target.target.clone(),
+        key: target.key.clone(),
+        suspected_as: s.suspected_as.into(),
+        verdict: match o.verdict {
+            Verdict::Worse => SbsVerdict::Worse,
+            Verdict::Same => SbsVerdict::Same,
+            Verdict::Unknown => SbsVerdict::Unknown,
+        },
+        reason: crate::text::for_humans(&o.reason).into_owned(),
+        cause: o.cause.and_then(|c| {
+            serde_json::to_value(c)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+        }),
+        threshold_pct,
+        decided_on: o.decided_on.as_str().into(),
+        optimized_time_ratio: ratio(o.optimized_time_ratio),
+        speedup_ratio: ratio(o.speedup_ratio),
+        rounds: o.rounds,
+        seconds: o.seconds,
+        build_seconds: o.build_seconds,
+        evidence_dir: o
+            .evidence_dir
+            .is_some()
+            .then(|| format!("{}/{EVIDENCE_SUBDIR}/{}", req.run_id, target.key)),
+    })
+}
+
+/// The `tier1-run` next to the running binary (the same build), when there is one.
+fn sibling_tier1_run() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.with_file_name("tier1-run");
+    p.is_file().then_some(p)
+}
+
+/// The order seed of a target's comparison: from the run id and the key (reproducible).
+fn seed_of(run_id: &str, key: &str) -> u64 {
+    let d = crate::digest::Digest::of_bytes(format!("{run_id}/{key}").as_bytes());
+    u64::from_str_radix(&d.hex()[..16], 16).unwrap_or(0)
+}
