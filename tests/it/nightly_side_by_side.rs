@@ -142,6 +142,12 @@ fn unchanged_code_is_cleared_side_by_side_passes_and_is_never_an_anchor() {
     for s in reg["suppressed_regressions"].as_array().unwrap() {
         assert_eq!(s["suppression_reason"], "side_by_side_same", "{s}");
     }
+    // The printed verdict of each target says what decided it, as the summary does.
+    for t in o.json["run"]["targets"].as_array().unwrap() {
+        assert_eq!(t["verdict"], "unchanged", "{t}");
+        assert_eq!(t["decided_by"], "side_by_side", "{t}");
+        assert_eq!(t["side_by_side"]["verdict"], "same", "{t}");
+    }
     // Nothing was built: no cached worktree.
     assert!(
         !r.root

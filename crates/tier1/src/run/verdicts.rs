@@ -3,6 +3,7 @@
 //! detectable change, and why a target is unknown or held by the floor.
 
 use crate::history::model::{RegressionSummary, Summary};
+use crate::history::sidebyside::SbsVerdict;
 use crate::history::{DetectionMethod, MetricTest, TargetDetection, Verdict};
 use serde::Serialize;
 
@@ -23,6 +24,18 @@ pub struct TargetVerdict {
     pub note: Option<String>,
     /// The tested metrics.
     pub metrics: Vec<MetricVerdict>,
+    /// The side-by-side comparison with the anchor's own code, when the target was suspected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<SideBySideShown>,
+}
+
+/// A suspected target's side-by-side comparison, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SideBySideShown {
+    /// `worse`, `same` or `unknown`.
+    pub verdict: String,
+    /// What it measured or why it could not decide.
+    pub reason: String,
 }
 
 /// One metric of a target, as printed.
@@ -74,7 +87,7 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         _ if t.method == DetectionMethod::Reference => t.reason.clone(),
         _ => None,
     };
-    TargetVerdict {
+    let mut shown = TargetVerdict {
         key,
         target: t.target.clone(),
         verdict: t.verdict.map_or("unchanged", Verdict::as_str).into(),
@@ -82,7 +95,33 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         decided_by: t.method.as_str().into(),
         note,
         metrics: t.tests.iter().map(metric).collect(),
+        side_by_side: None,
+    };
+    // A side-by-side comparison decides a suspected target: worse is a regression, same clears
+    // it (unchanged), unknown leaves the history test's verdict and says why.
+    let check = comparison
+        .side_by_side
+        .as_ref()
+        .and_then(|b| b.checks.iter().find(|c| c.target == t.target));
+    if let Some(c) = check {
+        match c.verdict {
+            SbsVerdict::Worse => {
+                shown.verdict = Verdict::Regressed.as_str().into();
+                shown.decided_by = "side_by_side".into();
+            }
+            SbsVerdict::Same => {
+                shown.verdict = Verdict::Unchanged.as_str().into();
+                shown.decided_by = "side_by_side".into();
+                shown.note = Some(c.reason.clone());
+            }
+            SbsVerdict::Unknown => {}
+        }
+        shown.side_by_side = Some(SideBySideShown {
+            verdict: c.verdict.as_str().into(),
+            reason: c.reason.clone(),
+        });
     }
+    shown
 }
 
 fn metric(m: &MetricTest) -> MetricVerdict {
