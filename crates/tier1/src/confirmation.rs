@@ -88,6 +88,7 @@ pub fn apply(
         match check.verdict {
             SbsVerdict::Worse => confirm(&mut c, current, anchor, check),
             SbsVerdict::Same => clear(&mut c, check),
+            SbsVerdict::Unknown if check.is_unconfirmed() => unconfirmed(&mut c, check),
             SbsVerdict::Unknown => {}
         }
     }
@@ -167,6 +168,37 @@ fn made_rows(current: &Summary, anchor: &Summary, check: &SideBySideCheck) -> Ve
         });
     }
     rows
+}
+
+/// A regression the comparison measured but could not decide (`too_noisy`) is not confirmed:
+/// the history test's change on its own may be the machine drifting (what side by side cancels),
+/// so the target is unknown (the gate's `on_unknown` rule decides), its rows move to
+/// `within_noise`, and the run is never an anchor. A comparison that could not run (a build or
+/// checkout failure) is no evidence and changes nothing.
+fn unconfirmed(c: &mut RegressionSummary, check: &SideBySideCheck) {
+    let t = check.target.as_str();
+    let (moved, kept): (Vec<ChangeRow>, Vec<ChangeRow>) = std::mem::take(&mut c.regressions)
+        .into_iter()
+        .partition(|r| is_rechecked(r) && r.target() == t);
+    c.regressions = kept;
+    if moved.is_empty() {
+        return;
+    }
+    c.within_noise.extend(moved);
+    if let Some(d) = c.detection.as_mut()
+        && let Some(td) = d.targets.iter_mut().find(|x| x.target == t)
+    {
+        td.verdict = Some(crate::history::Verdict::Unknown);
+    }
+    c.inconclusive.retain(|u| u.target != t);
+    c.inconclusive.push(crate::history::Inconclusive {
+        target: t.to_string(),
+        reason: format!(
+            "the history test's regression is not confirmed side by side with the anchor's own code: {}",
+            check.reason
+        ),
+        speedup_half_width_pct: None,
+    });
 }
 
 /// A `same` target is cleared: its regression rows move to `suppressed_regressions`, and it is

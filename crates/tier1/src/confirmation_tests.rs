@@ -106,6 +106,47 @@ fn worse_confirms_and_unknown_leaves_the_first_verdict() {
     assert!(out.side_by_side.unwrap().checks[0].cause.is_some());
 }
 
+/// Beside a busy neighbour the history test called an unchanged target a 13 % regression; the
+/// comparison with the anchor's own code measured, could not rule out 5 % either way, and its
+/// interval excluded the 13 %: a drift of the machine, not a change. The verdict is unknown
+/// (the gate passes by default), never a regression on noise alone, and the run is no anchor.
+#[test]
+fn too_noisy_side_by_side_makes_a_regression_unknown_never_a_failure_on_noise() {
+    let (anchor, current, first) = setup(100.0);
+    assert_eq!(first.regressions.len(), 1);
+    let mut noisy = check(SbsVerdict::Unknown, 1.0);
+    noisy.cause = Some("too_noisy".into());
+    noisy.optimized_time_ratio = Some(SbsRatio {
+        ratio: 1.0,
+        low: 0.97,
+        high: 1.07,
+    });
+    let out = apply(first.clone(), &current, &anchor, block(vec![noisy]));
+    assert!(out.regressions.is_empty(), "{:?}", out.regressions);
+    assert_eq!(out.inconclusive.len(), 1, "{:?}", out.inconclusive);
+    assert!(
+        out.inconclusive[0]
+            .reason
+            .contains("not confirmed side by side"),
+        "{}",
+        out.inconclusive[0].reason
+    );
+    let d = out.detection.as_ref().unwrap();
+    let t = d.targets.iter().find(|t| t.target == "labs/a:a").unwrap();
+    assert_eq!(t.verdict, Some(crate::history::Verdict::Unknown));
+    assert!(run_accepted(&current, &out, false, false));
+    let rules = eligible_anchor_rules(&current, &out, true, true, false);
+    assert!(!rules.passed(), "{:?}", rules.reasons);
+    assert!(
+        rules
+            .reasons
+            .iter()
+            .any(|r| r.contains("neither confirmed nor ruled out side by side")),
+        "{:?}",
+        rules.reasons
+    );
+}
+
 #[test]
 fn worse_makes_a_regression_of_a_target_the_history_test_passed() {
     // 4 % slower: below the 5 % threshold, so the history test has no row for it.

@@ -296,6 +296,19 @@ fn no_suppressed(comparison: &RegressionSummary) -> Check {
             cleared.join(", ")
         )
     });
+    let unconfirmed: Vec<&str> = comparison
+        .side_by_side
+        .iter()
+        .flat_map(|b| b.unconfirmed())
+        .map(|t| t.target.as_str())
+        .collect();
+    c.require(unconfirmed.is_empty(), || {
+        format!(
+            "{} regression(s) of the history test were neither confirmed nor ruled out side by side ({}); such a run is never an anchor",
+            unconfirmed.len(),
+            unconfirmed.join(", ")
+        )
+    });
     c
 }
 

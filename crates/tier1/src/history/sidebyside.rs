@@ -26,6 +26,9 @@ pub struct SideBySideBlock {
     pub checks: Vec<SideBySideCheck>,
 }
 
+/// The `cause` of a comparison that measured but could not decide.
+pub const TOO_NOISY: &str = "too_noisy";
+
 /// The three verdicts of a side-by-side comparison, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -256,6 +259,21 @@ impl SideBySideBlock {
         self.checks
             .iter()
             .filter(|c| c.verdict == SbsVerdict::Same && c.suspected_as != "within_noise")
+    }
+
+    /// The targets the history test called regressed that the comparison measured but could not
+    /// decide (`too_noisy`): their verdict is unknown, never a regression on noise alone.
+    pub fn unconfirmed(&self) -> impl Iterator<Item = &SideBySideCheck> {
+        self.checks.iter().filter(|c| c.is_unconfirmed())
+    }
+}
+
+impl SideBySideCheck {
+    /// A regression of the history test that the comparison measured and could not decide.
+    pub fn is_unconfirmed(&self) -> bool {
+        self.verdict == SbsVerdict::Unknown
+            && self.suspected_as == "regressed"
+            && self.cause.as_deref() == Some(TOO_NOISY)
     }
 }
 

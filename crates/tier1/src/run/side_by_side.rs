@@ -63,6 +63,9 @@ pub fn confirm_suspects(
     Ok(Some(block))
 }
 
+/// The operator's switch: `off` turns side by side off for one run without editing the suite.
+pub const OFF_SWITCH: &str = "TIER1_SIDE_BY_SIDE";
+
 /// Why side by side cannot run for this night, if it cannot.
 fn usable(req: &RunRequest<'_>, anchor: &Summary, commit: Option<&str>) -> Result<(), String> {
     if req.suite.side_by_side_for(&req.profile) == SideBySideSetting::Off {
@@ -70,6 +73,9 @@ fn usable(req: &RunRequest<'_>, anchor: &Summary, commit: Option<&str>) -> Resul
             "off: side_by_side is off for profile {:?} in the suite",
             req.profile
         ));
+    }
+    if std::env::var(OFF_SWITCH).is_ok_and(|v| v == "off") {
+        return Err(format!("off: {OFF_SWITCH}=off in the environment"));
     }
     let Some(commit) = commit else {
         return Err(format!(
