@@ -129,6 +129,40 @@ fn where_listed(root: &Path, run_id: &str, target: &str) -> String {
     }
 }
 
+/// The night's per-target detection records and side-by-side checks, as stored.
+fn detection(root: &Path, run_id: &str) -> serde_json::Value {
+    tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
+        .unwrap_or_default()
+}
+
+/// What one unchanged night said of each target: verdict, stated detectable change, accepted
+/// runs behind the noise estimate, and the side-by-side comparison's verdict when one ran.
+#[derive(Default, Clone)]
+struct Said {
+    verdict: String,
+    detectable_pct: Option<f64>,
+    noise_runs: u64,
+    side_by_side: Option<String>,
+}
+
+fn said(reg: &serde_json::Value, target: &str) -> Said {
+    let mut out = Said::default();
+    if let Some(d) = reg["detection"]["targets"]
+        .as_array()
+        .and_then(|ts| ts.iter().find(|t| t["target"].as_str() == Some(target)))
+    {
+        out.verdict = d["verdict"].as_str().unwrap_or("none").to_string();
+        out.detectable_pct = d["detectable_pct"].as_f64();
+        out.noise_runs = d["noise_runs"].as_u64().unwrap_or(0);
+    }
+    out.side_by_side = reg["side_by_side"]["checks"].as_array().and_then(|cs| {
+        cs.iter()
+            .find(|c| c["target"].as_str() == Some(target))
+            .and_then(|c| c["verdict"].as_str().map(str::to_string))
+    });
+    out
+}
+
 fn inconclusive(root: &Path, run_id: &str) -> usize {
     let reg: serde_json::Value =
         tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
@@ -149,6 +183,7 @@ fn unchanged_nights(n: usize) {
     let (anchor, attempts) = bootstrap(&root);
     let (mut failures, mut inconclusive_targets) = (0, 0);
     let mut speedups: Vec<Vec<f64>> = vec![Vec::new(); suite.targets.len()];
+    let mut saids: Vec<Vec<Said>> = vec![Vec::new(); suite.targets.len()];
     let mut walls = Vec::new();
     for _ in 0..n {
         let t = std::time::Instant::now();
@@ -157,7 +192,9 @@ fn unchanged_nights(n: usize) {
         failures += usize::from(exit != Exit::Ok);
         if let Some(s) = s {
             inconclusive_targets += inconclusive(&root, &s.run_id);
+            let reg = detection(&root, &s.run_id);
             for (i, t) in s.targets.iter().enumerate() {
+                saids[i].push(said(&reg, &t.target));
                 if let Some(x) = t.best_speedup {
                     speedups[i].push(x);
                 }
@@ -191,6 +228,56 @@ fn unchanged_nights(n: usize) {
             t.key,
             anchor.targets[i].best_speedup.unwrap_or(f64::NAN),
             cv(xs)
+        );
+    }
+    verdict_table(&suite, &saids);
+}
+
+/// Per target: the verdicts of the unchanged nights, side by side's verdicts, and the stated
+/// detectable change (median and range) over all nights and over the nights whose noise estimate
+/// rested on at least 10 accepted runs.
+fn verdict_table(suite: &Suite, saids: &[Vec<Said>]) {
+    println!(
+        "\n| target | verdicts (regressed/improved/unchanged/unknown) | side by side (worse/same/unknown) | detectable, all nights (median, min-max) | detectable, nights with >= 10 accepted runs (n, median) |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    let pct = |xs: &mut Vec<f64>| -> String {
+        xs.sort_by(f64::total_cmp);
+        match (xs.first(), xs.last()) {
+            (Some(lo), Some(hi)) => format!(
+                "{:.1} % ({lo:.1}-{hi:.1})",
+                tier1::stats::median(xs).unwrap_or(f64::NAN)
+            ),
+            _ => "-".into(),
+        }
+    };
+    for (i, t) in suite.targets.iter().enumerate() {
+        let ss = &saids[i];
+        let count = |v: &str| ss.iter().filter(|s| s.verdict == v).count();
+        let sbs = |v: &str| {
+            ss.iter()
+                .filter(|s| s.side_by_side.as_deref() == Some(v))
+                .count()
+        };
+        let mut all: Vec<f64> = ss.iter().filter_map(|s| s.detectable_pct).collect();
+        let mut mature: Vec<f64> = ss
+            .iter()
+            .filter(|s| s.noise_runs >= 10)
+            .filter_map(|s| s.detectable_pct)
+            .collect();
+        let n_mature = mature.len();
+        println!(
+            "| {} | {}/{}/{}/{} | {}/{}/{} | {} | {n_mature}, {} |",
+            t.key,
+            count("regressed"),
+            count("improved"),
+            count("unchanged"),
+            count("unknown"),
+            sbs("worse"),
+            sbs("same"),
+            sbs("unknown"),
+            pct(&mut all),
+            pct(&mut mature),
         );
     }
 }

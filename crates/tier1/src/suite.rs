@@ -139,6 +139,34 @@ impl UnknownRule {
     }
 }
 
+impl Thresholds {
+    /// The numeric settings by name, as a suite writes them (validation and limits read them
+    /// from this one list).
+    pub fn numbers(&self) -> [(&'static str, f64); 9] {
+        let t = self;
+        [
+            ("speedup_regression_pct", t.speedup_regression_pct),
+            (
+                "optimized_latency_regression_pct",
+                t.optimized_latency_regression_pct,
+            ),
+            ("min_optimized_time_delta_ms", t.min_optimized_time_delta_ms),
+            (
+                "memory_savings_regression_points",
+                t.memory_savings_regression_points,
+            ),
+            (
+                "optimized_memory_regression_pct",
+                t.optimized_memory_regression_pct,
+            ),
+            ("min_speedup", t.min_speedup),
+            ("prior_noise_pct", t.prior_noise_pct),
+            ("prior_runs", t.prior_runs),
+            ("anchor_outlier_mads", t.anchor_outlier_mads),
+        ]
+    }
+}
+
 impl Default for Thresholds {
     fn default() -> Self {
         Thresholds {
@@ -653,26 +681,7 @@ impl Suite {
             ));
         }
         let t = self.thresholds;
-        for (name, v) in [
-            ("speedup_regression_pct", t.speedup_regression_pct),
-            (
-                "optimized_latency_regression_pct",
-                t.optimized_latency_regression_pct,
-            ),
-            ("min_optimized_time_delta_ms", t.min_optimized_time_delta_ms),
-            (
-                "memory_savings_regression_points",
-                t.memory_savings_regression_points,
-            ),
-            (
-                "optimized_memory_regression_pct",
-                t.optimized_memory_regression_pct,
-            ),
-            ("min_speedup", t.min_speedup),
-            ("prior_noise_pct", t.prior_noise_pct),
-            ("prior_runs", t.prior_runs),
-            ("anchor_outlier_mads", t.anchor_outlier_mads),
-        ] {
+        for (name, v) in t.numbers() {
             if !v.is_finite() || v < 0.0 {
                 return Err(rule(
                     &format!("thresholds.{name}"),

@@ -135,26 +135,8 @@ pub fn check(suite: &Suite) -> Result<(), OutOfRange> {
             at_most(&at("min_sample_ms"), v, MAX_SAMPLE_MS)?;
         }
         if let Some(o) = &t.thresholds {
-            for (name, v) in [
-                ("speedup_regression_pct", o.speedup_regression_pct),
-                (
-                    "optimized_latency_regression_pct",
-                    o.optimized_latency_regression_pct,
-                ),
-                ("min_optimized_time_delta_ms", o.min_optimized_time_delta_ms),
-                (
-                    "memory_savings_regression_points",
-                    o.memory_savings_regression_points,
-                ),
-                (
-                    "optimized_memory_regression_pct",
-                    o.optimized_memory_regression_pct,
-                ),
-                ("min_speedup", o.min_speedup),
-            ] {
-                if let Some(v) = v {
-                    at_most(&at(&format!("thresholds.{name}")), v, MAX_THRESHOLD)?;
-                }
+            for (name, v) in o.fields() {
+                at_most(&at(&format!("thresholds.{name}")), v, MAX_THRESHOLD)?;
             }
         }
         for (profile, shapes) in &t.shapes {
@@ -181,26 +163,7 @@ pub fn check(suite: &Suite) -> Result<(), OutOfRange> {
         }
     }
     let t = &suite.thresholds;
-    for (name, v) in [
-        ("speedup_regression_pct", t.speedup_regression_pct),
-        (
-            "optimized_latency_regression_pct",
-            t.optimized_latency_regression_pct,
-        ),
-        ("min_optimized_time_delta_ms", t.min_optimized_time_delta_ms),
-        (
-            "memory_savings_regression_points",
-            t.memory_savings_regression_points,
-        ),
-        (
-            "optimized_memory_regression_pct",
-            t.optimized_memory_regression_pct,
-        ),
-        ("min_speedup", t.min_speedup),
-        ("prior_noise_pct", t.prior_noise_pct),
-        ("prior_runs", t.prior_runs),
-        ("anchor_outlier_mads", t.anchor_outlier_mads),
-    ] {
+    for (name, v) in t.numbers() {
         at_most(&format!("thresholds.{name}"), v, MAX_THRESHOLD)?;
     }
     at_most("thresholds.history_window", t.history_window, MAX_WINDOW)?;
