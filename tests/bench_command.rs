@@ -199,34 +199,39 @@ fn a_timed_out_command_target_takes_its_children_with_it() {
 #[test]
 fn a_process_that_escapes_the_group_and_holds_stdout_cannot_hang_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("escaped.pid");
     let ok = format!(
         r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[1.0],"input_signature":{SIG}}}]}}"#
     );
-    // The escaped process (its own session and group) keeps the command's stdout open.
-    let script = format!(
-        "setsid sh -c 'echo $$ > {p}; exec sleep 60' & while [ ! -s {p} ]; do sleep 0.01; done; printf '%s' '{ok}'",
-        p = pidfile.display()
-    );
-    let kill_escaped = || {
-        if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+    // The escaped process (its own session and group) keeps the command's stdout open. Each run
+    // has its own pid file: the command prints only once its escapee has left the group (a stale
+    // file let it exit first, and the group kill took the escapee before its setsid).
+    let script = |p: &std::path::Path| {
+        format!(
+            "setsid sh -c 'echo $$ > {p}; exec sleep 60' & while [ ! -s {p} ]; do sleep 0.01; done; printf '%s' '{ok}'",
+            p = p.display()
+        )
+    };
+    let kill_escaped = |p: &std::path::Path| {
+        if let Ok(pid) = std::fs::read_to_string(p) {
             let _ = std::process::Command::new("kill").arg(pid.trim()).status();
         }
     };
+    let first = dir.path().join("escaped-1.pid");
     let started = std::time::Instant::now();
-    let t = run_one(&["sh", "-c", &script], Some(Duration::from_secs(30)));
+    let t = run_one(&["sh", "-c", &script(&first)], Some(Duration::from_secs(30)));
     let took = started.elapsed();
-    kill_escaped();
+    kill_escaped(&first);
     assert_eq!(t.status, status::FAILED_ERROR, "{:?}", t.message);
     let msg = t.message.unwrap();
     assert!(msg.contains("stdout was still open"), "{msg}");
     // Well under the 30 s timeout (the harness's process-wide lock may queue it behind others).
     assert!(took < Duration::from_secs(20), "waited {took:?}");
     // A timeout shorter than the grace is enforced too.
+    let second = dir.path().join("escaped-2.pid");
     let started = std::time::Instant::now();
-    let t = run_one(&["sh", "-c", &script], Some(Duration::from_millis(500)));
+    let t = run_one(&["sh", "-c", &script(&second)], Some(Duration::from_millis(500)));
     let took = started.elapsed();
-    kill_escaped();
+    kill_escaped(&second);
     assert_eq!(t.status, status::FAILED_TIMEOUT, "{:?}", t.message);
     assert!(took < Duration::from_secs(20), "waited {took:?}");
 }
