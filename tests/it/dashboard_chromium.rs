@@ -183,7 +183,7 @@ fn render_and_check(bin: &Path, history: &Path, evidence: &Path, now: Option<&st
         " UTC</text>",
         // Absolute times beside speedups, and the detectable change.
         "optimized time over time",
-        "Detects a slowdown of",
+        "the smallest slowdown the comparison detects",
     ] {
         assert!(dom_text.contains(needle), "DOM lacks {needle:?}");
     }

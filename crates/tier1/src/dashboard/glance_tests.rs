@@ -157,7 +157,9 @@ fn absolute_times_and_the_detectable_change_are_shown() {
         gemm.contains("<td class=\"num\">4.21 %</td>"),
         "detectable change: {gemm}"
     );
-    assert!(html.contains("Detects a slowdown of"));
+    assert!(html.contains(
+        "the smallest slowdown the comparison detects with 95 % probability\">Detects</th>"
+    ));
     let t = &html[html.find("id=\"trends\"").expect("trends")..];
     assert!(t.contains("gemm optimized time over time"), "time chart");
     assert!(

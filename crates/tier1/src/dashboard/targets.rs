@@ -232,7 +232,7 @@ pub fn table(s: &mut String, dash: &Dashboard) {
         s,
         "<section id=\"targets\"><h2>Targets of <code>{}</code></h2><table><thead><tr><th>Target</th><th>Goal</th>\
          <th class=\"num\">Baseline</th><th class=\"num\">Optimized</th><th class=\"num\">Speedup / savings</th>\
-         <th>vs anchor</th><th>Regression threshold</th><th>Decided by</th><th class=\"num\">Detects a slowdown of</th><th>Status</th><th>Tolerance</th></tr></thead><tbody>",
+         <th>vs anchor</th><th>Regression threshold</th><th>Decided by</th><th class=\"num\" title=\"the smallest slowdown the comparison detects with 95 % probability\">Detects</th><th>Status</th><th>Tolerance</th></tr></thead><tbody>",
         esc(run_id)
     );
     for r in rows {
