@@ -178,9 +178,16 @@ fn render_and_check(bin: &Path, history: &Path, evidence: &Path, now: Option<&st
         "id=\"targets\"",
         "<svg class=\"chart\"",
         "id=\"runs\"",
+        // The trend axis: ticks with the date and the time of day.
+        "class=\"axis x-tick\"",
+        " UTC</text>",
+        // Absolute times beside speedups, and the detectable change.
+        "optimized time over time",
+        "the smallest slowdown the comparison detects",
     ] {
         assert!(dom_text.contains(needle), "DOM lacks {needle:?}");
     }
+    assert_one_status_per_target(&dom_text);
     assert!(!dom_text.contains("<script"), "no script in the DOM");
 
     let profile = tempfile::tempdir().expect("profile dir");
@@ -199,5 +206,34 @@ fn render_and_check(bin: &Path, history: &Path, evidence: &Path, now: Option<&st
     assert_eq!(console_errors(&log), Vec::<&str>::new(), "console errors");
     let png = std::fs::read(&shot).expect("screenshot written");
     assert!(png.starts_with(b"\x89PNG"), "screenshot is a PNG");
+    // IHDR: width and height (big-endian) at bytes 16..24; the window asked for.
+    let dim = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+    assert_eq!((dim(16), dim(20)), (1280, 2000), "screenshot size");
+    assert!(
+        png.len() > 20_000,
+        "a rendered page, not a blank one: {} bytes",
+        png.len()
+    );
     eprintln!("screenshot: {}", shot.display());
+}
+
+/// Each row of the rendered targets table carries exactly one status, and none says
+/// "succeeded" beside a "regressed".
+fn assert_one_status_per_target(dom: &str) {
+    let start = dom.find("id=\"targets\"").expect("targets table");
+    let table = &dom[start..];
+    let table = &table[..table.find("</table>").expect("table end")];
+    let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
+    assert!(!rows.is_empty(), "target rows: {table}");
+    for row in rows {
+        assert_eq!(
+            row.matches("class=\"status ").count(),
+            1,
+            "one status: {row}"
+        );
+        assert!(
+            !(row.contains(">succeeded<") && row.contains("regressed")),
+            "succeeded beside regressed: {row}"
+        );
+    }
 }

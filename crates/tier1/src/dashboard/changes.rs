@@ -1,7 +1,8 @@
 //! The latest run's changes against its anchor: regressions, suppressed regressions,
 //! significant worsenings held by the floor, unknown targets, improvements, changes within noise,
-//! anchor declines below the thresholds, new and missing targets, warnings, and its evidence
-//! files.
+//! the other anchor declines by what they are (further worsenings of regressed targets, worsenings
+//! beyond the thresholds under the floor, declines below the thresholds), new and missing targets,
+//! warnings, and its evidence files.
 //! Groups are built once here and drawn by both HTML and Markdown.
 
 use super::format::{self, esc, evidence_html, text};
@@ -42,9 +43,11 @@ fn change_group<'a>(
     }
 }
 
-/// The groups of a run, in reading order (empty groups included).
-pub fn groups(run: &RunView) -> Vec<Group> {
+/// The groups of a run, in reading order (empty groups included); `suite` judges the declines
+/// where the record does not say which thresholds applied.
+pub fn groups(run: &RunView, suite: &crate::suite::Suite) -> Vec<Group> {
     let r = &run.regression;
+    let declines = super::declines::split(run, suite);
     let target_rows = |ts: &[crate::history::model::TargetSummary]| {
         ts.iter()
             .map(|t| vec![t.target.clone(), t.status.clone()])
@@ -125,9 +128,33 @@ pub fn groups(run: &RunView) -> Vec<Group> {
             &r.within_noise,
         ),
         change_group(
+            "regressed-also",
+            "Further worsenings of regressed targets (beyond the thresholds; the target counts once, under Regressions)",
+            declines.on_regressed_target,
+        ),
+        Group {
+            id: "under-floor",
+            title: "Worsenings beyond the thresholds kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
+            columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
+            rows: declines
+                .under_floor
+                .iter()
+                .map(|(row, rule)| {
+                    let [b, a, d] = format::change_cells(row);
+                    let (t, why) = (row.target().to_string(), row.reason().to_string());
+                    vec![t, why, b, a, d, rule.clone()]
+                })
+                .collect(),
+        },
+        change_group(
+            "beyond-unfiled",
+            "Worsenings beyond the suite's thresholds that the comparison did not file (it was decided under other thresholds)",
+            declines.beyond_unfiled,
+        ),
+        change_group(
             "declines",
             "Anchor declines below the thresholds (hold anchor advancement, do not block)",
-            run.declines_below_thresholds(),
+            declines.below_thresholds,
         ),
         Group {
             id: "missing-targets",
@@ -170,7 +197,7 @@ pub fn section(s: &mut String, dash: &Dashboard) {
         "<section id=\"changes\"><h2>Changes of <code>{}</code> against {anchor}</h2>",
         esc(&run.row.run_id)
     );
-    let groups = groups(run);
+    let groups = groups(run, &dash.suite);
     let empty: Vec<&str> = groups
         .iter()
         .filter(|g| g.rows.is_empty())

@@ -292,8 +292,17 @@ fn charts(s: &mut String, dash: &Dashboard) {
     s.push_str(&svg::render(&trends::suite_chart(dash)));
     s.push_str("<div class=\"small-multiples\">");
     for t in trends::chart_targets(dash) {
-        let _ = write!(s, "<figure><figcaption>{}</figcaption>", text(&t.key));
+        let time = trends::target_time_chart(dash, t);
+        let also = if time.is_some() {
+            " · speedup and optimized time (ms)"
+        } else {
+            ""
+        };
+        let _ = write!(s, "<figure><figcaption>{}{also}</figcaption>", text(&t.key));
         s.push_str(&svg::render(&trends::target_chart(dash, t)));
+        if let Some(chart) = time {
+            s.push_str(&svg::render(&chart));
+        }
         s.push_str("</figure>");
     }
     s.push_str("</div></section>\n");

@@ -82,12 +82,11 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         card(&mut s, "Current anchor", Some(anchor));
     }
 
-    s.push_str("## Targets\n\n| Target | Goal | Baseline | Optimized | Speedup / savings | vs anchor | Threshold | Decided by | Status |\n|---|---|--:|--:|--:|---|---|---|---|\n");
+    s.push_str("## Targets\n\n| Target | Goal | Baseline | Optimized | Speedup / savings | vs anchor | Threshold | Decided by | Detects | Status |\n|---|---|--:|--:|--:|---|---|---|--:|---|\n");
     for r in targets::rows(dash) {
-        let flag = r.flag.map(|f| format!(" ({f})")).unwrap_or_default();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {}{flag} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             text(&r.key),
             r.goal,
             md(&r.baseline),
@@ -96,11 +95,12 @@ pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
             md(&r.vs_anchor),
             md(&r.threshold),
             md(&r.decision),
-            text(&r.status)
+            md(&r.detectable),
+            text(&r.status.label)
         );
     }
     if let Some(run) = dash.latest_evidence() {
-        for g in changes::groups(run) {
+        for g in changes::groups(run, &dash.suite) {
             if g.rows.is_empty() {
                 continue;
             }

@@ -1,10 +1,14 @@
 //! Reports a person reads: the dashboard (one self-contained HTML page with inline CSS and SVG) and
 //! the Markdown summary for `$GITHUB_STEP_SUMMARY`, both built from one [`model::Dashboard`].
 
+pub mod axis;
 pub mod changes;
+pub mod declines;
 pub mod format;
 pub mod freshness;
 pub mod from_store;
+#[cfg(test)]
+mod glance_tests;
 pub mod html;
 pub mod markdown;
 pub mod model;
@@ -12,6 +16,7 @@ pub mod readiness;
 #[cfg(test)]
 mod render_tests;
 pub mod sealed;
+pub mod status;
 pub mod svg;
 pub mod targets;
 #[cfg(test)]

@@ -61,26 +61,6 @@ impl RunClass {
 }
 
 impl RunView {
-    /// The anchor declines that are nothing more: worsenings below the thresholds. The stored
-    /// `anchor_declines` holds every worsening (reference); those also filed as a regression,
-    /// a suppressed regression or within noise are shown there instead.
-    pub fn declines_below_thresholds(&self) -> Vec<&crate::history::model::ChangeRow> {
-        let r = &self.regression;
-        let key = |c: &crate::history::model::ChangeRow| (c.target().to_string(), c.reason());
-        let elsewhere: std::collections::BTreeSet<_> = r
-            .regressions
-            .iter()
-            .chain(r.within_noise.iter())
-            .chain(r.held_by_floor.iter().map(|h| &h.row))
-            .chain(r.suppressed_regressions.iter().map(|s| &s.row))
-            .map(key)
-            .collect();
-        r.anchor_declines
-            .iter()
-            .filter(|c| !elsewhere.contains(&key(c)))
-            .collect()
-    }
-
     /// Accepted or eligible (the trend `history` rule).
     pub fn counts_as_accepted(&self) -> bool {
         self.row.is_accepted() || self.row.is_eligible()

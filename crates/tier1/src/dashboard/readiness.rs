@@ -252,7 +252,9 @@ pub fn assess(dash: &Dashboard) -> Verdict {
                     count: reg.suppressed_regressions.len(),
                 });
             }
-            let declines = run.declines_below_thresholds().len();
+            let declines = super::declines::split(run, &dash.suite)
+                .below_thresholds
+                .len();
             if declines > 0 {
                 notes.push(Note::AnchorDeclines {
                     run_id: id(),

@@ -70,7 +70,10 @@ fn target_table_shows_goal_values_change_threshold_and_flags() {
     }
     let html = page(runs);
     let t = section(&html, "targets");
-    assert!(t.contains("<span class=\"badge regressed\">regressed</span>"));
+    assert!(
+        t.contains("<span class=\"status bad\">regressed</span>"),
+        "{t}"
+    );
     assert!(
         t.contains("speedup +0.50 %"),
         "gemm 2.01 vs anchor 2.0: {t}"

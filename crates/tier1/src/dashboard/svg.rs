@@ -50,8 +50,8 @@ pub struct Chart {
     pub height: u32,
     /// Formats a y value for the axis labels.
     pub fmt_y: fn(Option<f64>) -> String,
-    /// Labels under the left and right ends of the x axis.
-    pub x_labels: (String, String),
+    /// What the x values are (ticks under the axis: date and time of day, or run ids).
+    pub x_axis: super::axis::XAxis,
     /// The points in x order.
     pub points: Vec<Point>,
 }
@@ -184,14 +184,29 @@ pub fn render(chart: &Chart) -> String {
             esc(&(chart.fmt_y)(Some(v)))
         );
     }
-    let _ = write!(
-        s,
-        r#"<text class="axis" x="{px0}" y="{:.1}">{}</text><text class="axis" x="{px1}" y="{:.1}" text-anchor="end">{}</text>"#,
-        h - 6.0,
-        esc(&chart.x_labels.0),
-        h - 6.0,
-        esc(&chart.x_labels.1)
+    let ticks = super::axis::ticks(
+        &chart.x_axis,
+        x_min,
+        x_max,
+        super::axis::tick_count(px1 - px0),
     );
+    let last = ticks.len().saturating_sub(1);
+    for (i, (x, label)) in ticks.iter().enumerate() {
+        let x = sx(*x);
+        let anchor = match i {
+            _ if ticks.len() == 1 => "middle",
+            0 => "start",
+            i if i == last => "end",
+            _ => "middle",
+        };
+        let _ = write!(
+            s,
+            r#"<line class="tick" x1="{x:.1}" y1="{py0}" x2="{x:.1}" y2="{:.1}"/><text class="axis x-tick" x="{x:.1}" y="{:.1}" text-anchor="{anchor}">{}</text>"#,
+            py0 + 4.0,
+            h - 6.0,
+            esc(label)
+        );
+    }
 
     let (line, rejected): (Vec<&Point>, Vec<&Point>) =
         chart.points.iter().partition(|p| p.kind.on_line());
@@ -311,7 +326,7 @@ mod tests {
             width: 300,
             height: 120,
             fmt_y: super::super::format::speedup,
-            x_labels: ("a".into(), "b".into()),
+            x_axis: super::super::axis::XAxis::Ordinal(vec!["a".into(), "b".into()]),
             points: with_outlier,
         });
         assert!(svg.contains(r#"class="clipped""#), "{svg}");
@@ -348,7 +363,7 @@ mod tests {
             width: 100,
             height: 50,
             fmt_y: super::super::format::speedup,
-            x_labels: (String::new(), String::new()),
+            x_axis: super::super::axis::XAxis::Time,
             points: vec![],
         });
         assert!(svg.contains("no data yet"));

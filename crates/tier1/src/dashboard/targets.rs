@@ -1,6 +1,6 @@
 //! The per-target table of the latest run: goal, baseline and optimized measurements, speedup or
-//! memory savings, the change against the anchor with the threshold that applies, status and
-//! verification tolerance. Cells are built once here and drawn by both HTML and Markdown.
+//! memory savings, the change against the anchor with the threshold that applies, how it was
+//! decided, the slowdown the comparison could detect, one status and the verification tolerance. Cells are built once here and drawn by both HTML and Markdown.
 
 use super::format::{self, esc, text};
 use super::model::{Dashboard, RunView};
@@ -27,14 +27,14 @@ pub struct TargetRow {
     pub vs_anchor: String,
     /// The regression threshold that applies.
     pub threshold: String,
-    /// Stored status.
-    pub status: String,
-    /// `regressed`, `suppressed`, `improved`, `declined`, `new` (worst first), if any.
-    pub flag: Option<&'static str>,
+    /// The one status of the target, agreeing with its verdict ([`super::status::of`]).
+    pub status: super::status::Status,
     /// Verification tolerance.
     pub tolerance: String,
     /// How the comparison decided the target ([`decision`]).
     pub decision: String,
+    /// The smallest slowdown the comparison could detect for the target ([`detectable`]).
+    pub detectable: String,
 }
 
 /// The threshold text for a goal.
@@ -97,34 +97,23 @@ fn vs_anchor(goal: Goal, cur: &TargetSummary, prev: Option<&TargetSummary>) -> S
     }
 }
 
-fn flag(run: &RunView, target: &str) -> Option<&'static str> {
-    let r = &run.regression;
-    let hit = |rows: &[crate::history::model::ChangeRow]| rows.iter().any(|x| x.target() == target);
-    if hit(&r.regressions) {
-        Some("regressed")
-    } else if r
-        .suppressed_regressions
-        .iter()
-        .any(|x| x.row.target() == target)
-    {
-        Some("suppressed")
-    } else if r.inconclusive.iter().any(|x| x.target == target) {
-        Some("unknown")
-    } else if r.held_by_floor.iter().any(|x| x.row.target() == target) {
-        Some("held-by-floor")
-    } else if hit(&r.improvements) {
-        Some("improved")
-    } else if hit(&r.anchor_declines) {
-        Some("declined")
-    } else if r.new_targets.iter().any(|t| t.target == target) && r.baseline_run_id.is_some() {
-        Some("new")
-    } else {
-        None
-    }
+/// The smallest slowdown (percent) the run's comparison could detect for `target` with 95 %
+/// probability (`detectable_pct` of its verdict), or `–` where it was not tested.
+pub fn detectable(run: &RunView, target: &str) -> String {
+    run.regression
+        .detection
+        .as_ref()
+        .and_then(|d| d.targets.iter().find(|t| t.target == target))
+        .and_then(|t| t.detectable_pct)
+        .filter(|d| d.is_finite())
+        .map_or_else(
+            || "–".into(),
+            |d| format!("{} %", crate::text::fmt_sig(d, 3)),
+        )
 }
 
-/// How the run's comparison decided `target`: its verdict with the smallest slowdown it could
-/// detect, what an unknown target could not rule out, a change held by the floor, and what
+/// How the run's comparison decided `target`: its verdict, what an unknown target could not
+/// rule out, a change held by the floor, and what
 /// decided (the statistical test, or the reference rules with why); `–` without an anchor.
 /// Records written before verdicts existed show how they were decided.
 pub fn decision(run: &RunView, target: &str) -> String {
@@ -146,10 +135,6 @@ pub fn decision(run: &RunView, target: &str) -> String {
         ),
         None => "reference rules".into(),
     };
-    let detectable = record
-        .and_then(|t| t.detectable_pct)
-        .map(|d| format!("; detects a {} % slowdown", crate::text::fmt_sig(d, 3)))
-        .unwrap_or_default();
     let held = r
         .held_by_floor
         .iter()
@@ -165,7 +150,7 @@ pub fn decision(run: &RunView, target: &str) -> String {
                 .map_or(String::new(), |i| format!(": {}", i.reason));
             format!("unknown{why}")
         }
-        Some(v) => format!("{} by the {by}{detectable}{held}", v.as_str()),
+        Some(v) => format!("{} by the {by}{held}", v.as_str()),
         None => {
             if r.within_noise.iter().any(|c| c.target() == target) {
                 return "within noise (beyond the thresholds, not significant)".into();
@@ -184,7 +169,7 @@ pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
         return vec![];
     };
     let anchor = dash.compared_anchor(run);
-    let thresholds = &dash.suite.thresholds;
+    let declines = super::declines::split(run, &dash.suite);
     run.summary
         .targets
         .iter()
@@ -226,11 +211,11 @@ pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
                 optimized,
                 result,
                 vs_anchor: vs_anchor(goal, t, anchor.and_then(|a| a.target(&t.target))),
-                threshold: threshold_text(goal, thresholds),
-                status: t.status.clone(),
-                flag: flag(run, &t.target),
+                threshold: threshold_text(goal, &dash.suite.thresholds_for(&t.target)),
+                status: super::status::of(run, &declines, &t.target, &t.status),
                 tolerance,
                 decision: decision(run, &t.target),
+                detectable: detectable(run, &t.target),
             }
         })
         .collect()
@@ -247,20 +232,16 @@ pub fn table(s: &mut String, dash: &Dashboard) {
         s,
         "<section id=\"targets\"><h2>Targets of <code>{}</code></h2><table><thead><tr><th>Target</th><th>Goal</th>\
          <th class=\"num\">Baseline</th><th class=\"num\">Optimized</th><th class=\"num\">Speedup / savings</th>\
-         <th>vs anchor</th><th>Regression threshold</th><th>Decided by</th><th>Status</th><th>Tolerance</th></tr></thead><tbody>",
+         <th>vs anchor</th><th>Regression threshold</th><th>Decided by</th><th class=\"num\" title=\"the smallest slowdown the comparison detects with 95 % probability\">Detects</th><th>Status</th><th>Tolerance</th></tr></thead><tbody>",
         esc(run_id)
     );
     for r in rows {
-        let ok = if r.status == "succeeded" { "ok" } else { "bad" };
-        let flag = r
-            .flag
-            .map(|f| format!(" <span class=\"badge {f}\">{f}</span>"))
-            .unwrap_or_default();
+        let tone = r.status.tone.class();
         let _ = write!(
             s,
             "<tr><td><strong>{}</strong><br><span class=\"muted\">{}</span></td><td>{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"small\">{}</td>\
-             <td class=\"small\">{}</td><td><span class=\"status {ok}\">{}</span>{flag}</td><td class=\"small\">{}</td></tr>",
+             <td class=\"small\">{}</td><td class=\"num\">{}</td><td><span class=\"status {tone}\">{}</span></td><td class=\"small\">{}</td></tr>",
             text(&r.key),
             text(&r.category),
             r.goal,
@@ -270,7 +251,8 @@ pub fn table(s: &mut String, dash: &Dashboard) {
             esc(&r.vs_anchor),
             esc(&r.threshold),
             esc(&r.decision),
-            text(&r.status),
+            esc(&r.detectable),
+            text(&r.status.label),
             esc(&r.tolerance)
         );
     }

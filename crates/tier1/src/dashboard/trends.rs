@@ -1,8 +1,10 @@
 //! Trend series of the dashboard: the suite representative (geomean) speedup and one series per
 //! target (speedup, memory savings for memory-goal targets, or time for time-goal targets), as chart
-//! points classed by run;
-//! the sealed runs of a compacted history are charted with the live ones.
+//! points classed by run, and beside a speed target's speedup its optimized time (ms, live runs: a
+//! sealed run keeps no optimized time); the sealed runs of a compacted history are charted with
+//! the live ones.
 
+use super::axis::XAxis;
 use super::format;
 use super::model::{Dashboard, RunClass, RunView};
 use super::svg::{Chart, Point, PointKind};
@@ -94,15 +96,13 @@ fn xs(runs: &[ChartRun<'_>]) -> Vec<f64> {
     }
 }
 
-fn x_labels(runs: &[ChartRun<'_>]) -> (String, String) {
-    let label = |r: Option<&ChartRun<'_>>| {
-        r.map(|r| match r.time {
-            Some(t) => t.format("%Y-%m-%d").to_string(),
-            None => r.run_id.to_string(),
-        })
-        .unwrap_or_default()
-    };
-    (label(runs.first()), label(runs.last()))
+/// The x axis of `runs`: time when every run has a parsable time (as [`xs`]), else run ids.
+fn x_axis(runs: &[ChartRun<'_>]) -> XAxis {
+    if runs.iter().all(|r| r.time.is_some()) {
+        XAxis::Time
+    } else {
+        XAxis::Ordinal(runs.iter().map(|r| r.run_id.to_string()).collect())
+    }
 }
 
 /// One point per run that has a value, labelled with run, time, value and class.
@@ -140,7 +140,7 @@ pub fn suite_chart(dash: &Dashboard) -> Chart {
         width: 1160,
         height: 230,
         fmt_y: format::speedup,
-        x_labels: x_labels(&runs),
+        x_axis: x_axis(&runs),
         points,
     }
 }
@@ -198,7 +198,36 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
         width: 370,
         height: 150,
         fmt_y,
-        x_labels: x_labels(&runs),
+        x_axis: x_axis(&runs),
         points,
     }
+}
+
+/// The optimized time (ms) of a speed-goal target over time, beside its speedup chart; `None` for
+/// other goals. Sealed runs keep no optimized time and are not charted here.
+pub fn target_time_chart(dash: &Dashboard, target: &TargetSummary) -> Option<Chart> {
+    if Goal::from_stored(target.optimization_goal.as_deref()) != Goal::Speed {
+        return None;
+    }
+    let runs = chart_runs(dash);
+    let points = series(
+        &runs,
+        |r| match r.targets {
+            Targets::Live(v) => v
+                .target(&target.target)
+                .filter(|t| t.status == "succeeded")
+                .and_then(|t| t.best_optimized_time_ms)
+                .filter(|x| x.is_finite()),
+            Targets::Sealed(_) => None,
+        },
+        format::ms,
+    );
+    Some(Chart {
+        title: format!("{} optimized time over time", target.key),
+        width: 370,
+        height: 150,
+        fmt_y: format::ms,
+        x_axis: x_axis(&runs),
+        points,
+    })
 }
