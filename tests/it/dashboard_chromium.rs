@@ -1,9 +1,10 @@
 //! The dashboard in a real browser: render the fixture history with the real binary, open it in
-//! headless Chromium, check the DOM and the console, and save a screenshot. Skips (with a printed
-//! reason) when Chromium is absent, unless `TIER1_CHROMIUM_REQUIRED=1`.
+//! headless Chromium, check the DOM and the console, and save a screenshot. Skips visibly
+//! (`support::skip`) when Chromium is absent, unless `TIER1_CHROMIUM_REQUIRED=1`.
 //! `TIER1_DASHBOARD_HISTORY` / `TIER1_DASHBOARD_EVIDENCE` point it at another history root.
 
 use crate::support::nightly_repo;
+use crate::support::skip;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -82,15 +83,14 @@ fn console_errors(stderr: &str) -> Vec<&str> {
 
 fn chromium_or_skip(test: &str) -> Option<PathBuf> {
     let found = chromium();
-    if found.is_none() {
-        if std::env::var("TIER1_CHROMIUM_REQUIRED").as_deref() == Ok("1") {
-            panic!(
-                "chromium not found on PATH and TIER1_CHROMIUM_REQUIRED=1 (run .ci/chromium.sh)"
-            );
-        }
-        eprintln!("SKIP {test}: chromium not found on PATH");
+    let missing = found
+        .is_none()
+        .then(|| "chromium not found on PATH".to_string());
+    if skip::unless_missing(test, skip::CHROMIUM, missing) {
+        found
+    } else {
+        None
     }
-    found
 }
 
 #[test]

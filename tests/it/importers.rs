@@ -3,32 +3,25 @@
 //! a pair and as a single benchmark, gated with no protocol code written. criterion and nvbench
 //! (no tool here: cargo would build criterion for minutes, nvbench needs a GPU) replay the output
 //! their tools wrote (tests/fixtures/importers) through the same path. A test whose tool is
-//! missing prints SKIP and the tool, unless `TIER1_IMPORTERS_REQUIRED=1` (`.ci/importers.sh`
+//! missing skips visibly (`support::skip`: a `SKIPPED:` line naming the tool), unless `TIER1_IMPORTERS_REQUIRED=1` (`.ci/importers.sh`
 //! installs them and sets it), when it fails instead.
 
 use crate::support::command;
 use crate::support::nightly_repo::git;
+use crate::support::skip;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const REQUIRED: &str = "TIER1_IMPORTERS_REQUIRED";
-
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/importers")
 }
 
-/// Whether `ok`; when not, prints why the test is skipped (a panic under [`REQUIRED`]).
+/// Whether `ok`; when not, records the skip and why (a panic under `TIER1_IMPORTERS_REQUIRED=1`).
 fn have(test: &str, ok: bool, what: &str) -> bool {
-    if ok {
-        return true;
-    }
-    if std::env::var(REQUIRED).as_deref() == Ok("1") {
-        panic!("{test}: {what} is missing and {REQUIRED}=1 (run `source .ci/importers.sh`)");
-    }
-    eprintln!("SKIP {test}: {what} is missing (`source .ci/importers.sh` installs it)");
-    false
+    let missing = (!ok).then(|| format!("{what} is missing"));
+    skip::unless_missing(test, skip::IMPORTERS, missing)
 }
 
 fn runs(program: &str, args: &[&str]) -> bool {

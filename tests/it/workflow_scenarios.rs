@@ -2,7 +2,8 @@
 //! `@actions/workflow-parser`, every expression evaluated by `@actions/expressions`, the runner's
 //! part played by tests/workflows/harness, `run:` blocks under bash with the real binaries, and
 //! artifacts through the fake GitHub. Each scenario asserts the history the next night restores.
-//! Skips when node or the npm packages are missing, unless `TIER1_WORKFLOW_TESTS_REQUIRED=1`.
+//! Skips visibly (`support::skip`) when node or the npm packages are missing, unless
+//! `TIER1_WORKFLOW_TESTS_REQUIRED=1`.
 
 use crate::support::workflow_harness;
 
