@@ -7,6 +7,7 @@
 //! installs them and sets it), when it fails instead.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::git;
 use crate::support::skip;
 
@@ -75,7 +76,11 @@ fn gate(root: &Path) -> Vec<Value> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let json: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-    assert_eq!(out.status.code(), Some(0), "{json}\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{json}\n{stderr}"
+    );
     let run = json["run_id"].as_str().unwrap();
     let summary: Value = serde_json::from_slice(
         &std::fs::read(root.join(".tier1/history").join(run).join("summary.json")).unwrap(),

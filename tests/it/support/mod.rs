@@ -3,6 +3,7 @@
 
 pub mod command;
 pub mod dashboard_history;
+pub mod exit_code;
 pub mod fake_github;
 pub mod faults;
 pub mod hostile_zip;
