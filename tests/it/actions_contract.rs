@@ -5,6 +5,7 @@
 //! promote (`promote/`) install a verified release and never build from the caller's checkout;
 //! tier1's own promotion workflow names no producer workflow or suite file.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::repo_files;
 use repo_files::{text, yaml};
 
@@ -76,9 +77,18 @@ fn run_step_with_exit(code: i32) -> (i32, String) {
 fn a_run_that_fails_the_gate_is_bound_and_packed_and_the_action_exits_by_the_gate_last() {
     // Exit 1 (the gate) is recorded as an output and lets bind and pack run; any other failure
     // stops the action.
-    assert_eq!(run_step_with_exit(1), (0, "gate=failed\n".into()));
-    assert_eq!(run_step_with_exit(0), (0, "gate=passed\n".into()));
-    assert_eq!(run_step_with_exit(3).0, 3, "an error is not a gate verdict");
+    let gate = run_step_with_exit(exit_code(Exit::Gate));
+    assert_eq!(gate, (0, "gate=failed\n".into()));
+    assert_eq!(
+        run_step_with_exit(exit_code(Exit::Ok)),
+        (0, "gate=passed\n".into())
+    );
+    let invalid = exit_code(Exit::Invalid);
+    assert_eq!(
+        run_step_with_exit(invalid).0,
+        invalid,
+        "an error is not a gate verdict"
+    );
 
     let steps = action_steps("action.yml");
     let (run, _) = by_id(&steps, "run");

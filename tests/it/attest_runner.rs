@@ -1,6 +1,7 @@
 //! `tier1-attest` end to end: labels from a saved jobs response or a local fake jobs API, runner
 //! version from the option or a fake `Runner.Listener`, refusals naming each failed check.
 
+use crate::support::exit_code::{Exit, exit_code};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tier1-attest");
-const ATTESTATION: i32 = 7;
+const ATTESTATION: i32 = exit_code(Exit::Attestation);
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runner/jobs_attempt.json")
@@ -42,7 +43,12 @@ fn attested_2_327_1() -> Value {
         .args(["--runner-version", "2.327.1"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{}",
+        stderr(&out)
+    );
     stdout_json(&out)
 }
 
@@ -145,7 +151,12 @@ fn old_runner_is_fine_when_node24_is_not_required() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -219,7 +230,7 @@ fn reads_the_version_from_runner_listener_under_runner_root() {
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir(root.path().join("bin")).unwrap();
     let listener = root.path().join("bin/Runner.Listener");
-    for (version, code) in [("2.327.1", 0), ("2.327.0", ATTESTATION)] {
+    for (version, code) in [("2.327.1", exit_code(Exit::Ok)), ("2.327.0", ATTESTATION)] {
         std::fs::write(
             &listener,
             format!("#!/bin/sh\n[ \"$1\" = --version ] && echo {version}\n"),
@@ -259,7 +270,7 @@ fn malformed_jobs_file_is_invalid_input_and_output_is_not_written() {
         .arg(&dest)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit_code(Exit::Invalid)));
     assert!(
         stderr(&out).contains("jobs.json: invalid JSON"),
         "{}",
@@ -328,7 +339,12 @@ fn reads_every_page_of_the_jobs_api_for_this_attempt() {
         .args(["--runner-version", "2.327.1"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(stdout_json(&out)["job_id"], 41000000002u64);
     let seen = server.join().unwrap();
     assert_eq!(
@@ -348,7 +364,7 @@ fn api_mode_without_a_token_is_invalid_input() {
         .args(["--runner-version", "2.327.1"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit_code(Exit::Invalid)));
     assert!(
         stderr(&out).contains("GITHUB_TOKEN: expected a value (or --jobs-json), found nothing"),
         "{}",

@@ -5,6 +5,7 @@
 //! (exit 5) with a message, writing nothing and leaving the repository as it was.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::synthetic_history::{self as sh, History, Spec};
 use serde_json::Value;
 use std::path::Path;
@@ -81,7 +82,7 @@ fn the_culprit_of_sixteen_commits_is_found_in_at_most_five_builds() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{stderr}");
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["status"], "found", "{r:#}");
     assert_eq!(r["culprit"], h.commits[11].as_str());
@@ -125,7 +126,7 @@ fn an_unbuildable_commit_is_skipped_as_git_bisect_does() {
     });
     let out = h.tmp.path().join("out");
     let r = bisect(&h, &h.commits[0], &h.commits[7], &out, &[]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     assert_eq!(r.json["culprit"], h.commits[6].as_str(), "{:#}", r.json);
     let skipped: Vec<&Value> = r.json["steps"]
         .as_array()
@@ -154,7 +155,7 @@ fn an_unbuildable_commit_is_skipped_as_git_bisect_does() {
         &h.tmp.path().join("out"),
         &[],
     );
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Gate), "{}", r.stderr);
     assert_eq!(r.json["status"], "ambiguous");
     assert_eq!(r.json["culprit"], Value::Null);
     assert_eq!(
@@ -190,7 +191,7 @@ fn bad_requests_are_refused_with_a_message_and_nothing_written() {
         ),
     ] {
         let r = bisect(&h, good, bad, &out, &[]);
-        assert_eq!(r.code, 3, "{}", r.stderr);
+        assert_eq!(r.code, exit_code(Exit::Invalid), "{}", r.stderr);
         assert!(r.stderr.contains(want), "{want:?} not in {}", r.stderr);
         assert!(!out.exists());
     }
@@ -215,7 +216,7 @@ fn bad_requests_are_refused_with_a_message_and_nothing_written() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{stderr}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)), "{stderr}");
     assert!(stderr.contains("expected a git repository"), "{stderr}");
     assert!(!out.exists());
 
@@ -223,7 +224,7 @@ fn bad_requests_are_refused_with_a_message_and_nothing_written() {
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("mine.txt"), "mine").unwrap();
     let r = bisect(&h, &h.commits[1], &h.commits[2], &out, &[]);
-    assert_eq!(r.code, 8, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Conflict), "{}", r.stderr);
     assert!(
         r.stderr.contains("expected an absent or empty directory"),
         "{}",
@@ -237,7 +238,7 @@ fn bad_requests_are_refused_with_a_message_and_nothing_written() {
     // The good commit does not build: nothing to compare with, exit 5.
     let out2 = h.tmp.path().join("out2");
     let r = bisect(&h, &h.commits[0], &h.commits[2], &out2, &[]);
-    assert_eq!(r.code, 5, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Unavailable), "{}", r.stderr);
     assert!(
         r.stderr.contains(&format!(
             "the good commit {} cannot serve as the reference",
@@ -270,7 +271,7 @@ fn a_too_noisy_commit_is_measured_once_more_then_skipped() {
         &h.tmp.path().join("out"),
         &["--max-rounds", "12"],
     );
-    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Gate), "{}", r.stderr);
     let steps = r.json["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 1, "{:#}", r.json);
     assert_eq!(

@@ -4,6 +4,7 @@
 //! code. Never 101 (a Rust panic).
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::{Repo, nightly, repo};
 use std::fs::File;
 use std::process::{Command, Stdio};
@@ -36,12 +37,12 @@ fn restore_cmd(r: &Repo, dest: &str) -> Command {
 fn a_full_or_closed_stdout_is_an_exit_code_after_the_work_never_a_panic() {
     let r = repo();
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let history = r.root.join(".tier1/store/artifacts");
     let before = std::fs::read_dir(&history).unwrap().count();
     let out = nightly_cmd(&r).stdout(full()).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(12), "{err}");
+    assert_eq!(out.status.code(), Some(exit_code(Exit::DiskFull)), "{err}");
     assert!(
         err.contains("could not write the JSON result to stdout"),
         "{err}"
@@ -57,7 +58,7 @@ fn a_full_or_closed_stdout_is_an_exit_code_after_the_work_never_a_panic() {
         .unwrap();
     assert_eq!(
         out.status.code(),
-        Some(12),
+        Some(exit_code(Exit::DiskFull)),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -72,7 +73,7 @@ fn a_full_or_closed_stdout_is_an_exit_code_after_the_work_never_a_panic() {
         .unwrap();
     assert_eq!(
         dash.status.code(),
-        Some(12),
+        Some(exit_code(Exit::DiskFull)),
         "{}",
         String::from_utf8_lossy(&dash.stderr)
     );
@@ -87,7 +88,7 @@ fn a_full_or_closed_stdout_is_an_exit_code_after_the_work_never_a_panic() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),
-        Some(10),
+        Some(exit_code(Exit::Io)),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -99,7 +100,7 @@ fn an_unwritable_stderr_keeps_every_binary_s_exit_code() {
     let r = repo();
     // Success: the logs are dropped, the JSON is written, exit 0.
     let out = nightly_cmd(&r).stderr(full()).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(exit_code(Exit::Ok)));
     assert!(!out.stdout.is_empty());
     // Failure: the error line is dropped, the documented code stays.
     let cases: [(&str, &[&str], i32); 10] = [

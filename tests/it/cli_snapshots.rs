@@ -4,6 +4,7 @@
 //! of `tests/it/snapshots/` (`INSTA_UPDATE=always cargo test --test it cli_snapshots::` rewrites them).
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo;
 
 use serde_json::Value;
@@ -80,13 +81,31 @@ fn pretty(v: &Value) -> String {
 fn the_nightly_json_has_the_reviewed_fields_on_its_main_paths() {
     let r = nightly_repo::repo();
     let boot = nightly_repo::nightly(&r, 2.0, &[]);
-    assert_eq!(boot.code, 0, "{}\n{}", boot.json, boot.stderr);
+    assert_eq!(
+        boot.code,
+        exit_code(Exit::Ok),
+        "{}\n{}",
+        boot.json,
+        boot.stderr
+    );
     insta::assert_snapshot!("tier1-nightly-bootstrap-json", pretty(&boot.json));
     let pass = nightly_repo::nightly(&r, 2.0, &[]);
-    assert_eq!(pass.code, 0, "{}\n{}", pass.json, pass.stderr);
+    assert_eq!(
+        pass.code,
+        exit_code(Exit::Ok),
+        "{}\n{}",
+        pass.json,
+        pass.stderr
+    );
     insta::assert_snapshot!("tier1-nightly-passing-json", pretty(&pass.json));
     let fail = nightly_repo::nightly(&r, 1.5, &[]);
-    assert_eq!(fail.code, 1, "{}\n{}", fail.json, fail.stderr);
+    assert_eq!(
+        fail.code,
+        exit_code(Exit::Gate),
+        "{}\n{}",
+        fail.json,
+        fail.stderr
+    );
     insta::assert_snapshot!("tier1-nightly-failing-json", pretty(&fail.json));
 }
 

@@ -1,32 +1,27 @@
 //! The CUDA kernels without a GPU: every `kernels/*.cu` compiles with NVRTC for sm_90 and sm_100a
 //! with an empty log, and the launch registry matches the kernels' entry points one to one.
 
+use crate::support::skip;
 use std::collections::BTreeSet;
 use std::path::Path;
 use tier1::bench::cuda::{self, CudaError, KERNELS, LAUNCHES, entry_points};
 
 const ARCHES: [&str; 2] = ["sm_90", "sm_100a"];
 
-/// NVRTC present: run. Absent: skip with a reason, unless TIER1_NVRTC_REQUIRED=1.
+/// NVRTC present: run. Absent: a visible skip, or a failure under TIER1_NVRTC_REQUIRED=1.
 fn nvrtc_or_skip(test: &str) -> bool {
-    if cuda::nvrtc_present() {
-        return true;
-    }
-    let required = std::env::var("TIER1_NVRTC_REQUIRED").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "{test}: TIER1_NVRTC_REQUIRED=1 but libnvrtc.so.12 cannot be loaded (LD_LIBRARY_PATH={:?}); run `source .ci/nvrtc.sh`",
-        std::env::var("LD_LIBRARY_PATH").unwrap_or_default()
-    );
-    eprintln!(
-        "SKIP {test}: libnvrtc.so.12 not found; `source .ci/nvrtc.sh` provides it (set TIER1_NVRTC_REQUIRED=1 to make this a failure)"
-    );
-    false
+    let missing = (!cuda::nvrtc_present()).then(|| {
+        format!(
+            "libnvrtc.so.12 cannot be loaded (LD_LIBRARY_PATH={:?})",
+            std::env::var("LD_LIBRARY_PATH").unwrap_or_default()
+        )
+    });
+    skip::unless_missing(test, skip::NVRTC, missing)
 }
 
 #[test]
 fn every_kernel_compiles_for_sm90_and_sm100a_without_warnings() {
-    if !nvrtc_or_skip("every_kernel_compiles") {
+    if !nvrtc_or_skip("every_kernel_compiles_for_sm90_and_sm100a_without_warnings") {
         return;
     }
     for arch in ARCHES {

@@ -1,9 +1,11 @@
 //! The dashboard in a real browser: render the fixture history with the real binary, open it in
-//! headless Chromium, check the DOM and the console, and save a screenshot. Skips (with a printed
-//! reason) when Chromium is absent, unless `TIER1_CHROMIUM_REQUIRED=1`.
+//! headless Chromium, check the DOM and the console, and save a screenshot. Skips visibly
+//! (`support::skip`) when Chromium is absent, unless `TIER1_CHROMIUM_REQUIRED=1`.
 //! `TIER1_DASHBOARD_HISTORY` / `TIER1_DASHBOARD_EVIDENCE` point it at another history root.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo;
+use crate::support::skip;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -82,15 +84,14 @@ fn console_errors(stderr: &str) -> Vec<&str> {
 
 fn chromium_or_skip(test: &str) -> Option<PathBuf> {
     let found = chromium();
-    if found.is_none() {
-        if std::env::var("TIER1_CHROMIUM_REQUIRED").as_deref() == Ok("1") {
-            panic!(
-                "chromium not found on PATH and TIER1_CHROMIUM_REQUIRED=1 (run .ci/chromium.sh)"
-            );
-        }
-        eprintln!("SKIP {test}: chromium not found on PATH");
+    let missing = found
+        .is_none()
+        .then(|| "chromium not found on PATH".to_string());
+    if skip::unless_missing(test, skip::CHROMIUM, missing) {
+        found
+    } else {
+        None
     }
-    found
 }
 
 #[test]
@@ -122,9 +123,9 @@ fn a_history_made_by_tier1_nightly_opens_in_headless_chromium() {
         return;
     };
     let r = nightly_repo::repo();
-    for (speedup, code) in [(2.0, 0), (2.0, 0), (1.5, 1)] {
+    for (speedup, code) in [(2.0, Exit::Ok), (2.0, Exit::Ok), (1.5, Exit::Gate)] {
         let o = nightly_repo::nightly(&r, speedup, &[]);
-        assert_eq!(o.code, code, "{}\n{}", o.json, o.stderr);
+        assert_eq!(o.code, exit_code(code), "{}\n{}", o.json, o.stderr);
     }
     let history = r.root.join(".tier1/history");
     render_and_check(
@@ -159,7 +160,7 @@ fn render_and_check(bin: &Path, history: &Path, evidence: &Path, now: Option<&st
         .expect("tier1-dashboard");
     assert_eq!(
         o.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );

@@ -3,6 +3,7 @@
 //! leave the destination untouched; 1000 runs paginate and thin.
 
 use crate::support::dashboard_history;
+use crate::support::exit_code::{Exit, exit_code};
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ fn fixture_renders_verdict_cards_table_charts_and_changes() {
         Some(&fixture("evidence")),
         Some(&step),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout JSON");
     // The latest run's only finding is a regression cleared by its recheck: the gate passes it,
     // so the dashboard does too, and says why the run can never become an anchor.
@@ -148,7 +149,7 @@ fn control_characters_in_stored_text_are_rendered_visibly_never_raw() {
     let out = t.path().join("site");
     let step = t.path().join("step_summary.md");
     let o = render(&hist, &out, None, Some(&step));
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let html = fs::read_to_string(out.join("index.html")).expect("index.html");
     let md = fs::read_to_string(out.join("summary.md")).expect("summary.md");
     let appended = fs::read_to_string(&step).expect("step summary");
@@ -175,7 +176,12 @@ fn non_empty_output_is_refused_and_left_byte_identical() {
     fs::create_dir_all(&out).expect("mkdir");
     fs::write(out.join("keep.txt"), b"precious").expect("seed");
     let o = render(&fixture("history"), &out, None, None);
-    assert_eq!(o.status.code(), Some(8), "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Conflict)),
+        "{}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("is not empty"), "{}", stderr(&o));
     assert_eq!(fs::read(out.join("keep.txt")).expect("kept"), b"precious");
     assert_eq!(fs::read_dir(&out).expect("list").count(), 1);
@@ -203,7 +209,12 @@ fn invalid_history_is_refused_with_the_validation_error() {
         .to_string();
     let before = fs::read(&index).expect("index");
     let o = render(&history, &out, None, None);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Invalid)),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         stderr(&o).contains(&expected),
         "{} lacks {expected}",
@@ -227,7 +238,12 @@ fn bad_now_is_refused_before_writing() {
         "yesterday".as_ref(),
     ];
     let o = run(&args, None);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Invalid)),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         stderr(&o).contains("expected an RFC 3339 time"),
         "{}",
@@ -241,7 +257,7 @@ fn empty_history_says_so_plainly() {
     let t = tempfile::tempdir().expect("tmp");
     let out = t.path().join("site");
     let o = render(&t.path().join("no-history"), &out, None, None);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let html = fs::read_to_string(out.join("index.html")).expect("html");
     assert!(html.contains("No history yet"));
     assert!(html.contains("the history holds no run yet"));
@@ -256,7 +272,7 @@ fn a_thousand_runs_paginate_and_thin() {
     dashboard_history::write_history(&history, 1000);
     let out = t.path().join("site");
     let o = render(&history, &out, None, None);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let html = fs::read_to_string(out.join("index.html")).expect("html");
     assert!(
         html.contains("Showing the 50 most recent of 1000 runs; 950 older runs are not listed.")
@@ -329,7 +345,7 @@ fn thresholds_come_from_the_suite_config_not_the_embedded_suite() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let html = fs::read_to_string(out.join("index.html")).unwrap();
     assert!(
         html.contains("speedup −7.5% or latency +5%"),
@@ -376,7 +392,12 @@ fn a_store_without_history_renders_no_history_and_a_missing_store_is_refused() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Unavailable)),
+        "{}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("nowhere"), "{}", stderr(&o));
     assert!(!out2.exists());
     // --history-root and --store together are a usage error.
@@ -391,6 +412,11 @@ fn a_store_without_history_renders_no_history_and_a_missing_store_is_refused() {
         ],
         None,
     );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Usage)),
+        "{}",
+        stderr(&o)
+    );
     assert!(!out2.exists());
 }

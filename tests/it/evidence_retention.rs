@@ -5,6 +5,7 @@
 //! naming the field and both values. A retention under the 90 days tier1 asks for shortens the
 //! renewal window: verified, with a warning that says how many days the window has.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github;
 
 use crate::restore_support::*;
@@ -56,7 +57,11 @@ fn evidence_that_expires_by_the_renewal_age_is_refused_naming_its_retention() {
     for days in [1, 30, 60] {
         let (o, p, outputs) = verify_with_retention(days);
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(3), "{days} days: {err}");
+        assert_eq!(
+            o.status.code(),
+            Some(exit_code(Exit::Invalid)),
+            "{days} days: {err}"
+        );
         assert!(
             err.contains(&format!(
                 "evidence artifact {} (id {}): effective retention (expires_at - created_at): expected more than 60 days (the anchor renewal age), found {days} days",
@@ -74,7 +79,7 @@ fn evidence_that_expires_by_the_renewal_age_is_refused_naming_its_retention() {
 fn a_retention_under_ninety_days_is_verified_with_the_shorter_renewal_window_named() {
     let (o, _, outputs) = verify_with_retention(75);
     assert!(outputs.contains("evidence_artifact_digest="), "{outputs}");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let v = stdout_json(&o);
     assert_eq!(v["retention_days"], 75);
     assert_eq!(v["renewal_window_days"], 15);
@@ -85,7 +90,7 @@ fn a_retention_under_ninety_days_is_verified_with_the_shorter_renewal_window_nam
         stderr(&o)
     );
     let (o, _, _) = verify_with_retention(90);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let v = stdout_json(&o);
     assert_eq!(
         (

@@ -1,6 +1,7 @@
 //! `tier1-evidence verify` against the fake GitHub API, and `tier1-restore --store github` end to
 //! end: success, refusals with exit codes, step outputs, and the token never printed or written.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github;
 
 use crate::restore_support::*;
@@ -70,7 +71,12 @@ fn verify_accepts_equal_digests_and_writes_outputs() {
         ],
         &out,
     );
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["status"], "verified");
     assert_eq!(v["evidence_artifact_id"], p.evidence.id);
@@ -97,7 +103,12 @@ fn verify_accepts_equal_digests_and_writes_outputs() {
         ],
         &out,
     );
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     assert_token_absent(&o, env.tmp.path());
 }
 
@@ -124,7 +135,12 @@ fn verify_refuses_mismatches_naming_both_digests() {
         ],
         &out,
     );
-    assert_eq!(o.status.code(), Some(4), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Integrity)),
+        "stderr: {}",
+        stderr(&o)
+    );
     assert!(
         stderr(&o).contains(local.as_str()) && stderr(&o).contains(other.as_str()),
         "{}",
@@ -153,7 +169,12 @@ fn verify_refuses_mismatches_naming_both_digests() {
         ],
         &out,
     );
-    assert_eq!(o.status.code(), Some(4), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Integrity)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let err = stderr(&o);
     assert!(
         err.contains("REST digest differs")
@@ -176,7 +197,12 @@ fn verify_refuses_mismatches_naming_both_digests() {
         ],
         &out,
     );
-    assert_eq!(o.status.code(), Some(5), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Unavailable)),
+        "stderr: {}",
+        stderr(&o)
+    );
     assert!(!out.exists());
     assert_token_absent(&o, env.tmp.path());
 }
@@ -208,7 +234,12 @@ fn restore_through_the_github_store() {
     fake.set_now(t0() + Duration::days(2));
     let dest = env.dest();
     let o = restore_github(&fake, &dest);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["status"], "restored");
     assert_eq!(v["artifact_id"], second.history.as_ref().unwrap().id);
@@ -243,7 +274,7 @@ fn restore_through_github_refuses_integrity_faults_leaving_destination_empty() {
         fake.inject(fault);
         let dest = env.dest();
         let o = restore_github(&fake, &dest);
-        assert_refused(&o, 4, fragment, &dest);
+        assert_refused(&o, exit_code(Exit::Integrity), fragment, &dest);
         assert!(
             stderr(&o).contains("GET http://127.0.0.1:"),
             "{}",
@@ -266,7 +297,12 @@ fn restore_through_github_rejects_a_fork_run_named_main() {
     fake.set_now(t0() + Duration::days(2));
     let dest = env.dest();
     let o = restore_github(&fake, &dest);
-    assert_refused(&o, 5, "No prior completed Tier-1 run", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Unavailable),
+        "No prior completed Tier-1 run",
+        &dest,
+    );
     assert!(
         stderr(&o).contains("head repository is attacker/repo"),
         "{}",
@@ -301,6 +337,6 @@ fn restore_through_github_refuses_an_evidence_provenance_mismatch() {
     fake.set_now(t0() + Duration::days(2));
     let dest = env.dest();
     let o = restore_github(&fake, &dest);
-    assert_refused(&o, 4, "does not match", &dest);
+    assert_refused(&o, exit_code(Exit::Integrity), "does not match", &dest);
     assert_token_absent(&o, env.tmp.path());
 }

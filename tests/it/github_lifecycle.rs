@@ -4,6 +4,7 @@
 //! 61 days and expiry at 91 days refuse through GitHub too; `tier1-promote --approvals-from-run`
 //! reads the environment approvals from the API and refuses without an approval.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github;
 use crate::support::nightly_repo;
 
@@ -65,12 +66,12 @@ fn is_empty_or_absent(p: &Path) -> bool {
 fn the_lifecycle_restores_identically_through_the_github_store() {
     let r = nightly_repo::repo();
     let steps: [(f64, i32, &[&str]); 4] = [
-        (2.0, 0, &[]),
-        (2.0, 0, &[]),
-        (1.5, 1, &[]),
+        (2.0, exit_code(Exit::Ok), &[]),
+        (2.0, exit_code(Exit::Ok), &[]),
+        (1.5, exit_code(Exit::Gate), &[]),
         (
             1.5,
-            0,
+            exit_code(Exit::Ok),
             &[
                 "--accept",
                 "--note",
@@ -95,7 +96,7 @@ fn the_lifecycle_restores_identically_through_the_github_store() {
     let o = restore(&["--store", &spec], &repo, &local_dest, None, None);
     assert_eq!(
         o.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -105,7 +106,7 @@ fn the_lifecycle_restores_identically_through_the_github_store() {
     let o = restore(&["--store", "github"], &repo, &gh_dest, None, Some(&fake));
     assert_eq!(
         o.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -127,7 +128,10 @@ fn the_lifecycle_restores_identically_through_the_github_store() {
             .all(|q| q.header("authorization").is_none())
     );
 
-    for (days, code, fragment) in [(61, 6, "at least 60 days old"), (91, 5, "")] {
+    for (days, code, fragment) in [
+        (61, exit_code(Exit::RenewalRequired), "at least 60 days old"),
+        (91, exit_code(Exit::Unavailable), ""),
+    ] {
         let later = chrono::Utc::now() + chrono::Duration::days(days);
         fake.set_now(later);
         let dest = out.path().join(format!("github-{days}"));
@@ -174,7 +178,7 @@ fn promote_with_approvals(fake: &FakeGithub, repo: &str, run: u64, dir: &Path) -
 fn promotion_refuses_without_an_approval_of_the_protected_environment() {
     let r = nightly_repo::repo();
     let o = nightly_repo::nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
     let store = r.root.join(".tier1/store");
     let state: serde_json::Value =
         serde_json::from_slice(&std::fs::read(store.join("store.json")).unwrap()).unwrap();
@@ -189,7 +193,7 @@ fn promotion_refuses_without_an_approval_of_the_protected_environment() {
 
     let o = promote_with_approvals(&fake, &repo, 1, dir.path());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)), "{err}");
     assert!(
         err.contains("no approval record of environment tier1-canonical-acceptance"),
         "{err}"
@@ -205,7 +209,7 @@ fn promotion_refuses_without_an_approval_of_the_protected_environment() {
     );
     let o = promote_with_approvals(&fake, &repo, 1, dir.path());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)), "{err}");
     assert!(err.contains("\"rejected\" by bob"), "{err}");
     assert!(!dir.path().join("out").exists(), "nothing written");
     assert!(!err.contains(TOKEN) && !String::from_utf8_lossy(&o.stdout).contains(TOKEN));

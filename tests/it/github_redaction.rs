@@ -5,6 +5,7 @@
 
 use crate::restore_support::{Env, REPO, t0};
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github::{FakeGithub, Fault};
 use std::process::{Command, Output};
 
@@ -22,7 +23,7 @@ fn github_cmd(bin: &str, fake: &FakeGithub) -> Command {
 fn assert_redacted(what: &str, o: &Output) {
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_ne!(o.status.code(), Some(0), "{what}: {err}");
+    assert_ne!(o.status.code(), Some(exit_code(Exit::Ok)), "{what}: {err}");
     assert!(
         !out.contains(TOKEN) && !err.contains(TOKEN),
         "{what} printed the token: {out}\n{err}"
@@ -134,7 +135,11 @@ fn an_api_url_with_a_query_or_credentials_is_refused_and_redacted() {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(3), "{url}: {err}");
+        assert_eq!(
+            o.status.code(),
+            Some(exit_code(Exit::Invalid)),
+            "{url}: {err}"
+        );
         assert!(!err.contains(secret), "{url}: {err}");
         assert!(err.contains("GITHUB_API_URL"), "{url}: {err}");
         assert!(!env.tmp.path().join("restored").exists());

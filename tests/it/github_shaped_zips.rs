@@ -6,6 +6,7 @@
 //! verifies the evidence zip, and `tier1-promote` ratifies the candidate history with the evidence
 //! zip as downloaded, the approval read from the fake's approvals API.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github::{FakeGithub, approval_record, environment_record};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -117,7 +118,7 @@ fn restore_takes_a_history_zip_made_by_github_s_client() {
         .arg(&dest)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", text(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["status"], "restored");
     assert_eq!(v["workflow_run_id"], run);
@@ -158,7 +159,7 @@ fn verify_takes_an_evidence_zip_made_by_github_s_client() {
         .env_remove("GITHUB_OUTPUT")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", text(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["status"], "verified");
     assert_eq!(
@@ -217,7 +218,7 @@ fn promote_ratifies_a_candidate_and_evidence_zipped_by_github_s_client() {
         ])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", text(&o));
     let v = tier1::history_check::validate_history_root(&out).expect("a valid ratified history");
     let row = v.index.runs.last().unwrap();
     assert_eq!(row.run_id, f["run_id"].as_str().unwrap());

@@ -6,6 +6,7 @@
 
 use crate::history_support;
 use crate::restore_support;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github;
 
 use chrono::Duration as ChronoDuration;
@@ -89,7 +90,12 @@ fn an_artifact_without_fork_provenance_is_refused_not_trusted() {
         // Restore never installs it, and never bootstraps over it: the run's history is unknown.
         let dest = env.dest();
         let o = restore_github(&fake, &dest);
-        restore_support::assert_refused(&o, 4, "discovery was truncated", &dest);
+        restore_support::assert_refused(
+            &o,
+            exit_code(Exit::Integrity),
+            "discovery was truncated",
+            &dest,
+        );
         restore_support::assert_stderr_has(&o, "provenance unknown");
     }
 }
@@ -121,7 +127,12 @@ fn an_artifact_with_a_null_field_is_skipped_as_a_recorded_rejection() {
     });
     let dest = env.dest();
     let o = restore_github(&fake, &dest);
-    assert_eq!(o.status.code(), Some(0), "{}", restore_support::stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{}",
+        restore_support::stderr(&o)
+    );
     let j = restore_support::stdout_json(&o);
     assert_eq!(j["status"], "restored");
     let rejections = j["rejections"].as_array().expect("rejections");
@@ -243,7 +254,11 @@ fn approvals_are_decided_from_the_whole_set_for_the_environment() {
         let before = snapshot(w);
         let o = run_with(&promote(run));
         let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(3), "run {run}: {err}");
+        assert_eq!(
+            o.status.code(),
+            Some(exit_code(Exit::Invalid)),
+            "run {run}: {err}"
+        );
         assert!(err.contains(needle), "run {run}: {err}");
         assert!(
             err.contains("dispatch the promotion again"),
@@ -259,7 +274,7 @@ fn approvals_are_decided_from_the_whole_set_for_the_environment() {
     let o = run_with(&promote(10));
     assert_eq!(
         o.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );

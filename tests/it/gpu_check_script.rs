@@ -2,8 +2,10 @@
 //! driver and NVRTC with the binaries already built, never calls cargo (one toolchain), never
 //! installs anything, never runs the suite; and its refusals, each with a message and exit code.
 //! The driver is the scenario stand-in for nvidia-smi (tests/fixtures/workflows/bin). Also
-//! `.ci/nvrtc.sh`'s refusal of a requirements file without an exact pin.
+//! `.ci/nvrtc.sh`'s refusal of a requirements file without an exact pin. Stand-ins hide the
+//! machine's own driver and NVRTC where it has them, so every test runs on every machine.
 
+use crate::support::nvrtc_wheel;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -36,17 +38,36 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Run the script with the stand-ins (nvidia-smi, cargo that logs) first on PATH when `driver`.
+/// A directory of links to every program on the system's `PATH` but `nvidia-smi`: as `PATH`, a
+/// machine without a driver, also where there is one (the GPU machine).
+fn path_without_nvidia_smi(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let system = std::env::var_os("PATH").unwrap_or_default();
+    for d in std::env::split_paths(&system) {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let link = dir.join(&name);
+            if name != "nvidia-smi" && std::fs::symlink_metadata(&link).is_err() {
+                std::os::unix::fs::symlink(entry.path(), link).unwrap();
+            }
+        }
+    }
+    dir.to_path_buf()
+}
+
+/// Run the script with the stand-ins (nvidia-smi, cargo that logs) first on PATH when `driver`,
+/// else without any nvidia-smi; an `ldconfig` that knows no libnvrtc.so.12 first either way (the
+/// system's NVRTC, where there is one, would hide what `ld_path` offers).
 fn gpu_check(m: &Machine, driver: bool, ld_path: Option<&Path>, args: &[&str]) -> Output {
-    let system = std::env::var("PATH").unwrap_or_default();
-    let path = if driver {
-        format!(
-            "{}:{system}",
-            root().join("tests/fixtures/workflows/bin").display()
-        )
+    let no_nvrtc = nvrtc_wheel::path_without_system_nvrtc(&m.tmp.path().join("no-system-nvrtc"));
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&no_nvrtc).take(1).collect();
+    if driver {
+        dirs.push(root().join("tests/fixtures/workflows/bin"));
+        dirs.extend(std::env::split_paths(&no_nvrtc).skip(1));
     } else {
-        system
-    };
+        dirs.push(path_without_nvidia_smi(&m.tmp.path().join("no-driver")));
+    }
+    let path = std::env::join_paths(dirs).unwrap();
     let mut c = Command::new("bash");
     c.arg(root().join("scripts/gpu-check.sh"))
         .args(args)
@@ -67,13 +88,6 @@ fn gpu_check(m: &Machine, driver: bool, ld_path: Option<&Path>, args: &[&str]) -
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn system_has(cmd: &str) -> bool {
-    Command::new("bash")
-        .args(["-c", cmd])
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 #[test]
@@ -109,10 +123,6 @@ fn with_built_binaries_it_probes_only_and_never_builds() {
 
 #[test]
 fn with_built_binaries_a_missing_nvrtc_is_refused_not_installed() {
-    if system_has("ldconfig -p 2>/dev/null | grep -q 'libnvrtc\\.so\\.12'") {
-        eprintln!("skipping: this machine's ldconfig provides libnvrtc.so.12");
-        return;
-    }
     let m = machine();
     let bin = m.bin_dir.to_str().unwrap();
     let o = gpu_check(
@@ -161,30 +171,24 @@ fn refusals_name_the_problem() {
         "{}",
         stderr(&o)
     );
-    if !system_has("command -v nvidia-smi >/dev/null") {
-        let bin = m.bin_dir.to_str().unwrap();
-        let o = gpu_check(
-            &m,
-            false,
-            Some(&m.nvrtc_dir),
-            &["--bin-dir", bin, "--no-suite"],
-        );
-        assert_eq!(o.status.code(), Some(1));
-        assert!(
-            stderr(&o).contains("nvidia-smi not found"),
-            "{}",
-            stderr(&o)
-        );
-    }
+    let bin = m.bin_dir.to_str().unwrap();
+    let o = gpu_check(
+        &m,
+        false,
+        Some(&m.nvrtc_dir),
+        &["--bin-dir", bin, "--no-suite"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("nvidia-smi not found"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(std::fs::read_to_string(&m.log).unwrap(), "");
 }
 
 #[test]
 fn nvrtc_setup_refuses_requirements_without_an_exact_pin() {
-    if system_has("ldconfig -p 2>/dev/null | grep -q 'libnvrtc\\.so\\.12'") {
-        eprintln!("skipping: this machine's ldconfig provides libnvrtc.so.12");
-        return;
-    }
     let t = tempfile::tempdir().unwrap();
     let ci = t.path().join(".ci");
     std::fs::create_dir_all(&ci).unwrap();
@@ -197,6 +201,10 @@ fn nvrtc_setup_refuses_requirements_without_an_exact_pin() {
     let venv = t.path().join("venv");
     let o = Command::new("bash")
         .arg(ci.join("nvrtc.sh"))
+        .env(
+            "PATH",
+            nvrtc_wheel::path_without_system_nvrtc(&t.path().join("no-system-nvrtc")),
+        )
         .env("TIER1_NVRTC_CACHE", &venv)
         .output()
         .unwrap();

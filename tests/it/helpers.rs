@@ -5,6 +5,7 @@
 //! under `tier1-run`, named with its mismatches.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::git;
 
 use serde_json::Value;
@@ -133,7 +134,7 @@ fn targets_written_with_the_helpers_pass_a_first_nightly() {
     let json: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "{json}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -166,7 +167,7 @@ fn a_wrong_output_fails_verification_with_its_mismatches() {
         .unwrap();
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(exit_code(Exit::Gate)),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

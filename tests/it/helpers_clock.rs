@@ -4,6 +4,7 @@
 //! the CPU) does not advance; under `wall` the same variant reads at least its 4 ms.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::git;
 
 use serde_json::Value;
@@ -152,7 +153,7 @@ fn a_profile_s_clock_reaches_the_command() {
         .unwrap();
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)

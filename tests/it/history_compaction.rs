@@ -4,6 +4,7 @@
 //! its recorded digest is refused with every byte of the destination untouched.
 
 use crate::restore_support::*;
+use crate::support::exit_code::{Exit, exit_code};
 use chrono::Duration;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -89,7 +90,7 @@ fn index(root: &Path) -> Value {
 fn publish_compacted(l: &Long) -> PathBuf {
     let out = l.env.tmp.path().join("published");
     let o = l.publish(&l.live, &out);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let outcome = stdout_json(&o);
     assert_eq!(outcome["run_count"], l.runs + 1);
     let idx = index(&out);
@@ -140,7 +141,7 @@ fn a_3000_run_history_is_compacted_on_publication_and_restores() {
     l.upload(&out, 1);
     let dest = l.env.dest();
     let o = l.env.restore(t0() + Duration::days(2), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     assert_eq!(stdout_json(&o)["anchor_run_id"], run_id(0));
     let idx = index(&out);
     assert_eq!(
@@ -167,7 +168,7 @@ fn a_3000_run_history_is_compacted_on_publication_and_restores() {
             "2026-08-05T00:00:00Z".into(),
         ],
     );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
     assert_eq!(o.json()["total_runs"], 3001, "{}", o.stdout);
 }
 
@@ -178,7 +179,12 @@ fn tampered_restore(l: &Long, out: &Path, edit: impl FnOnce(&Path), days: i64) -
     l.upload(&bad, days);
     let dest = l.env.tmp.path().join(format!("dest-{days}"));
     let o = l.env.restore(t0() + Duration::days(days + 1), &dest, &[]);
-    assert_refused(&o, 4, "failed integrity validation", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "failed integrity validation",
+        &dest,
+    );
     stderr(&o)
 }
 

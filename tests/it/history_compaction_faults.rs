@@ -7,6 +7,7 @@
 
 use crate::history_compaction::Long;
 use crate::restore_support::*;
+use crate::support::exit_code::{Exit, exit_code};
 use chrono::Duration;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -82,7 +83,7 @@ fn killing_a_compacting_publication_at_20_points_loses_nothing() {
     let restore_now = t0() + Duration::days(2);
     let live = t.join("restored-live");
     let o = l.env.restore(restore_now, &live, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let live_before = fingerprint(&live);
     // One uninterrupted publication: it compacts, and its length spreads the kill points.
     let probe = t.join("probe");
@@ -124,7 +125,12 @@ fn killing_a_compacting_publication_at_20_points_loses_nothing() {
         // The previous package still restores, unchanged.
         let again = t.join(format!("restored-{k}"));
         let o = l.env.restore(restore_now, &again, &[]);
-        assert_eq!(o.status.code(), Some(0), "kill {k}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(exit_code(Exit::Ok)),
+            "kill {k}: {}",
+            stderr(&o)
+        );
         assert!(
             std::fs::read(again.join("index.json")).unwrap()
                 == std::fs::read(live.join("index.json")).unwrap(),
@@ -144,7 +150,7 @@ fn killing_a_compacting_publication_at_20_points_loses_nothing() {
     l.upload(&next, 3);
     let dest = t.join("after");
     let o = l.env.restore(t0() + Duration::days(4), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let v = tier1::history_check::validate_history_root(&dest).unwrap();
     assert!(v.doc.contains_run(&run_id(l.runs)));
     assert_eq!(v.doc.total_run_count(), l.runs + 1);

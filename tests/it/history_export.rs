@@ -7,6 +7,7 @@
 use crate::history_compaction::Long;
 use crate::history_support::{Ran, run, snapshot};
 use crate::restore_support::*;
+use crate::support::exit_code::{Exit, exit_code};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tier1::store::local::NewRun;
@@ -52,10 +53,10 @@ fn refused(r: &Ran, code: i32, needle: &str, dest: &Path) {
 fn exported(l: &Long) -> (PathBuf, PathBuf, String) {
     let out = l.env.tmp.path().join("published");
     let o = l.publish(&l.live, &out);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     let file = l.env.tmp.path().join("exports/history-2026-08.zip");
     let r = export(&out, &file);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     let j = r.json();
     let digest = j["digest"].as_str().unwrap().to_string();
     assert_eq!(
@@ -86,7 +87,7 @@ fn an_export_restores_offline_on_a_machine_with_an_empty_store() {
     std::fs::copy(&file, &moved).unwrap();
     let dest = other.path().join("history");
     let r = restore_export(&moved, &dest, Some(&digest));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     let j = r.json();
     assert_eq!(j["status"], "restored");
     assert_eq!(j["source"], "export");
@@ -109,7 +110,10 @@ fn an_export_restores_offline_on_a_machine_with_an_empty_store() {
     assert_eq!(segs(&dest), segs(&out));
     // The same export restored again gives the same tree, and exports of both the same bytes.
     let again = other.path().join("again");
-    assert_eq!(restore_export(&moved, &again, Some(&digest)).code, 0);
+    assert_eq!(
+        restore_export(&moved, &again, Some(&digest)).code,
+        exit_code(Exit::Ok)
+    );
     assert!(
         snapshot(&again) == snapshot(&dest),
         "two restores of one export differ"
@@ -130,7 +134,7 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
     let wrong = format!("sha256:{}", "0".repeat(64));
     refused(
         &restore_export(&file, &t.join("d1"), Some(&wrong)),
-        4,
+        exit_code(Exit::Integrity),
         "SHA-256 mismatch",
         &t.join("d1"),
     );
@@ -147,7 +151,7 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
     .unwrap();
     refused(
         &restore_export(&flipped, &t.join("d2"), None),
-        4,
+        exit_code(Exit::Integrity),
         "SHA-256 mismatch",
         &t.join("d2"),
     );
@@ -165,7 +169,7 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
     let d = tier1::digest::Digest::of_file(&forged).unwrap().to_string();
     refused(
         &restore_export(&forged, &t.join("d3"), Some(&d)),
-        4,
+        exit_code(Exit::Integrity),
         "archive digest mismatch",
         &t.join("d3"),
     );
@@ -179,7 +183,7 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
     let d = tier1::digest::Digest::of_file(&forged).unwrap().to_string();
     refused(
         &restore_export(&forged, &t.join("d4"), Some(&d)),
-        4,
+        exit_code(Exit::Integrity),
         "run_count",
         &t.join("d4"),
     );
@@ -189,7 +193,7 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
     let d = tier1::digest::Digest::of_file(&bare).unwrap().to_string();
     refused(
         &restore_export(&bare, &t.join("d5"), Some(&d)),
-        4,
+        exit_code(Exit::Integrity),
         "not a tier1 history export",
         &t.join("d5"),
     );
@@ -199,7 +203,7 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
 /// The export of `out` with `edit` applied to its unpacked tree, re-zipped as `t/<name>.zip`.
 fn forge(out: &Path, t: &Path, name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
     let file = t.join(format!("{name}-src.zip"));
-    assert_eq!(export(out, &file).code, 0);
+    assert_eq!(export(out, &file).code, exit_code(Exit::Ok));
     let tree = t.join(name);
     let mut policy = tier1::archive::ExtractPolicy::history();
     policy.max_members += 1;
@@ -217,7 +221,7 @@ fn export_refuses_an_existing_output_and_an_invalid_history() {
     let file = t.join("x.zip");
     std::fs::write(&file, b"keep").unwrap();
     let r = export(&l.live, &file);
-    assert_eq!(r.code, 8, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Conflict), "{}", r.stderr);
     assert!(r.stderr.contains("already exists"), "{}", r.stderr);
     assert_eq!(std::fs::read(&file).unwrap(), b"keep");
     let broken = t.join("broken");
@@ -227,7 +231,7 @@ fn export_refuses_an_existing_output_and_an_invalid_history() {
     i["runs"][3]["max_speedup"] = Value::from(9.0);
     std::fs::write(broken.join("index.json"), serde_json::to_vec(&i).unwrap()).unwrap();
     let r = export(&broken, &t.join("y.zip"));
-    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Integrity), "{}", r.stderr);
     assert!(r.stderr.contains("hash chain"), "{}", r.stderr);
     assert!(!t.join("y.zip").exists() && !t.join("y.zip.sha256").exists());
 }
@@ -262,18 +266,18 @@ fn an_old_reference_package_still_restores_and_exports() {
     );
     let dest = env.dest();
     let o = env.restore(t0() + chrono::Duration::days(1), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     assert_eq!(
         stdout_json(&o)["anchor_run_id"],
         "20260601_031500_tier1_nightly_aaaaaaaa"
     );
     let file = env.tmp.path().join("old.zip");
     let r = export(&dest, &file);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     assert_eq!(r.json()["segment_count"], 0);
     let again = env.tmp.path().join("again");
     let r = restore_export(&file, &again, None);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     assert_eq!(r.json()["export_digest_checked_against"], "digest file");
     assert_eq!(r.json()["run_count"], 4);
 }

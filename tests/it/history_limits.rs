@@ -3,6 +3,7 @@
 //! the cap and the value named, inputs untouched.
 
 use crate::history_support::*;
+use crate::support::exit_code::{Exit, exit_code};
 
 #[test]
 fn publication_refuses_a_package_its_restore_would_refuse() {
@@ -37,7 +38,7 @@ fn publication_refuses_a_package_its_restore_would_refuse() {
             .to_string(),
         &args,
     );
-    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Invalid), "{}", r.stderr);
     assert!(
         r.stderr
             .contains("refusing to write a history package that restore would refuse")

@@ -2,6 +2,7 @@
 //! §6.2 in order (message asserted, output absent, candidate, live and evidence byte-identical).
 
 use crate::history_support::*;
+use crate::support::exit_code::{Exit, exit_code};
 use tier1::promote::PromoteRequest;
 
 const EXE: &str = env!("CARGO_BIN_EXE_tier1-promote");
@@ -21,7 +22,7 @@ fn bootstrap_starts_a_new_chain() {
     evidence(&ev, &RunSpec::new("first", 0));
     let req = promote_request(&cand, &ev, None, &out, "first");
     let r = run(EXE, &promote_args(&req));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     let j = r.json();
     assert_eq!(j["success"], true);
     assert_eq!(j["bootstrap_reset"], true);
@@ -46,7 +47,7 @@ fn ratifies_the_newest_candidate_with_reviewers_and_a_bare_hex_digest() {
     req.expected_evidence_digest = DIGEST.trim_start_matches("sha256:").to_uppercase();
     let (cand, live) = (snapshot(&w.p("cand")), snapshot(&w.p("live")));
     let r = run(EXE, &promote_args(&req));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     let j = r.json();
     assert_eq!(j["bootstrap_reset"], false);
     assert_eq!(j["prior_anchor_run_id"], "anchor");
@@ -88,7 +89,7 @@ fn accepts_a_confirmed_regression_through_the_protected_path() {
         "slow",
     );
     let r = run(EXE, &promote_args(&req));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     assert!(r.json()["accepted_regression_count"].as_u64().unwrap() >= 1);
 }
 
@@ -146,7 +147,7 @@ fn refuses_an_imprecise_anchor_only_where_its_profile_requires_precision() {
     evidence(&e3, &measured);
     let req = promote_request(&c3, &e3, None, &o3, "measured");
     let r = run(EXE, &promote_args(&req));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     assert!(o3.join("index.json").is_file());
 }
 
@@ -189,7 +190,7 @@ fn refuses_a_run_whose_value_is_an_outlier_against_the_accepted_runs() {
         EXE,
         &promote_args(&promote_request(&cd, &ed, Some(&live), &od, "d")),
     );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
 }
 
 #[test]
@@ -240,7 +241,7 @@ fn refuses_bad_request_fields_in_order() {
     for (edit, needle) in cases {
         let mut r = w.req();
         edit(&mut r);
-        w.refused(&r, 3, needle);
+        w.refused(&r, exit_code(Exit::Invalid), needle);
     }
 }
 
@@ -251,7 +252,7 @@ fn the_local_workflow_run_form_needs_its_flag() {
     r.workflow_run = "local://store/actions/runs/7".into();
     r.allow_local_workflow_run = true;
     let ran = run(EXE, &promote_args(&r));
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(ran.code, exit_code(Exit::Ok), "{}", ran.stderr);
 }
 
 #[test]
@@ -259,13 +260,21 @@ fn refuses_candidate_problems() {
     let w = World::new();
     let mut r = w.req();
     r.run_id = "anchor".into();
-    w.refused(&r, 3, "may ratify only the newest immutable candidate");
+    w.refused(
+        &r,
+        exit_code(Exit::Invalid),
+        "may ratify only the newest immutable candidate",
+    );
     let mut r = w.req();
     r.expected_git_commit = "f".repeat(40);
-    w.refused(&r, 3, "source_git_commit: expected");
+    w.refused(&r, exit_code(Exit::Invalid), "source_git_commit: expected");
     let mut r = w.req();
     r.expected_evidence_artifact = "tier1-evidence-other".into();
-    w.refused(&r, 3, "evidence_artifact_name: expected");
+    w.refused(
+        &r,
+        exit_code(Exit::Invalid),
+        "evidence_artifact_name: expected",
+    );
     let reordered = w.p("reordered.yaml");
     let text = std::fs::read_to_string(suite_path()).unwrap();
     let (head, tail) = text.split_at(text.find("  - key: gemm").unwrap());
@@ -273,7 +282,7 @@ fn refuses_candidate_problems() {
     std::fs::write(&reordered, format!("{head}{kv}{gemm}")).unwrap();
     let mut r = w.req();
     r.suite_config = Some(reordered);
-    w.refused(&r, 3, "(key, target) list in order");
+    w.refused(&r, exit_code(Exit::Invalid), "(key, target) list in order");
 }
 
 #[test]
@@ -285,7 +294,7 @@ fn refuses_a_tampered_comparison() {
     std::fs::write(&reg, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
     w.refused(
         &w.req(),
-        3,
+        exit_code(Exit::Invalid),
         "`improvements` differs from the recomputed comparison",
     );
 }
@@ -296,7 +305,7 @@ fn refuses_live_history_problems() {
     let mut r = w.req();
     r.canonical_history_root = None;
     r.allow_bootstrap = false;
-    w.refused(&r, 3, "no live canonical index.json");
+    w.refused(&r, exit_code(Exit::Invalid), "no live canonical index.json");
     let mut r = w.req();
     r.suite_config = Some(w.p("v2.yaml"));
     std::fs::write(
@@ -306,7 +315,11 @@ fn refuses_live_history_problems() {
             .replace("version: 1", "version: 2"),
     )
     .unwrap();
-    w.refused(&r, 3, "suite identity expected tier1/v2");
+    w.refused(
+        &r,
+        exit_code(Exit::Invalid),
+        "suite identity expected tier1/v2",
+    );
     let mut r = w.req();
     r.output_history_root = w.p("live");
     let (cand, ev) = (w.p("cand"), w.p("ev"));
@@ -352,7 +365,7 @@ fn refuses_evidence_problems() {
     std::fs::remove_file(w.p("ev/c/report.md")).unwrap();
     w.refused(
         &w.req(),
-        3,
+        exit_code(Exit::Invalid),
         "source_markdown_report \"c/report.md\" does not exist",
     );
     std::fs::write(w.p("ev/c/report.md"), "# report\n").unwrap();
@@ -361,11 +374,11 @@ fn refuses_evidence_problems() {
         serde_json::json!({"run_id": "c", "git": {"commit": COMMIT, "dirty": true}}).to_string(),
     )
     .unwrap();
-    w.refused(&w.req(), 3, "manifest git: expected");
+    w.refused(&w.req(), exit_code(Exit::Invalid), "manifest git: expected");
     evidence(&w.p("ev"), &RunSpec::new("c", 1).speedup(2.4));
     w.refused(
         &w.req(),
-        3,
+        exit_code(Exit::Invalid),
         "differs from the one derived from the result file",
     );
     let results = w.p("ev/c/results/benchmark_test_results.json");
@@ -375,5 +388,9 @@ fn refuses_evidence_problems() {
         text.replacen("\"run_id\": \"c\"", "\"run_id\": \"d\"", 1),
     )
     .unwrap();
-    w.refused(&w.req(), 3, "result JSON run_id: expected \"c\"");
+    w.refused(
+        &w.req(),
+        exit_code(Exit::Invalid),
+        "result JSON run_id: expected \"c\"",
+    );
 }

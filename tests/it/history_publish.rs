@@ -2,6 +2,7 @@
 //! refusal (message asserted, output absent, inputs byte-identical).
 
 use crate::history_support::*;
+use crate::support::exit_code::{Exit, exit_code};
 use std::path::Path;
 
 const EXE: &str = env!("CARGO_BIN_EXE_tier1-publish");
@@ -45,7 +46,7 @@ fn merges_an_accepted_run_and_extends_the_chain() {
     candidate(Some(&live), &cand, &RunSpec::new("r1", 1).speedup(2.01));
     let (live_before, cand_before) = (snapshot(&live), snapshot(&cand));
     let r = run(EXE, &args(&cand, &live, &out, "r1"));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     let j = r.json();
     assert_eq!(j["stale_baseline"], false);
     assert_eq!(j["run_accepted"], true);
@@ -94,7 +95,7 @@ fn a_stale_producer_is_merged_as_ineligible_evidence() {
     .unwrap();
     candidate(Some(&live), &w.p("cand"), &RunSpec::new("old", 3));
     let r = run(EXE, &args(&w.p("cand"), &live2, &w.p("out"), "old"));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
     let j = r.json();
     assert_eq!(j["stale_baseline"], true);
     assert_eq!(j["run_accepted"], false);
@@ -200,7 +201,10 @@ fn refuses_a_run_already_published() {
     let w = World::new();
     let (live, cand, out) = (w.p("live"), w.p("cand"), w.p("out"));
     candidate(Some(&live), &cand, &RunSpec::new("r1", 1));
-    assert_eq!(run(EXE, &args(&cand, &live, &out, "r1")).code, 0);
+    assert_eq!(
+        run(EXE, &args(&cand, &live, &out, "r1")).code,
+        exit_code(Exit::Ok)
+    );
     let out2 = w.p("out2");
     assert_refused(
         EXE,
@@ -336,7 +340,7 @@ fn without_suite_config_the_suite_the_history_records_is_used() {
     let (w, checkout) = acme_world(true);
     let o = publish_in(&checkout, &w);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{err}");
     let index: serde_json::Value =
         serde_json::from_slice(&std::fs::read(w.p("out").join("index.json")).unwrap()).unwrap();
     assert_eq!(index["suite_name"], "acme");
@@ -349,7 +353,7 @@ fn without_suite_config_a_history_of_a_suite_not_in_the_checkout_is_refused() {
     let (live_before, cand_before) = (snapshot(&live), snapshot(&cand));
     let o = publish_in(&checkout, &w);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)), "{err}");
     assert!(
         err.contains("records suite acme/v1") && err.contains("--suite-config"),
         "{err}"

@@ -3,32 +3,26 @@
 //! a pair and as a single benchmark, gated with no protocol code written. criterion and nvbench
 //! (no tool here: cargo would build criterion for minutes, nvbench needs a GPU) replay the output
 //! their tools wrote (tests/fixtures/importers) through the same path. A test whose tool is
-//! missing prints SKIP and the tool, unless `TIER1_IMPORTERS_REQUIRED=1` (`.ci/importers.sh`
+//! missing skips visibly (`support::skip`: a `SKIPPED:` line naming the tool), unless `TIER1_IMPORTERS_REQUIRED=1` (`.ci/importers.sh`
 //! installs them and sets it), when it fails instead.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::git;
+use crate::support::skip;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const REQUIRED: &str = "TIER1_IMPORTERS_REQUIRED";
-
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/importers")
 }
 
-/// Whether `ok`; when not, prints why the test is skipped (a panic under [`REQUIRED`]).
+/// Whether `ok`; when not, records the skip and why (a panic under `TIER1_IMPORTERS_REQUIRED=1`).
 fn have(test: &str, ok: bool, what: &str) -> bool {
-    if ok {
-        return true;
-    }
-    if std::env::var(REQUIRED).as_deref() == Ok("1") {
-        panic!("{test}: {what} is missing and {REQUIRED}=1 (run `source .ci/importers.sh`)");
-    }
-    eprintln!("SKIP {test}: {what} is missing (`source .ci/importers.sh` installs it)");
-    false
+    let missing = (!ok).then(|| format!("{what} is missing"));
+    skip::unless_missing(test, skip::IMPORTERS, missing)
 }
 
 fn runs(program: &str, args: &[&str]) -> bool {
@@ -82,7 +76,11 @@ fn gate(root: &Path) -> Vec<Value> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let json: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-    assert_eq!(out.status.code(), Some(0), "{json}\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{json}\n{stderr}"
+    );
     let run = json["run_id"].as_str().unwrap();
     let summary: Value = serde_json::from_slice(
         &std::fs::read(root.join(".tier1/history").join(run).join("summary.json")).unwrap(),

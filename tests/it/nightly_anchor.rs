@@ -4,6 +4,7 @@
 //! remedy, and the job's JSON verdict agrees with its exit code; a disturbed first pass is left
 //! out of the anchor.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo;
 
 use nightly_repo::{Repo, git, nightly_with, repo};
@@ -32,7 +33,7 @@ fn an_imprecise_first_run_still_makes_the_anchor_and_the_next_night_says_what_it
     // ±30 % spread: the 5 rounds never reach the derived ±1.5 %.
     let noisy = [("TIER1_FAKE_NOISE", "0.3".to_string())];
     let o = nightly_with(&r, &noisy, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["bootstrap"], true);
     assert_eq!(o.json["conclusion"], "success");
     assert_eq!(o.json["verdict"]["passed"], true);
@@ -43,7 +44,7 @@ fn an_imprecise_first_run_still_makes_the_anchor_and_the_next_night_says_what_it
     assert_eq!(m["passes"].as_array().map(Vec::len), Some(3), "{m}");
     // The next night is compared, and each target says its verdict and what it can detect.
     let o = nightly_with(&r, &noisy, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["bootstrap"], false);
     let targets = o.json["run"]["targets"].as_array().expect("targets");
     assert_eq!(targets.len(), 2, "{}", o.json["run"]);
@@ -67,7 +68,7 @@ fn a_required_precision_refuses_with_the_figures_and_the_remedy() {
     std::fs::write(r.root.join("suite.yaml"), strict).unwrap();
     git(&r.root, &["commit", "-qam", "strict anchors"]);
     let o = nightly_with(&r, &[("TIER1_FAKE_NOISE", "0.3".to_string())], &[]);
-    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["conclusion"], "failure");
     assert_eq!(
         o.json["verdict"]["passed"], false,
@@ -82,7 +83,7 @@ fn a_required_precision_refuses_with_the_figures_and_the_remedy() {
     );
     // Nothing was published: the store has no history artifact, the next run bootstraps again.
     let o = nightly_with(&r, &[], &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["bootstrap"], true);
 }
 
@@ -97,7 +98,7 @@ fn a_disturbed_first_pass_is_left_out_of_the_anchor() {
         &[("TIER1_FAKE_SLOW_ONCE", flag.display().to_string())],
         &[],
     );
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let anchor = anchor_summary(&r);
     let a = &anchor["targets"][0];
     assert_eq!(a["key"], "fixed_a");

@@ -4,6 +4,7 @@
 //! promotion with a note ratifies a new anchor -> at 60 days restore needs renewal -> at 90 days it
 //! fails closed. The suite is two deterministic command targets, so every outcome is exact.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo;
 
 use nightly_repo::{Repo, git, nightly, nightly_with, repo};
@@ -33,7 +34,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
 
     // 1. A fresh store bootstraps the first anchor through promotion.
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["bootstrap"], true);
     assert_eq!(o.json["restore"]["status"], "bootstrap");
     let first = o.json["run_id"].as_str().unwrap().to_string();
@@ -52,7 +53,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
 
     // 2. A normal run is compared with the anchor, accepted, and not eligible.
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["restore"]["status"], "restored");
     assert_eq!(o.json["run"]["baseline_run_id"], first.as_str());
     assert_eq!(o.json["run"]["run_accepted"], true);
@@ -63,7 +64,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
     // 3. A 25 % speedup drop is a regression, confirmed by its recheck: the gate fails (exit 1),
     //    and the run is still published as ineligible evidence.
     let o = nightly(&r, 1.5, &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["conclusion"], "failure");
     assert_eq!(o.json["run"]["regressions"], 2);
     assert_eq!(o.json["run"]["rechecks"].as_array().unwrap().len(), 2);
@@ -80,7 +81,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
         ("TIER1_FAKE_SPEEDUP", "2".to_string()),
     ];
     let o = nightly_with(&r, &slow, &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["run"]["regressions"], 2);
     assert_eq!(o.json["run"]["suppressed_regressions"], 0);
     let slow_id = o.json["run_id"].as_str().unwrap().to_string();
@@ -119,7 +120,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
             "alice",
         ],
     );
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["publication"]["accepted_regression_count"], 2);
     let runs = index(&r)["runs"].as_array().unwrap().clone();
     let anchor = &runs[4];
@@ -146,7 +147,13 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
     let published = history_artifacts(&r);
     let later = (chrono::Utc::now() + chrono::Duration::days(61)).to_rfc3339();
     let o = nightly(&r, 1.5, &["--now", &later]);
-    assert_eq!(o.code, 6, "{}\n{}", o.json, o.stderr);
+    assert_eq!(
+        o.code,
+        exit_code(Exit::RenewalRequired),
+        "{}\n{}",
+        o.json,
+        o.stderr
+    );
     assert!(
         o.json["failure"]
             .as_str()
@@ -160,7 +167,13 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
     // 6. At 91 days the evidence has expired: restore fails closed.
     let expired = (chrono::Utc::now() + chrono::Duration::days(91)).to_rfc3339();
     let o = nightly(&r, 1.5, &["--now", &expired]);
-    assert_eq!(o.code, 5, "{}\n{}", o.json, o.stderr);
+    assert_eq!(
+        o.code,
+        exit_code(Exit::Unavailable),
+        "{}\n{}",
+        o.json,
+        o.stderr
+    );
     assert_eq!(history_artifacts(&r), published);
     assert_eq!(
         index(&r)["runs"].as_array().unwrap().len(),
@@ -184,7 +197,7 @@ fn the_canonical_history_lifecycle_through_the_local_main_job() {
 fn an_imprecise_measurement_is_unknown_listed_and_never_a_silent_pass() {
     let r = repo();
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let noisy = |speedup: f64| {
         [
             ("TIER1_FAKE_SPEEDUP", speedup.to_string()),
@@ -206,7 +219,7 @@ fn an_imprecise_measurement_is_unknown_listed_and_never_a_silent_pass() {
     // target unchanged or unknown, the unknown ones extra-measured and pooled, and the gate
     // passes: a night never fails on noise alone.
     let o = nightly_with(&r, &noisy(2.0), &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let id = o.json["run_id"].as_str().unwrap().to_string();
     let reg = regression(&r, &id);
     assert!(reg["regressions"].as_array().unwrap().is_empty(), "{reg}");
@@ -238,7 +251,7 @@ fn an_imprecise_measurement_is_unknown_listed_and_never_a_silent_pass() {
     // silent pass either: unknown, with the drop it could not rule out, in the summary, the
     // Markdown and on stderr.
     let o = nightly_with(&r, &noisy(1.8), &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let id = o.json["run_id"].as_str().unwrap().to_string();
     let reg = regression(&r, &id);
     assert!(reg["regressions"].as_array().unwrap().is_empty(), "{reg}");
@@ -277,7 +290,7 @@ fn an_imprecise_measurement_is_unknown_listed_and_never_a_silent_pass() {
     std::fs::write(r.root.join("suite.yaml"), strict).unwrap();
     git(&r.root, &["commit", "-qam", "strict unknowns"]);
     let o = nightly_with(&r, &noisy(1.8), &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     let failures = o.json["verdict"]["failures"].to_string();
     assert!(
         failures.contains("unknown verdict under thresholds.on_unknown: fail"),
@@ -289,14 +302,14 @@ fn an_imprecise_measurement_is_unknown_listed_and_never_a_silent_pass() {
 fn acceptance_requests_are_validated_before_anything_runs() {
     let r = repo();
     let o = nightly(&r, 2.0, &["--accept"]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}", o.stderr);
     assert!(
         o.stderr.contains("A public acceptance note is required"),
         "{}",
         o.stderr
     );
     let o = nightly(&r, 2.0, &["--note", "why"]);
-    assert_eq!(o.code, 3);
+    assert_eq!(o.code, exit_code(Exit::Invalid));
     assert!(
         o.stderr.contains("--note requires --accept"),
         "{}",
@@ -337,7 +350,7 @@ fn promotion_refuses_a_regression_cleared_only_by_its_recheck() {
     std::fs::write(r.root.join("suite.yaml"), one).unwrap();
     git(&r.root, &["commit", "-qam", "one pass"]);
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let marker = r.root.join(".tier1/slow-once");
     let knobs = [
         ("TIER1_FAKE_SPEEDUP", "2".to_string()),
@@ -354,7 +367,7 @@ fn promotion_refuses_a_regression_cleared_only_by_its_recheck() {
             "alice",
         ],
     );
-    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["run"]["suppressed_regressions"], 1, "{}", o.json);
     assert_eq!(o.json["run"]["regressions"], 0, "{}", o.json);
     let failure = o.json["failure"].as_str().unwrap();
@@ -377,7 +390,7 @@ fn promotion_refuses_a_regression_cleared_only_by_its_recheck() {
 fn concurrent_jobs_on_one_store_lose_no_run() {
     let r = repo();
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let spawn = || {
         crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
             .current_dir(&r.root)
@@ -404,7 +417,7 @@ fn concurrent_jobs_on_one_store_lose_no_run() {
         let json: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
         assert_eq!(
             out.status.code(),
-            Some(0),
+            Some(exit_code(Exit::Ok)),
             "{json}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
@@ -412,7 +425,7 @@ fn concurrent_jobs_on_one_store_lose_no_run() {
     }
     assert_ne!(ids[0], ids[1], "queued producers get distinct run ids");
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let runs: Vec<String> = index(&r)["runs"]
         .as_array()
         .unwrap()

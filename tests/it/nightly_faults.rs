@@ -6,6 +6,7 @@
 //! (`TIER1_FAULT=count:FILE`), so new points are covered without editing this file. Run alone:
 //! `cargo test --locked --test it nightly_faults`.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::faults::{
     artifact_names, copy_dir, count_points, nightly_at, runs, store_state,
 };
@@ -32,7 +33,7 @@ fn scenario() -> Scenario {
         &[],
         &["--history-out", &base_out.display().to_string()],
     );
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let base_rows = rows(&base_out);
     Scenario {
         r,
@@ -93,9 +94,11 @@ fn one_fault(s: &Scenario, spec: &str, extra: &[&str], check: &dyn Fn(&Out) -> R
         .is_some_and(|id| artifact_names(&store).contains(&format!("tier1-history-{id}-1")));
     let next = nightly_at(&s.r, &store, &envs(None), &["--history-out", &out_arg]);
     assert_eq!(
-        next.code, 0,
+        next.code,
+        exit_code(Exit::Ok),
         "{spec}: the next night: {}\n{}",
-        next.json, next.stderr
+        next.json,
+        next.stderr
     );
     assert_eq!(
         next.json["restore"]["status"], "restored",
@@ -137,8 +140,12 @@ fn killed(o: &Out) -> Result<(), String> {
 }
 
 fn disk_full(o: &Out) -> Result<(), String> {
-    if o.code != 12 {
-        return Err(format!("expected exit 12 (disk_full), found {}", o.code));
+    if o.code != exit_code(Exit::DiskFull) {
+        return Err(format!(
+            "expected exit {}, found {}",
+            Exit::DiskFull,
+            o.code
+        ));
     }
     if !o.stderr.contains("No space left on device") {
         return Err("the message does not say the disk is full".into());

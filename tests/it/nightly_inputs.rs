@@ -4,6 +4,7 @@
 //! history, and notes or requesters with control characters. A shape too large for the machine
 //! fails that target alone, before anything is allocated.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::faults::{assert_unchanged, nightly_at, snapshot};
 use crate::support::nightly_repo::{Repo, git, nightly, repo};
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 fn published() -> Repo {
     let r = repo();
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     r
 }
 
@@ -74,7 +75,13 @@ fn suite_values_that_would_crash_the_run_are_refused_naming_the_field() {
         assert_ne!(text, base, "{what}: the fixture changed");
         let before = snapshot(&store(&r));
         let o = night_with_suite(&r, &format!("hostile{i}.yaml"), text.as_bytes());
-        assert_eq!(o.code, 3, "{what}: {}\n{}", o.json, o.stderr);
+        assert_eq!(
+            o.code,
+            exit_code(Exit::Invalid),
+            "{what}: {}\n{}",
+            o.json,
+            o.stderr
+        );
         assert!(
             o.stderr.contains(field) && o.stderr.contains("expected at most"),
             "{what}: {}",
@@ -94,7 +101,7 @@ fn a_suite_file_without_end_or_not_utf8_is_refused() {
     let r = published();
     let before = snapshot(&store(&r));
     let o = nightly_at(&r, &store(&r), &[], &["--suite-config", "/dev/zero"]);
-    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}\n{}", o.json, o.stderr);
     assert!(
         o.stderr.contains("/dev/zero") && o.stderr.contains("larger than"),
         "{}",
@@ -104,7 +111,7 @@ fn a_suite_file_without_end_or_not_utf8_is_refused() {
     let mut latin1 = fixture_suite(&r).into_bytes();
     latin1.extend_from_slice(b"# caf\xe9\n");
     let o = night_with_suite(&r, "latin1.yaml", &latin1);
-    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}\n{}", o.json, o.stderr);
     assert!(
         o.stderr.contains("latin1.yaml") && o.stderr.contains("not UTF-8"),
         "{}",
@@ -120,7 +127,7 @@ fn a_shape_too_large_for_the_machine_fails_that_target_alone() {
         "{base}  - key: block_scaling\n    category: gemm\n    target: labs/block_scaling:block_scaling\n    tolerance: {{ rtol: 1.0e-2, atol: 1.0e-1 }}\n    shapes:\n      smoke: {{ m: 2147483647, n: 2147483647, k: 1024 }}\n"
     );
     let o = night_with_suite(&r, "huge.yaml", huge.as_bytes());
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     let failures = o.json["run"]["failures"].as_array().unwrap();
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert_eq!(failures[0]["key"], "block_scaling");
@@ -143,7 +150,13 @@ fn notes_and_requesters_with_control_characters_are_refused_before_the_run() {
         vec!["--accept", "--note", "ok", "--requester", "\u{202e}alice"],
     ] {
         let o = nightly_at(&r, &store(&r), &[], &args);
-        assert_eq!(o.code, 3, "{args:?}: {}\n{}", o.json, o.stderr);
+        assert_eq!(
+            o.code,
+            exit_code(Exit::Invalid),
+            "{args:?}: {}\n{}",
+            o.json,
+            o.stderr
+        );
         assert!(
             o.stderr.contains("control character"),
             "{args:?}: {}",
@@ -157,7 +170,7 @@ fn notes_and_requesters_with_control_characters_are_refused_before_the_run() {
     }
     let long = "n".repeat(5000);
     let o = nightly_at(&r, &store(&r), &[], &["--accept", "--note", &long]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}", o.stderr);
     assert!(
         o.stderr.contains("--note: expected at most"),
         "{}",

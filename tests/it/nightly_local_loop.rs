@@ -4,6 +4,7 @@
 //! SIGTERM leaves the store consistent: the run recorded as cancelled, no work directory, the
 //! target's process group gone.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo;
 
 use nightly_repo::{Repo, git, nightly_with, repo};
@@ -32,7 +33,7 @@ fn a_failed_first_run_does_not_block_the_automatic_bootstrap() {
     let r = repo();
     // A speedup of 0 makes the fixture target divide by zero: every target fails.
     let o = nightly_with(&r, &[("TIER1_FAKE_SPEEDUP", "0".into())], &[]);
-    assert_ne!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_ne!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["bootstrap"], true);
     assert!(
         !o.stderr.contains("B200") && !o.stderr.contains("dispatch"),
@@ -41,12 +42,12 @@ fn a_failed_first_run_does_not_block_the_automatic_bootstrap() {
     );
     // Nothing was published, so the next run bootstraps again, automatically.
     let o = nightly_with(&r, &[("TIER1_FAKE_SPEEDUP", "2".into())], &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["bootstrap"], true);
     assert_eq!(o.json["restore"]["status"], "bootstrap");
     // Once a history is published, a failing run is compared, not bootstrapped.
     let o = nightly_with(&r, &[("TIER1_FAKE_SPEEDUP", "0".into())], &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["bootstrap"], false);
 }
 
@@ -54,7 +55,13 @@ fn a_failed_first_run_does_not_block_the_automatic_bootstrap() {
 fn without_a_published_history_and_no_auto_bootstrap_the_message_fits_the_local_store() {
     let r = repo();
     let o = nightly_with(&r, &[], &["--no-auto-bootstrap"]);
-    assert_eq!(o.code, 5, "{}\n{}", o.json, o.stderr);
+    assert_eq!(
+        o.code,
+        exit_code(Exit::Unavailable),
+        "{}\n{}",
+        o.json,
+        o.stderr
+    );
     assert!(
         o.stderr.contains("local store") && o.stderr.contains("tier1-nightly --store"),
         "{}",
@@ -120,7 +127,11 @@ fn the_runbook_s_local_bootstrap_command_works_as_written() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{args:?}: {err}"
+    );
     let json: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(json["bootstrap"], true);
     assert_eq!(json["accept"], true);
@@ -130,7 +141,7 @@ fn the_runbook_s_local_bootstrap_command_works_as_written() {
 fn the_requester_is_recorded_as_given_and_never_chosen_silently() {
     let r = repo();
     let o = nightly_with(&r, &[], &["--requester", "bob"]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["requester"], "bob");
     let index: Value =
         serde_json::from_slice(&std::fs::read(r.root.join(".tier1/history/index.json")).unwrap())
@@ -138,7 +149,7 @@ fn the_requester_is_recorded_as_given_and_never_chosen_silently() {
     assert_eq!(index["runs"][0]["baseline_acceptance_actor"], "bob");
     // A requester where nothing is accepted is refused, not ignored.
     let o = nightly_with(&r, &[], &["--requester", "carol"]);
-    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}\n{}", o.json, o.stderr);
     assert!(o.stderr.contains("--requester"), "{}", o.stderr);
 }
 
@@ -190,7 +201,7 @@ fn sigterm_records_the_run_as_cancelled_and_leaves_no_work_directory() {
         .unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(11), "{err}");
+    assert_eq!(out.status.code(), Some(exit_code(Exit::Cancelled)), "{err}");
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["conclusion"], "cancelled", "{json}");
     let state = store_state(&r);

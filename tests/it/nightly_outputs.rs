@@ -4,6 +4,7 @@
 //! unchanged; an existing `--history-out` is replaced only when it is a previous history copy, and
 //! a full disk during the copy leaves the previous copy whole.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::faults::{assert_unchanged, count_points, nightly_at, runs, snapshot};
 use crate::support::nightly_repo::{Repo, nightly, repo};
 use std::path::Path;
@@ -13,7 +14,7 @@ use std::path::Path;
 fn published() -> Repo {
     let r = repo();
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     r
 }
 
@@ -40,7 +41,13 @@ fn a_history_out_over_the_store_or_the_checkout_is_refused_before_anything_runs(
         ("suite.yaml", "suite file"),
     ] {
         let o = nightly_at(&r, &store_dir(&r), &[], &["--history-out", out]);
-        assert_eq!(o.code, 3, "--history-out {out}: {}\n{}", o.json, o.stderr);
+        assert_eq!(
+            o.code,
+            exit_code(Exit::Invalid),
+            "--history-out {out}: {}\n{}",
+            o.json,
+            o.stderr
+        );
         assert!(
             o.stderr.contains("--history-out") && o.stderr.contains(collides),
             "--history-out {out}: {}",
@@ -70,7 +77,13 @@ fn a_store_that_is_or_holds_the_checkout_is_refused() {
     let before = everything(&r);
     for store in [".", ".."] {
         let o = nightly_at(&r, Path::new(store), &[], &[]);
-        assert_eq!(o.code, 3, "--store {store}: {}\n{}", o.json, o.stderr);
+        assert_eq!(
+            o.code,
+            exit_code(Exit::Invalid),
+            "--store {store}: {}\n{}",
+            o.json,
+            o.stderr
+        );
         assert!(
             o.stderr.contains("--store") && o.stderr.contains("checkout"),
             "{}",
@@ -128,7 +141,7 @@ fn a_history_out_that_is_not_a_previous_copy_is_never_replaced() {
     );
     // The previous copy, by contrast, is replaced by the new night's.
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     let index = std::fs::read_to_string(r.root.join(".tier1/history/index.json")).unwrap();
     assert_eq!(index.matches("\"run_id\"").count(), 2, "{index}");
 }
@@ -152,7 +165,13 @@ fn a_full_disk_while_copying_the_history_out_keeps_the_previous_copy() {
         &[("TIER1_FAULT", format!("write:{nth}:enospc"))],
         &["--history-out", ".tier1/history"],
     );
-    assert_eq!(o.code, 12, "{}\n{}", o.json, o.stderr);
+    assert_eq!(
+        o.code,
+        exit_code(Exit::DiskFull),
+        "{}\n{}",
+        o.json,
+        o.stderr
+    );
     assert!(
         o.stderr.contains("--history-out") && o.stderr.contains(".tier1/history"),
         "names the destination: {}",

@@ -6,6 +6,7 @@
 //! tampered side-by-side record makes promotion refuse.
 
 use crate::history_support::Scene;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::{Repo, git, nightly, nightly_with, repo};
 use serde_json::Value;
 
@@ -52,7 +53,7 @@ fn regression_summary(r: &Repo, run_id: &str) -> Value {
 
 fn bootstrap(r: &Repo) -> String {
     let o = nightly(r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     o.json["run_id"].as_str().unwrap().to_string()
 }
 
@@ -63,7 +64,7 @@ fn a_slowdown_committed_after_the_anchor_is_confirmed_side_by_side() {
     bootstrap(&r);
     commit_baseline_ms(&r, "13");
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     let id = o.json["run_id"].as_str().unwrap();
     let reg = regression_summary(&r, id);
     let b = &reg["side_by_side"];
@@ -106,7 +107,7 @@ fn a_slowdown_committed_after_the_anchor_is_confirmed_side_by_side() {
             "alice",
         ],
     );
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
 }
 
 #[test]
@@ -116,7 +117,7 @@ fn unchanged_code_is_cleared_side_by_side_passes_and_is_never_an_anchor() {
     // The history comparison suspects both targets (a 25 % speedup drop through the environment,
     // which is no change of the code); side by side both sides are this commit's build.
     let o = nightly(&r, 1.5, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["run"]["run_accepted"], true, "{}", o.json);
     assert_eq!(o.json["run"]["baseline_eligible"], false, "{}", o.json);
     assert_eq!(o.json["run"]["regressions"], 0, "{}", o.json);
@@ -173,7 +174,7 @@ fn an_anchor_commit_that_does_not_build_is_unknown_with_the_reason() {
     git(&r.root, &["commit", "-qam", "the build works"]);
     commit_baseline_ms(&r, "13");
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     let reg = regression_summary(&r, o.json["run_id"].as_str().unwrap());
     for c in reg["side_by_side"]["checks"].as_array().unwrap() {
         assert_eq!(c["verdict"], "unknown", "{c}");
@@ -192,7 +193,7 @@ fn side_by_side_off_runs_nothing_and_says_why() {
     let r = repo();
     bootstrap(&r);
     let o = nightly(&r, 1.5, &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     let reg = regression_summary(&r, o.json["run_id"].as_str().unwrap());
     let b = &reg["side_by_side"];
     assert_eq!(b["enabled"], false, "{b}");
@@ -223,7 +224,7 @@ fn promotion_refuses_a_cleared_night() {
             "alice",
         ],
     );
-    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}\n{}", o.json, o.stderr);
     let failure = o.json["failure"].as_str().unwrap_or_default().to_string();
     assert!(failure.contains("2 suppressed regression(s)"), "{failure}");
     assert!(
@@ -261,7 +262,7 @@ fn promotion_refuses_a_side_by_side_verdict_its_intervals_do_not_give() {
     let w = tampered_scene("same", 1.3);
     w.refused(
         &w.req(),
-        3,
+        exit_code(Exit::Invalid),
         "verdict: recorded same, but its own intervals give worse (tampered side-by-side record)",
     );
 }
@@ -272,7 +273,7 @@ fn promotion_refuses_a_side_by_side_record_the_comparison_does_not_follow() {
     let w = tampered_scene("worse", 1.3);
     w.refused(
         &w.req(),
-        3,
+        exit_code(Exit::Invalid),
         "`regressions` differs from the recomputed comparison",
     );
 }

@@ -5,6 +5,7 @@
 //! alone, with the field named, and the night is still published.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::faults::runs;
 use crate::support::nightly_repo::{Repo, git, nightly_with, repo};
 use std::process::{Child, Command, Stdio};
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 fn published() -> Repo {
     let r = repo();
     let o = nightly_with(&r, &[("TIER1_FAKE_SPEEDUP", "2".into())], &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     r
 }
 
@@ -78,7 +79,11 @@ fn a_signal_while_queued_on_the_producer_lock_records_the_run_as_cancelled() {
         signal(&queued, sig);
         let out = queued.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(11), "{sig}: {err}");
+        assert_eq!(
+            out.status.code(),
+            Some(exit_code(Exit::Cancelled)),
+            "{sig}: {err}"
+        );
         assert!(
             sent.elapsed() < Duration::from_secs(3),
             "{sig}: slow to stop"
@@ -89,7 +94,7 @@ fn a_signal_while_queued_on_the_producer_lock_records_the_run_as_cancelled() {
         let out = holder.wait_with_output().unwrap();
         assert_eq!(
             out.status.code(),
-            Some(0),
+            Some(exit_code(Exit::Ok)),
             "{sig}: the holder: {}",
             String::from_utf8_lossy(&out.stderr)
         );
@@ -128,7 +133,7 @@ fn an_escaped_process_holding_stdout_cannot_hang_the_night_even_through_sigterm(
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     assert!(o.stderr.contains("stdout was still open"), "{}", o.stderr);
     // SIGTERM while it runs ends it at once, recorded as cancelled.
     let child = start(&r);
@@ -141,7 +146,7 @@ fn an_escaped_process_holding_stdout_cannot_hang_the_night_even_through_sigterm(
     kill_escaped();
     assert_eq!(
         out.status.code(),
-        Some(11),
+        Some(exit_code(Exit::Cancelled)),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -162,7 +167,7 @@ fn a_target_with_absurd_numbers_fails_alone_and_the_night_is_published() {
         "command: [python3, -c, 'import json,sys; sig={\"seed\":42,\"inputs\":[]}; print(json.dumps({\"schema\":\"tier1.command_result.v1\",\"variants\":[{\"name\":\"baseline\",\"samples_ms\":[1e308]*6,\"input_signature\":sig}]}))']",
     );
     let o = nightly_with(&r, &[("TIER1_FAKE_SPEEDUP", "2".into())], &[]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     assert!(
         o.stderr.contains("fixed_a") && o.stderr.contains("samples_ms[0]"),
         "{}",

@@ -5,6 +5,7 @@
 //! the temporary files of killed jobs are collected, and two first nights started together are both
 //! published.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::faults::{
     artifact_names, assert_unchanged, count_points, nightly_at, runs, snapshot, store_state,
 };
@@ -20,7 +21,7 @@ fn with_nights(n: usize) -> Repo {
     let r = repo();
     for _ in 0..n {
         let o = nightly(&r, 2.0, &[]);
-        assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+        assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     }
     r
 }
@@ -39,7 +40,13 @@ fn a_lost_store_json_is_refused_and_no_artifact_is_overwritten() {
     std::fs::remove_file(store(&r).join("store.json")).unwrap();
     let before = snapshot(&store(&r));
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 4, "{}\n{}", o.json, o.stderr);
+    assert_eq!(
+        o.code,
+        exit_code(Exit::Integrity),
+        "{}\n{}",
+        o.json,
+        o.stderr
+    );
     assert!(
         o.stderr.contains("store.json") && o.stderr.contains("artifacts/1.bin"),
         "names the missing file and what it would overwrite: {}",
@@ -61,7 +68,13 @@ fn a_rewound_counter_is_refused_and_no_artifact_is_overwritten() {
         std::fs::write(&path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
         let before = snapshot(&store(&r));
         let o = nightly(&r, 2.0, &[]);
-        assert_eq!(o.code, 4, "{field}: {}\n{}", o.json, o.stderr);
+        assert_eq!(
+            o.code,
+            exit_code(Exit::Integrity),
+            "{field}: {}\n{}",
+            o.json,
+            o.stderr
+        );
         assert!(
             o.stderr.contains(says) && o.stderr.contains("rewound"),
             "{field}: {}",
@@ -95,7 +108,13 @@ fn no_store_or_lock_file_is_opened_through_a_symbolic_link() {
         std::os::unix::fs::symlink(&victim, &at).unwrap();
         let before = snapshot(&store(&r));
         let o = nightly(&r, 2.0, &[]);
-        assert_eq!(o.code, 4, "{link}: {}\n{}", o.json, o.stderr);
+        assert_eq!(
+            o.code,
+            exit_code(Exit::Integrity),
+            "{link}: {}\n{}",
+            o.json,
+            o.stderr
+        );
         assert!(
             o.stderr.contains("symbolic link") && o.stderr.contains(link),
             "{link}: {}",
@@ -118,7 +137,7 @@ fn a_store_pointed_at_another_directory_is_refused_untouched() {
     std::fs::write(other.join("cat.jpg"), b"meow").unwrap();
     let before = snapshot(&other);
     let o = nightly_at(&r, &other, &[], &[]);
-    assert_eq!(o.code, 3, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}\n{}", o.json, o.stderr);
     assert!(o.stderr.contains("cat.jpg"), "{}", o.stderr);
     assert_unchanged(&before, &other, "unchanged");
 }
@@ -140,7 +159,7 @@ fn a_night_killed_after_its_history_upload_is_not_lost() {
     assert_eq!(killed.1, "in_progress");
     assert!(artifact_names(&store(&r)).contains(&format!("tier1-history-{}-1", killed.0)));
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(
         o.json["restore"]["workflow_run_id"], killed.0,
         "the killed night's history is restored: {}",
@@ -203,7 +222,7 @@ fn temporary_files_of_killed_jobs_are_collected_by_the_next_run() {
         &[("TMPDIR", tmp.display().to_string())],
         &[],
     );
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(leftovers(&store(&r)), Vec::<String>::new());
     assert_eq!(
         leftovers(&store(&r).join("artifacts")),
@@ -233,7 +252,7 @@ fn two_first_nights_a_tenth_of_a_second_apart_are_both_published() {
         let out = child.wait_with_output().unwrap();
         assert_eq!(
             out.status.code(),
-            Some(0),
+            Some(exit_code(Exit::Ok)),
             "{name}: {}\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
@@ -246,7 +265,7 @@ fn two_first_nights_a_tenth_of_a_second_apart_are_both_published() {
         .count();
     assert_eq!(histories, 2, "{names:?}");
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(
         history_rows(&r),
         3,

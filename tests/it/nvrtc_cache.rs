@@ -3,23 +3,14 @@
 //! SHA-256 is pinned in `.ci/nvrtc-requirements.txt` is used, its files are checked against its
 //! `RECORD`, and the library is extracted afresh into a directory of this use; a swapped library
 //! (a pull request's job on a shared runner could plant one) never reaches `LD_LIBRARY_PATH`.
-//! Skipped where the system's `ldconfig` already provides libnvrtc.so.12 (the script uses that).
+//! A stand-in `ldconfig` hides a system libnvrtc.so.12 (which the script would use instead), so
+//! these run on every machine, the GPU machine included.
 
 use crate::support::nvrtc_wheel;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const VERSION: &str = "12.9.86";
-
-fn system_provides_nvrtc() -> bool {
-    Command::new("bash")
-        .args([
-            "-c",
-            "ldconfig -p 2>/dev/null | grep -q 'libnvrtc\\.so\\.12'",
-        ])
-        .status()
-        .is_ok_and(|s| s.success())
-}
 
 struct Ci {
     _t: tempfile::TempDir,
@@ -56,6 +47,10 @@ fn provide(c: &Ci, extra: &[(&str, &Path)]) -> Output {
     cmd.arg(c.root.join(".ci/nvrtc.sh"))
         .env("TIER1_NVRTC_CACHE", &c.cache)
         .env("TIER1_NVRTC_DIR", &c.dir)
+        .env(
+            "PATH",
+            nvrtc_wheel::path_without_system_nvrtc(&c.root.join("../no-system-nvrtc")),
+        )
         .env("PIP_NO_INDEX", "1")
         .env_remove("PIP_FIND_LINKS")
         .env_remove("TIER1_NVRTC_VENV");
@@ -100,10 +95,6 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn a_swapped_library_under_the_pinned_version_is_never_used() {
-    if system_provides_nvrtc() {
-        eprintln!("skipping: this machine's ldconfig provides libnvrtc.so.12");
-        return;
-    }
     let (name, good) = nvrtc_wheel::wheel(VERSION, b"the real libnvrtc");
     let c = ci(&nvrtc_wheel::requirements(VERSION, &good));
     // A cache that says "the pinned version" but holds another library: as a venv (the layout an
@@ -129,10 +120,6 @@ fn a_swapped_library_under_the_pinned_version_is_never_used() {
 
 #[test]
 fn the_pinned_wheel_is_checked_and_extracted_afresh_on_every_use() {
-    if system_provides_nvrtc() {
-        eprintln!("skipping: this machine's ldconfig provides libnvrtc.so.12");
-        return;
-    }
     let (name, good) = nvrtc_wheel::wheel(VERSION, b"the real libnvrtc");
     let c = ci(&nvrtc_wheel::requirements(VERSION, &good));
     std::fs::write(c.cache.join(&name), &good).unwrap();
@@ -158,10 +145,6 @@ fn the_pinned_wheel_is_checked_and_extracted_afresh_on_every_use() {
 
 #[test]
 fn a_pinned_wheel_whose_files_disagree_with_its_record_is_refused() {
-    if system_provides_nvrtc() {
-        eprintln!("skipping: this machine's ldconfig provides libnvrtc.so.12");
-        return;
-    }
     // A wheel whose RECORD names other bytes than the library it carries (pinned as it is).
     let (name, good) = nvrtc_wheel::wheel(VERSION, b"the real libnvrtc");
     let (_, bad) = nvrtc_wheel::wheel(VERSION, b"the real libnvrtX");

@@ -1,6 +1,7 @@
 //! `tier1-preflight` end to end on inventory fixtures: 8x B200 accepted with its fingerprint and step
 //! summary; each bad inventory refused naming GPU index and field; missing NVML refused cleanly.
 
+use crate::support::exit_code::{Exit, exit_code};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -36,7 +37,12 @@ fn stderr(out: &Output) -> String {
 fn accepts_eight_b200_with_mig_disabled() {
     let dir = tempfile::tempdir().unwrap();
     let out = preflight("b200_x8.json", dir.path(), &["--expected-count", "8"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{}",
+        stderr(&out)
+    );
     let fp: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(fp["backend"], "cuda");
     assert_eq!(fp["gpu_count"], 8);
@@ -169,7 +175,12 @@ fn expected_name_comes_from_the_environment() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -205,7 +216,7 @@ fn malformed_inventory_is_invalid_input() {
         .arg(&bad)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit_code(Exit::Invalid)));
     assert!(
         stderr(&out).contains("inventory.json: invalid JSON"),
         "{}",

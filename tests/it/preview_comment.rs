@@ -3,6 +3,7 @@
 //! anyone else are never touched, a `POST` is never repeated while a `PATCH` is retried, and a
 //! body that GitHub would refuse is refused before any request.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github;
 
 use fake_github::{FakeGithub, Fault};
@@ -116,7 +117,7 @@ fn the_comment_is_created_once_then_updated_in_place() {
         .add_comment(7, "github-actions[bot]", "coverage: 93 %");
     let first = body_file(&w, "first.md", &format!("{MARKER}\n### first run\n"));
     let o = comment(&w, &["--pr", "7", "--body-file", &first]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
     assert_eq!(o.json["action"], "created");
     assert_eq!(o.json["comments_listed"], 2);
     let id = o.json["comment_id"].as_u64().unwrap();
@@ -129,7 +130,7 @@ fn the_comment_is_created_once_then_updated_in_place() {
 
     let second = body_file(&w, "second.md", &format!("{MARKER}\n### second run\n"));
     let o = comment(&w, &["--pr", "7", "--body-file", &second]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
     assert_eq!(o.json["action"], "updated");
     assert_eq!(o.json["comment_id"].as_u64(), Some(id), "the same comment");
     assert_eq!(
@@ -199,7 +200,7 @@ fn a_create_is_sent_once_and_an_update_is_retried() {
     // A 502 answering the POST: reported (exit 9), not resent (it may have been created).
     bad_gateway_once(&w, format!("POST /repos/{REPO}/issues/9/comments"));
     let o = comment(&w, &["--pr", "9", "--body-file", &body]);
-    assert_eq!(o.code, 9, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Remote), "{}", o.stderr);
     assert!(
         o.stderr
             .contains(&format!("POST /repos/{REPO}/issues/9/comments: HTTP 502")),
@@ -261,7 +262,7 @@ fn bad_requests_are_refused_before_any_request() {
     });
     let ok = body_file(&w, "looped.md", &format!("{MARKER}\n"));
     let o = comment(&w, &["--pr", "7", "--body-file", &ok]);
-    assert_eq!(o.code, 4, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Integrity), "{}", o.stderr);
     assert!(o.stderr.contains("incomplete listing"), "{}", o.stderr);
     assert!(
         w.fake.requests().iter().all(|r| r.method == "GET"),
@@ -272,14 +273,14 @@ fn bad_requests_are_refused_before_any_request() {
 
     let missing = w.dir.join("missing.md");
     let o = comment(&w, &["--pr", "7", "--body-file", missing.to_str().unwrap()]);
-    assert_eq!(o.code, 10, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Io), "{}", o.stderr);
     assert_eq!(w.fake.requests().len(), gets, "no request was sent");
     assert!(Path::new(&long).is_file());
 
     // Without a token: a configuration error naming it, still no request.
     let ok = body_file(&w, "ok.md", &format!("{MARKER}\n"));
     let o = comment_with_token(&w, &["--pr", "7", "--body-file", &ok], None);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}", o.stderr);
     assert!(o.stderr.contains("GITHUB_TOKEN is not set"), "{}", o.stderr);
     assert_eq!(w.fake.requests().len(), gets);
 }

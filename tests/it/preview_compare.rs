@@ -4,6 +4,7 @@
 //! say "preview, not canonical", the exit code is the nightly gate's, the comparison is the one
 //! the nightly makes, and every refusal leaves every byte untouched.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo;
 
 use nightly_repo::{Repo, nightly, repo};
@@ -105,7 +106,7 @@ fn restored(r: &Repo) -> BTreeMap<PathBuf, Vec<u8>> {
 fn anchored() -> Repo {
     let r = repo();
     let o = nightly(&r, 2.0, &[]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     r
 }
 
@@ -123,7 +124,7 @@ fn a_regressing_preview_reports_it_and_writes_nothing_canonical() {
 
     // A 25 % speedup drop on both targets: the nightly would confirm it after rechecks.
     let o = compare(&r, 1.5, &out_dir, &["--branch", "main"]);
-    assert_eq!(o.code, 1, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Gate), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["notice"], "preview, not canonical");
     assert_eq!(o.json["canonical"], false);
     assert_eq!(o.json["gate"]["passed"], false);
@@ -193,7 +194,7 @@ fn a_regressing_preview_reports_it_and_writes_nothing_canonical() {
     // same measurements against the same anchor.
     let cmp: Value = serde_json::from_str(&read(&out_dir.join("regression_summary.json"))).unwrap();
     let night = nightly(&r, 1.5, &[]);
-    assert_eq!(night.code, 1, "{}", night.stderr);
+    assert_eq!(night.code, exit_code(Exit::Gate), "{}", night.stderr);
     let night_id = night.json["run_id"].as_str().unwrap();
     let recorded: Value = serde_json::from_str(&read(
         &r.root
@@ -221,7 +222,7 @@ fn an_unchanged_preview_passes_with_exit_zero() {
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("preview");
     let o = compare(&r, 2.0, &out_dir, &["--branch", "main"]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["gate"]["passed"], true);
     assert_eq!(o.json["counts"]["unchanged"], 2);
     assert_eq!(o.json["comment_rows"], 2);
@@ -239,7 +240,7 @@ fn an_unchanged_preview_passes_with_exit_zero() {
         Path::new("artifacts/preview"),
         &["--branch", "main"],
     );
-    assert_eq!(inside.code, 0, "{}", inside.stderr);
+    assert_eq!(inside.code, exit_code(Exit::Ok), "{}", inside.stderr);
     assert!(r.root.join("artifacts/preview/comment.md").is_file());
 }
 
@@ -254,7 +255,7 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
     std::fs::create_dir_all(&busy).unwrap();
     std::fs::write(busy.join("keep.txt"), "mine").unwrap();
     let o = compare(&r, 1.5, &busy, &["--branch", "main"]);
-    assert_eq!(o.code, 8, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Conflict), "{}", o.stderr);
     assert!(
         o.stderr.contains(&format!(
             "--output {}: expected an absent or empty directory",
@@ -268,7 +269,7 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
     // A branch without canonical history: exit 5, no bootstrap, no output.
     let none = tmp.path().join("none");
     let o = compare(&r, 2.0, &none, &["--branch", "feature"]);
-    assert_eq!(o.code, 5, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Unavailable), "{}", o.stderr);
     assert!(
         o.stderr.contains(
             "restoring the canonical history of branch feature: No prior completed Tier-1 run"
@@ -296,7 +297,7 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
         "other",
     ];
     let o = compare_with(&r, 2.0, &tmp.path().join("other"), &args);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}", o.stderr);
     assert!(
         o.stderr.contains("|other\" differs from the anchor's ") && o.stderr.contains("|smoke\""),
         "{}",
@@ -306,7 +307,7 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
 
     // An empty branch is refused before anything runs.
     let o = compare(&r, 2.0, &tmp.path().join("x"), &["--branch", " "]);
-    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}", o.stderr);
     assert!(
         o.stderr.contains("--branch: expected the default branch"),
         "{}",
@@ -315,7 +316,7 @@ fn refusals_measure_nothing_and_leave_every_byte_untouched() {
 
     // The branch is required (no fallback to the pull request's ref).
     let o = compare(&r, 2.0, &tmp.path().join("x"), &[]);
-    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Usage), "{}", o.stderr);
     assert!(o.stderr.contains("--branch"), "{}", o.stderr);
 
     assert_eq!(tree(&r.root.join(".tier1/store")), store_before);
@@ -330,7 +331,7 @@ fn an_anchor_due_for_renewal_is_compared_and_noted_and_an_expired_one_refused() 
     let later = (chrono::Utc::now() + chrono::Duration::days(61)).to_rfc3339();
     let out_dir = tmp.path().join("late");
     let o = compare(&r, 2.0, &out_dir, &["--branch", "main", "--now", &later]);
-    assert_eq!(o.code, 0, "{}\n{}", o.json, o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(o.json["restore"]["anchor_renewal_required"], true);
     let note = o.json["notes"][0].as_str().unwrap();
     assert!(note.contains("60 days old or more"), "{note}");
@@ -339,6 +340,6 @@ fn an_anchor_due_for_renewal_is_compared_and_noted_and_an_expired_one_refused() 
     let expired = (chrono::Utc::now() + chrono::Duration::days(91)).to_rfc3339();
     let gone = tmp.path().join("gone");
     let o = compare(&r, 2.0, &gone, &["--branch", "main", "--now", &expired]);
-    assert_eq!(o.code, 5, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Unavailable), "{}", o.stderr);
     assert!(!gone.exists());
 }

@@ -3,6 +3,7 @@
 //! in free text, and credentials in URLs. Each refusal names the problem, exits with its documented
 //! code and leaves every tree byte-identical.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::hostile_zip;
 
 use crate::history_support::*;
@@ -54,7 +55,7 @@ fn duplicate_members_of_the_evidence_archive_are_refused_before_extraction() {
     let err = refused_args_here(
         &w,
         &args,
-        4,
+        exit_code(Exit::Integrity),
         "archive member \"c/report.md\": appears 2 times in the central directory",
         &r.output_history_root,
     );
@@ -73,7 +74,7 @@ fn a_workflow_run_url_must_be_exactly_its_canonical_form() {
     ] {
         let mut r = w.req();
         r.workflow_run = bad.into();
-        let err = refused_here(&w, &r, 3, "is not in canonical form");
+        let err = refused_here(&w, &r, exit_code(Exit::Invalid), "is not in canonical form");
         assert!(
             err.contains("expected \"https://github."),
             "names the canonical form: {err}"
@@ -90,12 +91,24 @@ fn a_symlinked_output_root_is_refused_up_front_and_nothing_is_staged() {
     let link = w.p("out");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let r = w.req();
-    refused_args_here(&w, &promote_args(&r), 8, "is a symbolic link", &target);
+    refused_args_here(
+        &w,
+        &promote_args(&r),
+        exit_code(Exit::Conflict),
+        "is a symbolic link",
+        &target,
+    );
     assert!(link.is_symlink(), "the link itself is untouched");
     assert_eq!(strays(&w.w), Vec::<String>::new());
     // A dangling link is refused the same way (it is not an absent output root).
     std::fs::remove_dir(&target).unwrap();
-    refused_args_here(&w, &promote_args(&r), 8, "is a symbolic link", &target);
+    refused_args_here(
+        &w,
+        &promote_args(&r),
+        exit_code(Exit::Conflict),
+        "is a symbolic link",
+        &target,
+    );
     assert_eq!(strays(&w.w), Vec::<String>::new());
 }
 
@@ -104,7 +117,7 @@ fn an_output_root_that_is_a_file_is_refused() {
     let w = World::new();
     std::fs::write(w.p("out"), b"not a directory").unwrap();
     let r = w.req();
-    refused_here(&w, &r, 8, "is not a directory");
+    refused_here(&w, &r, exit_code(Exit::Conflict), "is not a directory");
 }
 
 #[test]
@@ -117,16 +130,16 @@ fn an_output_root_inside_an_input_tree_is_refused_up_front() {
     ] {
         let mut r = w.req();
         r.output_history_root = w.p(inside);
-        refused_here(&w, &r, 3, names);
+        refused_here(&w, &r, exit_code(Exit::Invalid), names);
     }
     // Through a `..` detour or a symlinked parent the same tree is recognised.
     let mut r = w.req();
     r.output_history_root = w.p("ev/../cand/x");
-    refused_here(&w, &r, 3, "candidate history root");
+    refused_here(&w, &r, exit_code(Exit::Invalid), "candidate history root");
     std::os::unix::fs::symlink(w.p("live"), w.p("alias")).unwrap();
     let mut r = w.req();
     r.output_history_root = w.p("alias/new");
-    refused_here(&w, &r, 3, "canonical history root");
+    refused_here(&w, &r, exit_code(Exit::Invalid), "canonical history root");
 }
 
 #[test]
@@ -154,7 +167,7 @@ fn control_characters_in_free_text_are_refused_and_never_echoed() {
     for (edit, needle) in cases {
         let mut r = w.req();
         edit(&mut r);
-        let err = refused_here(&w, &r, 3, needle);
+        let err = refused_here(&w, &r, exit_code(Exit::Invalid), needle);
         for c in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
             assert!(!err.contains(c), "raw {c:?} reached stderr: {err:?}");
         }
@@ -190,7 +203,7 @@ fn credentials_and_query_strings_never_reach_messages_or_annotations() {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(3), "{err}");
+        assert_eq!(out.status.code(), Some(exit_code(Exit::Invalid)), "{err}");
         assert!(err.contains("--workflow-run"), "{err}");
         assert!(err.contains("::error::"), "annotation emitted: {err}");
         assert!(!err.contains(secret), "{secret} leaked: {err}");

@@ -6,6 +6,7 @@
 //! self-review" says. Every refusal exits 3 and leaves every tree byte-identical.
 
 use crate::history_support::*;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::fake_github::{FakeGithub, approval_record, environment_record};
 use serde_json::json;
 use std::path::Path;
@@ -57,7 +58,7 @@ fn assert_refused(fake: &FakeGithub, w: &Path, run: u64, needle: &str) {
     let before = snapshot(w);
     let o = promote(fake, w, run);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)), "{err}");
     assert!(err.contains(needle), "{needle} not in {err}");
     assert!(o.stdout.is_empty());
     assert_eq!(snapshot(w), before, "every tree untouched");
@@ -116,7 +117,7 @@ fn a_requester_who_alone_approved_their_own_promotion_is_refused() {
     let o = promote(&fake, w, 3);
     assert_eq!(
         o.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );

@@ -1,6 +1,7 @@
 //! tier1-restore refuses hostile or corrupted history artifacts (digest, zip slip, absolute path,
 //! symlink, caps, duplicates, member types) and tampered indexes, fatally, installing nothing.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::hostile_zip;
 
 use crate::restore_support::*;
@@ -23,7 +24,12 @@ fn restore_raw(members: &[(&str, &[u8])]) -> (Env, std::process::Output) {
 
 fn refused(members: &[(&str, &[u8])], fragment: &str) {
     let (env, o) = restore_raw(members);
-    assert_refused(&o, 4, "failed integrity validation", &env.dest());
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "failed integrity validation",
+        &env.dest(),
+    );
     assert_stderr_has(&o, fragment);
 }
 
@@ -40,7 +46,12 @@ fn digest_mismatch_is_fatal() {
     std::fs::write(&path, &bytes).unwrap();
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
-    assert_refused(&o, 4, "Tier-1 history artifact digest mismatch", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "Tier-1 history artifact digest mismatch",
+        &dest,
+    );
     assert!(stderr(&o).contains(&format!("expected {}", p.history.unwrap().digest.unwrap())));
 }
 
@@ -53,7 +64,12 @@ fn missing_digest_metadata_is_fatal() {
     });
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
-    assert_refused(&o, 4, "no valid SHA-256 digest metadata", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "no valid SHA-256 digest metadata",
+        &dest,
+    );
 }
 
 #[test]
@@ -90,7 +106,12 @@ fn symlink_member_is_fatal() {
     env.raw_nightly("success", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
-    assert_refused(&o, 4, "\"link.json\": symbolic links are refused", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "\"link.json\": symbolic links are refused",
+        &dest,
+    );
 }
 
 #[test]
@@ -115,7 +136,12 @@ fn exact_duplicate_member_names_are_fatal_before_anything_is_read() {
     env.raw_nightly("success", &zip);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
-    assert_refused(&o, 4, "failed integrity validation", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "failed integrity validation",
+        &dest,
+    );
     assert_stderr_has(
         &o,
         "archive member \"index.json\": appears 2 times in the central directory",
@@ -156,7 +182,12 @@ fn oversize_archive_is_fatal() {
     env.raw_nightly("success", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
-    assert_refused(&o, 4, "download exceeds the cap of 134217728 bytes", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "download exceeds the cap of 134217728 bytes",
+        &dest,
+    );
 }
 
 #[test]
@@ -167,7 +198,7 @@ fn not_a_zip_is_fatal() {
     env.raw_nightly("failure", &p);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
-    assert_refused(&o, 4, "is not a valid zip", &dest);
+    assert_refused(&o, exit_code(Exit::Integrity), "is not a valid zip", &dest);
 }
 
 /// Upload a good history after `edit` changes its index.json; restore must refuse with `fragment`.
@@ -189,7 +220,12 @@ fn tampered_index(edit: impl FnOnce(&mut serde_json::Value), fragment: &str) {
     );
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
-    assert_refused(&o, 4, "failed integrity validation", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "failed integrity validation",
+        &dest,
+    );
     assert_stderr_has(&o, fragment);
 }
 

@@ -2,6 +2,7 @@
 //! truncated discovery and the skip-versus-refuse policy (contract §5.5-5.7).
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 
 use crate::restore_support::*;
 use chrono::Duration;
@@ -14,7 +15,12 @@ fn restores_newest_candidate_and_prints_status() {
     let second = env.good_nightly(t0() + Duration::days(1), 2);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(2), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["status"], "restored");
     assert_eq!(v["history_restored"], true);
@@ -54,7 +60,12 @@ fn a_run_still_in_progress_with_a_published_history_is_restored() {
     assert_eq!(second.run.status, "in_progress");
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(2), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["workflow_run_id"], second.run.id, "{v:#}");
     assert_eq!(v["artifact_id"], second.history.as_ref().unwrap().id);
@@ -68,7 +79,12 @@ fn refuses_a_non_empty_destination_untouched() {
     std::fs::create_dir_all(&dest).unwrap();
     std::fs::write(dest.join("keep.txt"), b"mine").unwrap();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
-    assert_eq!(o.status.code(), Some(8), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Conflict)),
+        "stderr: {}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("is not empty"));
     assert_eq!(std::fs::read(dest.join("keep.txt")).unwrap(), b"mine");
     assert_eq!(std::fs::read_dir(&dest).unwrap().count(), 1);
@@ -81,12 +97,17 @@ fn no_candidates_fails_without_bootstrap_and_bootstraps_with_it() {
     let o = env.restore(t0(), &dest, &[]);
     assert_refused(
         &o,
-        5,
+        exit_code(Exit::Unavailable),
         "No prior completed Tier-1 run has a matching unexpired history and evidence artifact pair",
         &dest,
     );
     let o = env.restore(t0(), &dest, &["--allow-bootstrap"]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["status"], "bootstrap");
     assert_eq!(v["history_restored"], false);
@@ -101,7 +122,12 @@ fn history_without_evidence_pair_is_not_a_candidate() {
     env.edit_artifact(p.evidence.id, |a| a.name = "tier1-evidence-other".into());
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
-    assert_refused(&o, 5, "No prior completed Tier-1 run", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Unavailable),
+        "No prior completed Tier-1 run",
+        &dest,
+    );
 }
 
 fn provenance_case(new_run: NewRun, repo_override: Option<&str>, fragment: &str) {
@@ -124,7 +150,7 @@ fn provenance_case(new_run: NewRun, repo_override: Option<&str>, fragment: &str)
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
     assert_refused(
         &o,
-        4,
+        exit_code(Exit::Integrity),
         "does not match the canonical workflow, branch, commit, repository, and persisted digest contract",
         &dest,
     );
@@ -174,7 +200,12 @@ fn persisted_digest_must_equal_the_evidence_digest() {
     env.promoted_nightly(t0(), &wrong);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
-    assert_refused(&o, 4, &format!("digest expected persisted {wrong}"), &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        &format!("digest expected persisted {wrong}"),
+        &dest,
+    );
 }
 
 #[test]
@@ -184,7 +215,12 @@ fn persisted_digest_that_matches_restores() {
     env.promoted_nightly(t0(), &digest);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     assert_eq!(
         stdout_json(&o)["anchor_run_id"],
         "20260001_031500_tier1_nightly_00001"
@@ -200,21 +236,26 @@ fn renewal_at_60_days_refused_without_flag_allowed_with_it() {
     let o = env.restore(at, &dest, &["--allow-bootstrap"]);
     assert_refused(
         &o,
-        6,
+        exit_code(Exit::RenewalRequired),
         "Tier-1 baseline evidence is at least 60 days old",
         &dest,
     );
     let young = env.restore(at - Duration::minutes(1), &dest, &[]);
     assert_eq!(
         young.status.code(),
-        Some(0),
+        Some(exit_code(Exit::Ok)),
         "59.99 days is not yet renewal: {}",
         stderr(&young)
     );
     assert_eq!(stdout_json(&young)["anchor_renewal_required"], false);
     let dest2 = env.tmp.path().join("out2");
     let o = env.restore(at, &dest2, &["--allow-anchor-renewal"]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     assert_eq!(stdout_json(&o)["anchor_renewal_required"], true);
     assert!(dest2.join("index.json").is_file());
 }
@@ -229,14 +270,24 @@ fn evidence_expired_at_90_days_fails_closed_then_bootstraps() {
     let dest = env.dest();
     let at = t0() + Duration::days(90);
     let o = env.restore(at, &dest, &["--allow-anchor-renewal"]);
-    assert_refused(&o, 5, "is not available (expired or deleted)", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Unavailable),
+        "is not available (expired or deleted)",
+        &dest,
+    );
     assert!(
         stderr(&o).contains("audited bootstrap recovery path"),
         "{}",
         stderr(&o)
     );
     let o = env.restore(at, &dest, &["--allow-anchor-renewal", "--allow-bootstrap"]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["status"], "bootstrap");
     assert_eq!(v["history_restored"], false);
@@ -260,7 +311,12 @@ fn unavailable_evidence_from_a_failed_run_is_skipped() {
     );
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(2), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["artifact_id"], older.history.unwrap().id);
     assert_eq!(v["rejections"].as_array().unwrap().len(), 1);
@@ -293,7 +349,7 @@ fn malformed_package_from_successful_run_is_fatal() {
     let o = env.restore(t0() + Duration::days(2), &dest, &["--allow-bootstrap"]);
     assert_refused(
         &o,
-        3,
+        exit_code(Exit::Invalid),
         "from a successful or unverified workflow run failed structural validation",
         &dest,
     );
@@ -307,7 +363,12 @@ fn malformed_package_from_failed_run_is_skipped() {
     malformed(&env, "failure");
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(2), &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(v["artifact_id"], older.history.unwrap().id);
     assert_eq!(v["rejections"][0]["workflow_run_conclusion"], "failure");
@@ -331,7 +392,12 @@ fn truncated_discovery_without_candidates_is_fatal_even_with_bootstrap() {
     }
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &["--allow-bootstrap"]);
-    assert_refused(&o, 4, "Refusing to reset canonical history", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "Refusing to reset canonical history",
+        &dest,
+    );
 }
 
 #[test]
@@ -349,7 +415,12 @@ fn truncated_discovery_with_only_rejected_candidates_is_fatal() {
     }
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(3), &dest, &["--allow-bootstrap"]);
-    assert_refused(&o, 4, "Refusing to reset canonical history", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Integrity),
+        "Refusing to reset canonical history",
+        &dest,
+    );
 }
 
 #[test]
@@ -362,7 +433,12 @@ fn restores_a_history_published_under_another_artifact_prefix() {
         &dest,
         &["--artifact-prefix", "acme-gpu"],
     );
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     let v = stdout_json(&o);
     assert_eq!(
         v["artifact_name"],
@@ -378,7 +454,12 @@ fn the_default_prefix_does_not_see_another_prefix_s_history() {
     env.good_nightly(t0(), 1);
     let dest = env.dest();
     let o = env.restore(t0() + Duration::days(1), &dest, &[]);
-    assert_refused(&o, 5, "No prior completed Tier-1 run", &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Unavailable),
+        "No prior completed Tier-1 run",
+        &dest,
+    );
 }
 
 #[test]
@@ -397,7 +478,7 @@ fn an_unsafe_artifact_prefix_is_refused() {
             &dest,
             &["--artifact-prefix", prefix],
         );
-        assert_refused(&o, 3, fragment, &dest);
+        assert_refused(&o, exit_code(Exit::Invalid), fragment, &dest);
     }
 }
 
@@ -422,7 +503,12 @@ fn a_local_store_restores_under_its_own_repository_name_by_default() {
     env.good_nightly(t0(), 1);
     let dest = env.dest();
     let o = restore_local(&env, &dest, &[]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "stderr: {}",
+        stderr(&o)
+    );
     assert!(dest.join("index.json").is_file());
 }
 
@@ -432,7 +518,12 @@ fn a_local_store_asked_for_another_repository_says_which_it_models() {
     env.good_nightly(t0(), 1);
     let dest = env.dest();
     let o = restore_local(&env, &dest, &["--repository", "local/elsewhere"]);
-    assert_refused(&o, 3, &format!("models repository {REPO}"), &dest);
+    assert_refused(
+        &o,
+        exit_code(Exit::Invalid),
+        &format!("models repository {REPO}"),
+        &dest,
+    );
     assert!(
         !stderr(&o).contains("provenance") && !stderr(&o).contains("integrity"),
         "{}",

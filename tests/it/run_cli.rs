@@ -2,6 +2,7 @@
 //! tree is checked before anything runs (and names the files), tier1's own output folders and a
 //! Python target's byte code never make the checkout dirty, and a run says why it failed.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo;
 
 use nightly_repo::{Repo, git, repo};
@@ -53,7 +54,7 @@ fn a_dirty_checkout_is_refused_before_the_suite_runs_and_the_files_are_named() {
         &[("TIER1_FAKE_SLOW_ONCE", marker.to_str().unwrap())],
     );
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)), "{err}");
     assert!(
         err.contains("notes.txt") && err.contains("fixed_target.py"),
         "the dirty files are named: {err}"
@@ -81,7 +82,7 @@ fn tier1_s_own_output_folders_anywhere_in_the_checkout_are_exempt() {
         ],
         &[],
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     assert_eq!(
         summary(&r, "out/history", "first")["source_git_dirty"],
         false
@@ -92,7 +93,7 @@ fn tier1_s_own_output_folders_anywhere_in_the_checkout_are_exempt() {
         &["--run-id", "second", "--history-root", "out/history"],
         &[],
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     assert_eq!(
         summary(&r, "out/history", "second")["source_git_dirty"],
         false
@@ -123,7 +124,7 @@ fn a_python_target_leaves_no_byte_code_in_the_checkout() {
         &["commit", "-q", "-m", "a target that imports a module"],
     );
     let o = tier1_run(&r, &["--run-id", "bytecode"], &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
     assert!(
         !r.root.join("__pycache__").exists(),
         "the target wrote byte code into the checkout"
@@ -143,7 +144,7 @@ fn a_failed_target_says_why_in_the_json_and_on_stderr() {
     // A speedup of 0 makes the fixture target divide by zero.
     let o = tier1_run(&r, &["--run-id", "failing"], &[("TIER1_FAKE_SPEEDUP", "0")]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Gate)), "{err}");
     let j = json(&o);
     let failures = j["failures"].as_array().expect("failures in the JSON");
     assert_eq!(failures.len(), 2, "{j}");
@@ -171,7 +172,7 @@ fn a_passing_run_lists_no_failures_and_prints_no_gate_message() {
     let r = repo();
     let o = tier1_run(&r, &["--run-id", "passing"], &[]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{err}");
     assert_eq!(json(&o)["failures"], serde_json::json!([]));
     assert!(!err.contains("gate failed"), "{err}");
 }

@@ -4,6 +4,7 @@
 //! changed build output, failed build, failed command, occupied evidence, bad request) says why,
 //! never passes, and leaves the repository's refs, HEAD and checkout as they were.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::synthetic_history::{self as sh, History, Spec};
 use std::path::Path;
 use tier1::sidebyside::{Budget, Cause, ConfirmRequest, Side, SideBySideOutcome, Verdict, confirm};
@@ -422,7 +423,7 @@ fn tier1_run_emits_a_builtin_target_as_a_command_result_and_writes_nothing() {
     assert_eq!(doc.variants[0].samples_ms.len(), 6);
     assert_eq!(doc.variants[0].input_signature.seed, 9);
     let o = run("nope");
-    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         stderr.contains("tier1-run: error: target \"nope\" is not in the suite"),

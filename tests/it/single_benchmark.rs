@@ -3,6 +3,7 @@
 //! fails the gate.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::git;
 
 use serde_json::Value;
@@ -56,7 +57,7 @@ fn a_single_benchmark_is_gated_on_its_absolute_time() {
     git(root, &["commit", "-q", "-m", "a single benchmark"]);
 
     let (code, json, stderr) = nightly(root, 10.0);
-    assert_eq!(code, 0, "first run: {json}\n{stderr}");
+    assert_eq!(code, exit_code(Exit::Ok), "first run: {json}\n{stderr}");
     let summary: Value = serde_json::from_slice(
         &std::fs::read(
             root.join(".tier1/history")
@@ -73,12 +74,12 @@ fn a_single_benchmark_is_gated_on_its_absolute_time() {
     assert!(row["best_speedup"].is_null(), "{row}");
 
     let (code, json, stderr) = nightly(root, 10.0);
-    assert_eq!(code, 0, "unchanged: {json}\n{stderr}");
+    assert_eq!(code, exit_code(Exit::Ok), "unchanged: {json}\n{stderr}");
     let r = latest_regression(root);
     assert_eq!(r["regressions"], serde_json::json!([]), "{r}");
 
     let (code, json, stderr) = nightly(root, 12.0);
-    assert_eq!(code, 1, "20 % slower: {json}\n{stderr}");
+    assert_eq!(code, exit_code(Exit::Gate), "20 % slower: {json}\n{stderr}");
     let r = latest_regression(root);
     let rows = r["regressions"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{r}");

@@ -4,6 +4,7 @@
 //! the job's step summary and uploads the report; builds go to the runner's tool cache. A second
 //! dispatch reuses those builds. A good commit that does not build fails the job and says why.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::synthetic_history::{self as sh, Spec};
 use crate::support::workflow_harness;
 
@@ -111,7 +112,12 @@ fn a_good_commit_that_does_not_build_fails_the_job_with_the_reason() {
     let r = dispatch(&h, &commits[0], &commits[7]);
     assert_eq!(r.job(0, "bisect")["result"], "failure", "{}", r.diagnose(0));
     let step = r.step(0, "bisect", "bisect");
-    assert_eq!(step["exit_code"], 5, "{}", r.diagnose(0));
+    assert_eq!(
+        step["exit_code"],
+        exit_code(Exit::Unavailable),
+        "{}",
+        r.diagnose(0)
+    );
     let log = r.log(0, "bisect", "bisect");
     assert!(
         log.contains(&format!(

@@ -6,6 +6,7 @@
 //! the values that name a particular run are normalised (listed in `normalise`). Skips as the
 //! scenarios do.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::workflow_harness;
 
 use serde_json::Value;
@@ -219,14 +220,15 @@ fn the_local_chain_and_the_workflow_publish_the_same_history() {
             .unwrap();
         codes.push(out.status.code());
         assert!(
-            out.status.code() == Some(0) || out.status.code() == Some(1),
+            out.status.code() == Some(exit_code(Exit::Ok))
+                || out.status.code() == Some(exit_code(Exit::Gate)),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
     assert_eq!(
         codes,
-        [Some(0), Some(1), Some(0)],
+        [Exit::Ok, Exit::Gate, Exit::Ok].map(|e| Some(exit_code(e))),
         "the gate failed on the second night"
     );
     // Both histories as the next night restores them (restore sanitizes what it installs).

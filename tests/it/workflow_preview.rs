@@ -4,6 +4,7 @@
 //! the canonical history stay as they were; a fork's pull request, or another label, runs nothing;
 //! a preview never waits for the nightly's producer lock; a preview that cannot compare says so.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::workflow_harness;
 
 use serde_json::{Value, json};
@@ -58,7 +59,7 @@ fn a_labelled_pull_request_is_previewed_and_its_comment_updated_on_the_next_run(
     let compare = r.step(0, "preview", "compare");
     assert_eq!(
         compare["exit_code"],
-        1,
+        exit_code(Exit::Gate),
         "the nightly gate would fail: {}",
         r.diagnose(0)
     );
@@ -269,7 +270,12 @@ fn a_preview_that_cannot_compare_says_so_in_the_comment() {
     let r = h.run(&[RunSpec::pull_request(4, "too-early", &pr, &h.sha, LABEL)]);
     assert_eq!(result(&r, 0, "preview"), "failure");
     let compare = r.step(0, "preview", "compare");
-    assert_eq!(compare["exit_code"], 5, "{}", r.diagnose(0));
+    assert_eq!(
+        compare["exit_code"],
+        exit_code(Exit::Unavailable),
+        "{}",
+        r.diagnose(0)
+    );
     assert_eq!(r.step(0, "preview", "upload")["outcome"], "skipped");
     assert_eq!(result(&r, 0, "comment"), "success", "{}", r.diagnose(0));
     let comments = h.fake.comments(4);

@@ -2,8 +2,10 @@
 //! `@actions/workflow-parser`, every expression evaluated by `@actions/expressions`, the runner's
 //! part played by tests/workflows/harness, `run:` blocks under bash with the real binaries, and
 //! artifacts through the fake GitHub. Each scenario asserts the history the next night restores.
-//! Skips when node or the npm packages are missing, unless `TIER1_WORKFLOW_TESTS_REQUIRED=1`.
+//! Skips visibly (`support::skip`) when node or the npm packages are missing, unless
+//! `TIER1_WORKFLOW_TESTS_REQUIRED=1`.
 
+use crate::support::exit_code::{Exit, exit_code};
 use crate::support::workflow_harness;
 
 use serde_json::{Value, json};
@@ -230,7 +232,7 @@ fn an_accept_dispatch_of_a_run_with_a_suppressed_regression_is_refused() {
         "Ratify the new history anchor",
     );
     assert_eq!(ratify["outcome"], "failure");
-    assert_eq!(ratify["exit_code"], 3);
+    assert_eq!(ratify["exit_code"], exit_code(Exit::Invalid));
     let log = r.log(
         0,
         "promote-history-anchor/promote",

@@ -307,7 +307,10 @@ fn every_uses_is_pinned_by_full_sha() {
     assert!(seen >= 10, "found only {seen} uses: lines");
 }
 
-/// All `uses:` steps of all workflows.
+/// The job name [`all_steps`] gives a composite action's steps (`runs.steps`).
+const ACTION_RUNS: &str = "runs";
+
+/// Every step of every workflow's jobs and of every composite action, as (file, job, step).
 fn all_steps() -> Vec<(String, String, Value)> {
     let mut out = Vec::new();
     for rel in WORKFLOWS {
@@ -322,7 +325,43 @@ fn all_steps() -> Vec<(String, String, Value)> {
             }
         }
     }
+    for rel in ACTIONS {
+        for s in steps(&yaml(rel)["runs"]) {
+            out.push((rel.to_string(), ACTION_RUNS.to_string(), s.clone()));
+        }
+    }
     out
+}
+
+/// [`ACTIONS`] is every `action.yml` in the repository, and [`all_steps`] holds each one's steps,
+/// so the step rules (uploads, checkouts) check the composite actions too.
+#[test]
+fn all_steps_include_every_composite_action_s_steps() {
+    let listed = Command::new("git")
+        .args(["ls-files", "action.yml", "**/action.yml"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("git runs");
+    assert!(listed.status.success());
+    let mut found: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("tests/"))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    let mut known: Vec<String> = ACTIONS.iter().map(|s| s.to_string()).collect();
+    known.sort();
+    assert_eq!(found, known, "an action.yml the contract does not walk");
+    let all = all_steps();
+    for rel in ACTIONS {
+        let expected = steps(&yaml(rel)["runs"]).len();
+        assert!(expected > 0, "{rel}: no runs.steps");
+        let seen = all
+            .iter()
+            .filter(|(r, job, _)| r == rel && job == ACTION_RUNS)
+            .count();
+        assert_eq!(seen, expected, "{rel}: steps walked");
+    }
 }
 
 #[test]
@@ -337,8 +376,9 @@ fn every_upload_keeps_ninety_days_and_fails_without_files() {
         .collect();
     assert_eq!(
         uploads.len(),
-        7,
-        "evidence, candidate, published, ratified; the preview; the release hand-off; the bisection"
+        9,
+        "evidence, candidate, published, ratified (in the workflows) and published, ratified (in \
+         publish/action.yml, promote/action.yml); the preview; the release hand-off; the bisection"
     );
     for (rel, job, s) in uploads {
         // The preview's comparison is kept two weeks, a bisection's report a month: neither is

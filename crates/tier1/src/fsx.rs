@@ -52,11 +52,6 @@ pub fn join_safe(root: &Path, rel: &str) -> Option<PathBuf> {
     Some(p)
 }
 
-/// True when a filesystem path has only normal components (no root, `..`, or prefix).
-pub fn is_plain_relative(p: &Path) -> bool {
-    p.components().all(|c| matches!(c, Component::Normal(_)))
-}
-
 /// Write `bytes` to `path` atomically: a temporary sibling, fsync, then rename (which replaces a
 /// symbolic link at `path` itself, never what it points to).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -5,6 +5,7 @@
 
 use super::command;
 use super::nightly_repo::{Out, Repo};
+use crate::support::exit_code::{Exit, exit_code};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -124,7 +125,13 @@ pub fn count_points(r: &Repo, store: &Path, extra: &[&str]) -> Vec<(String, Stri
         &[("TIER1_FAULT", format!("count:{}", file.display()))],
         extra,
     );
-    assert_eq!(o.code, 0, "counting run: {}\n{}", o.json, o.stderr);
+    assert_eq!(
+        o.code,
+        exit_code(Exit::Ok),
+        "counting run: {}\n{}",
+        o.json,
+        o.stderr
+    );
     std::fs::read_to_string(&file)
         .unwrap_or_default()
         .lines()

@@ -3,12 +3,14 @@
 
 pub mod command;
 pub mod dashboard_history;
+pub mod exit_code;
 pub mod fake_github;
 pub mod faults;
 pub mod hostile_zip;
 pub mod nightly_repo;
 pub mod nvrtc_wheel;
 pub mod repo_files;
+pub mod skip;
 pub mod synthetic_history;
 pub mod workflow_adapters;
 pub mod workflow_harness;

@@ -83,3 +83,21 @@ fn urlsafe_base64_matches_the_rfc_examples() {
     }
     assert_eq!(b64url_nopad(&[0xfb, 0xff]), "-_8");
 }
+
+/// `PATH` with a stand-in `ldconfig` (in `dir`) first: it lists a cache without libnvrtc.so.12, so
+/// `.ci/nvrtc.sh` and `scripts/gpu-check.sh` behave as on a machine whose system lacks NVRTC, also
+/// where it has it (the GPU machine). Both scripts ask `ldconfig -p` through `PATH`.
+pub fn path_without_system_nvrtc(dir: &std::path::Path) -> std::ffi::OsString {
+    std::fs::create_dir_all(dir).unwrap();
+    let ldconfig = dir.join("ldconfig");
+    std::fs::write(
+        &ldconfig,
+        "#!/bin/sh\n# ldconfig stand-in: a cache without libnvrtc.so.12\necho \"1 libs found in cache \\`/etc/ld.so.cache'\"\necho \"\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&ldconfig, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let system = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&system)))
+        .unwrap()
+}

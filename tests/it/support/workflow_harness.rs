@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Set to `1` (as `.ci/run` does) to make a missing node or npm packages a failure, not a skip.
-pub const REQUIRED_ENV: &str = "TIER1_WORKFLOW_TESTS_REQUIRED";
+pub const REQUIRED_ENV: &str = crate::support::skip::WORKFLOW_TESTS.required_env;
 /// The token the fake GitHub accepts; the jobs get it as `github.token`.
 pub const TOKEN: &str = "ghs_workflowScenarioTOKEN";
 /// The repository the scenarios run in.
@@ -99,17 +99,11 @@ pub fn harness_or_skip(test: &str) -> Option<Harness> {
     ready_or_skip(test).then(Harness::new)
 }
 
-/// Whether the node harness can run; when not, prints why and returns false, or panics when
+/// Whether the node harness can run; when not, records the skip (`support::skip`) and returns
+/// false, or panics when
 /// `TIER1_WORKFLOW_TESTS_REQUIRED=1`.
 pub fn ready_or_skip(test: &str) -> bool {
-    let Some(why) = unavailable() else {
-        return true;
-    };
-    if std::env::var(REQUIRED_ENV).as_deref() == Ok("1") {
-        panic!("{test}: {why} ({REQUIRED_ENV}=1)");
-    }
-    eprintln!("skipping {test}: {why}");
-    false
+    crate::support::skip::unless_missing(test, crate::support::skip::WORKFLOW_TESTS, unavailable())
 }
 
 fn run_ok(cmd: &mut Command, what: &str) -> std::process::Output {

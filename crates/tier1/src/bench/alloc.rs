@@ -71,11 +71,6 @@ pub fn is_installed() -> bool {
     INSTALLED.load(Ordering::Relaxed)
 }
 
-/// Live heap bytes now.
-pub fn live_bytes() -> usize {
-    LIVE.load(Ordering::Relaxed)
-}
-
 /// Start a measurement: reset the peak to the live level and return that level.
 pub fn reset_peak() -> usize {
     let live = LIVE.load(Ordering::Relaxed);

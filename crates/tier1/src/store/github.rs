@@ -103,18 +103,6 @@ impl GithubStore {
         self.workflow_ids.lock().ok()?.get(file).copied()
     }
 
-    /// One artifact by id.
-    pub fn get_artifact(&self, id: u64) -> Result<ArtifactMeta, StoreError> {
-        let a: ApiArtifact = self
-            .client
-            .get_json(&self.route(&format!("/actions/artifacts/{id}")), &[])
-            .map_err(|e| not_found_as(e, format!("artifact {id}")))?;
-        artifact_meta(a).map_err(|s| StoreError::Corrupt {
-            path: format!("artifact {} (id {})", s.name, s.id),
-            message: s.reason,
-        })
-    }
-
     /// Reviews of run `run_id`'s environment gates (`GET …/runs/{id}/approvals`).
     pub fn run_approvals(&self, run_id: u64) -> Result<Vec<Approval>, StoreError> {
         let list: Vec<ApiApproval> = self

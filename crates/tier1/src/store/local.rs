@@ -717,14 +717,6 @@ fn copy_visible_files(src: &Path, dst: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Digest of an artifact's stored bytes (for tests and the fake server).
-pub fn stored_digest(store: &LocalStore, id: u64) -> Result<Digest, StoreError> {
-    let p = store.artifact_path(id);
-    Ok(Digest::of_bytes(
-        &fsx::read_no_follow(&p).map_err(io_at(&p))?,
-    ))
-}
-
 /// Copy an upload's bytes into its temporary file, hashing them, and flush them to disk. A failure
 /// to write names the artifacts directory (the destination), never the source.
 fn copy_into(

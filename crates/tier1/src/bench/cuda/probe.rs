@@ -117,11 +117,16 @@ mod tests {
 
     #[test]
     fn probe_without_driver_is_an_error_not_a_panic() {
-        // On machines without libcuda this must return NoDriver; with a driver, any outcome but
-        // a panic is acceptable (the test machine decides which branch runs).
+        // Without libcuda: NoDriver, exactly. With it: the driver refuses the context (no device,
+        // or no device usize::MAX), an error of the first driver call, never a panic.
+        // SAFETY: the same dlopen probe `probe_device` makes; no CUDA symbol is called.
+        let driver = unsafe { sys::is_culib_present() };
         match probe_device(usize::MAX) {
-            Err(CudaError::NoDriver) => assert!(!unsafe { sys::is_culib_present() }),
-            Err(_) => {}
+            Err(CudaError::NoDriver) => assert!(!driver, "NoDriver, but libcuda loads"),
+            Err(CudaError::Driver { call, message }) if driver => {
+                assert_eq!(call, "CudaContext::new", "{message}");
+            }
+            Err(e) => panic!("driver loadable: {driver}; unexpected error: {e}"),
             Ok(d) => panic!("ordinal usize::MAX opened device {}", d.name),
         }
     }
