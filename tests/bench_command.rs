@@ -218,7 +218,10 @@ fn a_process_that_escapes_the_group_and_holds_stdout_cannot_hang_the_run() {
     };
     let first = dir.path().join("escaped-1.pid");
     let started = std::time::Instant::now();
-    let t = run_one(&["sh", "-c", &script(&first)], Some(Duration::from_secs(30)));
+    let t = run_one(
+        &["sh", "-c", &script(&first)],
+        Some(Duration::from_secs(30)),
+    );
     let took = started.elapsed();
     kill_escaped(&first);
     assert_eq!(t.status, status::FAILED_ERROR, "{:?}", t.message);
@@ -229,7 +232,10 @@ fn a_process_that_escapes_the_group_and_holds_stdout_cannot_hang_the_run() {
     // A timeout shorter than the grace is enforced too.
     let second = dir.path().join("escaped-2.pid");
     let started = std::time::Instant::now();
-    let t = run_one(&["sh", "-c", &script(&second)], Some(Duration::from_millis(500)));
+    let t = run_one(
+        &["sh", "-c", &script(&second)],
+        Some(Duration::from_millis(500)),
+    );
     let took = started.elapsed();
     kill_escaped(&second);
     assert_eq!(t.status, status::FAILED_TIMEOUT, "{:?}", t.message);
