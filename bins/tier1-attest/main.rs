@@ -59,10 +59,8 @@ struct Args {
         hide_default_value = true
     )]
     runner_environment: String,
-    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
-    api_url: String,
-    #[arg(long, env = "GITHUB_REPOSITORY")]
-    repository: Option<String>,
+    #[command(flatten)]
+    github: cli::GithubArgs,
     #[arg(long, env = "GITHUB_RUN_ID")]
     run_id: Option<u64>,
     #[arg(long, env = "GITHUB_RUN_ATTEMPT", default_value_t = 1)]
@@ -98,8 +96,9 @@ fn run(args: Args) -> Result<Exit, RunnerError> {
     let jobs = match args.jobs_json {
         Some(path) => JobsSource::File(path),
         None => JobsSource::Api(jobs_api::JobsRequest {
-            api_url: args.api_url,
+            api_url: args.github.api_url,
             repository: args
+                .github
                 .repository
                 .ok_or_else(|| missing("GITHUB_REPOSITORY (--repository)"))?,
             run_id: args

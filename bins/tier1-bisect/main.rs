@@ -28,12 +28,8 @@ struct Args {
     /// Where bisect.json and every step's evidence go (absent or empty).
     #[arg(long)]
     output_dir: PathBuf,
-    /// Suite YAML; default: the only file under configs/benchmark_suites/, else the embedded suite.
-    #[arg(long, env = "TIER1_SUITE_CONFIG")]
-    suite_config: Option<PathBuf>,
-    /// Profile (default: the suite default when a GPU is usable, else `cpu`).
-    #[arg(long, env = "TIER1_PROFILE")]
-    profile: Option<String>,
+    #[command(flatten)]
+    suite: cli::SuiteArgs,
     /// The repository.
     #[arg(long, default_value = ".")]
     repo_root: PathBuf,
@@ -77,12 +73,10 @@ fn main() -> ExitCode {
 }
 
 fn execute(args: Args) -> Result<BisectReport, BisectError> {
-    let suite = tier1::suite::Suite::discover(args.suite_config.as_deref(), &args.repo_root, None)
-        .map_err(|e| BisectError::Invalid(e.to_string()))?
-        .suite;
-    let profile = args
-        .profile
-        .unwrap_or_else(|| tier1::run::default_profile(&suite));
+    let (suite, profile) = args
+        .suite
+        .suite_and_profile(&args.repo_root)
+        .map_err(|e| BisectError::Invalid(e.to_string()))?;
     let p = suite.profile(&profile).ok_or_else(|| {
         BisectError::Invalid(format!(
             "profile {profile:?} is not in suite {}",

@@ -10,9 +10,7 @@ use tier1::cli;
 use tier1::github::{GithubClient, GithubConfig};
 use tier1::preview::post::{Body, DEFAULT_AUTHOR};
 use tier1::preview::{PreviewError, PreviewRequest};
-use tier1::restore::DEFAULT_WORKFLOW;
-use tier1::run;
-use tier1::store::{StoreConfig, open_store};
+use tier1::store::open_store;
 
 // The same allocator as tier1-run: memory is measured exactly as the nightly measures it.
 #[global_allocator]
@@ -39,49 +37,29 @@ enum Command {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("repository", |a| a.required(true)))]
 struct RunArgs {
-    /// Suite YAML (default: configs/benchmark_suites/tier1.yaml when present, else the embedded suite).
-    #[arg(long, env = "TIER1_SUITE_CONFIG")]
-    suite_config: Option<PathBuf>,
-    /// Profile (default: the suite's default when a GPU is usable, else `cpu`).
-    #[arg(long, env = "TIER1_PROFILE")]
-    profile: Option<String>,
+    #[command(flatten)]
+    setup: cli::RunSetupArgs,
     /// Run id of the preview (default `YYYYMMDD_HHMMSS_tier1_preview_<sha8>`).
     #[arg(long)]
     run_id: Option<String>,
-    /// `owner/name` whose canonical history is compared with.
-    #[arg(long, env = "GITHUB_REPOSITORY")]
-    repository: String,
-    /// Artifact prefix of the canonical history (`<prefix>-history-*`).
-    #[arg(long, env = "TIER1_ARTIFACT_PREFIX", default_value = tier1::artifacts::DEFAULT_PREFIX)]
-    artifact_prefix: String,
-    /// Producer workflow file whose runs hold the canonical history.
-    #[arg(long, default_value = DEFAULT_WORKFLOW)]
-    workflow: String,
+    #[command(flatten)]
+    github: cli::GithubArgs,
+    #[command(flatten)]
+    history: cli::HistoryArtifactsArgs,
     /// The default branch (the canonical history's branch; never the pull request's ref).
     #[arg(long, env = "TIER1_DEFAULT_BRANCH")]
     branch: String,
     /// Output directory (absent or empty): preview.json, regression_summary.{json,md}, comment.md.
     #[arg(long, default_value = "artifacts/preview")]
     output: PathBuf,
-    /// Attestation JSON files (tier1-attest, tier1-preflight output) to embed in the manifest.
-    #[arg(long = "environment-json", value_name = "FILE")]
-    environment_json: Vec<PathBuf>,
-    /// The checkout whose commit and cleanliness are recorded.
-    #[arg(long, default_value = ".")]
-    repo_root: PathBuf,
-    /// Artifact store: `local:DIR` or `github` (default `github` when GITHUB_ACTIONS=true).
-    #[arg(long, env = "TIER1_STORE")]
-    store: Option<String>,
-    /// REST API base URL (github store).
-    #[arg(long, env = "GITHUB_API_URL")]
-    api_url: Option<String>,
-    /// Fixed clock, RFC 3339 (evidence ages are computed against it).
-    #[arg(long, env = "TIER1_NOW")]
-    now: Option<chrono::DateTime<chrono::Utc>>,
+    #[command(flatten)]
+    store: cli::StoreArgs,
 }
 
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("repository", |a| a.required(true)))]
 struct CommentArgs {
     /// The pull request number.
     #[arg(long, env = "TIER1_PR_NUMBER")]
@@ -99,17 +77,17 @@ struct CommentArgs {
     /// Login the token posts as; only its comment carrying the preview marker is updated.
     #[arg(long, env = "TIER1_COMMENT_AUTHOR", default_value = DEFAULT_AUTHOR)]
     author: String,
-    /// `owner/name` of the pull request.
-    #[arg(long, env = "GITHUB_REPOSITORY")]
-    repository: String,
-    /// REST API base URL.
-    #[arg(long, env = "GITHUB_API_URL")]
-    api_url: Option<String>,
+    #[command(flatten)]
+    github: cli::GithubArgs,
 }
 
 fn main() -> ExitCode {
     cli::init();
-    match Args::parse().command {
+    let args = match cli::parse::<Args>(TOOL) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    match args.command {
         Command::Run(a) => match run_preview(a) {
             Ok(outcome) => {
                 cli::print_json(&outcome);
@@ -128,40 +106,31 @@ fn main() -> ExitCode {
 }
 
 fn run_preview(a: RunArgs) -> Result<tier1::preview::PreviewOutcome, PreviewError> {
-    let discovered = tier1::suite::Suite::discover(a.suite_config.as_deref(), &a.repo_root, None)
-        .map_err(run::RunError::from)?;
-    let suite = discovered.suite;
-    let artifact_prefix = tier1::artifacts::ArtifactPrefix::parse(&a.artifact_prefix)
-        .map_err(PreviewError::Invalid)?;
-    let profile = a.profile.unwrap_or_else(|| run::default_profile(&suite));
-    let git = run::detect_git(&a.repo_root, &[&a.output]);
+    let setup = a.setup.prepare(None, &[&a.output])?;
     let run_id = a
         .run_id
-        .unwrap_or_else(|| tier1::preview::default_run_id(git.commit.as_deref()));
-    let attestation = run::read_attestations(&a.environment_json)?;
-    let backend = run::backend_for(&suite, &profile).map_err(run::RunError::from)?;
-    let spec = cli::store_spec(a.store).map_err(|e| PreviewError::Invalid(e.to_string()))?;
-    let cfg = StoreConfig {
-        repository: a.repository.clone(),
-        api_url: a.api_url,
-        now: a.now,
-    };
-    let store = open_store(&spec, &cfg).map_err(|e| PreviewError::Restore {
-        branch: a.branch.clone(),
-        source: e.into(),
-    })?;
+        .unwrap_or_else(|| tier1::preview::default_run_id(setup.git.commit.as_deref()));
+    let spec = a
+        .store
+        .spec()
+        .map_err(|e| PreviewError::Invalid(e.to_string()))?;
+    let store =
+        open_store(&spec, &a.store.config(&a.github)).map_err(|e| PreviewError::Restore {
+            branch: a.branch.clone(),
+            source: e.into(),
+        })?;
     let req = PreviewRequest {
-        suite: &suite,
-        suite_source: discovered.source,
-        profile,
+        suite: &setup.suite,
+        suite_source: setup.suite_source,
+        profile: setup.profile,
         run_id,
-        backend,
-        attestation,
-        git,
-        repo_root: a.repo_root,
-        artifact_prefix,
-        repository: a.repository,
-        workflow: a.workflow,
+        backend: setup.backend,
+        attestation: setup.attestation,
+        git: setup.git,
+        repo_root: a.setup.repo_root,
+        artifact_prefix: a.history.artifact_prefix,
+        repository: a.github.repository().to_string(),
+        workflow: a.history.workflow,
         branch: a.branch,
         output: a.output,
         run_url: tier1::gha::run_url(),
@@ -178,7 +147,7 @@ fn comment(a: CommentArgs) -> Result<tier1::github::comments::Upserted, PreviewE
     };
     // Everything about the comment is checked before the token is even read.
     let text = tier1::preview::post::prepare(a.pr, &a.author, &body)?;
-    let cfg = GithubConfig::from_env(a.api_url.as_deref(), Some(&a.repository))?;
+    let cfg = GithubConfig::from_env(Some(&a.github.api_url), a.github.repository.as_deref())?;
     let client = GithubClient::new(cfg)?;
     tier1::preview::post::post(&client, a.pr, &a.author, &text)
 }

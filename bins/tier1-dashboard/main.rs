@@ -29,8 +29,8 @@ struct Args {
     #[arg(long, requires = "store")]
     workflow: Option<String>,
     /// With --store: the artifact prefix (default: the suite's `artifact_prefix`, else `tier1`).
-    #[arg(long, requires = "store")]
-    artifact_prefix: Option<String>,
+    #[arg(long, requires = "store", value_parser = tier1::cli::parsers::artifact_prefix)]
+    artifact_prefix: Option<tier1::artifacts::ArtifactPrefix>,
     /// With --store: the branch whose history is shown.
     #[arg(long, default_value = "main")]
     branch: String,
@@ -46,10 +46,9 @@ struct Args {
     /// The clock for the anchor age (RFC 3339); default: now.
     #[arg(long, env = "TIER1_NOW")]
     now: Option<String>,
-    /// Suite YAML whose thresholds and tolerances are shown; default: the suite the history
-    /// records, found by name under configs/benchmark_suites/ (docs/suite.md).
-    #[arg(long, env = "TIER1_SUITE_CONFIG")]
-    suite_config: Option<PathBuf>,
+    // The suite whose thresholds and tolerances are shown.
+    #[command(flatten)]
+    suite: tier1::cli::SuiteFileArg,
     /// Warn when the newest run is more than this many days old.
     #[arg(long, env = "TIER1_STALE_AFTER_DAYS", default_value_t = tier1::dashboard::freshness::DEFAULT_STALE_AFTER_DAYS, value_parser = clap::value_parser!(i64).range(0..))]
     stale_after_days: i64,
@@ -57,13 +56,16 @@ struct Args {
 
 fn main() -> std::process::ExitCode {
     tier1::cli::init();
-    let args = Args::parse();
+    let args = match tier1::cli::parse::<Args>("tier1-dashboard") {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
     let opts = DashboardOptions {
         history_root: args.history_root.unwrap_or_default(),
         output: args.output,
         evidence_root: args.evidence_root,
         now: args.now,
-        suite_config: args.suite_config,
+        suite_config: args.suite.suite_config,
         repo_root: PathBuf::from("."),
         step_summary: true,
         stale_after_days: args.stale_after_days,
@@ -73,7 +75,7 @@ fn main() -> std::process::ExitCode {
             &StoreSource {
                 store,
                 workflow: args.workflow,
-                artifact_prefix: args.artifact_prefix,
+                artifact_prefix: args.artifact_prefix.map(|p| p.to_string()),
                 branch: args.branch,
                 repository: args.repository,
             },

@@ -66,6 +66,7 @@ enum Command {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("repository", |a| a.required(true)))]
 struct VerifyArgs {
     /// The packed evidence file that was uploaded.
     #[arg(long, env = "TIER1_EVIDENCE_FILE")]
@@ -86,12 +87,8 @@ struct VerifyArgs {
     /// This workflow run.
     #[arg(long, env = "GITHUB_RUN_ID")]
     run_id: u64,
-    /// owner/name.
-    #[arg(long, env = "GITHUB_REPOSITORY")]
-    repository: String,
-    /// REST base URL.
-    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
-    api_url: String,
+    #[command(flatten)]
+    github: cli::GithubArgs,
     /// Step-outputs file (set by the runner).
     #[arg(long, env = "GITHUB_OUTPUT")]
     github_output: Option<PathBuf>,
@@ -154,7 +151,7 @@ fn run_verify(a: VerifyArgs) -> Result<Exit, VerifyError> {
             ));
         }
     };
-    let store = GithubStore::from_env(Some(&a.api_url), Some(&a.repository))?;
+    let store = GithubStore::from_env(Some(&a.github.api_url), a.github.repository.as_deref())?;
     let report = verify(
         &store,
         &VerifyRequest {

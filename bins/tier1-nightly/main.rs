@@ -18,19 +18,14 @@ struct Args {
     /// The local store directory (created when absent).
     #[arg(long, env = "TIER1_STORE_DIR", default_value = ".tier1/store")]
     store: PathBuf,
-    /// Suite YAML; default: the suite the restored history records, else the only file under
-    /// configs/benchmark_suites/, else the embedded suite (docs/suite.md, "Which suite file").
-    #[arg(long, env = "TIER1_SUITE_CONFIG")]
-    suite_config: Option<PathBuf>,
-    /// Profile (default: `minimal` when a GPU is usable, else `cpu`).
-    #[arg(long, env = "TIER1_PROFILE")]
-    profile: Option<String>,
+    #[command(flatten)]
+    suite: cli::SuiteArgs,
     /// The workflow file recorded (default: the suite's `workflow`, else tier1-nightly.yml).
     #[arg(long, env = "TIER1_WORKFLOW")]
     workflow: Option<String>,
     /// The artifact prefix (default: the suite's `artifact_prefix`, else `tier1`).
-    #[arg(long, env = "TIER1_ARTIFACT_PREFIX")]
-    artifact_prefix: Option<String>,
+    #[arg(long, env = "TIER1_ARTIFACT_PREFIX", value_parser = cli::parsers::artifact_prefix)]
+    artifact_prefix: Option<tier1::artifacts::ArtifactPrefix>,
     /// Establish the first anchor (requires --accept and --note).
     #[arg(long)]
     bootstrap: bool,
@@ -66,12 +61,15 @@ struct Args {
 fn main() -> ExitCode {
     cli::init();
     tier1::process::install_termination_handler();
-    let a = Args::parse();
+    let a = match cli::parse::<Args>("tier1-nightly") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let req = NightlyRequest {
-        profile: a.profile,
+        profile: a.suite.profile,
         workflow: a.workflow,
-        artifact_prefix: a.artifact_prefix,
-        suite_config: a.suite_config,
+        artifact_prefix: a.artifact_prefix.map(|p| p.to_string()),
+        suite_config: a.suite.file.suite_config,
         store_dir: a.store,
         repo_root: a.repo_root,
         branch: a.branch,

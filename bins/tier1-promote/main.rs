@@ -35,12 +35,9 @@ struct Args {
     /// The environment whose approval counts.
     #[arg(long, default_value = tier1::promote::inputs::ACCEPTANCE_ENVIRONMENT)]
     approval_environment: String,
-    /// REST base URL for --approvals-from-run.
-    #[arg(long, env = "GITHUB_API_URL")]
-    api_url: Option<String>,
-    /// owner/name for --approvals-from-run.
-    #[arg(long, env = "GITHUB_REPOSITORY")]
-    repository: Option<String>,
+    // The REST base URL and owner/name for --approvals-from-run.
+    #[command(flatten)]
+    github: tier1::cli::GithubArgs,
     /// The run to ratify (the candidate's newest run).
     #[arg(long, env = "TIER1_RUN_ID")]
     run_id: String,
@@ -68,10 +65,8 @@ struct Args {
     /// Output root for the ratified tree; must not exist or be empty.
     #[arg(long, env = "TIER1_OUTPUT_HISTORY_ROOT")]
     output_history_root: PathBuf,
-    /// Suite YAML; default: the suite the candidate history records, found by name under
-    /// configs/benchmark_suites/ (docs/suite.md, "Which suite file").
-    #[arg(long, env = "TIER1_SUITE_CONFIG")]
-    suite_config: Option<PathBuf>,
+    #[command(flatten)]
+    suite: tier1::cli::SuiteFileArg,
     /// Allow the audited bootstrap reset (no live history, or a new suite version).
     #[arg(long, env = "TIER1_ALLOW_BOOTSTRAP")]
     allow_bootstrap: bool,
@@ -91,7 +86,7 @@ fn main() -> ExitCode {
 fn run(a: Args) -> Result<Exit, PromoteError> {
     let mut reviewers = a.reviewers;
     if let Some(run_id) = a.approvals_from_run {
-        let store = GithubStore::from_env(a.api_url.as_deref(), a.repository.as_deref())?;
+        let store = GithubStore::from_env(Some(&a.github.api_url), a.github.repository.as_deref())?;
         reviewers.extend(reviews::reviewers_from_run(
             &store,
             run_id,
@@ -133,7 +128,7 @@ fn run(a: Args) -> Result<Exit, PromoteError> {
         expected_evidence_digest: a.expected_evidence_digest,
         canonical_history_root: a.canonical_history_root,
         output_history_root: a.output_history_root,
-        suite_config: a.suite_config,
+        suite_config: a.suite.suite_config,
         repo_root: ".".into(),
         allow_bootstrap: a.allow_bootstrap,
         reviewers,

@@ -24,17 +24,15 @@ struct Args {
     /// The run to publish (the candidate's newest run).
     #[arg(long, env = "TIER1_RUN_ID")]
     run_id: String,
-    /// Suite YAML; default: the suite the candidate history records, found by name under
-    /// configs/benchmark_suites/ (docs/suite.md, "Which suite file").
-    #[arg(long, env = "TIER1_SUITE_CONFIG")]
-    suite_config: Option<PathBuf>,
+    #[command(flatten)]
+    suite: tier1::cli::SuiteFileArg,
 }
 
 fn main() -> ExitCode {
     tier1::cli::init();
     let a = Args::parse();
     let discovered = Suite::discover(
-        a.suite_config.as_deref(),
+        a.suite.suite_config.as_deref(),
         std::path::Path::new("."),
         Some(&a.candidate_history_root),
     );

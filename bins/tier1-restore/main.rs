@@ -2,24 +2,24 @@
 //! destination, from the GitHub Actions artifact store or a local store, or offline from a
 //! `tier1-export` archive (`--from-export`).
 
-use chrono::{DateTime, Utc};
 use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tier1::restore::{DEFAULT_WORKFLOW, RestoreError, RestoreOptions};
-use tier1::store::{StoreConfig, open_store};
+use tier1::restore::{RestoreError, RestoreOptions};
+use tier1::store::open_store;
+
+/// `--repository`, as restore reads it.
+const REPOSITORY_HELP: &str = "`owner/name` of the repository whose history is restored (a local store: default and only accepted value is the repository the store models, `local/<dir name>` for tier1-nightly's)";
 
 /// Restore canonical tier-1 history from workflow artifacts (fail closed).
 #[derive(Debug, Parser)]
 #[command(name = "tier1-restore", version)]
+#[command(mut_arg("repository", |a| a.help(REPOSITORY_HELP)))]
 struct Args {
-    /// `owner/name` of the repository whose history is restored (a local store: default and only
-    /// accepted value is the repository the store models, `local/<dir name>` for tier1-nightly's).
-    #[arg(long, env = "GITHUB_REPOSITORY")]
-    repository: Option<String>,
-    /// Workflow file that produces the history.
-    #[arg(long, default_value = DEFAULT_WORKFLOW)]
-    workflow: String,
+    #[command(flatten)]
+    github: tier1::cli::GithubArgs,
+    #[command(flatten)]
+    history: tier1::cli::HistoryArtifactsArgs,
     /// Branch whose history is restored.
     #[arg(long, env = "GITHUB_REF_NAME", required_unless_present = "from_export")]
     branch: Option<String>,
@@ -33,24 +33,14 @@ struct Args {
     /// Destination directory (absent or empty).
     #[arg(long)]
     destination: PathBuf,
-    /// REST API base URL (github store).
-    #[arg(long, env = "GITHUB_API_URL")]
-    api_url: Option<String>,
     /// Print the bootstrap status instead of failing when no usable history exists.
     #[arg(long)]
     allow_bootstrap: bool,
     /// Allow anchor evidence 60 days old or older (protected renewal).
     #[arg(long)]
     allow_anchor_renewal: bool,
-    /// Artifact prefix: candidates are `<prefix>-history-*` paired with `<prefix>-evidence-*`.
-    #[arg(long, env = "TIER1_ARTIFACT_PREFIX", default_value = tier1::artifacts::DEFAULT_PREFIX)]
-    artifact_prefix: String,
-    /// Artifact store: `local:DIR` or `github` (default `github` when GITHUB_ACTIONS=true).
-    #[arg(long, env = "TIER1_STORE")]
-    store: Option<String>,
-    /// Fixed clock, RFC 3339 (ages and expiry are computed against it).
-    #[arg(long, env = "TIER1_NOW")]
-    now: Option<DateTime<Utc>>,
+    #[command(flatten)]
+    store: tier1::cli::StoreArgs,
     /// Restore offline from a `tier1-export` archive instead of the artifact store.
     #[arg(long, value_name = "FILE")]
     from_export: Option<PathBuf>,
@@ -74,20 +64,15 @@ fn from_export(args: Args, export: PathBuf) -> ExitCode {
 }
 
 fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
-    let spec =
-        tier1::cli::store_spec(args.store).map_err(|e| RestoreError::Invalid(e.to_string()))?;
-    let artifact_prefix = tier1::artifacts::ArtifactPrefix::parse(&args.artifact_prefix)
-        .map_err(RestoreError::Invalid)?;
-    let cfg = StoreConfig {
-        repository: args.repository.unwrap_or_default(),
-        api_url: args.api_url,
-        now: args.now,
-    };
-    let store = open_store(&spec, &cfg)?;
+    let spec = args
+        .store
+        .spec()
+        .map_err(|e| RestoreError::Invalid(e.to_string()))?;
+    let store = open_store(&spec, &args.store.config(&args.github))?;
     let opts = RestoreOptions {
         repository: store.repository().to_string(),
-        artifact_prefix,
-        workflow: args.workflow,
+        artifact_prefix: args.history.artifact_prefix,
+        workflow: args.history.workflow,
         branch: args.branch.unwrap_or_default(),
         current_run_id: args.current_run_id.filter(|_| !args.include_current_run),
         destination: args.destination,
@@ -101,7 +86,10 @@ fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
 
 fn main() -> ExitCode {
     tier1::cli::init();
-    let mut args = Args::parse();
+    let mut args = match tier1::cli::parse::<Args>("tier1-restore") {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
     if let Some(export) = args.from_export.take() {
         return from_export(args, export);
     }

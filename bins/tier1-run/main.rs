@@ -15,13 +15,8 @@ static ALLOC: CountingAlloc = CountingAlloc::new();
 #[derive(Debug, Parser)]
 #[command(name = "tier1-run", version)]
 struct Args {
-    /// Suite YAML; default: the suite the history records, else the only file under
-    /// configs/benchmark_suites/, else the embedded suite (docs/suite.md, "Which suite file").
-    #[arg(long, env = "TIER1_SUITE_CONFIG")]
-    suite_config: Option<PathBuf>,
-    /// Profile (default: the suite's default when a GPU is usable, else `cpu`).
-    #[arg(long, env = "TIER1_PROFILE")]
-    profile: Option<String>,
+    #[command(flatten)]
+    setup: cli::RunSetupArgs,
     /// Run id (default `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`).
     #[arg(long, env = "RUN_ID")]
     run_id: Option<String>,
@@ -38,15 +33,9 @@ struct Args {
     /// This run is a candidate for protected promotion: it may not elect itself as the first anchor.
     #[arg(long)]
     history_anchor_candidate: bool,
-    /// Attestation JSON files (tier1-attest, tier1-preflight output) to embed in the manifest.
-    #[arg(long = "environment-json", value_name = "FILE")]
-    environment_json: Vec<PathBuf>,
     /// Evidence artifact name recorded in the summary.
     #[arg(long, env = "TIER1_EVIDENCE_ARTIFACT_NAME")]
     evidence_artifact_name: Option<String>,
-    /// The checkout whose commit and cleanliness are recorded.
-    #[arg(long, default_value = ".")]
-    repo_root: PathBuf,
     /// Run although the checkout has uncommitted changes (to try a suite): the run is recorded
     /// dirty, is never accepted and cannot be bound as evidence.
     #[arg(long)]
@@ -85,31 +74,25 @@ fn main() -> ExitCode {
 }
 
 fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
-    let discovered = tier1::suite::Suite::discover(
-        args.suite_config.as_deref(),
-        &args.repo_root,
+    let setup = args.setup.prepare(
         Some(&args.history_root),
+        &[&args.history_root, &args.evidence_root],
     )?;
-    let suite = discovered.suite;
-    let profile = args.profile.unwrap_or_else(|| run::default_profile(&suite));
-    let git = run::detect_git(&args.repo_root, &[&args.history_root, &args.evidence_root]);
     let run_id = args
         .run_id
-        .unwrap_or_else(|| run::default_run_id_now(git.commit.as_deref()));
-    let attestation = run::read_attestations(&args.environment_json)?;
-    let backend = run::backend_for(&suite, &profile)?;
+        .unwrap_or_else(|| run::default_run_id_now(setup.git.commit.as_deref()));
     let req = RunRequest {
-        suite: &suite,
-        suite_source: discovered.source,
-        profile,
+        suite: &setup.suite,
+        suite_source: setup.suite_source,
+        profile: setup.profile,
         run_id,
         history_root: args.history_root,
         evidence_root: args.evidence_root,
-        backend,
+        backend: setup.backend,
         anchor_candidate: args.history_anchor_candidate,
-        attestation,
-        git,
-        repo_root: args.repo_root,
+        attestation: setup.attestation,
+        git: setup.git,
+        repo_root: args.setup.repo_root,
         allow_dirty: args.allow_dirty,
         evidence_artifact_name: args.evidence_artifact_name,
         hook: None,
@@ -119,9 +102,7 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
 }
 
 fn emit(args: Args, key: &str) -> Result<serde_json::Value, tier1::bench::emit::EmitError> {
-    let suite =
-        tier1::suite::Suite::discover(args.suite_config.as_deref(), &args.repo_root, None)?.suite;
-    let profile = args.profile.unwrap_or_else(|| run::default_profile(&suite));
+    let (suite, profile) = args.setup.suite.suite_and_profile(&args.setup.repo_root)?;
     let backend = run::backend_for(&suite, &profile)?;
     let env = |k: &str| std::env::var(k).ok();
     tier1::bench::emit::emit_target(&suite, key, &profile, backend, &env)

@@ -4,6 +4,20 @@
 //! panics on an unwritable stdout or stderr: a log or error line that cannot be written is
 //! dropped, and JSON that cannot be written to stdout turns a successful exit into the I/O
 //! failure's own code ([`exit`]: 12 for a full disk, else 10) once the work is done.
+//!
+//! The flags several binaries share are declared once, as clap argument groups each binary
+//! flattens ([`github_args`], [`store_args`], [`suite_args`]), and hand-checked values are parsed
+//! by the value parsers of [`parsers`], whose refusals keep the exit code of invalid input.
+
+pub mod github_args;
+pub mod parsers;
+pub mod store_args;
+pub mod suite_args;
+
+pub use github_args::GithubArgs;
+pub use parsers::parse;
+pub use store_args::{HistoryArtifactsArgs, StoreArgs};
+pub use suite_args::{RunSetupArgs, SuiteArgs, SuiteFileArg};
 
 use crate::exit::{Classify, Exit};
 use std::fmt::Display;

@@ -5,6 +5,7 @@
 
 pub mod candidate;
 pub mod report;
+pub mod setup;
 pub mod side_by_side;
 pub mod verdicts;
 

@@ -1,0 +1,51 @@
+//! The artifact store flags the binaries share: the store, its clock, and the names of the
+//! canonical history's artifacts.
+
+use super::github_args::GithubArgs;
+use crate::artifacts::{ArtifactPrefix, DEFAULT_PREFIX};
+use crate::store::{StoreConfig, StoreError};
+use chrono::{DateTime, Utc};
+
+/// `--store` and `--now`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArgs {
+    /// Artifact store: `local:DIR` or `github` (default `github` when GITHUB_ACTIONS=true).
+    #[arg(long, env = "TIER1_STORE")]
+    pub store: Option<String>,
+    /// Fixed clock, RFC 3339 (evidence ages and expiry are computed against it).
+    #[arg(long, env = "TIER1_NOW")]
+    pub now: Option<DateTime<Utc>>,
+}
+
+impl StoreArgs {
+    /// The store spec ([`super::store_spec`]): the one given, else `github` inside Actions.
+    pub fn spec(&self) -> Result<String, StoreError> {
+        super::store_spec(self.store.clone())
+    }
+
+    /// What opening the store needs besides its spec.
+    pub fn config(&self, github: &GithubArgs) -> StoreConfig {
+        StoreConfig {
+            repository: github.repository().to_string(),
+            api_url: Some(github.api_url.clone()),
+            now: self.now,
+        }
+    }
+}
+
+/// `--workflow` and `--artifact-prefix`: where the canonical history is looked for.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HistoryArtifactsArgs {
+    /// Producer workflow file whose runs hold the canonical history.
+    #[arg(long, default_value = crate::restore::DEFAULT_WORKFLOW)]
+    pub workflow: String,
+    /// Artifact prefix of the canonical history: `<prefix>-history-*`, paired with
+    /// `<prefix>-evidence-*`.
+    #[arg(
+        long,
+        env = "TIER1_ARTIFACT_PREFIX",
+        default_value = DEFAULT_PREFIX,
+        value_parser = super::parsers::artifact_prefix
+    )]
+    pub artifact_prefix: ArtifactPrefix,
+}

@@ -1,0 +1,75 @@
+//! The suite flags the binaries share: the suite file, the profile, and what `tier1-run` and
+//! `tier1-compare run` both read before they measure.
+
+use crate::run::RunError;
+use crate::run::setup::{Setup, SetupRequest};
+use crate::suite::{Suite, SuiteError};
+use std::path::{Path, PathBuf};
+
+/// `--suite-config`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SuiteFileArg {
+    /// Suite YAML; default: the suite the history records (where one is read), else the only file
+    /// under configs/benchmark_suites/, else the embedded suite (docs/suite.md, "Which suite
+    /// file").
+    #[arg(long, env = "TIER1_SUITE_CONFIG")]
+    pub suite_config: Option<PathBuf>,
+}
+
+/// `--suite-config` and `--profile`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SuiteArgs {
+    /// `--suite-config`.
+    #[command(flatten)]
+    pub file: SuiteFileArg,
+    /// Profile (default: the suite's default when a GPU is usable, else `cpu`).
+    #[arg(long, env = "TIER1_PROFILE")]
+    pub profile: Option<String>,
+}
+
+impl SuiteArgs {
+    /// The suite ([`crate::suite::Suite::discover`] under `repo_root`, no history read) and the
+    /// profile: the one given, else [`crate::run::default_profile`] of the suite.
+    pub fn suite_and_profile(&self, repo_root: &Path) -> Result<(Suite, String), SuiteError> {
+        let suite = Suite::discover(self.file.suite_config.as_deref(), repo_root, None)?.suite;
+        let profile = self
+            .profile
+            .clone()
+            .unwrap_or_else(|| crate::run::default_profile(&suite));
+        Ok((suite, profile))
+    }
+}
+
+/// The suite, the checkout and the attestations of a measuring run (`tier1-run`,
+/// `tier1-compare run`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunSetupArgs {
+    /// `--suite-config` and `--profile`.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The checkout whose commit and cleanliness are recorded.
+    #[arg(long, default_value = ".")]
+    pub repo_root: PathBuf,
+    /// Attestation JSON files (tier1-attest, tier1-preflight output) to embed in the manifest.
+    #[arg(long = "environment-json", value_name = "FILE")]
+    pub environment_json: Vec<PathBuf>,
+}
+
+impl RunSetupArgs {
+    /// [`crate::run::setup::prepare`] for these flags: `history_root` is the history the suite
+    /// may be recorded in, `outputs` the trees the run writes inside the checkout.
+    pub fn prepare(
+        &self,
+        history_root: Option<&Path>,
+        outputs: &[&Path],
+    ) -> Result<Setup, RunError> {
+        crate::run::setup::prepare(&SetupRequest {
+            suite_config: self.suite.file.suite_config.as_deref(),
+            profile: self.suite.profile.clone(),
+            repo_root: &self.repo_root,
+            history_root,
+            outputs,
+            environment_json: &self.environment_json,
+        })
+    }
+}
