@@ -1,6 +1,7 @@
 //! The per-target table of the latest run: goal, baseline and optimized measurements, speedup or
 //! memory savings, the change against the anchor with the threshold that applies, how it was
-//! decided, the slowdown the comparison could detect, one status and the verification tolerance. Cells are built once here and drawn by both HTML and Markdown.
+//! decided, the slowdown the comparison could detect, one status and the verification tolerance.
+//! Cells are built once here and drawn by both HTML and Markdown.
 
 use super::format::{self, esc, text};
 use super::model::{Dashboard, RunView};
@@ -103,7 +104,7 @@ pub fn detectable(run: &RunView, target: &str) -> String {
     run.regression
         .detection
         .as_ref()
-        .and_then(|d| d.targets.iter().find(|t| t.target == target))
+        .and_then(|d| d.target(target))
         .and_then(|t| t.detectable_pct)
         .filter(|d| d.is_finite())
         .map_or_else(
@@ -113,18 +114,15 @@ pub fn detectable(run: &RunView, target: &str) -> String {
 }
 
 /// How the run's comparison decided `target`: its verdict, what an unknown target could not
-/// rule out, a change held by the floor, and what
-/// decided (the statistical test, or the reference rules with why); `–` without an anchor.
+/// rule out, a change held by the floor, and what decided (the statistical test, or the reference
+/// rules with why); `–` without an anchor.
 /// Records written before verdicts existed show how they were decided.
 pub fn decision(run: &RunView, target: &str) -> String {
     let r = &run.regression;
     if r.baseline_run_id.is_none() {
         return "–".into();
     }
-    let record = r
-        .detection
-        .as_ref()
-        .and_then(|d| d.targets.iter().find(|t| t.target == target));
+    let record = r.detection.as_ref().and_then(|d| d.target(target));
     let by = match record {
         Some(t) if t.method == crate::suite::DetectionMethod::Statistical => {
             "statistical test".to_string()
