@@ -12,6 +12,8 @@
 //!    nights of a command-target suite whose optimized work grows by 10 % (detections). Method in
 //!    docs/regression-model.md.
 
+#[path = "integrity/nights.rs"]
+mod nights;
 #[path = "integrity/real.rs"]
 mod real;
 #[path = "integrity/sim.rs"]
@@ -161,6 +163,9 @@ fn cells(replicates: usize, m: &Model, setup: &Setup) -> ([[usize; 4]; 2], Promi
 }
 
 fn main() {
+    if nights::child() {
+        return;
+    }
     let replicates: usize = std::env::var("TIER1_INTEGRITY_REPLICATES")
         .ok()
         .and_then(|v| v.parse().ok())

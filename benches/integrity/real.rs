@@ -14,7 +14,7 @@ use tier1::history::model::Summary;
 use tier1::nightly::{self, NightlyRequest};
 use tier1::suite::Suite;
 
-fn git(dir: &Path, args: &[&str]) {
+pub(crate) fn git(dir: &Path, args: &[&str]) {
     let ok = std::process::Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -41,7 +41,7 @@ fn checkout(suite_yaml: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// The bootstrap night, tried up to three times: an imprecise first measurement is refused as an
 /// anchor (docs/regression-model.md §8), which is not what this bench measures.
-fn bootstrap(root: &Path) -> (Summary, usize) {
+pub(crate) fn bootstrap(root: &Path) -> (Summary, usize) {
     for attempt in 1..=3 {
         if let (Exit::Ok, Some(s)) = night(root) {
             return (s, attempt);
@@ -51,7 +51,7 @@ fn bootstrap(root: &Path) -> (Summary, usize) {
 }
 
 /// One night: exit code, run id and the published summary of the run.
-fn night(root: &Path) -> (Exit, Option<Summary>) {
+pub(crate) fn night(root: &Path) -> (Exit, Option<Summary>) {
     let req = NightlyRequest {
         store_dir: root.join(".tier1/store"),
         suite_config: Some(root.join("suite.yaml")),
@@ -130,7 +130,7 @@ fn where_listed(root: &Path, run_id: &str, target: &str) -> String {
 }
 
 /// The night's per-target detection records and side-by-side checks, as stored.
-fn detection(root: &Path, run_id: &str) -> serde_json::Value {
+pub(crate) fn detection(root: &Path, run_id: &str) -> serde_json::Value {
     tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
         .unwrap_or_default()
 }
@@ -138,14 +138,14 @@ fn detection(root: &Path, run_id: &str) -> serde_json::Value {
 /// What one unchanged night said of each target: verdict, stated detectable change, accepted
 /// runs behind the noise estimate, and the side-by-side comparison's verdict when one ran.
 #[derive(Default, Clone)]
-struct Said {
-    verdict: String,
+pub(crate) struct Said {
+    pub(crate) verdict: String,
     detectable_pct: Option<f64>,
     noise_runs: u64,
-    side_by_side: Option<String>,
+    pub(crate) side_by_side: Option<String>,
 }
 
-fn said(reg: &serde_json::Value, target: &str) -> Said {
+pub(crate) fn said(reg: &serde_json::Value, target: &str) -> Said {
     let mut out = Said::default();
     if let Some(d) = reg["detection"]["targets"]
         .as_array()
@@ -367,6 +367,10 @@ pub fn main() {
     }
     // TIER1_INTEGRITY_REAL_ONLY=unchanged|slowdown runs one half.
     let only = std::env::var("TIER1_INTEGRITY_REAL_ONLY").unwrap_or_default();
+    if only == "nights" {
+        crate::nights::main(runs);
+        return;
+    }
     if only != "slowdown" {
         unchanged_nights(runs);
     }

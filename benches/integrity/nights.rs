@@ -1,0 +1,280 @@
+//! Whole nights with and without side by side (`TIER1_INTEGRITY_REAL_ONLY=nights`, N =
+//! `TIER1_INTEGRITY_REAL_RUNS` nights per change and mode): the local main job (`tier1::nightly`)
+//! in a scratch git checkout that holds the code of a Python and a C command target
+//! (tests/fixtures/nights) and its own store. A bootstrap and a few unchanged nights make the
+//! history; then, for each change (`TIER1_NIGHTS_CHANGES`, default `0,5,10,20` percent), a commit
+//! that slows both targets' optimized variant by that much (0: a commit that changes only a
+//! comment, the false-alarm case) and N nights with side by side (`auto`, the default) alternated
+//! with N nights with `TIER1_SIDE_BY_SIDE=off`, on the same history. Counted per mode: nights that
+//! failed the gate, each target listed as a regression, side by side's verdicts, the night's
+//! wall time and what the confirmations cost (measuring and builds).
+
+use crate::real::{Said, detection, git, night, said};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const KEYS: [&str; 2] = ["nights:py_dot", "nights:c_matmul"];
+
+/// A scratch checkout of the fixture's suite, targets and the protocol helpers, committed, with
+/// the C target built into the ignored `build/`.
+fn checkout() -> (tempfile::TempDir, PathBuf) {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let t = tempfile::tempdir().expect("scratch directory");
+    let root = t.path().to_path_buf();
+    for f in ["suite.yaml", "dot.py", "matmul.c", "build.sh"] {
+        std::fs::copy(repo.join("tests/fixtures/nights").join(f), root.join(f)).expect("copy");
+    }
+    for (dir, f) in [("python", "tier1_bench.py"), ("c", "tier1_bench.h")] {
+        std::fs::create_dir_all(root.join("helpers").join(dir)).expect("helpers dir");
+        std::fs::copy(
+            repo.join("helpers").join(dir).join(f),
+            root.join("helpers").join(dir).join(f),
+        )
+        .expect("copy a helper");
+    }
+    std::fs::write(root.join(".gitignore"), ".tier1/\nbuild/\n").expect("write .gitignore");
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "suite"]);
+    build(&root);
+    (t, root)
+}
+
+fn build(root: &Path) {
+    let ok = std::process::Command::new("sh")
+        .arg("build.sh")
+        .current_dir(root)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "build.sh in {}", root.display());
+}
+
+/// Commit the change under test: both targets' optimized work grows by `pct` percent (0: only a
+/// comment changes), counted from the original code.
+fn commit_change(root: &Path, pct: u32, revision: usize) {
+    let edit = |file: &str, from: &str, to: &str, comment: &str| {
+        let path = root.join(file);
+        let text = std::fs::read_to_string(&path).expect("read a target");
+        let original = text
+            .lines()
+            .find(|l| l.starts_with(from))
+            .expect("the slowdown line")
+            .to_string();
+        let body: String = text
+            .replace(&original, to)
+            .lines()
+            .filter(|l| !l.starts_with(comment))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&path, format!("{body}{comment} revision {revision}\n"))
+            .expect("write a target");
+    };
+    edit(
+        "dot.py",
+        "SLOWDOWN = ",
+        &format!("SLOWDOWN = {}", f64::from(pct) / 100.0),
+        "# bench:",
+    );
+    edit(
+        "matmul.c",
+        "#define SLOWDOWN_PCT ",
+        &format!("#define SLOWDOWN_PCT {pct}"),
+        "// bench:",
+    );
+    git(
+        root,
+        &["commit", "-q", "-am", &format!("slow down by {pct} %")],
+    );
+    build(root);
+}
+
+/// One night's record.
+struct Night {
+    side_by_side: bool,
+    exit: i32,
+    wall_s: f64,
+    regressed: Vec<String>,
+    said: Vec<Said>,
+    confirm_s: f64,
+}
+
+/// The child's side of [`run_night`]: with `TIER1_NIGHTS_CHILD=<checkout>` set, this process
+/// runs one night there and prints its run id; `true` when it did (the bench itself does not run).
+pub fn child() -> bool {
+    let Ok(root) = std::env::var("TIER1_NIGHTS_CHILD") else {
+        return false;
+    };
+    let (exit, s) = night(Path::new(&root));
+    println!("run_id={}", s.map(|s| s.run_id).unwrap_or_default());
+    std::process::exit(i32::from(exit.code()));
+}
+
+/// One night in a child process of this bench (the off switch, `TIER1_SIDE_BY_SIDE=off`, is set in
+/// the child's environment only).
+fn run_night(root: &Path, side_by_side: bool) -> Night {
+    let mut cmd = std::process::Command::new(std::env::current_exe().expect("the bench binary"));
+    cmd.current_dir(root)
+        .env("TIER1_NIGHTS_CHILD", root)
+        .env_remove("TIER1_SIDE_BY_SIDE");
+    if !side_by_side {
+        cmd.env("TIER1_SIDE_BY_SIDE", "off");
+    }
+    let t = Instant::now();
+    let out = cmd
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("run a night");
+    let run_id = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("run_id=").map(str::to_string))
+        .filter(|id| !id.is_empty());
+    let exit = out.status.code().unwrap_or(-1);
+    let wall_s = t.elapsed().as_secs_f64();
+    let reg = run_id
+        .as_deref()
+        .map(|id| detection(root, id))
+        .unwrap_or_default();
+    let regressed = reg["regressions"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|r| r["target"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let confirm_s = reg["side_by_side"]["checks"].as_array().map_or(0.0, |cs| {
+        cs.iter()
+            .map(|c| {
+                c["seconds"].as_f64().unwrap_or(0.0) + c["build_seconds"].as_f64().unwrap_or(0.0)
+            })
+            .sum()
+    });
+    let night = Night {
+        side_by_side,
+        exit,
+        wall_s,
+        regressed,
+        said: KEYS.iter().map(|k| said(&reg, k)).collect(),
+        confirm_s,
+    };
+    println!(
+        "- night {} (side by side {}): exit {}, {:.1} s, regressed {:?}, verdicts {:?}, side by side {:?}, confirmations {:.1} s",
+        run_id.unwrap_or_default(),
+        if side_by_side { "auto" } else { "off" },
+        night.exit,
+        night.wall_s,
+        night.regressed,
+        night
+            .said
+            .iter()
+            .map(|s| s.verdict.as_str())
+            .collect::<Vec<_>>(),
+        night
+            .said
+            .iter()
+            .map(|s| s.side_by_side.as_deref().unwrap_or("-"))
+            .collect::<Vec<_>>(),
+        night.confirm_s,
+    );
+    night
+}
+
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    tier1::stats::median(xs).unwrap_or(f64::NAN)
+}
+
+fn report(pct: u32, nights: &[Night]) {
+    for mode in [true, false] {
+        let ns: Vec<&Night> = nights.iter().filter(|n| n.side_by_side == mode).collect();
+        let failed = ns.iter().filter(|n| n.exit != 0).count();
+        let caught: Vec<usize> = KEYS
+            .iter()
+            .map(|k| {
+                ns.iter()
+                    .filter(|n| n.regressed.iter().any(|r| r == k))
+                    .count()
+            })
+            .collect();
+        let sbs = |v: &str| {
+            ns.iter()
+                .flat_map(|n| &n.said)
+                .filter(|s| s.side_by_side.as_deref() == Some(v))
+                .count()
+        };
+        let confirmations: Vec<f64> = ns
+            .iter()
+            .filter(|n| n.confirm_s > 0.0)
+            .map(|n| n.confirm_s)
+            .collect();
+        let mut walls: Vec<f64> = ns.iter().map(|n| n.wall_s).collect();
+        let mut confirm = confirmations.clone();
+        println!(
+            "| {pct} % | {} | {} | {failed} | {} | {} | {}/{}/{} | {:.1} s | {} |",
+            if mode { "auto" } else { "off" },
+            ns.len(),
+            caught[0],
+            caught[1],
+            sbs("worse"),
+            sbs("same"),
+            sbs("unknown"),
+            median(&mut walls),
+            if confirm.is_empty() {
+                "-".to_string()
+            } else {
+                format!(
+                    "{} nights, median {:.1} s, max {:.1} s",
+                    confirm.len(),
+                    median(&mut confirm),
+                    confirmations.iter().cloned().fold(0.0, f64::max)
+                )
+            },
+        );
+    }
+}
+
+/// Run the whole-night cells.
+pub fn main(n: usize) {
+    let changes: Vec<u32> = std::env::var("TIER1_NIGHTS_CHANGES")
+        .unwrap_or_else(|_| "0,5,10,20".into())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    let history: usize = std::env::var("TIER1_NIGHTS_HISTORY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let (_t, root) = checkout();
+    let t0 = Instant::now();
+    // The bootstrap night, tried up to three times (an imprecise first measurement is refused as
+    // an anchor, docs/regression-model.md §8; not what this bench measures).
+    let attempts = (1..=3)
+        .find(|_| run_night(&root, true).exit == 0)
+        .expect("three bootstrap nights in a row were refused as anchors (see above)");
+    let mut history_failures = 0;
+    for _ in 0..history {
+        history_failures += usize::from(run_night(&root, true).exit != 0);
+    }
+    let mut cells = Vec::new();
+    for (revision, pct) in changes.iter().enumerate() {
+        commit_change(&root, *pct, revision);
+        println!("\nchange {pct} %:");
+        let mut nights = Vec::new();
+        for _ in 0..n {
+            nights.push(run_night(&root, true));
+            nights.push(run_night(&root, false));
+        }
+        cells.push((*pct, nights));
+    }
+    println!(
+        "\n### Whole nights of a Python and a C command target, with and without side by side ({:.0} s in all; bootstrap nights needed: {attempts}; {history} unchanged nights of history, gate failures {history_failures})\n",
+        t0.elapsed().as_secs_f64()
+    );
+    println!(
+        "| change in the commit | side by side | nights | gate failed | py_dot regressed | c_matmul regressed | side by side worse/same/unknown | night (median) | confirmations |"
+    );
+    println!("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |");
+    for (pct, nights) in &cells {
+        report(*pct, nights);
+    }
+}
