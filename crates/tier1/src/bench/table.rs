@@ -7,7 +7,8 @@
 //! `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers, launched entries),
 //! declare the two modules (`pub mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`), import
 //! `targets::<key>` here and add one line, `target!(<key>, (major, minor))`, to [`TARGETS`] (and
-//! the target to the suite file). The files are named after the key: the line names nothing else.
+//! the target to the suite file). The line names only the key and the compute capability: every
+//! file is found by the key.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::plans;
@@ -20,13 +21,15 @@ use crate::bench::targets::kv_standard;
 use crate::bench::targets::llama_3_1_8b;
 use crate::bench::targets::persistent_decode;
 
-/// The spec of target `$key` from its own files: `targets::$key` (`workload`, `footprint`),
+/// The spec of target `$key` from its own files: `targets::$key` (`Params`, `workload`,
+/// `footprint`),
 /// `cuda::plans::$key::CUDA` and `kernels/$key.cu`, embedded, which needs compute capability
 /// `$cap` (`(major, minor)`).
 macro_rules! target {
     ($key:ident, $cap:expr) => {
         TargetSpec {
             key: stringify!($key),
+            params: |shapes| $key::Params::from_shapes(shapes).map(drop),
             workload: $key::workload,
             footprint: $key::footprint,
             cuda: plans::$key::CUDA,
@@ -158,6 +161,7 @@ mod tests {
             assert_eq!(on_disk, t.kernel.source, "{}", t.kernel.file);
             for profile in ["minimal", "cpu", "smoke"] {
                 let s = shapes(t.key, profile);
+                assert!((t.params)(&s).is_ok(), "{} {profile}", t.key);
                 assert!((t.cuda.plan)(&s).is_ok(), "{} {profile}", t.key);
                 assert!((t.footprint)(&s) > 0.0, "{} {profile}", t.key);
             }
@@ -169,6 +173,24 @@ mod tests {
     fn lookups_go_through_the_table_and_unknown_keys_stay_unsupported() {
         let s = shapes("kv_standard", "smoke");
         let t = spec("kv_standard").expect("spec");
+        let mut bad = s.clone();
+        bad.insert("steps".into(), 65);
+        match (t.params)(&bad) {
+            Err(BackendError::Shape {
+                key,
+                param,
+                message,
+            }) => {
+                assert_eq!((key.as_str(), param.as_str()), ("kv_standard", "steps"));
+                assert_eq!(message, "expected at most 64, found 65");
+            }
+            other => panic!("a shape error expected, found {other:?}"),
+        }
+        bad.remove("heads");
+        assert!(
+            matches!((t.params)(&bad), Err(BackendError::Shape { param, message, .. })
+                if param == "heads" && message == "missing from the profile's shapes")
+        );
         assert_eq!(
             crate::bench::footprint::estimate("kv_standard", &s),
             Some((t.footprint)(&s))

@@ -13,6 +13,9 @@ use crate::bench::cuda::source::KernelSource;
 pub struct TargetSpec {
     /// Suite target key (`configs/benchmark_suites/tier1.yaml`).
     pub key: &'static str,
+    /// Reads and checks the target's `Params` from the profile's shapes (serde,
+    /// [`crate::bench::targets::params::read`]); the error names the field and what was expected.
+    pub params: fn(&Shapes) -> Result<(), BackendError>,
     /// The CPU workload at the profile's shapes and seed (reads and checks the shapes).
     pub workload: fn(&Shapes, u64) -> Result<Workload, BackendError>,
     /// Upper estimate, in bytes, of what the CPU workload allocates for the shapes.
