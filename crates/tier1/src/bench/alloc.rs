@@ -105,3 +105,8 @@ mod tests {
         );
     }
 }
+
+/// The counting allocator of the library's unit tests (the harness's memory counting reads it).
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOC: CountingAlloc = CountingAlloc::new();

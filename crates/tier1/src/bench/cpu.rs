@@ -27,7 +27,7 @@ impl Backend for CpuBackend {
     }
 
     fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-        crate::bench::targets::cpu_workload(key, shapes, seed)
+        crate::bench::table::cpu_workload(key, shapes, seed)
     }
 }
 

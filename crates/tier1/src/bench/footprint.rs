@@ -5,46 +5,11 @@
 
 use crate::bench::backend::{BackendError, Shapes};
 
-fn get(shapes: &Shapes, name: &str) -> f64 {
-    shapes.get(name).copied().map_or(0.0, |v| v as f64)
-}
-
 /// Upper estimate, in bytes, of what the CPU target `key` allocates for `shapes` (None for a key
-/// that is not a built-in target). Computed in floating point: no shape can overflow it.
+/// that is not a built-in target; each target's `footprint` in the table). Computed in floating
+/// point: no shape can overflow it.
 pub fn estimate(key: &str, shapes: &Shapes) -> Option<f64> {
-    let g = |n: &str| get(shapes, n);
-    let bytes = match key {
-        "block_scaling" => {
-            let (m, n, k) = (g("m"), g("n"), g("k"));
-            (m + n) * k * 5.0 + m * n * 16.0
-        }
-        "flashattention4_alibi" => {
-            let n = g("batch") * g("heads") * g("seq") * g("head_dim");
-            n * 28.0 + g("seq") * g("seq") * 8.0
-        }
-        "persistent_decode" => {
-            let n = g("steps") * g("batch") * g("head_dim");
-            n * 24.0 + g("batch") * g("head_dim") * 8.0
-        }
-        "kv_standard" => {
-            let token = 2.0 * g("batch") * g("heads") * g("head_dim");
-            let cache = g("layers") * g("max_seq") * token;
-            cache * 3.0
-                + g("layers") * g("max_seq") * 4.0
-                + g("steps") * g("active_layers") * token * 16.0
-        }
-        "gradient_fusion" => {
-            let n = g("tensors") * g("tensor_elems");
-            g("ranks") * n * 4.0 + n * 16.0 + g("bucket_elems") * g("ranks") * 4.0
-        }
-        "llama_3_1_8b" => {
-            let (h, m) = (g("hidden"), g("mlp"));
-            let t = g("batch") * g("seq");
-            4.0 * (g("layers") * (4.0 * h * h + 3.0 * h * m) + t * (10.0 * h + 4.0 * m + 2.0 * t))
-        }
-        _ => return None,
-    };
-    Some(bytes)
+    crate::bench::table::spec(key).map(|t| (t.footprint)(shapes))
 }
 
 /// Memory available to this process, in bytes (`MemAvailable` of `/proc/meminfo`, else

@@ -1,7 +1,9 @@
 //! A GPU inventory read from JSON (`--inventory-json`): the same records NVML would give, for tests
 //! and for replaying a machine's inventory.
 
-use super::{GpuError, GpuRecord, Inventory};
+use super::error::GpuError;
+use super::inventory::Inventory;
+use super::record::GpuRecord;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

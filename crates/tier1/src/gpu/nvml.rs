@@ -1,7 +1,9 @@
 //! The NVML inventory: reads each GPU through `nvml-wrapper` (loaded at run time). It only reads;
 //! MIG settings are never changed (`set_mig_mode` is a disallowed method in `clippy.toml`).
 
-use super::{Clocks, GpuError, GpuRecord, Inventory, MigMode};
+use super::error::GpuError;
+use super::inventory::Inventory;
+use super::record::{Clocks, GpuRecord, MigMode};
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
 use nvml_wrapper::error::NvmlError;

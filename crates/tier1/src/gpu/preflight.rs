@@ -1,9 +1,10 @@
 //! GPU preflight: reads an [`Inventory`], checks count, exact model and MIG (current and pending),
 //! and produces the environment [`Fingerprint`] a canonical run records, plus its Markdown table.
 
-use super::{GpuError, GpuRecord, Inventory};
+use super::error::GpuError;
+pub use super::fingerprint::{Check, Fingerprint};
+use super::inventory::Inventory;
 use crate::history::model::Environment;
-use serde::{Deserialize, Serialize};
 
 /// The GPU model a canonical run requires unless told otherwise.
 pub const DEFAULT_EXPECTED_GPU_NAME: &str = "NVIDIA B200";
@@ -27,50 +28,6 @@ impl Default for Policy {
             expected_count: None,
         }
     }
-}
-
-/// One preflight check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Check {
-    /// GPU index (None for the device count).
-    pub gpu: Option<u32>,
-    /// The field checked (`count`, `name`, `mig_current`, `mig_pending`).
-    pub field: String,
-    /// Whether it passed.
-    pub passed: bool,
-    /// What the policy requires.
-    pub expected: String,
-    /// What was found.
-    pub found: String,
-}
-
-impl Check {
-    fn message(&self) -> String {
-        let who = match self.gpu {
-            Some(i) => format!("GPU {i} field {}", self.field),
-            None => format!("field {}", self.field),
-        };
-        format!("{who}: expected {}, found {}", self.expected, self.found)
-    }
-}
-
-/// The preflight output: an [`Environment`] (its fields at top level, so the file reads as one)
-/// plus every GPU's full record and every check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fingerprint {
-    /// Format version.
-    pub schema_version: u32,
-    /// Backend, device names and UUIDs, driver and CUDA versions, runner.
-    #[serde(flatten)]
-    pub environment: Environment,
-    /// Number of visible GPUs.
-    pub gpu_count: u32,
-    /// The full per-GPU records, in index order.
-    pub gpus: Vec<GpuRecord>,
-    /// Every check, in evaluation order.
-    pub checks: Vec<Check>,
-    /// True when every check passed.
-    pub passed: bool,
 }
 
 fn check(gpu: Option<u32>, field: &str, passed: bool, expected: String, found: String) -> Check {
@@ -231,7 +188,7 @@ pub fn markdown(fp: &Fingerprint) -> String {
 mod tests {
     use super::*;
     use crate::gpu::fixture::FixtureInventory;
-    use crate::gpu::{Clocks, MigMode};
+    use crate::gpu::{Clocks, GpuRecord, MigMode};
 
     fn gpu(name: &str, current: MigMode, pending: MigMode) -> GpuRecord {
         GpuRecord {

@@ -4,7 +4,7 @@
 #![allow(unsafe_code)] // kernel launches, raw device addresses and graph handles are FFI; each block says why.
 
 use super::plan::{Arg, Output, Owner, Plan, Step};
-use super::{CudaError, DeviceInfo, compile, guarded, host, plans, probe};
+use super::{CudaError, DeviceInfo, compile, guarded, host, probe};
 use crate::bench::backend::{Backend, BackendError, Shapes, Variant, VariantRun, Workload};
 use crate::history::model::Environment;
 use cudarc::driver::{
@@ -163,11 +163,12 @@ impl Backend for CudaBackend {
     }
 
     fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-        let plan = plans::plan(key, shapes)?;
+        let spec = crate::bench::table::supported("cuda", key)?;
+        let plan = (spec.cuda.plan)(shapes)?;
         let problems: Vec<String> = plan
             .validate()
             .into_iter()
-            .chain(plan.check_signatures())
+            .chain(plan.check_signatures(&super::KERNELS))
             .collect();
         if !problems.is_empty() {
             return Err(BackendError::Device(format!(
@@ -175,7 +176,7 @@ impl Backend for CudaBackend {
                 problems.join("; ")
             )));
         }
-        let (data, cpu) = host::inputs(key, shapes, seed)?;
+        let (data, cpu) = (spec.cuda.inputs)(shapes, seed)?;
         let signature = cpu
             .variants
             .first()
@@ -194,17 +195,10 @@ impl Backend for CudaBackend {
         Ok(Workload {
             variants,
             work: cpu.work,
-            baseline_file: format!("kernels/{}", kernel_file(key)),
+            baseline_file: format!("kernels/{}", spec.kernel.file),
             reference: cpu.reference,
         })
     }
-}
-
-fn kernel_file(key: &str) -> &'static str {
-    super::KERNELS
-        .iter()
-        .find(|k| k.target_key == key)
-        .map_or("", |k| k.file)
 }
 
 /// Device buffers by name.

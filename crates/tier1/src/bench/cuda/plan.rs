@@ -3,7 +3,7 @@
 //! copies) and how its output is read back. Plans depend on shapes only, so every launcher is
 //! checked here without a GPU (`Plan::validate`, `check_signatures`).
 
-use super::kernels::{KERNELS, ParamKind, kernel_params};
+use super::source::{KernelSource, ParamKind, kernel_params};
 use crate::bench::backend::BackendError;
 use crate::bench::targets::kv_standard;
 
@@ -254,13 +254,14 @@ impl Plan {
     }
 
     /// Every launch's argument kinds against the kernel's declared parameters (parsed from the
-    /// embedded `.cu` source), as a list of mismatches (empty when all agree).
-    pub fn check_signatures(&self) -> Vec<String> {
+    /// embedded `.cu` sources `kernels`, normally [`super::KERNELS`]), as a list of mismatches
+    /// (empty when all agree).
+    pub fn check_signatures(&self, kernels: &[KernelSource]) -> Vec<String> {
         let mut bad = Vec::new();
         for v in &self.variants {
             for step in &v.steps {
                 let Step::Launch(l) = step else { continue };
-                let declared = KERNELS
+                let declared = kernels
                     .iter()
                     .find_map(|k| kernel_params(k.source, l.kernel));
                 let found: Vec<ParamKind> = l.args.iter().map(Arg::kind).collect();

@@ -3,9 +3,13 @@
 //! matrices, then runs a plain dot-product GEMM; optimized fuses dequantization into a
 //! cache-blocked, multithreaded GEMM that never materializes the f32 operands.
 
-use super::{fn_variant, par_rows, signature, tensor};
-use crate::bench::backend::{BackendError, Shapes, Workload, param, threads};
+use super::math::dim;
+use super::math::par_rows;
+use super::params::{ShapeParams, read};
+use super::variant::{fn_variant, signature, tensor};
+use crate::bench::backend::{BackendError, Shapes, Workload, threads};
 use crate::bench::result::Work;
+use serde::Deserialize;
 use std::sync::Arc;
 
 /// Values along K that share one scale.
@@ -18,7 +22,7 @@ pub const E2M1: [f32; 16] = [
 pub const FILE: &str = "crates/tier1/src/bench/targets/block_scaling.rs";
 
 /// Problem size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Params {
     /// Rows of A and C.
     pub m: usize,
@@ -28,23 +32,29 @@ pub struct Params {
     pub k: usize,
 }
 
-impl Params {
-    /// From the profile's shapes (`m`, `n`, `k`).
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        let key = "block_scaling";
-        let p = Params {
-            m: param(key, shapes, "m", 1)?,
-            n: param(key, shapes, "n", 1)?,
-            k: param(key, shapes, "k", BLOCK as u64)?,
-        };
-        if !p.k.is_multiple_of(BLOCK) {
+impl ShapeParams for Params {
+    const KEY: &'static str = "block_scaling";
+
+    fn min(field: &str) -> u64 {
+        if field == "k" { BLOCK as u64 } else { 1 }
+    }
+
+    fn check(self) -> Result<Self, BackendError> {
+        if !self.k.is_multiple_of(BLOCK) {
             return Err(BackendError::Shape {
-                key: key.into(),
+                key: Self::KEY.into(),
                 param: "k".into(),
-                message: format!("expected a multiple of {BLOCK}, found {}", p.k),
+                message: format!("expected a multiple of {BLOCK}, found {}", self.k),
             });
         }
-        Ok(p)
+        Ok(self)
+    }
+}
+
+impl Params {
+    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
+    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
+        read(shapes)
     }
 }
 
@@ -115,7 +125,7 @@ pub fn baseline(inp: &Inputs, c: &mut [f32]) {
     }
     for i in 0..m {
         for j in 0..n {
-            c[i * n + j] = super::dot_naive(&a[i * k..(i + 1) * k], &b[j * k..(j + 1) * k]);
+            c[i * n + j] = super::math::dot_naive(&a[i * k..(i + 1) * k], &b[j * k..(j + 1) * k]);
         }
     }
 }
@@ -186,6 +196,13 @@ pub fn reference(inp: &Inputs) -> Vec<f64> {
         }
     }
     c
+}
+
+/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// variant's output and scratch, the reference), in floating point so no shape overflows it.
+pub fn footprint(shapes: &Shapes) -> f64 {
+    let (m, n, k) = (dim(shapes, "m"), dim(shapes, "n"), dim(shapes, "k"));
+    (m + n) * k * 5.0 + m * n * 16.0
 }
 
 /// The CPU workload.

@@ -3,16 +3,20 @@
 //! V; optimized is tiled online-softmax (flash) attention with the bias computed on the fly and the
 //! masked tiles skipped, multithreaded over (batch, head).
 
-use super::{dot, dot_naive, fn_variant, par_rows, signature, tensor};
-use crate::bench::backend::{BackendError, Shapes, Workload, param, threads};
+use super::math::dim;
+use super::math::{dot, dot_naive, par_rows};
+use super::params::{ShapeParams, read};
+use super::variant::{fn_variant, signature, tensor};
+use crate::bench::backend::{BackendError, Shapes, Workload, threads};
 use crate::bench::result::Work;
+use serde::Deserialize;
 use std::sync::Arc;
 
 /// Source of the baseline (repo-relative).
 pub const FILE: &str = "crates/tier1/src/bench/targets/flashattention4_alibi.rs";
 
 /// Problem size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Params {
     /// Batch.
     pub batch: usize,
@@ -24,16 +28,14 @@ pub struct Params {
     pub head_dim: usize,
 }
 
+impl ShapeParams for Params {
+    const KEY: &'static str = "flashattention4_alibi";
+}
+
 impl Params {
-    /// From the profile's shapes (`batch`, `heads`, `seq`, `head_dim`).
+    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
     pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        let key = "flashattention4_alibi";
-        Ok(Params {
-            batch: param(key, shapes, "batch", 1)?,
-            heads: param(key, shapes, "heads", 1)?,
-            seq: param(key, shapes, "seq", 1)?,
-            head_dim: param(key, shapes, "head_dim", 1)?,
-        })
+        read(shapes)
     }
 }
 
@@ -105,7 +107,7 @@ pub fn baseline(inp: &Inputs, out: &mut [f32]) {
         for (x, b) in scores.iter_mut().zip(&bias) {
             *x += b;
         }
-        super::softmax_rows(&mut scores, s);
+        super::math::softmax_rows(&mut scores, s);
         o.fill(0.0);
         for i in 0..s {
             let orow = &mut o[i * d..(i + 1) * d];
@@ -260,6 +262,14 @@ pub fn reference(inp: &Inputs) -> Vec<f64> {
         }
     }
     out
+}
+
+/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// variant's output and scratch, the reference), in floating point so no shape overflows it.
+pub fn footprint(shapes: &Shapes) -> f64 {
+    let g = |name| dim(shapes, name);
+    let n = g("batch") * g("heads") * g("seq") * g("head_dim");
+    n * 28.0 + g("seq") * g("seq") * 8.0
 }
 
 /// The CPU workload.

@@ -54,7 +54,7 @@ pub fn sgemm_par(
     } else {
         threads
     };
-    super::par_rows(c, n, threads, |rows, chunk| {
+    super::math::par_rows(c, n, threads, |rows, chunk| {
         sgemm(
             rows.len(),
             k,

@@ -5,16 +5,20 @@
 //! DDP's bucket views give): packed once, on the first (untimed, verifying) execution, and
 //! reused, so a timed execution allocates and copies nothing and measures the fusion itself.
 
-use super::{fn_variant, signature, split_ranges, tensor};
-use crate::bench::backend::{BackendError, Shapes, Workload, param};
+use super::math::dim;
+use super::math::split_ranges;
+use super::params::{ShapeParams, read};
+use super::variant::{fn_variant, signature, tensor};
+use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::result::Work;
+use serde::Deserialize;
 use std::sync::{Arc, Barrier, OnceLock};
 
 /// Source of the baseline (repo-relative).
 pub const FILE: &str = "crates/tier1/src/bench/targets/gradient_fusion.rs";
 
 /// Problem size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Params {
     /// Gradient tensors per rank.
     pub tensors: usize,
@@ -28,17 +32,14 @@ pub struct Params {
     pub bucket_elems: usize,
 }
 
+impl ShapeParams for Params {
+    const KEY: &'static str = "gradient_fusion";
+}
+
 impl Params {
-    /// From the profile's shapes.
+    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
     pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        let key = "gradient_fusion";
-        Ok(Params {
-            tensors: param(key, shapes, "tensors", 1)?,
-            tensor_elems: param(key, shapes, "tensor_elems", 1)?,
-            repeats: param(key, shapes, "repeats", 1)?,
-            ranks: param(key, shapes, "ranks", 1)?,
-            bucket_elems: param(key, shapes, "bucket_elems", 1)?,
-        })
+        read(shapes)
     }
 }
 
@@ -164,6 +165,14 @@ pub fn reference(inp: &Inputs) -> Vec<f64> {
         *o = s * p.repeats as f64;
     }
     out
+}
+
+/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// variant's output and scratch, the reference), in floating point so no shape overflows it.
+pub fn footprint(shapes: &Shapes) -> f64 {
+    let g = |name| dim(shapes, name);
+    let n = g("tensors") * g("tensor_elems");
+    g("ranks") * n * 4.0 + n * 16.0 + g("bucket_elems") * g("ranks") * 4.0
 }
 
 /// The CPU workload.

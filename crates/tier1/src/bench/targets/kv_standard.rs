@@ -3,9 +3,12 @@
 //! with one f32 scale per (layer, position) (absmax mapped to 448), about half the bytes.
 //! Verification dequantizes every written token.
 
-use super::{signature, tensor};
-use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload, param};
+use super::math::dim;
+use super::params::{ShapeParams, read};
+use super::variant::{signature, tensor};
+use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload};
 use crate::bench::result::Work;
+use serde::Deserialize;
 use std::sync::Arc;
 
 /// Source of the baseline (repo-relative).
@@ -14,7 +17,7 @@ pub const FILE: &str = "crates/tier1/src/bench/targets/kv_standard.rs";
 pub const E4M3_MAX: f32 = 448.0;
 
 /// Problem size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Params {
     /// Batch.
     pub batch: usize,
@@ -32,32 +35,30 @@ pub struct Params {
     pub active_layers: usize,
 }
 
-impl Params {
-    /// From the profile's shapes.
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        let key = "kv_standard";
-        let p = Params {
-            batch: param(key, shapes, "batch", 1)?,
-            layers: param(key, shapes, "layers", 1)?,
-            heads: param(key, shapes, "heads", 1)?,
-            max_seq: param(key, shapes, "max_seq", 1)?,
-            head_dim: param(key, shapes, "head_dim", 1)?,
-            steps: param(key, shapes, "steps", 1)?,
-            active_layers: param(key, shapes, "active_layers", 1)?,
-        };
+impl ShapeParams for Params {
+    const KEY: &'static str = "kv_standard";
+
+    fn check(self) -> Result<Self, BackendError> {
         for (name, v, max) in [
-            ("steps", p.steps, p.max_seq),
-            ("active_layers", p.active_layers, p.layers),
+            ("steps", self.steps, self.max_seq),
+            ("active_layers", self.active_layers, self.layers),
         ] {
             if v > max {
                 return Err(BackendError::Shape {
-                    key: key.into(),
+                    key: Self::KEY.into(),
                     param: name.into(),
                     message: format!("expected at most {max}, found {v}"),
                 });
             }
         }
-        Ok(p)
+        Ok(self)
+    }
+}
+
+impl Params {
+    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
+    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
+        read(shapes)
     }
 
     /// Values of one token in one layer (K and V): `2 × batch × heads × head_dim`.
@@ -235,6 +236,15 @@ impl VariantRun for KvRun {
     fn output(&mut self) -> Result<Vec<f32>, BackendError> {
         Ok(read_back(&self.inp.p, &self.append()))
     }
+}
+
+/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// variant's output and scratch, the reference), in floating point so no shape overflows it.
+pub fn footprint(shapes: &Shapes) -> f64 {
+    let g = |name| dim(shapes, name);
+    let token = 2.0 * g("batch") * g("heads") * g("head_dim");
+    let cache = g("layers") * g("max_seq") * token;
+    cache * 3.0 + g("layers") * g("max_seq") * 4.0 + g("steps") * g("active_layers") * token * 16.0
 }
 
 /// The CPU workload.

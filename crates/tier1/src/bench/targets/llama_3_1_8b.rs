@@ -5,9 +5,13 @@
 
 use super::flashattention4_alibi::attend_causal;
 use super::gemm::{gemm_naive, sgemm_par};
-use super::{dot_naive, fn_variant, par_rows, signature, tensor};
-use crate::bench::backend::{BackendError, Shapes, Workload, param, threads};
+use super::math::dim;
+use super::math::{dot_naive, par_rows};
+use super::params::{ShapeParams, read};
+use super::variant::{fn_variant, signature, tensor};
+use crate::bench::backend::{BackendError, Shapes, Workload, threads};
 use crate::bench::result::Work;
+use serde::Deserialize;
 use std::sync::Arc;
 
 /// Source of the baseline (repo-relative).
@@ -18,7 +22,7 @@ pub const EPS: f32 = 1e-5;
 pub const ROPE_THETA: f32 = 500_000.0;
 
 /// Model and input size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Params {
     /// Decoder blocks.
     pub layers: usize,
@@ -36,43 +40,46 @@ pub struct Params {
     pub batch: usize,
 }
 
-impl Params {
-    /// From the profile's shapes.
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        let key = "llama_3_1_8b";
-        let p = Params {
-            layers: param(key, shapes, "layers", 1)?,
-            hidden: param(key, shapes, "hidden", 2)?,
-            heads: param(key, shapes, "heads", 1)?,
-            kv_heads: param(key, shapes, "kv_heads", 1)?,
-            mlp: param(key, shapes, "mlp", 1)?,
-            seq: param(key, shapes, "seq", 1)?,
-            batch: param(key, shapes, "batch", 1)?,
-        };
+impl ShapeParams for Params {
+    const KEY: &'static str = "llama_3_1_8b";
+
+    fn min(field: &str) -> u64 {
+        if field == "hidden" { 2 } else { 1 }
+    }
+
+    fn check(self) -> Result<Self, BackendError> {
         let bad = |param: &str, message: String| BackendError::Shape {
-            key: key.into(),
+            key: Self::KEY.into(),
             param: param.into(),
             message,
         };
-        if !p.hidden.is_multiple_of(p.heads) || !(p.hidden / p.heads).is_multiple_of(2) {
+        if !self.hidden.is_multiple_of(self.heads) || !(self.hidden / self.heads).is_multiple_of(2)
+        {
             return Err(bad(
                 "heads",
                 format!(
                     "hidden {} must split into heads of even size, found {} heads",
-                    p.hidden, p.heads
+                    self.hidden, self.heads
                 ),
             ));
         }
-        if !p.heads.is_multiple_of(p.kv_heads) {
+        if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(bad(
                 "kv_heads",
                 format!(
                     "expected a divisor of heads {}, found {}",
-                    p.heads, p.kv_heads
+                    self.heads, self.kv_heads
                 ),
             ));
         }
-        Ok(p)
+        Ok(self)
+    }
+}
+
+impl Params {
+    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
+    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
+        read(shapes)
     }
 
     /// Head dimension.
@@ -210,15 +217,7 @@ fn attention_naive(p: &Params, q: &[f32], k: &[f32], v: &[f32]) -> Vec<f32> {
     let (t, d, kvd, h) = (p.seq, p.head_dim(), p.kv_dim(), p.hidden);
     let group = p.heads / p.kv_heads;
     let scale = 1.0 / (d as f32).sqrt();
-    let mask: Vec<f32> = (0..t * t)
-        .map(|ij| {
-            if ij % t <= ij / t {
-                0.0
-            } else {
-                f32::NEG_INFINITY
-            }
-        })
-        .collect();
+    let mask = super::math::causal_mask(t);
     let mut out = vec![0.0f32; t * h];
     for head in 0..p.heads {
         let kvh = head / group;
@@ -232,7 +231,7 @@ fn attention_naive(p: &Params, q: &[f32], k: &[f32], v: &[f32]) -> Vec<f32> {
                     + mask[i * t + j];
             }
         }
-        super::softmax_rows(&mut scores, t);
+        super::math::softmax_rows(&mut scores, t);
         for i in 0..t {
             for j in 0..t {
                 let pij = scores[i * t + j];
@@ -285,7 +284,7 @@ pub fn baseline(inp: &Inputs, out: &mut [f32]) {
 
 fn rmsnorm_fused(x: &[f32], w: &[f32], h: usize, y: &mut [f32]) {
     for (xr, yr) in x.chunks(h).zip(y.chunks_mut(h)) {
-        let inv = 1.0 / (super::dot(xr, xr) / h as f32 + EPS).sqrt();
+        let inv = 1.0 / (super::math::dot(xr, xr) / h as f32 + EPS).sqrt();
         for ((yv, xv), g) in yr.iter_mut().zip(xr).zip(w) {
             *yv = xv * inv * g;
         }
@@ -367,6 +366,15 @@ pub fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
     for (b, o) in out.chunks_mut(n).enumerate() {
         optimized_seq(inp, &inp.x[b * n..(b + 1) * n], o, threads);
     }
+}
+
+/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// variant's output and scratch, the reference), in floating point so no shape overflows it.
+pub fn footprint(shapes: &Shapes) -> f64 {
+    let g = |name| dim(shapes, name);
+    let (h, m) = (g("hidden"), g("mlp"));
+    let t = g("batch") * g("seq");
+    4.0 * (g("layers") * (4.0 * h * h + 3.0 * h * m) + t * (10.0 * h + 4.0 * m + 2.0 * t))
 }
 
 /// The CPU workload (no f64 reference: too costly; verified against the baseline).

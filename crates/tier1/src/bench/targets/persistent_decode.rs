@@ -3,9 +3,12 @@
 //! task to a worker and waits for it (the CPU analogue of per-op kernel launches); optimized
 //! dispatches one persistent task that loops over every step.
 
-use super::{signature, tensor};
-use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload, param};
+use super::math::dim;
+use super::params::{ShapeParams, read};
+use super::variant::{signature, tensor};
+use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload};
 use crate::bench::result::Work;
+use serde::Deserialize;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -13,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 pub const FILE: &str = "crates/tier1/src/bench/targets/persistent_decode.rs";
 
 /// Problem size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Params {
     /// Sequences decoded together.
     pub batch: usize,
@@ -23,15 +26,14 @@ pub struct Params {
     pub head_dim: usize,
 }
 
+impl ShapeParams for Params {
+    const KEY: &'static str = "persistent_decode";
+}
+
 impl Params {
-    /// From the profile's shapes (`batch`, `steps`, `head_dim`).
+    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
     pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        let key = "persistent_decode";
-        Ok(Params {
-            batch: param(key, shapes, "batch", 1)?,
-            steps: param(key, shapes, "steps", 1)?,
-            head_dim: param(key, shapes, "head_dim", 1)?,
-        })
+        read(shapes)
     }
 }
 
@@ -65,7 +67,7 @@ pub fn fused_step(p: Params, inp: &Inputs, t: usize, out: &mut [f32]) {
     let d = p.head_dim;
     for b in 0..p.batch {
         let o = (t * p.batch + b) * d;
-        let s = super::dot_naive(&inp.q[o..o + d], &inp.k[o..o + d]);
+        let s = super::math::dot_naive(&inp.q[o..o + d], &inp.k[o..o + d]);
         for (dst, vv) in out[o..o + d].iter_mut().zip(&inp.v[o..o + d]) {
             *dst = vv * s;
         }
@@ -232,6 +234,14 @@ fn variant(
             persistent,
         }),
     })
+}
+
+/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// variant's output and scratch, the reference), in floating point so no shape overflows it.
+pub fn footprint(shapes: &Shapes) -> f64 {
+    let g = |name| dim(shapes, name);
+    let n = g("steps") * g("batch") * g("head_dim");
+    n * 24.0 + g("batch") * g("head_dim") * 8.0
 }
 
 /// The CPU workload.

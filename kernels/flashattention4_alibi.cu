@@ -1,4 +1,4 @@
-// attention_alibi.cu: causal attention with ALiBi, f32, layout [batch, heads, seq, head_dim].
+// flashattention4_alibi.cu: causal attention with ALiBi, f32, layout [batch, heads, seq, head_dim].
 // Head h has slope 2^(-8 (h + 1) / heads); the score of query i and key j <= i is
 // q_i . k_j * scale + slope * (j - i), keys j > i are masked. Mirrors the CPU twin
 // (bench::targets::flashattention4_alibi): baseline materializes scores, optimized is flash-style.

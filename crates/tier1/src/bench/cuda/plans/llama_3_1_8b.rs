@@ -3,13 +3,49 @@
 //! kernels) and the fused path (tiled GEMMs with the residual in the epilogue, flash attention
 //! with GQA, fused SwiGLU). Weights are `[out, in]`: `wqkv` `[(heads + 2 kv_heads)·hd, hidden]`,
 //! `wo` `[hidden, hidden]`, `wgu` `[2·mlp, hidden]`, `wdown` `[hidden, mlp]`, layers concatenated.
+//! Host side: the weights transposed and RoPE-permuted, and the causal mask.
 
-use super::kernels::{BLOCK_REDUCE_SHARED, GEMM_TILE_SHARED, flash_shared};
-use super::plan::{
-    Arg, BufSpec, Output, Owner, Plan, Step, VariantPlan, blocks, buf, buf_at, int, launch, launch3,
+use super::build::{each, input, owned};
+use crate::bench::backend::{BackendError, Shapes, Workload};
+use crate::bench::cuda::host::{self, HostData};
+use crate::bench::cuda::launch_sizes::{BLOCK_REDUCE_SHARED, GEMM_TILE_SHARED, flash_shared};
+use crate::bench::cuda::plan::{
+    Arg, Output, Plan, Step, VariantPlan, blocks, buf, buf_at, int, launch, launch3,
 };
-use crate::bench::backend::BackendError;
-use crate::bench::targets::llama_3_1_8b::{EPS, Params, ROPE_THETA};
+use crate::bench::target_spec::CudaSpec;
+use crate::bench::targets::llama_3_1_8b::{self, EPS, Params, ROPE_THETA};
+use crate::bench::targets::math::causal_mask;
+use std::sync::Arc;
+
+/// The CUDA side of `llama_3_1_8b`: plan, host buffers, launched entries.
+pub const CUDA: CudaSpec = CudaSpec {
+    plan: |shapes| plan(Params::from_shapes(shapes)?),
+    inputs,
+    baseline: &[
+        "llama_rmsnorm",
+        "llama_rope",
+        "llama_matmul_naive",
+        "llama_attn_scores_masked",
+        "llama_softmax_rows",
+        "llama_attn_pv",
+        "llama_add",
+        "llama_silu",
+        "llama_mul",
+    ],
+    optimized: &[
+        "llama_rmsnorm",
+        "llama_rope",
+        "llama_matmul_tiled",
+        "llama_attn_flash",
+        "llama_swiglu",
+    ],
+};
+
+/// The input buffers at `shapes` and `seed`, with the CPU twin over the same inputs.
+fn inputs(shapes: &Shapes, seed: u64) -> Result<(host::Inputs, Workload), BackendError> {
+    let inp = Arc::new(llama_3_1_8b::inputs(Params::from_shapes(shapes)?, seed));
+    Ok((host_inputs(&inp), llama_3_1_8b::workload_with(inp, seed)?))
+}
 
 const KEY: &str = "llama_3_1_8b";
 
@@ -97,8 +133,8 @@ fn elementwise(kernel: &'static str, n: usize, args: Vec<Arg>) -> Step {
     launch(kernel, blocks(n, 256), 256, 0, args)
 }
 
-/// The plan.
-pub fn llama_plan(p: Params) -> Result<Plan, BackendError> {
+/// The plan at `p`.
+pub fn plan(p: Params) -> Result<Plan, BackendError> {
     let hd = p.head_dim();
     if hd > 128 {
         return Err(BackendError::Shape {
@@ -338,27 +374,50 @@ pub fn llama_plan(p: Params) -> Result<Plan, BackendError> {
     })
 }
 
-fn input(name: &'static str, bytes: usize) -> BufSpec {
-    BufSpec {
-        name,
-        bytes: bytes as u64,
-        owner: Owner::Input,
-    }
+/// Head-dim permutation that turns the CPU's interleaved RoPE pairs `(2i, 2i+1)` into the
+/// kernel's halves `(i, i + hd/2)`: kernel feature `c` reads CPU feature `rope_perm(c, hd)`.
+/// Scores `q·k` are unchanged (both sides permuted alike), so attention outputs match.
+pub fn rope_perm(c: usize, hd: usize) -> usize {
+    let half = hd / 2;
+    if c < half { 2 * c } else { 2 * (c - half) + 1 }
 }
 
-fn owned(name: &'static str, bytes: usize, v: usize) -> BufSpec {
-    BufSpec {
-        name,
-        bytes: bytes as u64,
-        owner: Owner::Variant(v),
+/// Llama weights `[in, out]` to the kernels' `[out, in]`, Q/K rows permuted by [`rope_perm`].
+pub fn host_inputs(inp: &llama_3_1_8b::Inputs) -> host::Inputs {
+    let p = inp.p;
+    let (h, hd, kvd, m) = (p.hidden, p.head_dim(), p.kv_dim(), p.mlp);
+    // Row `r` of the transposed [out, in] matrix is column `col(r)` of the [in, out] source.
+    let transpose_into =
+        |dst: &mut Vec<f32>, src: &[f32], ins: usize, outs: usize, col: &dyn Fn(usize) -> usize| {
+            for r in 0..outs {
+                let c = col(r);
+                dst.extend((0..ins).map(|i| src[i * outs + c]));
+            }
+        };
+    let permuted = |r: usize| (r / hd) * hd + rope_perm(r % hd, hd);
+    let (mut wqkv, mut wo, mut wgu, mut wdown, mut norms) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for l in &inp.layers {
+        transpose_into(&mut wqkv, &l.wq, h, h, &permuted);
+        transpose_into(&mut wqkv, &l.wk, h, kvd, &permuted);
+        transpose_into(&mut wqkv, &l.wv, h, kvd, &|r| r);
+        transpose_into(&mut wo, &l.wo, h, h, &|r| r);
+        transpose_into(&mut wgu, &l.w_gate, h, m, &|r| r);
+        transpose_into(&mut wgu, &l.w_up, h, m, &|r| r);
+        transpose_into(&mut wdown, &l.w_down, m, h, &|r| r);
+        norms.extend_from_slice(&l.attn_norm);
+        norms.extend_from_slice(&l.mlp_norm);
     }
-}
-
-/// Per-sequence activations both variants use; each variant allocates its own copy.
-fn each(name: &'static str, bytes: usize) -> BufSpec {
-    BufSpec {
-        name,
-        bytes: bytes as u64,
-        owner: Owner::Each,
-    }
+    let t = p.seq;
+    let mask = causal_mask(t);
+    vec![
+        ("x", HostData::F32(inp.x.clone())),
+        ("norms", HostData::F32(norms)),
+        ("final_norm", HostData::F32(inp.final_norm.clone())),
+        ("wqkv", HostData::F32(wqkv)),
+        ("wo", HostData::F32(wo)),
+        ("wgu", HostData::F32(wgu)),
+        ("wdown", HostData::F32(wdown)),
+        ("mask", HostData::F32(mask)),
+    ]
 }

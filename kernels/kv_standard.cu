@@ -1,4 +1,4 @@
-// kv_cache.cu: append decode steps to a KV cache (memory goal). Cache layout
+// kv_standard.cu: append decode steps to a KV cache (memory goal). Cache layout
 // [batch, layers, 2 (k|v), heads, max_seq, head_dim]; each step brings new f32 keys and values
 // `src` of layout [active_layers, batch, 2, heads, head_dim] for position `pos`. Mirrors the CPU
 // twin (bench::targets::kv_standard): baseline stores bf16, optimized stores FP8 E4M3 codes with

@@ -1,4 +1,4 @@
-// llama.cu: Llama-3.1-shaped decoder blocks in f32 (mirrors bench::targets::llama_3_1_8b).
+// llama_3_1_8b.cu: Llama-3.1-shaped decoder blocks in f32 (mirrors bench::targets::llama_3_1_8b).
 // Activations are row-major [seq, features]. Per layer: x += Wo . attn(rope(Wq xn), rope(Wk xn),
 // Wv xn) with xn = rmsnorm(x); x += Wdown . (silu(Wgate xn') * (Wup xn')) with xn' = rmsnorm(x).
 // Weights are [out, in]; Wq|Wk|Wv are stored as one [(heads + 2 kv_heads) * hd, hidden] block and

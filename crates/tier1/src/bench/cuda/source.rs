@@ -1,0 +1,176 @@
+//! A CUDA kernel source: the embedded file with the target it implements and the device
+//! helpers prepended to it (`kernels/common.cuh`), and the parsing of its `extern "C" __global__`
+//! entries and their parameter kinds (what the launch plans are checked against).
+
+/// Device helpers prepended to every kernel file before NVRTC sees it (NVRTC has no headers).
+pub const COMMON: &str = include_str!("../../../../../kernels/common.cuh");
+
+/// One kernel file and the suite target it implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelSource {
+    /// File name under `kernels/`.
+    pub file: &'static str,
+    /// Suite target key (`configs/benchmark_suites/tier1.yaml`).
+    pub target_key: &'static str,
+    /// Minimum compute capability (major, minor) the file needs.
+    pub min_capability: (u32, u32),
+    /// The file's text.
+    pub source: &'static str,
+}
+
+impl KernelSource {
+    /// The translation unit NVRTC compiles: `common.cuh`, then a `#line` reset, then the file.
+    pub fn full_source(&self) -> String {
+        format!("{COMMON}\n#line 1 \"{}\"\n{}", self.file, self.source)
+    }
+}
+
+/// The `extern "C" __global__` entry names declared in `source`, in order of appearance.
+/// Understands attributes between `__global__` and the return type
+/// (`__launch_bounds__(...)`) and declarations spread over several lines.
+pub fn entry_points(source: &str) -> Vec<String> {
+    const MARK: &str = "extern \"C\" __global__";
+    let mut names = Vec::new();
+    let mut rest = source;
+    while let Some(at) = rest.find(MARK) {
+        rest = &rest[at + MARK.len()..];
+        let Some(paren) = find_param_list(rest) else {
+            break;
+        };
+        let head = rest[..paren].trim_end();
+        let name: String = head
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if !name.is_empty() {
+            names.push(name);
+        }
+        rest = &rest[paren..];
+    }
+    names
+}
+
+/// Kind of one kernel parameter, as the launch plans pass it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// Any pointer (`const float* __restrict__`, `u8*`, ...): a device address.
+    Ptr,
+    /// `int`.
+    I32,
+    /// `long long`.
+    I64,
+    /// `float`.
+    F32,
+}
+
+/// The parameter kinds of entry `entry` declared in `source` (`None` when the entry is absent or
+/// a parameter has a type the launch plans cannot pass).
+pub fn kernel_params(source: &str, entry: &str) -> Option<Vec<ParamKind>> {
+    const MARK: &str = "extern \"C\" __global__";
+    let mut rest = source;
+    while let Some(at) = rest.find(MARK) {
+        rest = &rest[at + MARK.len()..];
+        let open = find_param_list(rest)?;
+        let head = rest[..open].trim_end();
+        let close = open + rest[open..].find(')')?;
+        if head.ends_with(entry)
+            && !head[..head.len() - entry.len()]
+                .ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        {
+            let list = rest[open + 1..close].trim();
+            if list.is_empty() {
+                return Some(Vec::new());
+            }
+            return list.split(',').map(param_kind).collect();
+        }
+        rest = &rest[close..];
+    }
+    None
+}
+
+fn param_kind(decl: &str) -> Option<ParamKind> {
+    if decl.contains('*') {
+        return Some(ParamKind::Ptr);
+    }
+    let words: Vec<&str> = decl
+        .split_whitespace()
+        .filter(|w| *w != "const" && *w != "unsigned")
+        .collect();
+    match words.as_slice() {
+        ["int", _] => Some(ParamKind::I32),
+        ["long", "long", _] => Some(ParamKind::I64),
+        ["float", _] => Some(ParamKind::F32),
+        _ => None,
+    }
+}
+
+/// Byte offset of the `(` opening the parameter list: the first `(` not belonging to a
+/// `__launch_bounds__(...)` or `__align__(...)` attribute.
+fn find_param_list(s: &str) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let open = from + s[from..].find('(')?;
+        let before = s[..open].trim_end();
+        if before.ends_with("__launch_bounds__") || before.ends_with("__align__") {
+            let close = open + s[open..].find(')')?;
+            from = close + 1;
+        } else {
+            return Some(open);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::cuda::kernels::KERNELS;
+
+    #[test]
+    fn entry_points_handles_attributes_and_line_breaks() {
+        let src = "extern \"C\" __global__ void a(int x) {}\n\
+                   extern \"C\" __global__ void __launch_bounds__(256)\n    b_2(float* y) {}\n\
+                   __device__ void not_an_entry(int) {}\n";
+        assert_eq!(entry_points(src), vec!["a".to_string(), "b_2".to_string()]);
+    }
+
+    #[test]
+    fn every_kernel_file_has_entries_and_no_include() {
+        let includes = |s: &str| s.lines().any(|l| l.trim_start().starts_with("#include"));
+        for k in KERNELS {
+            assert!(
+                !entry_points(k.source).is_empty(),
+                "{} has no entry",
+                k.file
+            );
+            assert!(!includes(k.source), "{} includes a header", k.file);
+        }
+        assert!(!includes(COMMON), "common.cuh includes a header");
+    }
+
+    #[test]
+    fn kernel_params_reads_kinds_in_order() {
+        let src = "extern \"C\" __global__ void __launch_bounds__(256)\n  k2(const u8* __restrict__ a, \n\
+                   float* c, int m, long long off, float s) {}\n\
+                   extern \"C\" __global__ void k(u16 x) {}\n";
+        use ParamKind::*;
+        assert_eq!(
+            kernel_params(src, "k2"),
+            Some(vec![Ptr, Ptr, I32, I64, F32])
+        );
+        assert_eq!(
+            kernel_params(src, "k"),
+            None,
+            "u16 by value is not passable"
+        );
+        assert_eq!(
+            kernel_params(src, "2"),
+            None,
+            "a suffix of a name is not the name"
+        );
+        assert_eq!(kernel_params(src, "absent"), None);
+    }
+}

@@ -1,0 +1,235 @@
+//! The table of built-in targets: one [`TargetSpec`] per suite key, the single place that maps a
+//! key to its CPU workload, memory estimate, CUDA plan and kernel file. Everything that used to
+//! match keys as strings (the CPU and CUDA backends, the memory check, the kernel registry) looks
+//! the key up here.
+//!
+//! Adding a target: write `targets/<key>.rs` (`Params`, `inputs`, `workload`, `footprint`),
+//! `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers, launched entries),
+//! declare the two modules (`pub mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`), import
+//! `targets::<key>` here and add one line, `target!(<key>, (major, minor))`, to [`TARGETS`] (and
+//! the target to the suite file). The line names only the key and the compute capability: every
+//! file is found by the key.
+
+use crate::bench::backend::{BackendError, Shapes, Workload};
+use crate::bench::cuda::plans;
+use crate::bench::cuda::source::KernelSource;
+pub use crate::bench::target_spec::{CudaSpec, TargetSpec};
+use crate::bench::targets::block_scaling;
+use crate::bench::targets::flashattention4_alibi;
+use crate::bench::targets::gradient_fusion;
+use crate::bench::targets::kv_standard;
+use crate::bench::targets::llama_3_1_8b;
+use crate::bench::targets::persistent_decode;
+
+/// The spec of target `$key` from its own files: `targets::$key` (`Params`, `workload`,
+/// `footprint`),
+/// `cuda::plans::$key::CUDA` and `kernels/$key.cu`, embedded, which needs compute capability
+/// `$cap` (`(major, minor)`).
+macro_rules! target {
+    ($key:ident, $cap:expr) => {
+        TargetSpec {
+            key: stringify!($key),
+            params: |shapes| $key::Params::from_shapes(shapes).map(drop),
+            workload: $key::workload,
+            footprint: $key::footprint,
+            cuda: plans::$key::CUDA,
+            kernel: KernelSource {
+                file: concat!(stringify!($key), ".cu"),
+                target_key: stringify!($key),
+                min_capability: $cap,
+                source: include_str!(concat!("../../../../kernels/", stringify!($key), ".cu")),
+            },
+        }
+    };
+}
+
+/// The built-in targets, in suite order (`mma.sync` m16n8k16 with bf16 operands needs sm_80).
+pub const TARGETS: &[TargetSpec] = &[
+    target!(block_scaling, (8, 0)),
+    target!(flashattention4_alibi, (7, 0)),
+    target!(persistent_decode, (7, 0)),
+    target!(kv_standard, (7, 0)),
+    target!(gradient_fusion, (7, 0)),
+    target!(llama_3_1_8b, (7, 0)),
+];
+
+/// Keys of the built-in targets, in suite order.
+pub const BUILTIN_KEYS: [&str; TARGETS.len()] = {
+    let mut out = [""; TARGETS.len()];
+    let mut i = 0;
+    while i < TARGETS.len() {
+        out[i] = TARGETS[i].key;
+        i += 1;
+    }
+    out
+};
+
+/// The spec of built-in target `key`, if any.
+pub fn spec(key: &str) -> Option<&'static TargetSpec> {
+    TARGETS.iter().find(|t| t.key == key)
+}
+
+/// The spec of built-in target `key`, or [`BackendError::Unsupported`] naming `backend`.
+pub fn supported(backend: &str, key: &str) -> Result<&'static TargetSpec, BackendError> {
+    spec(key).ok_or_else(|| BackendError::Unsupported {
+        backend: backend.into(),
+        key: key.into(),
+    })
+}
+
+/// The CPU workload of built-in target `key`.
+pub fn cpu_workload(key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+    (supported("cpu", key)?.workload)(shapes, seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::cuda::kernels::{KERNELS, LAUNCHES, entry_points};
+    use crate::bench::cuda::plan::{Owner, Plan};
+    use crate::suite::{Suite, TargetKind};
+    use std::collections::BTreeSet;
+
+    fn shapes(key: &str, profile: &str) -> Shapes {
+        let suite = Suite::embedded();
+        let t = suite.target(key).expect("suite target");
+        t.shapes.get(profile).cloned().expect("profile shapes")
+    }
+
+    /// Everything one spec must hold, at `shapes`: its kernel named after its key, the launched
+    /// entries declared in it, a valid plan whose launches match the kernel's signatures, host
+    /// data for every input buffer, a CPU workload with the CUDA twin's variants, an estimate.
+    fn check_spec(t: &TargetSpec, shapes: &Shapes) {
+        let key = t.key;
+        assert_eq!(t.kernel.target_key, key);
+        assert_eq!(t.kernel.file, format!("{key}.cu"));
+        let entries = entry_points(t.kernel.source);
+        for e in t.cuda.baseline.iter().chain(t.cuda.optimized) {
+            assert!(
+                entries.iter().any(|n| n == e),
+                "{key}: {e} not in {}",
+                t.kernel.file
+            );
+        }
+        let plan = (t.cuda.plan)(shapes).unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert_eq!(plan.key, key);
+        assert_eq!(plan.validate(), Vec::<String>::new(), "{key}");
+        assert_eq!(
+            plan.check_signatures(&[t.kernel]),
+            Vec::<String>::new(),
+            "{key}"
+        );
+        let (data, twin) = (t.cuda.inputs)(shapes, 42).expect("host inputs");
+        for b in plan.buffers.iter().filter(|b| b.owner == Owner::Input) {
+            let d = data.iter().find(|(n, _)| *n == b.name).expect("host data");
+            assert_eq!(d.1.bytes() as u64, b.bytes, "{key} {}", b.name);
+        }
+        let cpu = (t.workload)(shapes, 42).expect("cpu workload");
+        let names = |w: &Workload| {
+            w.variants
+                .iter()
+                .map(|v| v.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&cpu), names(&twin), "{key}");
+        assert!((t.footprint)(shapes) > 0.0, "{key}");
+    }
+
+    #[test]
+    fn every_builtin_suite_key_has_exactly_one_spec_in_suite_order() {
+        let suite = Suite::embedded();
+        let builtin: Vec<&str> = suite
+            .targets
+            .iter()
+            .filter(|t| t.kind == TargetKind::Builtin)
+            .map(|t| t.key.as_str())
+            .collect();
+        assert_eq!(builtin, BUILTIN_KEYS.to_vec());
+        for key in &builtin {
+            assert_eq!(TARGETS.iter().filter(|t| t.key == *key).count(), 1, "{key}");
+        }
+        let files: BTreeSet<&str> = KERNELS.iter().map(|k| k.file).collect();
+        assert_eq!(files.len(), TARGETS.len(), "one kernel file per target");
+        assert!(LAUNCHES.iter().zip(TARGETS).all(|(l, t)| l.0 == t.key));
+    }
+
+    #[test]
+    fn every_spec_holds_at_every_profile_and_its_kernel_file_is_on_disk() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
+        for t in TARGETS {
+            let on_disk = std::fs::read_to_string(dir.join(t.kernel.file)).expect("kernel file");
+            assert_eq!(on_disk, t.kernel.source, "{}", t.kernel.file);
+            for profile in ["minimal", "cpu", "smoke"] {
+                let s = shapes(t.key, profile);
+                assert!((t.params)(&s).is_ok(), "{} {profile}", t.key);
+                assert!((t.cuda.plan)(&s).is_ok(), "{} {profile}", t.key);
+                assert!((t.footprint)(&s) > 0.0, "{} {profile}", t.key);
+            }
+            check_spec(t, &shapes(t.key, "smoke"));
+        }
+    }
+
+    #[test]
+    fn lookups_go_through_the_table_and_unknown_keys_stay_unsupported() {
+        let s = shapes("kv_standard", "smoke");
+        let t = spec("kv_standard").expect("spec");
+        let mut bad = s.clone();
+        bad.insert("steps".into(), 65);
+        match (t.params)(&bad) {
+            Err(BackendError::Shape {
+                key,
+                param,
+                message,
+            }) => {
+                assert_eq!((key.as_str(), param.as_str()), ("kv_standard", "steps"));
+                assert_eq!(message, "expected at most 64, found 65");
+            }
+            other => panic!("a shape error expected, found {other:?}"),
+        }
+        bad.remove("heads");
+        assert!(
+            matches!((t.params)(&bad), Err(BackendError::Shape { param, message, .. })
+                if param == "heads" && message == "missing from the profile's shapes")
+        );
+        assert_eq!(
+            crate::bench::footprint::estimate("kv_standard", &s),
+            Some((t.footprint)(&s))
+        );
+        assert!(spec("nope").is_none());
+        assert!(crate::bench::footprint::estimate("nope", &s).is_none());
+        let Err(e) = cpu_workload("nope", &s, 1) else {
+            panic!("an unknown key is unsupported")
+        };
+        assert!(
+            matches!(&e, BackendError::Unsupported { backend, key } if backend == "cpu" && key == "nope"),
+            "{e}"
+        );
+        let Err(e) = supported("cuda", "nope") else {
+            panic!("an unknown key is unsupported")
+        };
+        assert!(matches!(&e, BackendError::Unsupported { backend, .. } if backend == "cuda"));
+    }
+
+    /// A seventh target needs nothing but its spec: here one defined in this test (over the
+    /// `gradient_fusion` code, under its own key and kernel file name) passes every check.
+    #[test]
+    fn a_seventh_target_is_one_spec() {
+        fn plan(shapes: &Shapes) -> Result<Plan, BackendError> {
+            let mut p = (plans::gradient_fusion::CUDA.plan)(shapes)?;
+            p.key = "seventh";
+            Ok(p)
+        }
+        let base = spec("gradient_fusion").expect("spec");
+        let seventh = TargetSpec {
+            key: "seventh",
+            cuda: CudaSpec { plan, ..base.cuda },
+            kernel: KernelSource {
+                file: "seventh.cu",
+                target_key: "seventh",
+                ..base.kernel
+            },
+            ..*base
+        };
+        check_spec(&seventh, &shapes("gradient_fusion", "smoke"));
+    }
+}
