@@ -742,5 +742,4 @@ fn copy_into(
 }
 
 #[cfg(test)]
-#[path = "local_tests.rs"]
 mod tests;
