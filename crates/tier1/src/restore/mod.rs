@@ -11,6 +11,7 @@ pub mod evidence;
 pub mod export;
 pub mod options;
 pub mod outcome;
+pub mod provenance;
 pub mod select;
 
 pub use decide::NON_SUCCESS_CONCLUSIONS;

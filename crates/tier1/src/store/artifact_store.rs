@@ -25,6 +25,18 @@ pub trait ArtifactStore {
         workflow: &str,
         branch: &str,
         cap: usize,
+    ) -> Result<Listing<WorkflowRun>, StoreError> {
+        self.list_runs_where(workflow, branch, cap, &|_| true)
+    }
+
+    /// [`list_runs`](ArtifactStore::list_runs) of the runs `keep` accepts, applied before the
+    /// cap: the caller's rule (restore's provenance rule) decides which runs count.
+    fn list_runs_where(
+        &self,
+        workflow: &str,
+        branch: &str,
+        cap: usize,
+        keep: &dyn Fn(&WorkflowRun) -> bool,
     ) -> Result<Listing<WorkflowRun>, StoreError>;
 
     /// One run by id.

@@ -13,4 +13,6 @@ pub mod records;
 pub use artifact_store::{ArtifactStore, GITHUB_BOOTSTRAP_HINT};
 pub use error::{StoreError, skipped_error};
 pub use open::{StoreConfig, open_store};
-pub use records::{ArtifactMeta, Downloaded, Listing, Skipped, WorkflowRun};
+pub use records::{
+    ArtifactMeta, Downloaded, Listing, RepositoryRef, RunProvenance, Skipped, WorkflowRun,
+};

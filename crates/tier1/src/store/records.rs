@@ -34,6 +34,34 @@ pub struct WorkflowRun {
     pub run_attempt: u32,
     /// Creation time.
     pub created_at: DateTime<Utc>,
+    /// The provenance facts a GitHub run record reports (None where the store has none: the local
+    /// store models the operator's own runs). Never serialized: a record tier1 prints or stores
+    /// stays as it was.
+    #[serde(skip)]
+    pub provenance: Option<RunProvenance>,
+}
+
+/// What a GitHub run record says about where the run came from: the facts restore's provenance
+/// rule ([`crate::restore::provenance`]) judges; the store judges none of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunProvenance {
+    /// The workflow id the listing asked for (None for a run fetched by id).
+    pub listed_workflow_id: Option<u64>,
+    /// The base repository's id.
+    pub repository_id: u64,
+    /// The head repository object (None when the record has none: a deleted fork).
+    pub head_repository: Option<RepositoryRef>,
+    /// The record's own `head_repository_id` field, when present.
+    pub head_repository_id: Option<u64>,
+}
+
+/// A repository as a run record names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepositoryRef {
+    /// Repository id.
+    pub id: u64,
+    /// `owner/name`.
+    pub full_name: String,
 }
 
 fn one() -> u32 {
