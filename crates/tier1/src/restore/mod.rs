@@ -1,7 +1,8 @@
-//! Restore of canonical history (contract §5): discovery, per-candidate download with digest check,
-//! safe extraction, validation and sanitizing, evidence provenance by metadata, renewal and expiry,
-//! the skip-versus-refuse policy (§5.6, [`decide`]), bootstrap, and the atomic install into an empty
-//! destination. Restoring from a `tier1-export` archive instead, offline, is [`export`].
+//! Restore of canonical history (contract §5): discovery of the runs that can be provenance
+//! ([`provenance`]), per-candidate download with digest check, safe extraction, validation and
+//! sanitizing, evidence provenance by metadata, renewal and expiry, the skip-versus-refuse policy
+//! (§5.6, [`decide`]), bootstrap, and the atomic install into an empty destination. Restoring from
+//! a `tier1-export` archive instead, offline, is [`export`].
 
 mod attempt;
 pub mod decide;
