@@ -6,6 +6,7 @@ use crate::support::fake_github;
 use fake_github::{FakeGithub, Fault};
 use std::time::Duration;
 use tier1::github::{GithubConfig, Token};
+use tier1::restore::provenance::run_rejection;
 use tier1::store::github::GithubStore;
 use tier1::store::local::{LocalStore, NewRun};
 use tier1::store::{ArtifactMeta, ArtifactStore, StoreError, WorkflowRun};
@@ -94,7 +95,13 @@ fn fork_run_named_main_and_pull_request_runs_are_rejected() {
     let mut pr = main_run();
     pr.event = "pull_request_target".into();
     env.run(pr, "success");
-    let listing = env.store().list_runs(WF, "main", 100).unwrap();
+    // The store reports the facts; restore's provenance rule, applied while listing, rejects.
+    let store = env.store();
+    let all = store.list_runs(WF, "main", 100).unwrap();
+    assert_eq!(all.items.len(), 3);
+    assert!(all.items.iter().all(|r| r.provenance.is_some()));
+    let keep = |r: &WorkflowRun| run_rejection(r, REPO).is_none();
+    let listing = store.list_runs_where(WF, "main", 100, &keep).unwrap();
     let ids: Vec<u64> = listing.items.iter().map(|r| r.id).collect();
     assert_eq!(ids, vec![good.id]);
     // The request asked for the resolved numeric workflow id, not the file name.

@@ -31,13 +31,13 @@ impl Machine {
     /// The checks `machine_os` and `machine_arch`.
     pub fn checks(&self) -> [Check; 2] {
         [
-            super::check(
+            super::record::check(
                 "machine_os",
                 self.os == REQUIRED_OS,
                 REQUIRED_OS,
                 self.os.as_str(),
             ),
-            super::check(
+            super::record::check(
                 "machine_arch",
                 self.arch == REQUIRED_ARCH,
                 REQUIRED_ARCH,

@@ -305,7 +305,7 @@ fn check_sealed_run(
     row: &IndexRow,
     files: &BTreeMap<String, Vec<u8>>,
 ) -> Result<(), HistoryError> {
-    super::check_row_fields(row)?;
+    super::runs::check_row_fields(row)?;
     let read = |path: &str| {
         files.get(path).ok_or_else(|| {
             HistoryError::structural(
@@ -334,8 +334,8 @@ fn check_sealed_run(
             ));
         }
     };
-    super::check_summary(row, &summary)?;
-    super::check_regression(row, &regression)?;
+    super::runs::check_summary(row, &summary)?;
+    super::runs::check_regression(row, &regression)?;
     let files = RunFiles {
         summary,
         regression,
@@ -343,5 +343,5 @@ fn check_sealed_run(
         summary_bytes,
         regression_bytes,
     };
-    super::check_acceptance(row, &files)
+    super::runs::check_acceptance(row, &files)
 }

@@ -6,6 +6,7 @@
 //! artifact record the store skipped is a recorded rejection; a skipped history or evidence record
 //! also marks discovery incomplete (a newer candidate may hide behind it: never bootstrap over it).
 
+use super::provenance;
 use super::{MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN, Rejection, RestoreError};
 use crate::artifacts::ArtifactPrefix;
 use crate::store::{ArtifactMeta, ArtifactStore, WorkflowRun};
@@ -51,7 +52,15 @@ pub fn discover(
     prefix: &ArtifactPrefix,
 ) -> Result<Discovery, RestoreError> {
     // One more than the scan cap: a longer list proves the scan is truncated.
-    let listing = store.list_runs(workflow, branch, MAX_RUNS_TO_SCAN + 1)?;
+    let repository = store.repository().to_string();
+    let keep = |run: &WorkflowRun| match provenance::run_rejection(run, &repository) {
+        Some(why) => {
+            tracing::warn!("run {} rejected: {why}", run.id);
+            false
+        }
+        None => true,
+    };
+    let listing = store.list_runs_where(workflow, branch, MAX_RUNS_TO_SCAN + 1, &keep)?;
     let mut truncated = listing.truncated;
     let mut runs: Vec<WorkflowRun> = listing
         .items

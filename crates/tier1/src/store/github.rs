@@ -1,11 +1,15 @@
-//! `GithubStore`: the `ArtifactStore` backed by the GitHub REST API, with the provenance filter on
-//! runs (workflow id, no pull-request events, head repository = repository) and on artifacts (the
+//! `GithubStore`: the `ArtifactStore` backed by the GitHub REST API: runs with the provenance facts
+//! their records report (workflow id, event, base and head repository names and ids; the rule that
+//! rejects is restore's, [`crate::restore::provenance`]), the provenance filter on artifacts (the
 //! uploading run's repository ids present and equal: absent provenance is refused, never trusted),
 //! one unusable artifact record skipped and recorded rather than failing a listing, highest-id
 //! artifacts per name, the token-free redirect download, and the approvals and the approval
 //! environment's protection rules promotion needs.
 
-use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, Skipped, StoreError, WorkflowRun};
+use super::{
+    ArtifactMeta, ArtifactStore, Downloaded, Listing, RepositoryRef, RunProvenance, Skipped,
+    StoreError, WorkflowRun,
+};
 use crate::digest::Digest;
 use crate::github::download::{Expected, download_artifact};
 use crate::github::environments::{self, Environment};
@@ -194,11 +198,12 @@ impl ArtifactStore for GithubStore {
         self.now.unwrap_or_else(Utc::now)
     }
 
-    fn list_runs(
+    fn list_runs_where(
         &self,
         workflow: &str,
         branch: &str,
         cap: usize,
+        keep: &dyn Fn(&WorkflowRun) -> bool,
     ) -> Result<Listing<WorkflowRun>, StoreError> {
         let workflow_id = self.workflow_id(workflow)?;
         let paged = self.client.get_paginated(
@@ -213,14 +218,11 @@ impl ArtifactStore for GithubStore {
         )?;
         let mut by_id = BTreeMap::new();
         for run in paged.items {
-            if let Some(why) = run_rejection(&run, workflow_id, self.repository()) {
-                tracing::warn!("run {} rejected: {why}", run.id);
+            let run = workflow_run(run, Some(workflow_id));
+            if !keep(&run) || run.head_branch != branch {
                 continue;
             }
-            if run.head_branch.as_deref() != Some(branch) {
-                continue;
-            }
-            by_id.insert(run.id, workflow_run(run));
+            by_id.insert(run.id, run);
         }
         let mut runs: Vec<WorkflowRun> = by_id.into_values().collect();
         runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
@@ -234,7 +236,7 @@ impl ArtifactStore for GithubStore {
             .client
             .get_json(&self.route(&format!("/actions/runs/{run_id}")), &[])
             .map_err(|e| not_found_as(e, format!("run {run_id}")))?;
-        Ok(workflow_run(run))
+        Ok(workflow_run(run, None))
     }
 
     fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError> {
@@ -331,50 +333,23 @@ impl ArtifactStore for GithubStore {
     }
 }
 
-/// Why a listed run cannot be history provenance, or `None` when it can: the workflow id must be
-/// the resolved one, the event must not be a pull-request event, and both the base and the head
-/// repository must be `repository` (a fork's branch named `main` passes the branch filter).
-pub fn run_rejection(run: &ApiRun, workflow_id: u64, repository: &str) -> Option<String> {
-    if run.workflow_id != workflow_id {
-        return Some(format!(
-            "workflow_id is {}, expected {workflow_id}",
-            run.workflow_id
-        ));
-    }
-    if run.event.starts_with("pull_request") {
-        return Some(format!("event is {}", run.event));
-    }
-    if !run.repository.full_name.eq_ignore_ascii_case(repository) {
-        return Some(format!(
-            "repository is {}, expected {repository}",
-            run.repository.full_name
-        ));
-    }
-    match &run.head_repository {
-        None => return Some("head repository is absent".into()),
-        Some(h) if !h.full_name.eq_ignore_ascii_case(repository) || h.id != run.repository.id => {
-            return Some(format!(
-                "head repository is {} (id {}), expected {repository} (id {})",
-                h.full_name, h.id, run.repository.id
-            ));
-        }
-        Some(_) => {}
-    }
-    match run.head_repository_id {
-        Some(id) if id != run.repository.id => Some(format!(
-            "head_repository_id is {id}, expected {}",
-            run.repository.id
-        )),
-        _ => None,
-    }
-}
-
-fn workflow_run(run: ApiRun) -> WorkflowRun {
+/// The store's record of a run, with the provenance facts the record reports; `listed_workflow_id`
+/// is the workflow id the listing asked for.
+pub fn workflow_run(run: ApiRun, listed_workflow_id: Option<u64>) -> WorkflowRun {
     let path = run.path.as_deref().unwrap_or_default();
     let path = path.split('@').next().unwrap_or_default();
     let path = match path.find(".github/workflows/") {
         Some(i) => &path[i..],
         None => path,
+    };
+    let provenance = RunProvenance {
+        listed_workflow_id,
+        repository_id: run.repository.id,
+        head_repository: run.head_repository.as_ref().map(|h| RepositoryRef {
+            id: h.id,
+            full_name: h.full_name.clone(),
+        }),
+        head_repository_id: run.head_repository_id,
     };
     WorkflowRun {
         id: run.id,
@@ -389,6 +364,7 @@ fn workflow_run(run: ApiRun) -> WorkflowRun {
         head_repository: run.head_repository.map(|h| h.full_name).unwrap_or_default(),
         run_attempt: run.run_attempt.unwrap_or(1),
         created_at: run.created_at,
+        provenance: Some(provenance),
     }
 }
 
@@ -549,19 +525,6 @@ mod tests {
     }
 
     #[test]
-    fn provenance_filter() {
-        assert_eq!(run_rejection(&run("schedule", "o/r", 1), 7, "O/R"), None);
-        assert!(run_rejection(&run("schedule", "o/r", 1), 8, "o/r").is_some());
-        assert!(run_rejection(&run("pull_request", "o/r", 1), 7, "o/r").is_some());
-        assert!(run_rejection(&run("pull_request_target", "o/r", 1), 7, "o/r").is_some());
-        let fork = run_rejection(&run("push", "evil/r", 2), 7, "o/r").unwrap();
-        assert!(fork.contains("evil/r"), "{fork}");
-        let mut r = run("push", "o/r", 1);
-        r.head_repository = None;
-        assert!(run_rejection(&r, 7, "o/r").is_some());
-    }
-
-    #[test]
     fn artifact_provenance_must_be_present_and_equal() {
         let art = |run: Option<ApiArtifactRun>| ApiArtifact {
             id: 9,
@@ -605,7 +568,7 @@ mod tests {
 
     #[test]
     fn run_path_is_normalised() {
-        let w = workflow_run(run("push", "o/r", 1));
+        let w = workflow_run(run("push", "o/r", 1), None);
         assert_eq!(w.path, ".github/workflows/tier1-nightly.yml");
         assert_eq!(w.run_attempt, 1);
     }

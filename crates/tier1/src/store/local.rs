@@ -338,6 +338,7 @@ impl LocalStore {
                 repository,
                 run_attempt: new.run_attempt.max(1),
                 created_at: now,
+                provenance: None,
             };
             let lease = if leased {
                 Some(local_lease::take(&dir, run.id)?)
@@ -574,18 +575,19 @@ impl ArtifactStore for LocalStore {
         .collect()
     }
 
-    fn list_runs(
+    fn list_runs_where(
         &self,
         workflow: &str,
         branch: &str,
         cap: usize,
+        keep: &dyn Fn(&WorkflowRun) -> bool,
     ) -> Result<Listing<WorkflowRun>, StoreError> {
         let state = self.load()?;
         let want = format!(".github/workflows/{workflow}");
         let mut runs: Vec<WorkflowRun> = state
             .runs
             .into_iter()
-            .filter(|r| strip_ref(&r.path) == want && r.head_branch == branch)
+            .filter(|r| strip_ref(&r.path) == want && r.head_branch == branch && keep(r))
             .collect();
         runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         let truncated = runs.len() > cap;
@@ -742,5 +744,4 @@ fn copy_into(
 }
 
 #[cfg(test)]
-#[path = "local_tests.rs"]
 mod tests;

@@ -1,4 +1,4 @@
-//! Unit tests of `local`.
+//! Unit tests of `local` (the parent module).
 use super::*;
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";

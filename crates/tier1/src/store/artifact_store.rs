@@ -1,0 +1,98 @@
+//! The `ArtifactStore` trait: read access to runs and artifacts, what restore and the publication
+//! jobs need, and the reference's bootstrap hint.
+
+use super::error::{StoreError, skipped_error};
+use super::records::{ArtifactMeta, Downloaded, Listing, WorkflowRun};
+use chrono::{DateTime, Utc};
+use std::io::Write;
+
+/// Read access to runs and artifacts: everything restore and the publication jobs need.
+/// Implementations are synchronous; the GitHub backend drives its own runtime.
+pub trait ArtifactStore {
+    /// `owner/name` this store serves.
+    fn repository(&self) -> &str;
+
+    /// "Now" for age checks (the local store allows a fixed clock for tests).
+    fn now(&self) -> DateTime<Utc>;
+
+    /// Runs of `workflow` (file name, e.g. `tier1-nightly.yml`) on `branch` of every status (in
+    /// progress and completed, failed ones included), newest first, at most `cap`; `truncated`
+    /// when more may exist. Restore judges a run by its artifacts, not its status: a publishing
+    /// job's run is completed only seconds after the job released the publication lock
+    /// (docs/github-store.md, "Why runs of every status").
+    fn list_runs(
+        &self,
+        workflow: &str,
+        branch: &str,
+        cap: usize,
+    ) -> Result<Listing<WorkflowRun>, StoreError> {
+        self.list_runs_where(workflow, branch, cap, &|_| true)
+    }
+
+    /// [`list_runs`](ArtifactStore::list_runs) of the runs `keep` accepts, applied before the
+    /// cap: the caller's rule (restore's provenance rule) decides which runs count.
+    fn list_runs_where(
+        &self,
+        workflow: &str,
+        branch: &str,
+        cap: usize,
+        keep: &dyn Fn(&WorkflowRun) -> bool,
+    ) -> Result<Listing<WorkflowRun>, StoreError>;
+
+    /// One run by id.
+    fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError>;
+
+    /// Artifacts uploaded by a run (expired ones included, flagged).
+    fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError>;
+
+    /// Artifacts of the repository with exactly this name, newest first.
+    fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError>;
+
+    /// The artifact named `name` uploaded by run `run_id`; where a re-run uploaded the name twice,
+    /// the one with the highest id. `NotFound` when the run has none.
+    fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
+        let listing = self.list_run_artifacts(run_id)?;
+        let found = listing
+            .items
+            .into_iter()
+            .filter(|a| a.name == name)
+            .max_by_key(|a| a.id);
+        match found {
+            Some(a) => Ok(a),
+            None if listing.skipped.iter().any(|s| s.name == name) => {
+                Err(skipped_error(&listing.skipped, run_id, name))
+            }
+            None if listing.truncated => Err(StoreError::Corrupt {
+                path: format!("artifacts of run {run_id}"),
+                message: format!("listing is incomplete and does not contain {name:?}"),
+            }),
+            None => Err(StoreError::NotFound {
+                what: format!("artifact {name:?} of run {run_id}"),
+            }),
+        }
+    }
+
+    /// Stream an artifact's bytes into `sink`, hashing as they pass, refusing more than `cap` bytes.
+    /// The caller compares the returned digest with the metadata's.
+    fn download(
+        &self,
+        artifact: &ArtifactMeta,
+        sink: &mut dyn Write,
+        cap: u64,
+    ) -> Result<Downloaded, StoreError>;
+
+    /// How an operator establishes the first anchor in this store; restore ends its "no history"
+    /// refusal with it.
+    fn bootstrap_hint(&self) -> String {
+        GITHUB_BOOTSTRAP_HINT.to_string()
+    }
+
+    /// The store's own files and directories, for a store on this machine: an output root may
+    /// neither lie inside nor contain any of them. Empty for a remote store.
+    fn own_paths(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+}
+
+/// The reference's bootstrap instruction for GitHub Actions.
+pub const GITHUB_BOOTSTRAP_HINT: &str = "Run one manual main-branch dispatch with bootstrap_history enabled to establish the canonical B200 anchor.";

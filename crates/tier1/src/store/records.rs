@@ -1,0 +1,144 @@
+//! The records a store lists: workflow runs (the provenance facts restore checks), artifact
+//! metadata, listings with the records left out, and the facts of a finished download.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// A workflow run as the artifact store sees it (the provenance facts restore checks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkflowRun {
+    /// Run id (> 0).
+    pub id: u64,
+    /// Numeric workflow id, when the backend knows it.
+    #[serde(default)]
+    pub workflow_id: Option<u64>,
+    /// Workflow file path, `.github/workflows/tier1-nightly.yml` (any `@ref` suffix stripped).
+    pub path: String,
+    /// Branch the run ran on.
+    pub head_branch: String,
+    /// 40-hex commit.
+    pub head_sha: String,
+    /// Triggering event (`schedule`, `workflow_dispatch`, `pull_request`, ...).
+    pub event: String,
+    /// `completed`, `in_progress`, ...
+    pub status: String,
+    /// `success`, `failure`, ... (None while running).
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    /// `owner/name` of the base repository.
+    pub repository: String,
+    /// `owner/name` of the head repository (differs for forks).
+    pub head_repository: String,
+    /// Attempt number (1-based).
+    #[serde(default = "one")]
+    pub run_attempt: u32,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// The provenance facts a GitHub run record reports (None where the store has none: the local
+    /// store models the operator's own runs). Never serialized: a record tier1 prints or stores
+    /// stays as it was.
+    #[serde(skip)]
+    pub provenance: Option<RunProvenance>,
+}
+
+/// What a GitHub run record says about where the run came from: the facts restore's provenance
+/// rule ([`crate::restore::provenance`]) judges; the store judges none of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunProvenance {
+    /// The workflow id the listing asked for (None for a run fetched by id).
+    pub listed_workflow_id: Option<u64>,
+    /// The base repository's id.
+    pub repository_id: u64,
+    /// The head repository object (None when the record has none: a deleted fork).
+    pub head_repository: Option<RepositoryRef>,
+    /// The record's own `head_repository_id` field, when present.
+    pub head_repository_id: Option<u64>,
+}
+
+/// A repository as a run record names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepositoryRef {
+    /// Repository id.
+    pub id: u64,
+    /// `owner/name`.
+    pub full_name: String,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// An artifact's metadata (never its bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArtifactMeta {
+    /// Artifact id (> 0).
+    pub id: u64,
+    /// Name (`tier1-history-<suffix>`, `tier1-evidence-<suffix>`, ...).
+    pub name: String,
+    /// Size of the downloadable bytes.
+    pub size_in_bytes: u64,
+    /// `sha256:<hex>` as reported by the store; None when absent.
+    #[serde(default)]
+    pub digest: Option<String>,
+    /// Whether it expired.
+    #[serde(default)]
+    pub expired: bool,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Expiry time.
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
+    /// The run that uploaded it.
+    pub workflow_run_id: u64,
+    /// That run's branch, as the artifact record states it.
+    #[serde(default)]
+    pub workflow_run_head_branch: Option<String>,
+    /// That run's commit, as the artifact record states it.
+    #[serde(default)]
+    pub workflow_run_head_sha: Option<String>,
+}
+
+/// A list that may have been cut short by a cap or an incomplete listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing<T> {
+    /// What was found.
+    pub items: Vec<T>,
+    /// True when more may exist than were listed (a cap hit, or pagination stopped early).
+    pub truncated: bool,
+    /// Listed records left out because they cannot be used or trusted (absent provenance, a null
+    /// required field); one bad record never fails the whole listing.
+    pub skipped: Vec<Skipped>,
+}
+
+impl<T> Listing<T> {
+    /// A listing with nothing skipped.
+    pub fn of(items: Vec<T>, truncated: bool) -> Self {
+        Listing {
+            items,
+            truncated,
+            skipped: Vec::new(),
+        }
+    }
+}
+
+/// A listed record that was left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Its id.
+    pub id: u64,
+    /// Its name.
+    pub name: String,
+    /// The run the record names, when it names one.
+    pub workflow_run_id: Option<u64>,
+    /// Why it was left out, naming the field and what was found.
+    pub reason: String,
+}
+
+/// Facts of a finished download.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downloaded {
+    /// SHA-256 of the bytes written to the sink.
+    pub digest: crate::digest::Digest,
+    /// Number of bytes written.
+    pub bytes: u64,
+}
