@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 
 /// The reference message when nothing can be restored and bootstrap is not allowed; the store's
-/// [`ArtifactStore::bootstrap_hint`] follows it.
+/// [`crate::store::ArtifactStore::bootstrap_hint`] follows it.
 pub const NO_CANDIDATE_MESSAGE: &str =
     "No prior completed Tier-1 run has a matching unexpired history and evidence artifact pair.";
 /// The reference renewal message.

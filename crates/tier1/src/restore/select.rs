@@ -1,5 +1,5 @@
 //! The walk over candidates, newest first (contract §5.4-§5.6): the first usable one is installed;
-//! for each failure and at the end of the list, [`decide`](super::decide::decide) says skip, refuse
+//! for each failure and at the end of the list, [`decide`] says skip, refuse
 //! or bootstrap.
 
 use super::attempt::try_candidate;
