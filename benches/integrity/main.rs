@@ -12,9 +12,7 @@
 //!    nights of a command-target suite whose optimized work grows by 10 % (detections). Method in
 //!    docs/regression-model.md.
 
-#[path = "integrity/real.rs"]
 mod real;
-#[path = "integrity/sim.rs"]
 mod sim;
 
 use sim::{Model, Setup};
