@@ -4,7 +4,7 @@
 //! verdict a record states must be the one its own intervals give ([`SideBySideCheck::derived`]):
 //! a record whose verdict was edited is refused by [`SideBySideBlock::check`].
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::{Finite, ser_finite, ser_finite_opt};
 use serde::{Deserialize, Serialize};
 
 /// `side_by_side` of a regression summary.
@@ -57,14 +57,11 @@ impl SbsVerdict {
 #[serde(deny_unknown_fields)]
 pub struct SbsRatio {
     /// The estimate.
-    #[serde(serialize_with = "ser_finite")]
-    pub ratio: f64,
+    pub ratio: Finite,
     /// Lower bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub low: f64,
+    pub low: Finite,
     /// Upper bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub high: f64,
+    pub high: Finite,
 }
 
 /// One suspected target compared side by side.
@@ -119,8 +116,12 @@ impl SideBySideCheck {
             return Some(SbsVerdict::Unknown);
         }
         let t = (self.threshold_pct / 100.0).ln_1p();
-        let time = self.optimized_time_ratio.map(|r| (r.low.ln(), r.high.ln()));
-        let speed = self.speedup_ratio.map(|r| (-r.high.ln(), -r.low.ln()));
+        let time = self
+            .optimized_time_ratio
+            .map(|r| (r.low.get().ln(), r.high.get().ln()));
+        let speed = self
+            .speedup_ratio
+            .map(|r| (-r.high.get().ln(), -r.low.get().ln()));
         let each: Vec<Option<(f64, f64)>> = match self.decided_on.as_str() {
             "optimized_time" => vec![time],
             "speedup" => vec![speed],
@@ -220,7 +221,10 @@ impl SideBySideBlock {
                 ("speedup_ratio", c.speedup_ratio),
             ] {
                 if let Some(r) = r
-                    && !(r.low > 0.0 && r.low <= r.ratio && r.ratio <= r.high && r.high.is_finite())
+                    && !(r.low > 0.0
+                        && r.low <= r.ratio
+                        && r.ratio <= r.high
+                        && r.high.get().is_finite())
                 {
                     return Err(format!(
                         "{at}.{name}: expected 0 < low <= ratio <= high, found {} [{}, {}]",
@@ -292,14 +296,14 @@ mod tests {
             threshold_pct: 5.0,
             decided_on: "both".into(),
             optimized_time_ratio: Some(SbsRatio {
-                ratio: time.0,
-                low: time.1,
-                high: time.2,
+                ratio: time.0.into(),
+                low: time.1.into(),
+                high: time.2.into(),
             }),
             speedup_ratio: Some(SbsRatio {
-                ratio: 1.0,
-                low: 0.99,
-                high: 1.01,
+                ratio: 1.0.into(),
+                low: 0.99.into(),
+                high: 1.01.into(),
             }),
             rounds: 10,
             seconds: 1.0,

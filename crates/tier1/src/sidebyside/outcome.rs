@@ -2,7 +2,7 @@
 //! [`BuildRecord`]s), why it may be `unknown` ([`Cause`], [`Problem`]), and the [`Budget`] it
 //! runs under. How the verdict is decided: [`crate::sidebyside::decide`].
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::{Finite, ser_finite, ser_finite_opt};
 use serde::{Deserialize, Serialize};
 
 /// `schema` of a [`SideBySideOutcome`].
@@ -195,14 +195,11 @@ impl Budget {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RatioCi {
     /// The estimate.
-    #[serde(serialize_with = "ser_finite")]
-    pub ratio: f64,
+    pub ratio: Finite,
     /// Lower bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub low: f64,
+    pub low: Finite,
     /// Upper bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub high: f64,
+    pub high: Finite,
 }
 
 /// Why the rounds stopped.

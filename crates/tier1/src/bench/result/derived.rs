@@ -38,8 +38,8 @@ pub fn derive(
     let mut m = Metrics::default();
     let base = t.variants.first().filter(|v| v.role == Role::Baseline);
     if let Some(b) = base {
-        m.baseline_time_ms = Some(b.stats.median_ms);
-        m.baseline_p75_ms = Some(b.stats.p75_ms);
+        m.baseline_time_ms = Some(b.stats.median_ms.get());
+        m.baseline_p75_ms = Some(b.stats.p75_ms.get());
         m.baseline_memory_mb = b.memory_peak_bytes.map(bytes_to_mb);
     }
     let mut problems = Vec::new();
@@ -110,7 +110,7 @@ pub fn derive(
             (Some(_), Some(e)) => Some(e.speedup),
             // Version 1 files (no rounds): the ratio of medians they were written with.
             (None, _) => (b.stats.median_ms > 0.0 && v.stats.median_ms > 0.0)
-                .then(|| b.stats.median_ms / v.stats.median_ms),
+                .then(|| b.stats.median_ms.get() / v.stats.median_ms.get()),
             (Some(_), None) => None,
         };
         if let Some(s) = speedup
@@ -195,8 +195,8 @@ fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<Stri
     let mut m = Metrics::default();
     let only = t.variants.first();
     if let Some(v) = only {
-        m.baseline_time_ms = Some(v.stats.median_ms);
-        m.baseline_p75_ms = Some(v.stats.p75_ms);
+        m.baseline_time_ms = Some(v.stats.median_ms.get());
+        m.baseline_p75_ms = Some(v.stats.p75_ms.get());
         m.baseline_memory_mb = v.memory_peak_bytes.map(bytes_to_mb);
         let passes: Option<Vec<u32>> = t
             .sampling
@@ -211,7 +211,7 @@ fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<Stri
             m.measurement = Some(crate::bench::single::measurement(
                 &v.samples_ms,
                 v.repetitions,
-                v.stats.cv,
+                v.stats.cv.get(),
                 &e,
                 crate::bench::single::Conditions {
                     precision_pct: sampling.precision_pct,
@@ -302,8 +302,8 @@ fn measurement(
         optimized_ci_low_ms: e.optimized_ci.map(|c| c.0),
         optimized_ci_high_ms: e.optimized_ci.map(|c| c.1),
         speedup_cv: e.ratio_cv,
-        baseline_cv: b.stats.cv,
-        optimized_cv: v.stats.cv,
+        baseline_cv: b.stats.cv.get(),
+        optimized_cv: v.stats.cv.get(),
         outliers: crate::stats::tukey_outliers(&b.samples_ms)
             + crate::stats::tukey_outliers(&v.samples_ms),
         precision_pct,
