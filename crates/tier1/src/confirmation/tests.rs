@@ -29,7 +29,7 @@ fn check(verdict: SbsVerdict, time: f64) -> SideBySideCheck {
         verdict,
         reason: "figures".into(),
         cause: None,
-        threshold_pct: 5.0,
+        threshold_pct: 5.0.into(),
         decided_on: "both".into(),
         optimized_time_ratio: Some(SbsRatio {
             ratio: time.into(),
@@ -42,8 +42,8 @@ fn check(verdict: SbsVerdict, time: f64) -> SideBySideCheck {
             high: 1.01.into(),
         }),
         rounds: 10,
-        seconds: 1.0,
-        build_seconds: Some(0.0),
+        seconds: 1.0.into(),
+        build_seconds: Some(0.0.into()),
         evidence_dir: Some("run/sidebyside/a".into()),
     }
 }
