@@ -117,9 +117,9 @@ fn main() {
     let overhead = tier1::bench::stats::Stats::of(&sampled.samples_ms[0]).expect("finite");
     println!(
         "timing overhead per sample (empty closure, unbatched): median {:.0} ns, p99 {:.0} ns; a 1 ms batch makes it {:.4} % of a sample",
-        overhead.median_ms * 1e6,
-        overhead.p99_ms * 1e6,
-        overhead.median_ms * 100.0
+        overhead.median_ms.get() * 1e6,
+        overhead.p99_ms.get() * 1e6,
+        overhead.median_ms.get() * 100.0
     );
     let (portable, gemm) = peak_flops();
     let flops = portable.max(gemm);
@@ -150,7 +150,7 @@ fn main() {
             .variants
             .iter()
             .find(|v| Some(&v.name) == t.metrics.best_optimization.as_ref())
-            .map_or(f64::NAN, |v| v.stats.median_ms);
+            .map_or(f64::NAN, |v| v.stats.median_ms.get());
         let rate = |x: Option<f64>, peak: f64, unit: f64| {
             x.map_or("-".to_string(), |x| {
                 let r = x / (best / 1e3);

@@ -165,7 +165,8 @@ fn injected_slowdown_variant_has_a_lower_speedup() {
     let r = run(&["flashattention4_alibi"], Some(hook));
     let t = &r.targets[0];
     assert_eq!(t.variants.len(), 3);
-    let speed = |i: usize| t.variants[0].stats.median_ms / t.variants[i].stats.median_ms;
+    let speed =
+        |i: usize| t.variants[0].stats.median_ms.get() / t.variants[i].stats.median_ms.get();
     assert!(
         speed(2) < speed(1),
         "slow {} vs fast {}",

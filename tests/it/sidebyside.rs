@@ -96,7 +96,7 @@ fn a_culprit_is_worse_unchanged_code_is_same_and_a_second_confirmation_builds_no
         "decided at the first look"
     );
     assert!(
-        (same.interval_level - (1.0 - 0.05 / 12.0)).abs() < 1e-12,
+        (same.interval_level.get() - (1.0 - 0.05 / 12.0)).abs() < 1e-12,
         "six looks, two metrics"
     );
     assert!(same.builds.iter().all(|b| !b.reused), "{:#?}", same.builds);
@@ -104,7 +104,7 @@ fn a_culprit_is_worse_unchanged_code_is_same_and_a_second_confirmation_builds_no
     let worse = run(&h, &suite, c2, c0, &cache, &ev.join("worse"));
     assert_eq!(worse.verdict, Verdict::Worse, "{worse:#?}");
     let t = worse.optimized_time_ratio.unwrap();
-    assert!(t.low > 1.05 && (t.ratio - 2.0).abs() < 0.01, "{t:?}");
+    assert!(t.low > 1.05 && (t.ratio.get() - 2.0).abs() < 0.01, "{t:?}");
     assert_eq!(worse.stopped_by, Some(tier1::sidebyside::Stop::Decided));
     assert_eq!(
         (worse.current_commit.as_str(), worse.anchor_commit.as_str()),
@@ -147,7 +147,7 @@ fn a_culprit_is_worse_unchanged_code_is_same_and_a_second_confirmation_builds_no
         "{:#?}",
         again.builds
     );
-    assert_eq!(again.build_seconds, Some(0.0));
+    assert_eq!(again.build_seconds, Some(0.0.into()));
     assert_eq!(sh::state(&h.repo), before, "the repository is untouched");
 }
 

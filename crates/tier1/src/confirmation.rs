@@ -225,5 +225,4 @@ fn clear(c: &mut RegressionSummary, check: &SideBySideCheck) {
 }
 
 #[cfg(test)]
-#[path = "confirmation_tests.rs"]
 mod tests;

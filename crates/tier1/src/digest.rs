@@ -1,7 +1,7 @@
 //! `Digest` (`sha256:<64 lower hex>`), bare-hex normalisation and streaming hashing with a size cap:
 //! a stream is read (and written on) by the caller while a second thread hashes the chunks already
 //! read, so reading costs no hashing time (SHA-256 itself is `sha2`'s SHA-NI path where the CPU has
-//! one; measured against `openssl speed` in `benches/core.rs`).
+//! one; measured against `openssl speed` in `benches/core/main.rs`).
 
 use sha2::{Digest as _, Sha256};
 use std::fmt;

@@ -438,5 +438,4 @@ pub fn failure_count(outcome: &RunOutcome<'_>) -> usize {
 }
 
 #[cfg(test)]
-#[path = "gate_tests.rs"]
 mod tests;

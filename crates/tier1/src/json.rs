@@ -1,6 +1,10 @@
 //! JSON I/O rules: pretty output with a trailing newline, refusal of NaN and infinities (serde_json
 //! would silently write `null`), canonical compact form with sorted keys for hashing.
 
+mod finite;
+
+pub use finite::Finite;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -120,15 +124,10 @@ fn write_object(out: &mut Vec<u8>, m: &serde_json::Map<String, Value>, skip: Opt
     out.push(b'}');
 }
 
-/// `serialize_with` for `f64` metrics: a NaN or infinity is a serialization error, never `null`.
+/// `serialize_with` for `f64` metrics: a NaN or infinity is a serialization error, never `null`
+/// (the rule of [`Finite`], for fields still typed `f64`).
 pub fn ser_finite<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if x.is_finite() {
-        s.serialize_f64(*x)
-    } else {
-        Err(serde::ser::Error::custom(format!(
-            "refusing to write non-finite number {x}"
-        )))
-    }
+    Finite::from(*x).serialize(s)
 }
 
 /// `serialize_with` for optional `f64` metrics: `None` is `null`; NaN or infinity is an error.

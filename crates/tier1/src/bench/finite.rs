@@ -47,7 +47,7 @@ pub fn offending(t: &TargetResult) -> Option<(String, f64)> {
             ("p99_ms", s.p99_ms),
             ("cv", s.cv),
         ];
-        if let Some(x) = first(stats.map(|(f, x)| (at(&format!("stats.{f}")), Some(x)))) {
+        if let Some(x) = first(stats.map(|(f, x)| (at(&format!("stats.{f}")), Some(x.get())))) {
             return Some(x);
         }
         if let Some(ver) = &v.verification {

@@ -115,5 +115,4 @@ pub fn variants(t: &Target, out: ToolOutput<'_>) -> Result<Vec<ImportedVariant>,
 }
 
 #[cfg(test)]
-#[path = "import_tests.rs"]
 mod tests;

@@ -1,7 +1,7 @@
 //! Summary statistics of raw timing samples: median, mean, population standard deviation, min, max,
 //! linearly interpolated percentiles (numpy's default) and the coefficient of variation.
 
-use crate::json::ser_finite;
+use crate::json::Finite;
 pub use crate::stats::order::percentile;
 use serde::{Deserialize, Serialize};
 
@@ -12,35 +12,25 @@ pub struct Stats {
     /// Number of samples.
     pub count: u32,
     /// Median (the reported time of a variant).
-    #[serde(serialize_with = "ser_finite")]
-    pub median_ms: f64,
+    pub median_ms: Finite,
     /// Arithmetic mean (the reference implementation reported this one).
-    #[serde(serialize_with = "ser_finite")]
-    pub mean_ms: f64,
+    pub mean_ms: Finite,
     /// Population standard deviation (ddof 0).
-    #[serde(serialize_with = "ser_finite")]
-    pub std_ms: f64,
+    pub std_ms: Finite,
     /// Smallest sample.
-    #[serde(serialize_with = "ser_finite")]
-    pub min_ms: f64,
+    pub min_ms: Finite,
     /// Largest sample.
-    #[serde(serialize_with = "ser_finite")]
-    pub max_ms: f64,
+    pub max_ms: Finite,
     /// 25th percentile.
-    #[serde(serialize_with = "ser_finite")]
-    pub p25_ms: f64,
+    pub p25_ms: Finite,
     /// 75th percentile.
-    #[serde(serialize_with = "ser_finite")]
-    pub p75_ms: f64,
+    pub p75_ms: Finite,
     /// 90th percentile.
-    #[serde(serialize_with = "ser_finite")]
-    pub p90_ms: f64,
+    pub p90_ms: Finite,
     /// 99th percentile.
-    #[serde(serialize_with = "ser_finite")]
-    pub p99_ms: f64,
+    pub p99_ms: Finite,
     /// `std / mean` (0 when the mean is 0).
-    #[serde(serialize_with = "ser_finite")]
-    pub cv: f64,
+    pub cv: Finite,
 }
 
 impl Stats {
@@ -57,16 +47,16 @@ impl Stats {
         let std = var.sqrt();
         Some(Stats {
             count: u32::try_from(sorted.len()).unwrap_or(u32::MAX),
-            median_ms: percentile(&sorted, 50.0),
-            mean_ms: mean,
-            std_ms: std,
-            min_ms: sorted[0],
-            max_ms: sorted[sorted.len() - 1],
-            p25_ms: percentile(&sorted, 25.0),
-            p75_ms: percentile(&sorted, 75.0),
-            p90_ms: percentile(&sorted, 90.0),
-            p99_ms: percentile(&sorted, 99.0),
-            cv: if mean > 0.0 { std / mean } else { 0.0 },
+            median_ms: percentile(&sorted, 50.0).into(),
+            mean_ms: mean.into(),
+            std_ms: std.into(),
+            min_ms: sorted[0].into(),
+            max_ms: sorted[sorted.len() - 1].into(),
+            p25_ms: percentile(&sorted, 25.0).into(),
+            p75_ms: percentile(&sorted, 75.0).into(),
+            p90_ms: percentile(&sorted, 90.0).into(),
+            p99_ms: percentile(&sorted, 99.0).into(),
+            cv: if mean > 0.0 { std / mean } else { 0.0 }.into(),
         })
     }
 }
@@ -85,11 +75,11 @@ mod tests {
         assert_eq!(s.max_ms, 4.0);
         assert_eq!(s.p25_ms, 1.75);
         assert_eq!(s.p75_ms, 3.25);
-        assert!((s.std_ms - 1.25f64.sqrt()).abs() < 1e-12);
-        assert!((s.cv - 1.25f64.sqrt() / 2.5).abs() < 1e-12);
+        assert!((s.std_ms.get() - 1.25f64.sqrt()).abs() < 1e-12);
+        assert!((s.cv.get() - 1.25f64.sqrt() / 2.5).abs() < 1e-12);
         let odd = Stats::of(&[5.0, 1.0, 9.0]).unwrap();
         assert_eq!(odd.median_ms, 5.0);
-        assert!((odd.p90_ms - 8.2).abs() < 1e-12);
+        assert!((odd.p90_ms.get() - 8.2).abs() < 1e-12);
     }
 
     #[test]

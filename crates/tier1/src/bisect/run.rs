@@ -211,7 +211,7 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
             optimized_time_ratio: out.optimized_time_ratio,
             speedup_ratio: out.speedup_ratio,
             rounds: out.rounds,
-            seconds: out.seconds,
+            seconds: out.seconds.into(),
             attempts,
             built,
             evidence: rel,

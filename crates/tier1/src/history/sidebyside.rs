@@ -4,7 +4,7 @@
 //! verdict a record states must be the one its own intervals give ([`SideBySideCheck::derived`]):
 //! a record whose verdict was edited is refused by [`SideBySideBlock::check`].
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
 /// `side_by_side` of a regression summary.
@@ -57,14 +57,11 @@ impl SbsVerdict {
 #[serde(deny_unknown_fields)]
 pub struct SbsRatio {
     /// The estimate.
-    #[serde(serialize_with = "ser_finite")]
-    pub ratio: f64,
+    pub ratio: Finite,
     /// Lower bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub low: f64,
+    pub low: Finite,
     /// Upper bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub high: f64,
+    pub high: Finite,
 }
 
 /// One suspected target compared side by side.
@@ -85,8 +82,7 @@ pub struct SideBySideCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
     /// The threshold (percent) a worsening was weighed against.
-    #[serde(serialize_with = "ser_finite")]
-    pub threshold_pct: f64,
+    pub threshold_pct: Finite,
     /// Which metrics decided: `both`, `optimized_time` or `speedup`.
     pub decided_on: String,
     /// Optimized time current/anchor (above 1: slower).
@@ -98,11 +94,10 @@ pub struct SideBySideCheck {
     /// Complete rounds.
     pub rounds: u32,
     /// Seconds spent measuring.
-    #[serde(serialize_with = "ser_finite")]
-    pub seconds: f64,
+    pub seconds: Finite,
     /// Seconds spent building (0 when cached or in place).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub build_seconds: Option<f64>,
+    #[serde(default)]
+    pub build_seconds: Option<Finite>,
     /// Evidence-relative directory of the comparison (`<run_id>/sidebyside/<key>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_dir: Option<String>,
@@ -118,9 +113,13 @@ impl SideBySideCheck {
         if self.cause.as_deref().is_some_and(|c| c != "too_noisy") {
             return Some(SbsVerdict::Unknown);
         }
-        let t = (self.threshold_pct / 100.0).ln_1p();
-        let time = self.optimized_time_ratio.map(|r| (r.low.ln(), r.high.ln()));
-        let speed = self.speedup_ratio.map(|r| (-r.high.ln(), -r.low.ln()));
+        let t = (self.threshold_pct.get() / 100.0).ln_1p();
+        let time = self
+            .optimized_time_ratio
+            .map(|r| (r.low.get().ln(), r.high.get().ln()));
+        let speed = self
+            .speedup_ratio
+            .map(|r| (-r.high.get().ln(), -r.low.get().ln()));
         let each: Vec<Option<(f64, f64)>> = match self.decided_on.as_str() {
             "optimized_time" => vec![time],
             "speedup" => vec![speed],
@@ -203,7 +202,7 @@ impl SideBySideBlock {
         }
         for (i, c) in self.checks.iter().enumerate() {
             let at = format!("side_by_side.checks[{i}] ({})", c.target);
-            if !(c.threshold_pct.is_finite() && c.threshold_pct > 0.0) {
+            if !(c.threshold_pct.get().is_finite() && c.threshold_pct > 0.0) {
                 return Err(format!(
                     "{at}.threshold_pct: expected a finite number > 0, found {}",
                     c.threshold_pct
@@ -220,7 +219,10 @@ impl SideBySideBlock {
                 ("speedup_ratio", c.speedup_ratio),
             ] {
                 if let Some(r) = r
-                    && !(r.low > 0.0 && r.low <= r.ratio && r.ratio <= r.high && r.high.is_finite())
+                    && !(r.low > 0.0
+                        && r.low <= r.ratio
+                        && r.ratio <= r.high
+                        && r.high.get().is_finite())
                 {
                     return Err(format!(
                         "{at}.{name}: expected 0 < low <= ratio <= high, found {} [{}, {}]",
@@ -289,21 +291,21 @@ mod tests {
             verdict,
             reason: "figures".into(),
             cause: None,
-            threshold_pct: 5.0,
+            threshold_pct: 5.0.into(),
             decided_on: "both".into(),
             optimized_time_ratio: Some(SbsRatio {
-                ratio: time.0,
-                low: time.1,
-                high: time.2,
+                ratio: time.0.into(),
+                low: time.1.into(),
+                high: time.2.into(),
             }),
             speedup_ratio: Some(SbsRatio {
-                ratio: 1.0,
-                low: 0.99,
-                high: 1.01,
+                ratio: 1.0.into(),
+                low: 0.99.into(),
+                high: 1.01.into(),
             }),
             rounds: 10,
-            seconds: 1.0,
-            build_seconds: Some(0.0),
+            seconds: 1.0.into(),
+            build_seconds: Some(0.0.into()),
             evidence_dir: None,
         }
     }

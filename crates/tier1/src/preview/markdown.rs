@@ -366,5 +366,4 @@ fn clamp(body: String, max: usize) -> String {
 }
 
 #[cfg(test)]
-#[path = "markdown_tests.rs"]
 mod tests;

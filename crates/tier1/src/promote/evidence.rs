@@ -149,7 +149,8 @@ fn check_side_by_side(
             ["ratio", "low", "high"].map(|k| r.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN))
         })
     };
-    let recorded = |r: Option<crate::history::SbsRatio>| r.map(|r| [r.ratio, r.low, r.high]);
+    let recorded =
+        |r: Option<crate::history::SbsRatio>| r.map(|r| [r.ratio, r.low, r.high].map(f64::from));
     let found = (
         o.get("verdict").and_then(Value::as_str).unwrap_or(""),
         o.get("rounds").and_then(Value::as_u64),

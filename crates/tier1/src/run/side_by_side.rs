@@ -164,7 +164,7 @@ fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<Side
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
         }),
-        threshold_pct,
+        threshold_pct: threshold_pct.into(),
         decided_on: o.decided_on.as_str().into(),
         optimized_time_ratio: ratio(o.optimized_time_ratio),
         speedup_ratio: ratio(o.speedup_ratio),

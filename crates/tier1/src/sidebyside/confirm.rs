@@ -80,20 +80,21 @@ pub fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> SideByS
         reason: String::new(),
         cause: None,
         side: None,
-        threshold_pct: req.threshold_pct,
-        confidence: req.budget.confidence,
+        threshold_pct: req.threshold_pct.into(),
+        confidence: req.budget.confidence.into(),
         interval_level: decide::interval_level(
             req.budget.confidence,
             decide::looks(req.budget.min_rounds, req.budget.max_rounds).len(),
             req.decide_on.select((), ()).len(),
-        ),
+        )
+        .into(),
         decided_on: req.decide_on,
         optimized_time_verdict: None,
         speedup_verdict: None,
         optimized_time_ratio: None,
         speedup_ratio: None,
         rounds: 0,
-        seconds: 0.0,
+        seconds: 0.0.into(),
         stopped_by: None,
         order_seed: req.seed,
         builds: Vec::new(),
@@ -203,7 +204,7 @@ fn compare(
         contenders.push(contender(side, target, req.profile, &record));
         out.builds.push(record);
     }
-    out.build_seconds = Some(out.builds.iter().map(|b| b.seconds).sum());
+    out.build_seconds = Some(out.builds.iter().map(|b| b.seconds).sum::<f64>().into());
     let [cur, anc] = <[Contender; 2]>::try_from(contenders)
         .map_err(|_| invalid("expected two builds".into()))?;
     let shapes = target.shapes.get(req.profile).cloned().unwrap_or_default();
@@ -293,7 +294,7 @@ fn contender(side: Side, target: &Target, profile: &str, b: &BuildRecord) -> Con
 
 fn record_measured(out: &mut SideBySideOutcome, m: &Measured, threshold_pct: f64) {
     out.rounds = u32::try_from(m.rounds.len()).unwrap_or(u32::MAX);
-    out.seconds = m.seconds;
+    out.seconds = m.seconds.into();
     out.stopped_by = Some(m.stop);
     out.verdict = m.verdict;
     if let Some((t, s)) = m.metrics {

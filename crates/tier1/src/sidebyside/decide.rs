@@ -111,15 +111,15 @@ pub fn final_verdict(metrics: &[MetricState]) -> Verdict {
 pub fn ratio(ci: &ShiftCi, inverted: bool) -> RatioCi {
     if inverted {
         RatioCi {
-            ratio: (-ci.estimate).exp(),
-            low: (-ci.high).exp(),
-            high: (-ci.low).exp(),
+            ratio: ((-ci.estimate).exp()).into(),
+            low: ((-ci.high).exp()).into(),
+            high: ((-ci.low).exp()).into(),
         }
     } else {
         RatioCi {
-            ratio: ci.estimate.exp(),
-            low: ci.low.exp(),
-            high: ci.high.exp(),
+            ratio: ci.estimate.exp().into(),
+            low: ci.low.exp().into(),
+            high: ci.high.exp().into(),
         }
     }
 }
@@ -185,9 +185,13 @@ mod tests {
             high: 0.2,
         };
         let t = ratio(&ci, false);
-        assert!((t.ratio - 0.1f64.exp()).abs() < 1e-12 && t.low < t.ratio && t.ratio < t.high);
+        assert!(
+            (t.ratio.get() - 0.1f64.exp()).abs() < 1e-12 && t.low < t.ratio && t.ratio < t.high
+        );
         let s = ratio(&ci, true);
-        assert!((s.ratio - (-0.1f64).exp()).abs() < 1e-12 && s.low < s.ratio && s.ratio < s.high);
-        assert!((s.high - (-0.05f64).exp()).abs() < 1e-12);
+        assert!(
+            (s.ratio.get() - (-0.1f64).exp()).abs() < 1e-12 && s.low < s.ratio && s.ratio < s.high
+        );
+        assert!((s.high.get() - (-0.05f64).exp()).abs() < 1e-12);
     }
 }

@@ -2,7 +2,7 @@
 //! [`BuildRecord`]s), why it may be `unknown` ([`Cause`], [`Problem`]), and the [`Budget`] it
 //! runs under. How the verdict is decided: [`crate::sidebyside::decide`].
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
 /// `schema` of a [`SideBySideOutcome`].
@@ -195,14 +195,11 @@ impl Budget {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RatioCi {
     /// The estimate.
-    #[serde(serialize_with = "ser_finite")]
-    pub ratio: f64,
+    pub ratio: Finite,
     /// Lower bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub low: f64,
+    pub low: Finite,
     /// Upper bound.
-    #[serde(serialize_with = "ser_finite")]
-    pub high: f64,
+    pub high: Finite,
 }
 
 /// Why the rounds stopped.
@@ -245,15 +242,12 @@ pub struct SideBySideOutcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
     /// Threshold (percent) a worsening is weighed against.
-    #[serde(serialize_with = "ser_finite")]
-    pub threshold_pct: f64,
+    pub threshold_pct: Finite,
     /// Family confidence of the decision ([`Budget::confidence`]).
-    #[serde(serialize_with = "ser_finite")]
-    pub confidence: f64,
+    pub confidence: Finite,
     /// Level of each interval reported and decided on (Bonferroni over the deciding metrics and
     /// every look of the schedule).
-    #[serde(serialize_with = "ser_finite")]
-    pub interval_level: f64,
+    pub interval_level: Finite,
     /// Which metrics decided the verdict.
     pub decided_on: DecideOn,
     /// Optimized time current/anchor (above 1: the current build is slower).
@@ -271,8 +265,7 @@ pub struct SideBySideOutcome {
     /// Complete rounds (one invocation of each build).
     pub rounds: u32,
     /// Seconds spent measuring (builds excluded).
-    #[serde(serialize_with = "ser_finite")]
-    pub seconds: f64,
+    pub seconds: Finite,
     /// Why the rounds stopped.
     #[serde(default)]
     pub stopped_by: Option<Stop>,
@@ -285,8 +278,8 @@ pub struct SideBySideOutcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_dir: Option<String>,
     /// Seconds the builds took (0 when both came from the cache).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub build_seconds: Option<f64>,
+    #[serde(default)]
+    pub build_seconds: Option<Finite>,
 }
 
 /// One build as used by a comparison.

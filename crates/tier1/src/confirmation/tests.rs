@@ -29,21 +29,21 @@ fn check(verdict: SbsVerdict, time: f64) -> SideBySideCheck {
         verdict,
         reason: "figures".into(),
         cause: None,
-        threshold_pct: 5.0,
+        threshold_pct: 5.0.into(),
         decided_on: "both".into(),
         optimized_time_ratio: Some(SbsRatio {
-            ratio: time,
-            low: time * 0.99,
-            high: time * 1.01,
+            ratio: time.into(),
+            low: (time * 0.99).into(),
+            high: (time * 1.01).into(),
         }),
         speedup_ratio: Some(SbsRatio {
-            ratio: 1.0,
-            low: 0.99,
-            high: 1.01,
+            ratio: 1.0.into(),
+            low: 0.99.into(),
+            high: 1.01.into(),
         }),
         rounds: 10,
-        seconds: 1.0,
-        build_seconds: Some(0.0),
+        seconds: 1.0.into(),
+        build_seconds: Some(0.0.into()),
         evidence_dir: Some("run/sidebyside/a".into()),
     }
 }
@@ -117,9 +117,9 @@ fn too_noisy_side_by_side_makes_a_regression_unknown_never_a_failure_on_noise() 
     let mut noisy = check(SbsVerdict::Unknown, 1.0);
     noisy.cause = Some("too_noisy".into());
     noisy.optimized_time_ratio = Some(SbsRatio {
-        ratio: 1.0,
-        low: 0.97,
-        high: 1.07,
+        ratio: 1.0.into(),
+        low: 0.97.into(),
+        high: 1.07.into(),
     });
     let out = apply(first.clone(), &current, &anchor, block(vec![noisy]));
     assert!(out.regressions.is_empty(), "{:?}", out.regressions);

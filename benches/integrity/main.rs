@@ -12,11 +12,8 @@
 //!    nights of a command-target suite whose optimized work grows by 10 % (detections). Method in
 //!    docs/regression-model.md.
 
-#[path = "integrity/nights.rs"]
 mod nights;
-#[path = "integrity/real.rs"]
 mod real;
-#[path = "integrity/sim.rs"]
 mod sim;
 
 use sim::{Model, Setup};

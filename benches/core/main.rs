@@ -5,14 +5,13 @@
 //! `## Core`.
 
 /// The tests' scrubbed command builder, which `restore_support` starts binaries with.
-#[path = "../tests/it/support/command.rs"]
+#[path = "../../tests/it/support/command.rs"]
 mod command_builder;
-#[path = "../tests/it/restore_support/mod.rs"]
+#[path = "../../tests/it/restore_support/mod.rs"]
 mod restore_support;
 mod support {
     pub(crate) use super::command_builder as command;
 }
-#[path = "core/scale.rs"]
 mod scale;
 
 use std::io::Write;

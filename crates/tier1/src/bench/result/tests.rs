@@ -1,6 +1,9 @@
 //! Unit tests of `result`.
 use super::*;
 use crate::bench::estimate::Estimator;
+use crate::bench::stats::Stats;
+use crate::suite::{Goal, Suite, TargetKind};
+use std::collections::BTreeMap;
 
 fn variant(name: &str, role: Role, samples: &[f64], mem: u64, passed: bool) -> VariantResult {
     VariantResult {

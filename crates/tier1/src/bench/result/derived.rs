@@ -1,0 +1,332 @@
+//! A target's verdict and metrics derived from its raw facts ([`derive()`]), and the helpers the
+//! harness shares with it (MB conversion, the speed-gate message).
+
+use super::format::{
+    DEFAULT_PRECISION_PCT, Metrics, RESULTS_SCHEMA_VERSION, Role, TargetResult, VariantResult,
+    status,
+};
+use crate::bench::estimate::{self, Estimator};
+use crate::suite::Goal;
+
+/// Bytes to MB (2^20).
+pub fn bytes_to_mb(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The speed-gate message of the reference harness.
+pub fn no_speedup_message(best: f64, min: f64) -> String {
+    // The reference's two decimals, more where they would print the two values the same
+    // (1.047 against 1.05 reads 1.047x below 1.050x, never 1.05x below 1.05x).
+    let (best, min) = crate::text::fmt_apart(best, min, 2);
+    format!("Best speedup {best}x below required {min}x threshold for speed-goal benchmark")
+}
+
+/// Status, message and metrics of a target, from its raw facts only. A variant counts as verified
+/// when it has a passing verification record and the baseline's input signature; any optimized
+/// variant that is unverified fails the whole target (fail closed).
+/// A single benchmark (`optimization_goal: time`, one variant) succeeds when its variant ran with a
+/// positive time; its time and interval come from [`crate::bench::single`].
+pub fn derive(
+    t: &TargetResult,
+    min_speedup: f64,
+    estimator: Estimator,
+) -> (String, Option<String>, Metrics) {
+    if t.optimization_goal == Goal::Time {
+        return derive_single(t, estimator);
+    }
+    let min_speedup = t.min_speedup.unwrap_or(min_speedup);
+    let mut m = Metrics::default();
+    let base = t.variants.first().filter(|v| v.role == Role::Baseline);
+    if let Some(b) = base {
+        m.baseline_time_ms = Some(b.stats.median_ms.get());
+        m.baseline_p75_ms = Some(b.stats.p75_ms.get());
+        m.baseline_memory_mb = b.memory_peak_bytes.map(bytes_to_mb);
+    }
+    let mut problems = Vec::new();
+    let mut best: Option<(&VariantResult, estimate::PairEstimate)> = None;
+    if let Some(ver) = base.and_then(|b| b.verification.as_ref())
+        && !ver.passed
+    {
+        problems.push(format!(
+            "baseline output differs from the f64 reference{}",
+            ver.reference
+                .as_ref()
+                .map(|r| format!(" (max abs err {:.3e})", r.max_abs_err))
+                .unwrap_or_default()
+        ));
+    }
+    let optimized: Vec<&VariantResult> = t
+        .variants
+        .iter()
+        .filter(|v| v.role == Role::Optimized)
+        .collect();
+    for (k, v) in optimized.iter().enumerate() {
+        let Some(b) = base else { break };
+        // The variant's index in the file (the baseline is index 0).
+        let index = t
+            .variants
+            .iter()
+            .position(|x| std::ptr::eq(x, *v))
+            .unwrap_or(k + 1);
+        if v.input_signature != b.input_signature {
+            problems.push(format!(
+                "input signature of {} ({}) differs from baseline ({})",
+                v.name,
+                v.input_signature.describe(),
+                b.input_signature.describe()
+            ));
+            continue;
+        }
+        let Some(ver) = &v.verification else {
+            problems.push(format!("missing verification for {}", v.name));
+            continue;
+        };
+        m.max_abs_err = Some(m.max_abs_err.unwrap_or(0.0).max(ver.max_abs_err));
+        m.max_rel_err = Some(m.max_rel_err.unwrap_or(0.0).max(ver.max_rel_err));
+        if !ver.passed {
+            problems.push(format!(
+                "{} output differs from baseline: {} of {} elements outside tolerance (max abs err {:.3e}, max rel err {:.3e}){}",
+                v.name,
+                ver.mismatches,
+                ver.elements,
+                ver.max_abs_err,
+                ver.max_rel_err,
+                ver.message.as_deref().map(|s| format!("; {s}")).unwrap_or_default()
+            ));
+            continue;
+        }
+        let pair = match t.sampling.as_ref().filter(|s| s.passes.len() > 1) {
+            Some(s) => {
+                let counts: Vec<(u32, u32)> = s
+                    .passes
+                    .iter()
+                    .map(|p| (p.samples_of(0), p.samples_of(index)))
+                    .collect();
+                estimate::pooled(estimator, &b.samples_ms, &v.samples_ms, &counts)
+            }
+            None => estimator.pair(&b.samples_ms, &v.samples_ms),
+        };
+        let speedup = match (&t.sampling, &pair) {
+            (Some(_), Some(e)) => Some(e.speedup),
+            // Version 1 files (no rounds): the ratio of medians they were written with.
+            (None, _) => (b.stats.median_ms > 0.0 && v.stats.median_ms > 0.0)
+                .then(|| b.stats.median_ms.get() / v.stats.median_ms.get()),
+            (Some(_), None) => None,
+        };
+        if let Some(s) = speedup
+            && m.best_speedup.is_none_or(|best| s > best)
+        {
+            m.best_speedup = Some(s);
+            m.best_optimization = Some(v.name.clone());
+            best = t.sampling.as_ref().and(pair.clone()).map(|e| (*v, e));
+        }
+        if let (Some(bb), Some(vb)) = (b.memory_peak_bytes, v.memory_peak_bytes)
+            && bb > 0
+        {
+            let pct = (bb as f64 - vb as f64) / bb as f64 * 100.0;
+            if m.best_memory_savings_pct.is_none_or(|best| pct > best) {
+                m.best_memory_savings_pct = Some(pct);
+            }
+        }
+    }
+    if let (Some(b), Some((v, e))) = (base, best) {
+        // The baseline time of the clean rounds, so best_optimized_time_ms (baseline / speedup)
+        // is the optimized time of the same rounds.
+        m.baseline_time_ms = Some(e.baseline_ms);
+        m.measurement = Some(measurement(t, b, v, &e, &m, estimator));
+    }
+    if let Some(f) = &t.failure {
+        return (f.status.clone(), Some(f.message.clone()), m);
+    }
+    if base.is_none() {
+        return (
+            status::FAILED_ERROR.into(),
+            Some("no baseline variant was measured".into()),
+            m,
+        );
+    }
+    if optimized.is_empty() {
+        problems.push(
+            "no optimized variant was measured (a benchmark without one is a single benchmark: optimization_goal time, docs/suite.md)"
+                .into(),
+        );
+    }
+    if !problems.is_empty() {
+        return (
+            status::FAILED_VERIFICATION.into(),
+            Some(problems.join("; ")),
+            m,
+        );
+    }
+    match t.optimization_goal {
+        Goal::Speed => match m.best_speedup {
+            Some(s) if s >= min_speedup => (status::SUCCEEDED.into(), None, m),
+            Some(s) => (
+                status::FAILED_NO_SPEEDUP.into(),
+                Some(no_speedup_message(s, min_speedup)),
+                m,
+            ),
+            None => (
+                status::FAILED_ERROR.into(),
+                Some("no positive timing to compute a speedup from".into()),
+                m,
+            ),
+        },
+        Goal::Time => derive_single(t, estimator),
+        Goal::Memory => {
+            if m.baseline_memory_mb.is_some_and(|b| b > 0.0) && m.best_memory_savings_pct.is_some()
+            {
+                (status::SUCCEEDED.into(), None, m)
+            } else {
+                (
+                    status::FAILED_ERROR.into(),
+                    Some("memory goal but no baseline memory was measured (is the counting allocator installed?)".into()),
+                    m,
+                )
+            }
+        }
+    }
+}
+
+/// Status, message and metrics of a single benchmark from its raw facts: it succeeds when its
+/// one variant ran and has a positive time; a second variant (the target reports a pair under a
+/// `time` goal) or a failed reference check of its output fail it.
+fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<String>, Metrics) {
+    let mut m = Metrics::default();
+    let only = t.variants.first();
+    if let Some(v) = only {
+        m.baseline_time_ms = Some(v.stats.median_ms.get());
+        m.baseline_p75_ms = Some(v.stats.p75_ms.get());
+        m.baseline_memory_mb = v.memory_peak_bytes.map(bytes_to_mb);
+        let passes: Option<Vec<u32>> = t
+            .sampling
+            .as_ref()
+            .filter(|s| s.passes.len() > 1)
+            .map(|s| s.passes.iter().map(|p| p.samples_of(0)).collect());
+        if let Some(sampling) = t.sampling.as_ref()
+            && let Some(e) =
+                crate::bench::single::estimate(&v.samples_ms, estimator, passes.as_deref())
+        {
+            m.baseline_time_ms = Some(e.optimized_ms);
+            m.measurement = Some(crate::bench::single::measurement(
+                &v.samples_ms,
+                v.repetitions,
+                v.stats.cv.get(),
+                &e,
+                crate::bench::single::Conditions {
+                    precision_pct: sampling.precision_pct,
+                    throttled: !sampling.throttled.is_empty(),
+                    precision_required: sampling.precision_required,
+                },
+                estimator,
+            ));
+        }
+    }
+    let fail = |st: &str, msg: String, m: Metrics| (st.to_string(), Some(msg), m);
+    if let Some(f) = &t.failure {
+        return fail(&f.status, f.message.clone(), m);
+    }
+    let Some(v) = only else {
+        return fail(status::FAILED_ERROR, "no variant was measured".into(), m);
+    };
+    if t.variants.len() > 1 {
+        let names: Vec<&str> = t.variants.iter().map(|v| v.name.as_str()).collect();
+        return fail(
+            status::FAILED_ERROR,
+            format!(
+                "optimization_goal time (a single benchmark) measures exactly one variant, found {}: {}; give the target optimization_goal speed to compare them",
+                names.len(),
+                names.join(", ")
+            ),
+            m,
+        );
+    }
+    if let Some(ver) = &v.verification
+        && !ver.passed
+    {
+        return fail(
+            status::FAILED_VERIFICATION,
+            format!(
+                "{} output differs from its reference: {} of {} elements outside tolerance (max abs err {:.3e}){}",
+                v.name,
+                ver.mismatches,
+                ver.elements,
+                ver.max_abs_err,
+                ver.message
+                    .as_deref()
+                    .map(|s| format!("; {s}"))
+                    .unwrap_or_default()
+            ),
+            m,
+        );
+    }
+    if !m.baseline_time_ms.is_some_and(|x| x > 0.0) {
+        return fail(
+            status::FAILED_ERROR,
+            "no positive timing was measured".into(),
+            m,
+        );
+    }
+    (status::SUCCEEDED.into(), None, m)
+}
+
+/// The measurement record of the best pair: intervals, spread, outliers and whether the
+/// precision was reached (speed goal: both intervals within `precision_pct`; memory goal: the
+/// memory was measured) without throttling.
+fn measurement(
+    t: &TargetResult,
+    b: &VariantResult,
+    v: &VariantResult,
+    e: &estimate::PairEstimate,
+    m: &Metrics,
+    estimator: Estimator,
+) -> crate::history::Measurement {
+    let sampling = t.sampling.as_ref();
+    let precision_pct = sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct);
+    let throttled = sampling.is_some_and(|s| !s.throttled.is_empty());
+    let reached = match t.optimization_goal {
+        Goal::Speed | Goal::Time => e.within(precision_pct),
+        Goal::Memory => {
+            m.baseline_memory_mb.is_some_and(|x| x > 0.0) && m.best_memory_savings_pct.is_some()
+        }
+    };
+    crate::history::Measurement {
+        confidence: crate::history::measurement::CONFIDENCE,
+        rounds: u32::try_from(e.pairs).unwrap_or(u32::MAX),
+        clean_rounds: u32::try_from(e.clean).unwrap_or(u32::MAX),
+        baseline_repetitions: b.repetitions,
+        optimized_repetitions: v.repetitions,
+        speedup_ci_low: e.speedup_ci.map(|c| c.0),
+        speedup_ci_high: e.speedup_ci.map(|c| c.1),
+        optimized_median_ms: e.optimized_ms,
+        optimized_ci_low_ms: e.optimized_ci.map(|c| c.0),
+        optimized_ci_high_ms: e.optimized_ci.map(|c| c.1),
+        speedup_cv: e.ratio_cv,
+        baseline_cv: b.stats.cv.get(),
+        optimized_cv: v.stats.cv.get(),
+        outliers: crate::stats::tukey_outliers(&b.samples_ms)
+            + crate::stats::tukey_outliers(&v.samples_ms),
+        precision_pct,
+        precise: reached && !throttled,
+        throttled,
+        estimator: estimator.stated().map(Into::into),
+        precision_required: estimator
+            .stated()
+            .map(|_| sampling.is_some_and(|s| s.precision_required)),
+        passes: crate::bench::single::pass_values(e),
+    }
+}
+
+impl TargetResult {
+    /// Fill `status`, `message` and `metrics` from the raw facts ([`derive()`]).
+    pub fn finalize(&mut self, min_speedup: f64) {
+        let (s, msg, m) = derive(
+            self,
+            min_speedup,
+            Estimator::for_schema(RESULTS_SCHEMA_VERSION),
+        );
+        self.status = s;
+        self.message = msg;
+        self.metrics = m;
+    }
+}
