@@ -300,7 +300,7 @@ pub struct TargetResult {
     pub metrics: Metrics,
 }
 
-/// The metrics [`derive()`] computes from the variants.
+/// The metrics [`derive()`](super::derived::derive) computes from the variants.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Metrics {
