@@ -9,7 +9,7 @@
 //! failed the gate, each target listed as a regression, side by side's verdicts, the night's
 //! wall time and what the confirmations cost (measuring and builds).
 
-use crate::real::{Said, detection, git, night, said};
+use crate::real::{Said, bootstrap_with, detection, git, night, regressions, said};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -134,14 +134,7 @@ fn run_night(root: &Path, side_by_side: bool) -> Night {
         .as_deref()
         .map(|id| detection(root, id))
         .unwrap_or_default();
-    let regressed = reg["regressions"]
-        .as_array()
-        .map(|rows| {
-            rows.iter()
-                .filter_map(|r| r["target"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let regressed = regressions(&reg);
     let confirm_s = reg["side_by_side"]["checks"].as_array().map_or(0.0, |cs| {
         cs.iter()
             .map(|c| {
@@ -246,11 +239,7 @@ pub fn main(n: usize) {
         .unwrap_or(3);
     let (_t, root) = checkout();
     let t0 = Instant::now();
-    // The bootstrap night, tried up to three times (an imprecise first measurement is refused as
-    // an anchor, docs/regression-model.md §8; not what this bench measures).
-    let attempts = (1..=3)
-        .find(|_| run_night(&root, true).exit == 0)
-        .expect("three bootstrap nights in a row were refused as anchors (see above)");
+    let ((), attempts) = bootstrap_with(|| (run_night(&root, true).exit == 0).then_some(()));
     let mut history_failures = 0;
     for _ in 0..history {
         history_failures += usize::from(run_night(&root, true).exit != 0);

@@ -42,9 +42,19 @@ fn checkout(suite_yaml: &str) -> (tempfile::TempDir, PathBuf) {
 /// The bootstrap night, tried up to three times: an imprecise first measurement is refused as an
 /// anchor (docs/regression-model.md §8), which is not what this bench measures.
 pub(crate) fn bootstrap(root: &Path) -> (Summary, usize) {
+    bootstrap_with(|| match night(root) {
+        (Exit::Ok, s) => s,
+        _ => None,
+    })
+}
+
+/// The bootstrap night tried up to three times (an imprecise first measurement is refused as an
+/// anchor, docs/regression-model.md §8; not what these benches measure): what the first accepted
+/// night gave, and how many nights it took.
+pub(crate) fn bootstrap_with<T>(mut try_night: impl FnMut() -> Option<T>) -> (T, usize) {
     for attempt in 1..=3 {
-        if let (Exit::Ok, Some(s)) = night(root) {
-            return (s, attempt);
+        if let Some(t) = try_night() {
+            return (t, attempt);
         }
     }
     panic!("three bootstrap nights in a row were refused as anchors (see the messages above)");
@@ -88,9 +98,11 @@ pub(crate) fn night(root: &Path) -> (Exit, Option<Summary>) {
 }
 
 fn regressed_targets(root: &Path, run_id: &str) -> Vec<String> {
-    let reg: serde_json::Value =
-        tier1::json::read(&root.join(format!(".tier1/history/{run_id}/regression_summary.json")))
-            .unwrap_or_default();
+    regressions(&detection(root, run_id))
+}
+
+/// The targets a regression summary lists as regressions.
+pub(crate) fn regressions(reg: &serde_json::Value) -> Vec<String> {
     reg["regressions"]
         .as_array()
         .map(|rows| {
