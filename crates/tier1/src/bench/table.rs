@@ -19,6 +19,7 @@ use crate::bench::targets::flashattention4_alibi;
 use crate::bench::targets::gradient_fusion;
 use crate::bench::targets::kv_standard;
 use crate::bench::targets::llama_3_1_8b;
+use crate::bench::targets::params::ShapeParams;
 use crate::bench::targets::persistent_decode;
 
 /// The spec of target `$key` from its own files: `targets::$key` (`Params`, `workload`,

@@ -5,7 +5,7 @@
 
 use super::math::dim;
 use super::math::par_rows;
-use super::params::{ShapeParams, read};
+use super::params::ShapeParams;
 use super::variant::{fn_variant, signature, tensor};
 use crate::bench::backend::{BackendError, Shapes, Workload, threads};
 use crate::bench::result::Work;
@@ -48,13 +48,6 @@ impl ShapeParams for Params {
             });
         }
         Ok(self)
-    }
-}
-
-impl Params {
-    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        read(shapes)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::math::dim;
 use super::math::{dot, dot_naive, par_rows};
-use super::params::{ShapeParams, read};
+use super::params::ShapeParams;
 use super::variant::{fn_variant, signature, tensor};
 use crate::bench::backend::{BackendError, Shapes, Workload, threads};
 use crate::bench::result::Work;
@@ -30,13 +30,6 @@ pub struct Params {
 
 impl ShapeParams for Params {
     const KEY: &'static str = "flashattention4_alibi";
-}
-
-impl Params {
-    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        read(shapes)
-    }
 }
 
 /// Q, K, V (`[batch, heads, seq, head_dim]`) and the per-head ALiBi slopes.

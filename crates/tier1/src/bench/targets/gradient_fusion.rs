@@ -7,7 +7,7 @@
 
 use super::math::dim;
 use super::math::split_ranges;
-use super::params::{ShapeParams, read};
+use super::params::ShapeParams;
 use super::variant::{fn_variant, signature, tensor};
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::result::Work;
@@ -34,13 +34,6 @@ pub struct Params {
 
 impl ShapeParams for Params {
     const KEY: &'static str = "gradient_fusion";
-}
-
-impl Params {
-    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        read(shapes)
-    }
 }
 
 /// Per rank, per tensor gradients (`grads[rank][tensor]`, separate allocations like real ones).

@@ -4,7 +4,7 @@
 //! Verification dequantizes every written token.
 
 use super::math::dim;
-use super::params::{ShapeParams, read};
+use super::params::ShapeParams;
 use super::variant::{signature, tensor};
 use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload};
 use crate::bench::result::Work;
@@ -56,11 +56,6 @@ impl ShapeParams for Params {
 }
 
 impl Params {
-    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        read(shapes)
-    }
-
     /// Values of one token in one layer (K and V): `2 × batch × heads × head_dim`.
     pub fn token_elems(&self) -> usize {
         2 * self.batch * self.heads * self.head_dim

@@ -7,7 +7,7 @@ use super::flashattention4_alibi::attend_causal;
 use super::gemm::{gemm_naive, sgemm_par};
 use super::math::dim;
 use super::math::{dot_naive, par_rows};
-use super::params::{ShapeParams, read};
+use super::params::ShapeParams;
 use super::variant::{fn_variant, signature, tensor};
 use crate::bench::backend::{BackendError, Shapes, Workload, threads};
 use crate::bench::result::Work;
@@ -77,11 +77,6 @@ impl ShapeParams for Params {
 }
 
 impl Params {
-    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        read(shapes)
-    }
-
     /// Head dimension.
     pub fn head_dim(&self) -> usize {
         self.hidden / self.heads

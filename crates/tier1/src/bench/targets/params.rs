@@ -23,6 +23,11 @@ pub trait ShapeParams: DeserializeOwned {
     fn check(self) -> Result<Self, BackendError> {
         Ok(self)
     }
+
+    /// From the profile's shapes: [`read`].
+    fn from_shapes(shapes: &Shapes) -> Result<Self, BackendError> {
+        read(shapes)
+    }
 }
 
 /// `P` from `shapes`: every field present, at least its minimum, fitting `usize`, then `P::check`.

@@ -4,7 +4,7 @@
 //! dispatches one persistent task that loops over every step.
 
 use super::math::dim;
-use super::params::{ShapeParams, read};
+use super::params::ShapeParams;
 use super::variant::{signature, tensor};
 use crate::bench::backend::{BackendError, Shapes, Variant, VariantRun, Workload};
 use crate::bench::result::Work;
@@ -28,13 +28,6 @@ pub struct Params {
 
 impl ShapeParams for Params {
     const KEY: &'static str = "persistent_decode";
-}
-
-impl Params {
-    /// From the profile's shapes (read with serde: [`read`], [`ShapeParams`]).
-    pub fn from_shapes(shapes: &Shapes) -> Result<Params, BackendError> {
-        read(shapes)
-    }
 }
 
 /// `q`, `k`, `v`: `[steps, batch, head_dim]`.

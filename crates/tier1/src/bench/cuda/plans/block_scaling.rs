@@ -10,6 +10,7 @@ use crate::bench::cuda::plan::{
 };
 use crate::bench::target_spec::CudaSpec;
 use crate::bench::targets::block_scaling::{self, Params};
+use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `block_scaling`: plan, host buffers, launched entries.

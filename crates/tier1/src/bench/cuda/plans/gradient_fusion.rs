@@ -7,6 +7,7 @@ use crate::bench::cuda::host::{self, HostData};
 use crate::bench::cuda::plan::{Arg, Plan, Step, blocks_capped, buf, int, launch};
 use crate::bench::target_spec::CudaSpec;
 use crate::bench::targets::gradient_fusion::{self, Params};
+use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `gradient_fusion`: plan, host buffers, launched entries.

@@ -8,6 +8,7 @@ use crate::bench::cuda::launch_sizes::BLOCK_REDUCE_SHARED;
 use crate::bench::cuda::plan::{Arg, Output, Plan, blocks_capped, buf, buf_at, int, launch};
 use crate::bench::target_spec::CudaSpec;
 use crate::bench::targets::kv_standard::{self, Params};
+use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `kv_standard`: plan, host buffers, launched entries.

@@ -15,6 +15,7 @@ use crate::bench::cuda::plan::{
 use crate::bench::target_spec::CudaSpec;
 use crate::bench::targets::llama_3_1_8b::{self, EPS, Params, ROPE_THETA};
 use crate::bench::targets::math::causal_mask;
+use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `llama_3_1_8b`: plan, host buffers, launched entries.
