@@ -224,11 +224,8 @@ impl ArtifactStore for GithubStore {
             }
             by_id.insert(run.id, run);
         }
-        let mut runs: Vec<WorkflowRun> = by_id.into_values().collect();
-        runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        let truncated = !paged.complete || runs.len() > cap;
-        runs.truncate(cap);
-        Ok(Listing::of(runs, truncated))
+        let runs: Vec<WorkflowRun> = by_id.into_values().collect();
+        Ok(Listing::newest_runs(runs, cap, !paged.complete))
     }
 
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {
