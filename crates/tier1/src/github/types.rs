@@ -216,6 +216,9 @@ pub struct ApiErrorBody {
 }
 
 #[cfg(test)]
+mod fixtures;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

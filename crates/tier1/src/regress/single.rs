@@ -4,9 +4,9 @@
 //! significance test of [`super::significance`] tests ln(time) with the runs' within-run
 //! intervals and the history's run-to-run noise, exactly as it tests a pair's optimized time).
 
+use super::changes::{Change, Counted, EPS, TargetChanges, relative_pct};
 use super::noise::Metric;
 use super::significance::TargetDecision;
-use super::{Change, Counted, EPS, TargetChanges, relative_pct};
 use crate::aggregate::optimized_time_ms;
 use crate::history::model::{ChangeRow, TargetSummary};
 use crate::suite::Thresholds;

@@ -48,32 +48,7 @@ pub fn run_rejection(run: &WorkflowRun, repository: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::types::{ApiRepository, ApiRun};
-    use chrono::Utc;
-
-    fn run(event: &str, head: &str, head_id: u64) -> ApiRun {
-        ApiRun {
-            id: 1,
-            workflow_id: 7,
-            path: Some("o/r/.github/workflows/tier1-nightly.yml@refs/heads/main".into()),
-            head_branch: Some("main".into()),
-            head_sha: "a".repeat(40),
-            event: event.into(),
-            status: Some("completed".into()),
-            conclusion: Some("success".into()),
-            run_attempt: None,
-            created_at: Utc::now(),
-            repository: ApiRepository {
-                id: 1,
-                full_name: "o/r".into(),
-            },
-            head_repository: Some(ApiRepository {
-                id: head_id,
-                full_name: head.into(),
-            }),
-            head_repository_id: Some(head_id),
-        }
-    }
+    use crate::github::types::ApiRun;
 
     /// The rule on the store's record of `r`, listed for workflow `listed`.
     fn judged(r: &ApiRun, listed: u64, repository: &str) -> Option<String> {
@@ -83,16 +58,19 @@ mod tests {
 
     #[test]
     fn provenance_filter() {
-        assert_eq!(judged(&run("schedule", "o/r", 1), 7, "O/R"), None);
-        assert!(judged(&run("schedule", "o/r", 1), 8, "o/r").is_some());
-        assert!(judged(&run("pull_request", "o/r", 1), 7, "o/r").is_some());
-        assert!(judged(&run("pull_request_target", "o/r", 1), 7, "o/r").is_some());
-        let fork = judged(&run("push", "evil/r", 2), 7, "o/r").unwrap();
+        assert_eq!(
+            judged(&ApiRun::fixture("schedule", "o/r", 1), 7, "O/R"),
+            None
+        );
+        assert!(judged(&ApiRun::fixture("schedule", "o/r", 1), 8, "o/r").is_some());
+        assert!(judged(&ApiRun::fixture("pull_request", "o/r", 1), 7, "o/r").is_some());
+        assert!(judged(&ApiRun::fixture("pull_request_target", "o/r", 1), 7, "o/r").is_some());
+        let fork = judged(&ApiRun::fixture("push", "evil/r", 2), 7, "o/r").unwrap();
         assert!(fork.contains("evil/r"), "{fork}");
-        let mut r = run("push", "o/r", 1);
+        let mut r = ApiRun::fixture("push", "o/r", 1);
         r.head_repository = None;
         assert!(judged(&r, 7, "o/r").is_some());
-        let mut r = run("push", "o/r", 1);
+        let mut r = ApiRun::fixture("push", "o/r", 1);
         r.head_repository_id = Some(2);
         assert_eq!(
             judged(&r, 7, "o/r").as_deref(),
@@ -102,7 +80,10 @@ mod tests {
 
     #[test]
     fn a_run_without_provenance_facts_is_not_judged() {
-        let mut r = crate::store::github::workflow_run(run("pull_request", "evil/r", 2), Some(7));
+        let mut r = crate::store::github::workflow_run(
+            ApiRun::fixture("pull_request", "evil/r", 2),
+            Some(7),
+        );
         r.provenance = None;
         assert_eq!(run_rejection(&r, "o/r"), None);
     }

@@ -224,11 +224,8 @@ impl ArtifactStore for GithubStore {
             }
             by_id.insert(run.id, run);
         }
-        let mut runs: Vec<WorkflowRun> = by_id.into_values().collect();
-        runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        let truncated = !paged.complete || runs.len() > cap;
-        runs.truncate(cap);
-        Ok(Listing::of(runs, truncated))
+        let runs: Vec<WorkflowRun> = by_id.into_values().collect();
+        Ok(Listing::newest_runs(runs, cap, !paged.complete))
     }
 
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {
@@ -498,31 +495,7 @@ impl From<GithubError> for StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::types::{ApiArtifactRun, ApiRepository};
-
-    fn run(event: &str, head: &str, head_id: u64) -> ApiRun {
-        ApiRun {
-            id: 1,
-            workflow_id: 7,
-            path: Some("o/r/.github/workflows/tier1-nightly.yml@refs/heads/main".into()),
-            head_branch: Some("main".into()),
-            head_sha: "a".repeat(40),
-            event: event.into(),
-            status: Some("completed".into()),
-            conclusion: Some("success".into()),
-            run_attempt: None,
-            created_at: Utc::now(),
-            repository: ApiRepository {
-                id: 1,
-                full_name: "o/r".into(),
-            },
-            head_repository: Some(ApiRepository {
-                id: head_id,
-                full_name: head.into(),
-            }),
-            head_repository_id: Some(head_id),
-        }
-    }
+    use crate::github::types::ApiArtifactRun;
 
     #[test]
     fn artifact_provenance_must_be_present_and_equal() {
@@ -568,7 +541,7 @@ mod tests {
 
     #[test]
     fn run_path_is_normalised() {
-        let w = workflow_run(run("push", "o/r", 1), None);
+        let w = workflow_run(ApiRun::fixture("push", "o/r", 1), None);
         assert_eq!(w.path, ".github/workflows/tier1-nightly.yml");
         assert_eq!(w.run_attempt, 1);
     }

@@ -584,15 +584,12 @@ impl ArtifactStore for LocalStore {
     ) -> Result<Listing<WorkflowRun>, StoreError> {
         let state = self.load()?;
         let want = format!(".github/workflows/{workflow}");
-        let mut runs: Vec<WorkflowRun> = state
+        let runs: Vec<WorkflowRun> = state
             .runs
             .into_iter()
             .filter(|r| strip_ref(&r.path) == want && r.head_branch == branch && keep(r))
             .collect();
-        runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        let truncated = runs.len() > cap;
-        runs.truncate(cap);
-        Ok(Listing::of(runs, truncated))
+        Ok(Listing::newest_runs(runs, cap, false))
     }
 
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {

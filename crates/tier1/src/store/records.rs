@@ -121,6 +121,17 @@ impl<T> Listing<T> {
     }
 }
 
+impl Listing<WorkflowRun> {
+    /// The runs a listing keeps, newest first (creation time, then id), at most `cap` of them;
+    /// truncated when more were found than `cap` or `more` says the source has more.
+    pub fn newest_runs(mut runs: Vec<WorkflowRun>, cap: usize, more: bool) -> Self {
+        runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        let truncated = more || runs.len() > cap;
+        runs.truncate(cap);
+        Listing::of(runs, truncated)
+    }
+}
+
 /// A listed record that was left out, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::aggregate::fixtures::*;
+use crate::exit::{Classify, Exit};
 use crate::history::model::Environment;
 
 fn th() -> Thresholds {

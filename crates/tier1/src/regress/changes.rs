@@ -1,0 +1,116 @@
+//! The change rows of one target pair and how a check files one: regression, improvement, decline,
+//! within noise or held by the floor.
+
+use crate::aggregate::finite;
+use crate::history::model::ChangeRow;
+use crate::history::{FloorHeld, Verdict};
+
+/// Slack for threshold comparisons, so a change exactly at a threshold counts despite binary
+/// floating-point rounding (for example 2.0 -> 1.9 is -5 %, not -4.999999 %).
+pub(super) const EPS: f64 = 1e-9;
+
+/// The change rows of one target pair.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TargetChanges {
+    /// Rows over the regression thresholds.
+    pub regressions: Vec<ChangeRow>,
+    /// Rows over the improvement thresholds.
+    pub improvements: Vec<ChangeRow>,
+    /// Every decline, without threshold.
+    pub declines: Vec<ChangeRow>,
+    /// Rows over a threshold that the significance test attributes to noise.
+    pub within_noise: Vec<ChangeRow>,
+    /// Significant worsenings over a threshold that the absolute floor kept from the gate.
+    pub held_by_floor: Vec<FloorHeld>,
+}
+
+/// One metric's movement, oriented so that positive `worse_by` is a worsening.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Change {
+    /// Relative change (percent) or points, positive when worse.
+    pub(super) worse_by: f64,
+    /// Regression / improvement threshold in the same unit.
+    pub(super) threshold: f64,
+    /// Over the absolute floor (or no floor applies).
+    pub(super) significant: bool,
+    /// Any worsening at all (an anchor decline).
+    pub(super) declined: bool,
+    /// The statistical verdict of the metric (`None`: the reference rules alone decide).
+    pub(super) test: Option<Verdict>,
+    /// The absolute floor and the optimized time's change (ms), where a floor applies.
+    pub(super) floor: Option<(f64, f64)>,
+}
+
+/// Whether an earlier check of the same target already counted a regression or improvement.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Counted {
+    pub(super) regressed: bool,
+    pub(super) improved: bool,
+}
+
+impl TargetChanges {
+    /// File `row`. By the reference rules alone (`test: None`): a regression when worse by at
+    /// least the threshold and over the floor (unless `already` counted one), an improvement
+    /// (the mirror image). Under a statistical verdict: a regression or improvement only when
+    /// the metric's verdict says so (it already required the threshold); a regressed metric
+    /// under the floor is held by the floor (listed with the rule, never silent); a change over
+    /// a threshold that the test did not confirm is `within_noise`. Any worsening is a decline.
+    /// Returns what this check counted.
+    pub(super) fn record(&mut self, row: ChangeRow, c: Change, already: Counted) -> Counted {
+        let mut counted = Counted::default();
+        let over = c.worse_by >= c.threshold - EPS;
+        let under = c.worse_by <= -c.threshold + EPS;
+        let (worse, better) = match c.test {
+            None => (c.significant && over, c.significant && !over && under),
+            Some(v) => {
+                if v == Verdict::Regressed && !c.significant {
+                    self.held_by_floor.push(floor_held(&row, c.floor));
+                } else if (over || under)
+                    && c.significant
+                    && !matches!(v, Verdict::Regressed | Verdict::Improved)
+                {
+                    self.within_noise.push(row.clone());
+                }
+                (
+                    v == Verdict::Regressed && c.significant,
+                    v == Verdict::Improved && c.significant,
+                )
+            }
+        };
+        if worse {
+            counted.regressed = true;
+            if !already.regressed {
+                self.regressions.push(row.clone());
+            }
+        } else if better {
+            counted.improved = true;
+            if !already.improved {
+                self.improvements.push(row.clone());
+            }
+        }
+        if c.declined {
+            self.declines.push(row);
+        }
+        counted
+    }
+}
+
+fn floor_held(row: &ChangeRow, floor: Option<(f64, f64)>) -> FloorHeld {
+    let (floor_ms, delta_ms) = floor.unwrap_or((0.0, 0.0));
+    FloorHeld {
+        row: row.clone(),
+        rule: format!(
+            "min_optimized_time_delta_ms: the optimized time moved {} ms, under the {} ms floor",
+            crate::text::fmt_sig(delta_ms.abs(), 3),
+            crate::text::fmt_sig(floor_ms, 3)
+        ),
+        floor_ms,
+        delta_ms,
+    }
+}
+
+/// `(after - before) / before * 100` when it is a finite number (never NaN or infinity, which no
+/// history file may hold); `None` makes the caller skip the check.
+pub(super) fn relative_pct(before: f64, after: f64) -> Option<f64> {
+    finite(Some((after - before) / before * 100.0))
+}

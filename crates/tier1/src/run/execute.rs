@@ -1,0 +1,91 @@
+//! One harness invocation with its results and manifest, and the rechecks of flagged targets.
+
+use super::{RunError, RunRequest};
+use crate::bench::harness::{self, HarnessError};
+use crate::bench::options::HarnessOptions;
+use crate::bench::result::{self, ResultsFile};
+use crate::evidence::manifest::{
+    MANIFEST_SCHEMA_VERSION, Manifest, ManifestFiles, SuiteRecord, Toolchain,
+};
+use crate::evidence::{self, EvidenceError};
+use crate::history::model::RegressionSummary;
+use crate::recheck::{self, RecheckResult};
+
+/// Run the harness (optionally a subset) in `passes` passes, write results and manifest under
+/// `<evidence>/<run_id>/`.
+pub(super) fn execute(
+    req: &RunRequest<'_>,
+    run_id: &str,
+    only: &[String],
+    recheck_of: Option<&str>,
+    passes: u32,
+) -> Result<ResultsFile, RunError> {
+    let mut opts = HarnessOptions::new(&req.profile, run_id);
+    opts.only = only.to_vec();
+    opts.hook = req.hook.clone();
+    opts.passes = passes;
+    let results = harness::run_suite(req.suite, req.backend.clone(), &opts)?;
+    let dir = req.evidence_root.join(run_id);
+    harness::write_results(&dir, &results)?;
+    let manifest = Manifest {
+        schema_version: MANIFEST_SCHEMA_VERSION,
+        run_id: Some(run_id.to_string()),
+        recheck_of: recheck_of.map(str::to_string),
+        created_at: results.timestamp.clone(),
+        git: req.git.clone(),
+        suite: SuiteRecord {
+            name: req.suite.suite_name.clone(),
+            version: req.suite.version,
+            config_digest: req.suite.config_digest().to_string(),
+            profile: req.profile.clone(),
+        },
+        toolchain: Toolchain::current(),
+        environment: results.environment.clone(),
+        attestation: req.attestation.clone(),
+        files: ManifestFiles {
+            results_json: evidence::results_rel(run_id),
+            report_md: evidence::report_rel(run_id),
+        },
+    };
+    let path = dir.join(evidence::MANIFEST_FILE);
+    crate::json::write(&path, &manifest).map_err(|e| {
+        let _ = std::fs::remove_dir_all(&dir);
+        EvidenceError::json_write(e)
+    })?;
+    Ok(results)
+}
+
+/// Re-execute each target with a speed or latency regression once, as `<run_id>__recheck__<key>`.
+pub(super) fn run_rechecks(
+    req: &RunRequest<'_>,
+    first: &RegressionSummary,
+) -> Result<Vec<RecheckResult>, RunError> {
+    let mut out = Vec::new();
+    for target in recheck::targets_to_recheck(first) {
+        let Some(t) = req.suite.targets.iter().find(|t| t.target == target) else {
+            continue;
+        };
+        let id = recheck::recheck_run_id(&req.run_id, &t.key);
+        crate::gha::group(&format!("Recheck {}", t.key));
+        tracing::info!(target = %t.key, recheck = %id, "measuring once more, pooled with the first measurement (a suspected regression or an unknown verdict)");
+        let r = execute(req, &id, std::slice::from_ref(&t.key), Some(&req.run_id), 1);
+        crate::gha::endgroup();
+        let row = match r {
+            Ok(results) => result::summarize(&results, req.suite)?
+                .into_iter()
+                .find(|s| s.target == target),
+            Err(e @ RunError::Harness(HarnessError::Cancelled(..))) => return Err(e),
+            Err(e) => {
+                tracing::warn!(target = %t.key, error = %e, "recheck failed to run; the regression stands");
+                None
+            }
+        };
+        out.push(RecheckResult {
+            target,
+            key: t.key.clone(),
+            recheck_output_json: evidence::results_rel(&id),
+            row,
+        });
+    }
+    Ok(out)
+}
