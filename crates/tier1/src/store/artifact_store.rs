@@ -52,24 +52,10 @@ pub trait ArtifactStore {
     /// the one with the highest id. `NotFound` when the run has none.
     fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
         let listing = self.list_run_artifacts(run_id)?;
-        let found = listing
-            .items
-            .into_iter()
-            .filter(|a| a.name == name)
-            .max_by_key(|a| a.id);
-        match found {
-            Some(a) => Ok(a),
-            None if listing.skipped.iter().any(|s| s.name == name) => {
-                Err(skipped_error(&listing.skipped, run_id, name))
-            }
-            None if listing.truncated => Err(StoreError::Corrupt {
-                path: format!("artifacts of run {run_id}"),
-                message: format!("listing is incomplete and does not contain {name:?}"),
-            }),
-            None => Err(StoreError::NotFound {
-                what: format!("artifact {name:?} of run {run_id}"),
-            }),
-        }
+        pick_run_artifact(listing, run_id, name, || StoreError::Corrupt {
+            path: format!("artifacts of run {run_id}"),
+            message: format!("listing is incomplete and does not contain {name:?}"),
+        })
     }
 
     /// Stream an artifact's bytes into `sink`, hashing as they pass, refusing more than `cap` bytes.
@@ -96,3 +82,29 @@ pub trait ArtifactStore {
 
 /// The reference's bootstrap instruction for GitHub Actions.
 pub const GITHUB_BOOTSTRAP_HINT: &str = "Run one manual main-branch dispatch with bootstrap_history enabled to establish the canonical B200 anchor.";
+
+/// Run `run_id`'s artifact named `name` out of `listing` (the highest id where a re-run uploaded
+/// it twice), or why there is none: a skipped record of that name, an incomplete listing
+/// (`incomplete`), or none at all.
+pub(super) fn pick_run_artifact(
+    listing: Listing<ArtifactMeta>,
+    run_id: u64,
+    name: &str,
+    incomplete: impl FnOnce() -> StoreError,
+) -> Result<ArtifactMeta, StoreError> {
+    let found = listing
+        .items
+        .into_iter()
+        .filter(|a| a.name == name)
+        .max_by_key(|a| a.id);
+    match found {
+        Some(a) => Ok(a),
+        None if listing.skipped.iter().any(|s| s.name == name) => {
+            Err(skipped_error(&listing.skipped, run_id, name))
+        }
+        None if listing.truncated => Err(incomplete()),
+        None => Err(StoreError::NotFound {
+            what: format!("artifact {name:?} of run {run_id}"),
+        }),
+    }
+}

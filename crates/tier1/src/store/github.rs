@@ -261,28 +261,18 @@ impl ArtifactStore for GithubStore {
     }
 
     fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
-        let listing = self.list_artifacts(
+        let mut listing = self.list_artifacts(
             &self.route(&format!("/actions/runs/{run_id}/artifacts")),
             &[
                 ("name", name.to_string()),
                 ("per_page", PER_PAGE.to_string()),
             ],
         )?;
-        let found = listing
-            .items
-            .into_iter()
-            .filter(|a| a.name == name && a.workflow_run_id == run_id)
-            .max_by_key(|a| a.id);
-        match found {
-            Some(a) => Ok(a),
-            None if listing.skipped.iter().any(|s| s.name == name) => {
-                Err(super::skipped_error(&listing.skipped, run_id, name))
-            }
-            None if listing.truncated => Err(incomplete(format!("artifacts of run {run_id}"))),
-            None => Err(StoreError::NotFound {
-                what: format!("artifact {name:?} of run {run_id}"),
-            }),
-        }
+        // The name query is a filter GitHub applies; the run is checked here too.
+        listing.items.retain(|a| a.workflow_run_id == run_id);
+        super::artifact_store::pick_run_artifact(listing, run_id, name, || {
+            incomplete(format!("artifacts of run {run_id}"))
+        })
     }
 
     fn download(
