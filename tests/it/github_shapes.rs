@@ -16,6 +16,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 use tier1::github::{GithubConfig, Token};
+use tier1::restore::provenance::artifact_rejection;
 use tier1::store::ArtifactStore;
 use tier1::store::github::GithubStore;
 use tier1::store::local::{LocalStore, NewRun};
@@ -70,10 +71,12 @@ fn an_artifact_without_fork_provenance_is_refused_not_trusted() {
         let cfg = GithubConfig::new(&fake.api_url(), restore_support::REPO, Token::new(TOKEN))
             .expect("config");
         let gh = GithubStore::new(cfg).expect("store");
-        let listing = gh.list_run_artifacts(p.run.id).expect("listing");
+        let listing = gh
+            .list_run_artifacts(p.run.id, &artifact_rejection)
+            .expect("listing");
         let name = &p.history.as_ref().expect("history").name;
         let err = gh
-            .find_run_artifact(p.run.id, name)
+            .find_run_artifact(p.run.id, name, &artifact_rejection)
             .unwrap_err()
             .to_string();
         assert!(

@@ -6,6 +6,7 @@ use crate::support::fake_github;
 use fake_github::{FakeGithub, Fault};
 use std::time::Duration;
 use tier1::github::{GithubConfig, Token};
+use tier1::restore::provenance::artifact_rejection;
 use tier1::restore::provenance::run_rejection;
 use tier1::store::github::GithubStore;
 use tier1::store::local::{LocalStore, NewRun};
@@ -165,7 +166,13 @@ fn rate_limits_honour_retry_after_and_reset() {
         times: 1,
     });
     let store = env.store();
-    assert!(store.list_run_artifacts(run.id).unwrap().items.is_empty());
+    assert!(
+        store
+            .list_run_artifacts(run.id, &artifact_rejection)
+            .unwrap()
+            .items
+            .is_empty()
+    );
     assert_eq!(store.get_run(run.id).unwrap().id, run.id);
     assert_eq!(env.fake.requests().len(), 4);
 }
@@ -236,7 +243,10 @@ fn link_loop_is_incomplete_discovery() {
     env.fake.inject(Fault::LinkLoop {
         on: "/artifacts".into(),
     });
-    let err = env.store().list_run_artifacts(run.id).unwrap_err();
+    let err = env
+        .store()
+        .list_run_artifacts(run.id, &artifact_rejection)
+        .unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, StoreError::Corrupt { .. }), "{msg}");
     assert!(
@@ -254,7 +264,7 @@ fn one_artifact(env: &Env, bytes: &[u8]) -> ArtifactMeta {
     let run = env.run(main_run(), "success");
     env.upload(run.id, "tier1-history-1-1", bytes);
     env.store()
-        .list_run_artifacts(run.id)
+        .list_run_artifacts(run.id, &artifact_rejection)
         .unwrap()
         .items
         .remove(0)
@@ -398,19 +408,24 @@ fn rerun_duplicates_keep_the_highest_id_and_find_by_name_works() {
         })
         .unwrap();
     let store = env.store();
-    let items = store.list_run_artifacts(run.id).unwrap().items;
+    let items = store
+        .list_run_artifacts(run.id, &artifact_rejection)
+        .unwrap()
+        .items;
     assert_eq!(items.iter().map(|a| a.id).collect::<Vec<_>>(), vec![7]);
     assert_eq!(
         store
-            .find_run_artifact(run.id, "tier1-evidence-1-1")
+            .find_run_artifact(run.id, "tier1-evidence-1-1", &artifact_rejection)
             .unwrap()
             .id,
         7
     );
-    let by_name = store.find_artifacts_by_name("tier1-evidence-1-1").unwrap();
+    let by_name = store
+        .find_artifacts_by_name("tier1-evidence-1-1", &artifact_rejection)
+        .unwrap();
     assert_eq!(by_name.items.len(), 2);
     assert!(matches!(
-        store.find_run_artifact(run.id, "nope"),
+        store.find_run_artifact(run.id, "nope", &artifact_rejection),
         Err(StoreError::NotFound { .. })
     ));
 }

@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
+use tier1::restore::provenance::artifact_rejection;
 use tier1::store::local::{LocalStore, NewRun};
 use tier1::store::{ArtifactMeta, ArtifactStore};
 
@@ -228,7 +229,7 @@ impl Adapters {
         // Names are unique per run across attempts: a re-run that uploads a name an earlier
         // attempt uploaded gets GitHub's 409 (the action has no overwrite input set here).
         let taken = store
-            .list_run_artifacts(run_id)
+            .list_run_artifacts(run_id, &artifact_rejection)
             .map_err(|e| e.to_string())?;
         if taken.items.iter().any(|a| a.name == name) {
             return Err("Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run".into());
@@ -271,7 +272,7 @@ impl Adapters {
         let workspace = PathBuf::from(text(body, "workspace")?);
         let dest = workspace.join(with.get("path").cloned().unwrap_or_default());
         let listing = store
-            .list_run_artifacts(run_id)
+            .list_run_artifacts(run_id, &artifact_rejection)
             .map_err(|e| e.to_string())?;
         let wanted: Vec<ArtifactMeta> = match (with.get("artifact-ids"), with.get("name")) {
             (Some(ids), None) => {

@@ -7,6 +7,7 @@ use super::retention::effective_retention;
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::gha::append_outputs;
+use crate::restore::provenance::artifact_rejection;
 use crate::store::{ArtifactMeta, ArtifactStore, StoreError};
 use std::path::PathBuf;
 
@@ -236,7 +237,7 @@ pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyRe
 
 fn lookup(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<ArtifactMeta, VerifyError> {
     let by_id = |id: u64| -> Result<ArtifactMeta, VerifyError> {
-        let listing = store.list_run_artifacts(req.run_id)?;
+        let listing = store.list_run_artifacts(req.run_id, &artifact_rejection)?;
         let truncated = listing.truncated;
         if let Some(s) = listing.skipped.iter().find(|s| s.id == id) {
             return Err(StoreError::Corrupt {
@@ -262,7 +263,9 @@ fn lookup(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<ArtifactMeta
         }
     };
     let found = match &req.artifact {
-        ArtifactRef::Name(name) => store.find_run_artifact(req.run_id, name)?,
+        ArtifactRef::Name(name) => {
+            store.find_run_artifact(req.run_id, name, &artifact_rejection)?
+        }
         ArtifactRef::Id(id) => by_id(*id)?,
         ArtifactRef::IdAndName(id, name) => {
             let a = by_id(*id)?;

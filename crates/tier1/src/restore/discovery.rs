@@ -75,7 +75,7 @@ pub fn discover(
     let mut candidates = Vec::new();
     let mut rejections = Vec::new();
     for run in &runs {
-        let arts = store.list_run_artifacts(run.id)?;
+        let arts = store.list_run_artifacts(run.id, &provenance::artifact_rejection)?;
         truncated |= arts.truncated;
         for s in &arts.skipped {
             truncated |=

@@ -3,6 +3,7 @@
 //! equals the persisted one; then the 60-day renewal rule on its age.
 
 use super::CandidateError;
+use super::provenance::artifact_rejection;
 use crate::digest::Digest;
 use crate::history_check::AnchorRef;
 use crate::store::local::strip_ref;
@@ -92,7 +93,7 @@ pub fn find_evidence(
     canon: &Canon<'_>,
 ) -> Result<ArtifactMeta, CandidateError> {
     let listing = store
-        .find_artifacts_by_name(&anchor.evidence_artifact_name)
+        .find_artifacts_by_name(&anchor.evidence_artifact_name, &artifact_rejection)
         .map_err(CandidateError::from_store)?;
     let mut retained: Vec<&ArtifactMeta> = listing.items.iter().filter(|a| !a.expired).collect();
     retained.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));

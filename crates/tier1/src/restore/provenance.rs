@@ -1,10 +1,13 @@
-//! Which workflow runs can be history provenance (contract §5.3, docs/github-store.md): a run of the
-//! resolved workflow, not triggered by a pull-request event, whose base and head repository are
-//! both the canonical repository (a fork's branch named `main` passes the branch filter). The
-//! store reports the facts ([`RunProvenance`]); this rule, applied by
-//! [`discovery`](super::discovery) while the store lists runs, rejects.
+//! Which workflow runs and which artifact records can be history provenance (contract §5.3,
+//! docs/github-store.md). A run: of the resolved workflow, not triggered by a pull-request event,
+//! whose base and head repository are both the canonical repository (a fork's branch named `main`
+//! passes the branch filter). An artifact record: one that names its uploading run with both
+//! repository ids present and equal (a fork's pull-request run can upload any name). The store
+//! reports the facts ([`RunProvenance`], [`ArtifactProvenance`]); these rules, given by the caller
+//! to the store's listings (by [`discovery`](super::discovery), the anchor's evidence lookup and
+//! `tier1-evidence verify`), reject.
 
-use crate::store::{RunProvenance, WorkflowRun};
+use crate::store::{ArtifactProvenance, RunProvenance, WorkflowRun};
 
 /// Why a listed run cannot be history provenance, or `None` when it can: the workflow id must be
 /// the resolved one, the event must not be a pull-request event, and both the base and the head
@@ -42,6 +45,29 @@ pub fn run_rejection(run: &WorkflowRun, repository: &str) -> Option<String> {
             p.repository_id
         )),
         _ => None,
+    }
+}
+
+/// Why an artifact record's uploading run cannot be trusted as this repository's, or `None` when
+/// the record names a run whose base and head repository ids are both present and equal. A fork's
+/// pull-request run can upload artifacts with any name into the base repository, and every field
+/// of `workflow_run` is optional in the API description: absent provenance is refused, never
+/// trusted as "not a fork". The store applies this rule, given by its caller, to each record
+/// before it picks the newest artifact per name ([`crate::store::ArtifactRule`]).
+pub fn artifact_rejection(p: &ArtifactProvenance) -> Option<String> {
+    if !p.workflow_run_reported {
+        return Some("provenance unknown: workflow_run is absent or null".into());
+    }
+    match (p.repository_id, p.head_repository_id) {
+        (Some(base), Some(head)) if base == head => None,
+        (Some(base), Some(head)) => Some(format!(
+            "uploaded by a fork's run: workflow_run.head_repository_id is {head}, expected {base} (workflow_run.repository_id)"
+        )),
+        (base, head) => Some(format!(
+            "provenance unknown: workflow_run repository id is absent (repository_id {}, head_repository_id {})",
+            base.map_or("absent".into(), |v| v.to_string()),
+            head.map_or("absent".into(), |v| v.to_string()),
+        )),
     }
 }
 
@@ -86,5 +112,46 @@ mod tests {
         );
         r.provenance = None;
         assert_eq!(run_rejection(&r, "o/r"), None);
+    }
+
+    /// The artifact rule, row by row: only a record naming its uploading run with both repository
+    /// ids present and equal is trusted; each refusal says which field and what it held.
+    #[test]
+    fn artifact_provenance_table() {
+        let facts = |reported: bool, base: Option<u64>, head: Option<u64>| ArtifactProvenance {
+            workflow_run_reported: reported,
+            repository_id: base,
+            head_repository_id: head,
+        };
+        let fork = "uploaded by a fork's run: workflow_run.head_repository_id is 2, expected 1 (workflow_run.repository_id)";
+        let table: [(ArtifactProvenance, Option<&str>); 6] = [
+            (facts(true, Some(1), Some(1)), None),
+            (facts(true, Some(1), Some(2)), Some(fork)),
+            (
+                facts(false, None, None),
+                Some("provenance unknown: workflow_run is absent or null"),
+            ),
+            (
+                facts(true, None, Some(1)),
+                Some(
+                    "provenance unknown: workflow_run repository id is absent (repository_id absent, head_repository_id 1)",
+                ),
+            ),
+            (
+                facts(true, Some(1), None),
+                Some(
+                    "provenance unknown: workflow_run repository id is absent (repository_id 1, head_repository_id absent)",
+                ),
+            ),
+            (
+                facts(true, None, None),
+                Some(
+                    "provenance unknown: workflow_run repository id is absent (repository_id absent, head_repository_id absent)",
+                ),
+            ),
+        ];
+        for (p, expected) in table {
+            assert_eq!(artifact_rejection(&p).as_deref(), expected, "{p:?}");
+        }
     }
 }

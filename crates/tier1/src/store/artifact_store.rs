@@ -2,7 +2,7 @@
 //! jobs need, and the reference's bootstrap hint.
 
 use super::error::{StoreError, skipped_error};
-use super::records::{ArtifactMeta, Downloaded, Listing, WorkflowRun};
+use super::records::{ArtifactMeta, ArtifactRule, Downloaded, Listing, WorkflowRun};
 use chrono::{DateTime, Utc};
 use std::io::Write;
 
@@ -42,16 +42,33 @@ pub trait ArtifactStore {
     /// One run by id.
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError>;
 
-    /// Artifacts uploaded by a run (expired ones included, flagged).
-    fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError>;
+    /// Artifacts uploaded by a run (expired ones included, flagged), the newest per name of the
+    /// records `reject` accepts (the caller's provenance rule: [`ArtifactRule`]; a record it
+    /// rejects is listed as skipped, with its reason).
+    fn list_run_artifacts(
+        &self,
+        run_id: u64,
+        reject: ArtifactRule<'_>,
+    ) -> Result<Listing<ArtifactMeta>, StoreError>;
 
-    /// Artifacts of the repository with exactly this name, newest first.
-    fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError>;
+    /// Artifacts of the repository with exactly this name, newest first, of the records `reject`
+    /// accepts ([`ArtifactRule`]).
+    fn find_artifacts_by_name(
+        &self,
+        name: &str,
+        reject: ArtifactRule<'_>,
+    ) -> Result<Listing<ArtifactMeta>, StoreError>;
 
-    /// The artifact named `name` uploaded by run `run_id`; where a re-run uploaded the name twice,
-    /// the one with the highest id. `NotFound` when the run has none.
-    fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
-        let listing = self.list_run_artifacts(run_id)?;
+    /// The artifact named `name` uploaded by run `run_id`, of the records `reject` accepts
+    /// ([`ArtifactRule`]); where a re-run uploaded the name twice, the one with the highest id.
+    /// `NotFound` when the run has none.
+    fn find_run_artifact(
+        &self,
+        run_id: u64,
+        name: &str,
+        reject: ArtifactRule<'_>,
+    ) -> Result<ArtifactMeta, StoreError> {
+        let listing = self.list_run_artifacts(run_id, reject)?;
         pick_run_artifact(listing, run_id, name, || StoreError::Corrupt {
             path: format!("artifacts of run {run_id}"),
             message: format!("listing is incomplete and does not contain {name:?}"),

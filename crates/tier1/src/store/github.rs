@@ -1,14 +1,14 @@
 //! `GithubStore`: the `ArtifactStore` backed by the GitHub REST API: runs with the provenance facts
-//! their records report (workflow id, event, base and head repository names and ids; the rule that
-//! rejects is restore's, [`crate::restore::provenance`]), the provenance filter on artifacts (the
-//! uploading run's repository ids present and equal: absent provenance is refused, never trusted),
+//! their records report (workflow id, event, base and head repository names and ids) and the
+//! provenance facts each artifact record reports (its uploading run's repository ids), judged by
+//! the caller's rules (restore's, [`crate::restore::provenance`]) before anything else,
 //! one unusable artifact record skipped and recorded rather than failing a listing, highest-id
 //! artifacts per name, the token-free redirect download, and the approvals and the approval
 //! environment's protection rules promotion needs.
 
 use super::{
-    ArtifactMeta, ArtifactStore, Downloaded, Listing, RepositoryRef, RunProvenance, Skipped,
-    StoreError, WorkflowRun,
+    ArtifactMeta, ArtifactProvenance, ArtifactRule, ArtifactStore, Downloaded, Listing,
+    RepositoryRef, RunProvenance, Skipped, StoreError, WorkflowRun,
 };
 use crate::digest::Digest;
 use crate::github::download::{Expected, download_artifact};
@@ -160,6 +160,7 @@ impl GithubStore {
         &self,
         route: &str,
         query: &[(&str, String)],
+        reject: ArtifactRule<'_>,
     ) -> Result<Listing<ArtifactMeta>, StoreError> {
         let paged = self
             .client
@@ -172,7 +173,7 @@ impl GithubStore {
             .map_err(|e| not_found_as(e, route.to_string()))?;
         let mut listing = Listing::of(Vec::new(), !paged.complete);
         for a in paged.items {
-            match artifact_meta(a) {
+            match artifact_meta(a, reject) {
                 Ok(meta) => listing.items.push(meta),
                 Err(skip) => {
                     tracing::warn!(
@@ -236,22 +237,32 @@ impl ArtifactStore for GithubStore {
         Ok(workflow_run(run, None))
     }
 
-    fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError> {
+    fn list_run_artifacts(
+        &self,
+        run_id: u64,
+        reject: ArtifactRule<'_>,
+    ) -> Result<Listing<ArtifactMeta>, StoreError> {
         let mut listing = self.list_artifacts(
             &self.route(&format!("/actions/runs/{run_id}/artifacts")),
             &[("per_page", PER_PAGE.to_string())],
+            reject,
         )?;
         listing.items = latest_per_name(listing.items);
         Ok(listing)
     }
 
-    fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError> {
+    fn find_artifacts_by_name(
+        &self,
+        name: &str,
+        reject: ArtifactRule<'_>,
+    ) -> Result<Listing<ArtifactMeta>, StoreError> {
         let mut listing = self.list_artifacts(
             &self.route("/actions/artifacts"),
             &[
                 ("name", name.to_string()),
                 ("per_page", PER_PAGE.to_string()),
             ],
+            reject,
         )?;
         listing.items.retain(|a| a.name == name);
         listing
@@ -260,13 +271,19 @@ impl ArtifactStore for GithubStore {
         Ok(listing)
     }
 
-    fn find_run_artifact(&self, run_id: u64, name: &str) -> Result<ArtifactMeta, StoreError> {
+    fn find_run_artifact(
+        &self,
+        run_id: u64,
+        name: &str,
+        reject: ArtifactRule<'_>,
+    ) -> Result<ArtifactMeta, StoreError> {
         let mut listing = self.list_artifacts(
             &self.route(&format!("/actions/runs/{run_id}/artifacts")),
             &[
                 ("name", name.to_string()),
                 ("per_page", PER_PAGE.to_string()),
             ],
+            reject,
         )?;
         // The name query is a filter GitHub applies; the run is checked here too.
         listing.items.retain(|a| a.workflow_run_id == run_id);
@@ -355,37 +372,26 @@ pub fn workflow_run(run: ApiRun, listed_workflow_id: Option<u64>) -> WorkflowRun
     }
 }
 
-/// Why the artifact's uploading run cannot be trusted as this repository's, or `None` when its
-/// `workflow_run` names a run whose base and head repository ids are both present and equal. A
-/// fork's pull-request run can upload artifacts with any name into the base repository; every
-/// field of `workflow_run` is optional in the API description, so absent provenance is refused.
-pub fn artifact_provenance_rejection(a: &ApiArtifact) -> Option<String> {
-    let Some(run) = &a.workflow_run else {
-        return Some("provenance unknown: workflow_run is absent or null".into());
-    };
-    match (run.repository_id, run.head_repository_id) {
-        (Some(base), Some(head)) if base == head => None,
-        (Some(base), Some(head)) => Some(format!(
-            "uploaded by a fork's run: workflow_run.head_repository_id is {head}, expected {base} (workflow_run.repository_id)"
-        )),
-        (base, head) => Some(format!(
-            "provenance unknown: workflow_run repository id is absent (repository_id {}, head_repository_id {})",
-            base.map_or("absent".into(), |v| v.to_string()),
-            head.map_or("absent".into(), |v| v.to_string()),
-        )),
+/// The provenance facts an artifact record reports (its `workflow_run`), for the caller's rule.
+fn artifact_provenance(a: &ApiArtifact) -> ArtifactProvenance {
+    let run = a.workflow_run.as_ref();
+    ArtifactProvenance {
+        workflow_run_reported: run.is_some(),
+        repository_id: run.and_then(|r| r.repository_id),
+        head_repository_id: run.and_then(|r| r.head_repository_id),
     }
 }
 
-/// The artifact's metadata, or why the record is skipped (unknown or fork provenance, a required
-/// field absent or null).
-fn artifact_meta(a: ApiArtifact) -> Result<ArtifactMeta, Skipped> {
+/// The artifact's metadata, or why the record is skipped: first the caller's provenance rule
+/// (`reject`) on the facts the record reports, then a required field absent or null.
+fn artifact_meta(a: ApiArtifact, reject: ArtifactRule<'_>) -> Result<ArtifactMeta, Skipped> {
     let skip = |reason: String| Skipped {
         id: a.id,
         name: a.name.clone(),
         workflow_run_id: a.workflow_run.as_ref().and_then(|r| r.id),
         reason,
     };
-    if let Some(why) = artifact_provenance_rejection(&a) {
+    if let Some(why) = reject(&artifact_provenance(&a)) {
         return Err(skip(why));
     }
     let run = a.workflow_run.clone().unwrap_or_default();
@@ -487,9 +493,8 @@ mod tests {
     use super::*;
     use crate::github::types::ApiArtifactRun;
 
-    #[test]
-    fn artifact_provenance_must_be_present_and_equal() {
-        let art = |run: Option<ApiArtifactRun>| ApiArtifact {
+    fn art(run: Option<ApiArtifactRun>) -> ApiArtifact {
+        ApiArtifact {
             id: 9,
             name: "tier1-history-1-1".into(),
             size_in_bytes: 1,
@@ -499,34 +504,64 @@ mod tests {
             created_at: Some(Utc::now()),
             expires_at: None,
             workflow_run: run,
-        };
-        let run = |base: Option<u64>, head: Option<u64>| ApiArtifactRun {
+        }
+    }
+
+    fn uploaded_by(base: Option<u64>, head: Option<u64>) -> ApiArtifactRun {
+        ApiArtifactRun {
             id: Some(5),
             repository_id: base,
             head_repository_id: head,
             head_branch: None,
             head_sha: None,
+        }
+    }
+
+    /// The store judges no provenance itself: it hands the caller's rule the facts the record
+    /// reports, and a rejection becomes a skipped record with the rule's reason.
+    #[test]
+    fn the_callers_rule_judges_the_facts_the_record_reports() {
+        let seen = std::cell::RefCell::new(Vec::new());
+        let refuse_all = |p: &ArtifactProvenance| {
+            seen.borrow_mut().push(p.clone());
+            Some("the caller's reason".to_string())
+        };
+        let skipped =
+            artifact_meta(art(Some(uploaded_by(Some(1), Some(2)))), &refuse_all).unwrap_err();
+        assert_eq!(
+            (skipped.id, skipped.name.as_str(), skipped.workflow_run_id),
+            (9, "tier1-history-1-1", Some(5))
+        );
+        assert_eq!(skipped.reason, "the caller's reason");
+        let skipped = artifact_meta(art(None), &refuse_all).unwrap_err();
+        assert_eq!(skipped.workflow_run_id, None);
+        let facts = |reported, base, head| ArtifactProvenance {
+            workflow_run_reported: reported,
+            repository_id: base,
+            head_repository_id: head,
         };
         assert_eq!(
-            artifact_provenance_rejection(&art(Some(run(Some(1), Some(1))))),
-            None
+            seen.into_inner(),
+            vec![facts(true, Some(1), Some(2)), facts(false, None, None)]
         );
-        let fork = artifact_provenance_rejection(&art(Some(run(Some(1), Some(2))))).unwrap();
-        assert!(fork.contains("fork"), "{fork}");
-        for bad in [
-            art(None),
-            art(Some(run(None, Some(1)))),
-            art(Some(run(Some(1), None))),
-            art(Some(run(None, None))),
-        ] {
-            let why = artifact_provenance_rejection(&bad).unwrap();
-            assert!(why.contains("provenance unknown"), "{why}");
-            let skipped = artifact_meta(bad).unwrap_err();
-            assert_eq!(
-                (skipped.id, skipped.name.as_str()),
-                (9, "tier1-history-1-1")
-            );
-        }
+        // A fork's record the caller accepts is not refused here: the rule is the caller's.
+        let keep_all = |_: &ArtifactProvenance| None;
+        let meta = artifact_meta(art(Some(uploaded_by(Some(1), Some(2)))), &keep_all).unwrap();
+        assert_eq!((meta.id, meta.workflow_run_id), (9, 5));
+    }
+
+    /// After the rule, a record missing a field the store needs is skipped, naming the field.
+    #[test]
+    fn a_record_without_a_required_field_is_skipped_naming_it() {
+        let keep_all = |_: &ArtifactProvenance| None;
+        let why = |a: ApiArtifact| artifact_meta(a, &keep_all).unwrap_err().reason;
+        assert_eq!(why(art(None)), "workflow_run.id is absent");
+        let mut no_id = uploaded_by(Some(1), Some(1));
+        no_id.id = None;
+        assert_eq!(why(art(Some(no_id))), "workflow_run.id is absent");
+        let mut no_time = art(Some(uploaded_by(Some(1), Some(1))));
+        no_time.created_at = None;
+        assert_eq!(why(no_time), "created_at is null");
     }
 
     #[test]

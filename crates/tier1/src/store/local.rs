@@ -11,7 +11,9 @@ use super::local_check::{
     next_artifact_id,
 };
 use super::local_lease::{self, RunLease};
-use super::{ArtifactMeta, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun};
+use super::{
+    ArtifactMeta, ArtifactRule, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun,
+};
 use crate::digest::{self, Digest};
 use crate::fsx::{self, fault, fault::Point};
 use chrono::{DateTime, Duration, Utc};
@@ -602,7 +604,13 @@ impl ArtifactStore for LocalStore {
             })
     }
 
-    fn list_run_artifacts(&self, run_id: u64) -> Result<Listing<ArtifactMeta>, StoreError> {
+    /// The local store's records report no provenance (it models the operator's own runs):
+    /// `_reject` has nothing to judge.
+    fn list_run_artifacts(
+        &self,
+        run_id: u64,
+        _reject: ArtifactRule<'_>,
+    ) -> Result<Listing<ArtifactMeta>, StoreError> {
         let state = self.load()?;
         let items = self.metas(
             &state,
@@ -614,7 +622,12 @@ impl ArtifactStore for LocalStore {
         Ok(Listing::of(items, false))
     }
 
-    fn find_artifacts_by_name(&self, name: &str) -> Result<Listing<ArtifactMeta>, StoreError> {
+    /// As [`list_run_artifacts`](ArtifactStore::list_run_artifacts): nothing for `_reject` to judge.
+    fn find_artifacts_by_name(
+        &self,
+        name: &str,
+        _reject: ArtifactRule<'_>,
+    ) -> Result<Listing<ArtifactMeta>, StoreError> {
         let state = self.load()?;
         let mut items = self.metas(&state, state.artifacts.iter().filter(|a| a.name == name));
         items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));

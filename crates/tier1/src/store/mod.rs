@@ -14,5 +14,6 @@ pub use artifact_store::{ArtifactStore, GITHUB_BOOTSTRAP_HINT};
 pub use error::{StoreError, skipped_error};
 pub use open::{StoreConfig, open_store};
 pub use records::{
-    ArtifactMeta, Downloaded, Listing, RepositoryRef, RunProvenance, Skipped, WorkflowRun,
+    ArtifactMeta, ArtifactProvenance, ArtifactRule, Downloaded, Listing, RepositoryRef,
+    RunProvenance, Skipped, WorkflowRun,
 };

@@ -55,6 +55,26 @@ pub struct RunProvenance {
     pub head_repository_id: Option<u64>,
 }
 
+/// What an artifact record says about the run that uploaded it (GitHub: its `workflow_run`, every
+/// field optional in the API description): the facts restore's artifact provenance rule
+/// ([`crate::restore::provenance::artifact_rejection`]) judges; the store judges none of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactProvenance {
+    /// Whether the record names its uploading run at all (`workflow_run` present and not null).
+    pub workflow_run_reported: bool,
+    /// The uploading run's base repository id, when present.
+    pub repository_id: Option<u64>,
+    /// The uploading run's head repository id, when present (differs for a fork's run).
+    pub head_repository_id: Option<u64>,
+}
+
+/// The caller's rule for artifact records: why a record's [`ArtifactProvenance`] cannot be
+/// trusted, or `None` when it can. A store whose records report provenance applies it to every
+/// record before anything else (before the newest-per-name pick); a rejected record is listed as
+/// [`Skipped`] with the rule's reason. A store whose records report none (the local store, which
+/// models the operator's own runs) has nothing to judge.
+pub type ArtifactRule<'a> = &'a dyn Fn(&ArtifactProvenance) -> Option<String>;
+
 /// A repository as a run record names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepositoryRef {

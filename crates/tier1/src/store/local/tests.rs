@@ -45,7 +45,7 @@ fn runs_artifacts_and_expiry() {
         .unwrap()
         .with_now(t0() + Duration::days(90));
     let m = &later
-        .find_artifacts_by_name("tier1-evidence-1-1")
+        .find_artifacts_by_name("tier1-evidence-1-1", &|_| None)
         .unwrap()
         .items[0];
     assert!(m.expired);
