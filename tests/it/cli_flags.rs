@@ -3,6 +3,7 @@
 //! `<tool>: error: --artifact-prefix: expected …, found "…"` before anything is read or written.
 
 use crate::support::command;
+use crate::support::exit_code::{Exit, exit_code};
 
 /// (tool, its arguments besides the prefix, whether the prefix comes from the environment).
 const CASES: [(&str, &[&str], bool); 5] = [
@@ -38,7 +39,11 @@ fn a_bad_artifact_prefix_is_invalid_input_in_every_binary() {
         }
         let o = cmd.output().expect("the binary runs");
         let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(3), "{tool} {args:?}: {err}");
+        assert_eq!(
+            o.status.code(),
+            Some(exit_code(Exit::Invalid)),
+            "{tool} {args:?}: {err}"
+        );
         assert!(
             err.starts_with(&format!("{tool}: error: --artifact-prefix: expected ")),
             "{tool}: {err}"
