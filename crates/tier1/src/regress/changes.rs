@@ -4,6 +4,7 @@
 use crate::aggregate::finite;
 use crate::history::model::ChangeRow;
 use crate::history::{FloorHeld, Verdict};
+use crate::suite::Thresholds;
 
 /// Slack for threshold comparisons, so a change exactly at a threshold counts despite binary
 /// floating-point rounding (for example 2.0 -> 1.9 is -5 %, not -4.999999 %).
@@ -92,6 +93,41 @@ impl TargetChanges {
             self.declines.push(row);
         }
         counted
+    }
+    /// File the change of an optimized time (a pair's optimized variant, or a single benchmark's
+    /// one variant) from `before` to `after` ms: an `optimized_latency` row judged on
+    /// `optimized_latency_regression_pct`, over the `min_optimized_time_delta_ms` floor, with the
+    /// metric's statistical verdict `test`; any growth is a decline. Skipped (nothing filed) when
+    /// the relative change is not a finite number.
+    pub(super) fn record_latency(
+        &mut self,
+        target: &str,
+        (before, after): (f64, f64),
+        th: &Thresholds,
+        test: Option<Verdict>,
+        already: Counted,
+    ) -> Counted {
+        let Some(delta_pct) = relative_pct(before, after) else {
+            return Counted::default();
+        };
+        let floor = th.min_optimized_time_delta_ms;
+        let delta_ms = after - before;
+        let row = ChangeRow::OptimizedLatency {
+            target: target.to_string(),
+            before,
+            after,
+            delta_pct,
+            optimized_time_delta_ms: delta_ms,
+        };
+        let change = Change {
+            worse_by: delta_pct,
+            threshold: th.optimized_latency_regression_pct,
+            significant: delta_ms.abs() >= floor - EPS,
+            declined: after > before,
+            test,
+            floor: Some((floor, delta_ms)),
+        };
+        self.record(row, change, already)
     }
 }
 

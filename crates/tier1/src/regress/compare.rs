@@ -250,26 +250,9 @@ fn speed_checks(
         };
         speed = ch.record(row, change, Counted::default());
     }
-    if let Some((before, after)) = both_ms
-        && let Some(delta_pct) = relative_pct(before, after)
-    {
-        let delta_ms = after - before;
-        let row = ChangeRow::OptimizedLatency {
-            target: cur.target.clone(),
-            before,
-            after,
-            delta_pct,
-            optimized_time_delta_ms: delta_ms,
-        };
-        let change = Change {
-            worse_by: delta_pct,
-            threshold: th.optimized_latency_regression_pct,
-            significant: delta_ms.abs() >= floor - EPS,
-            declined: after > before,
-            test: decision.verdict(Metric::OptimizedLatency),
-            floor: Some((floor, delta_ms)),
-        };
-        ch.record(row, change, speed);
+    if let Some(times) = both_ms {
+        let test = decision.verdict(Metric::OptimizedLatency);
+        ch.record_latency(&cur.target, times, th, test, speed);
     }
 }
 

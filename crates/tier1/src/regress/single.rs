@@ -4,11 +4,11 @@
 //! significance test of [`super::significance`] tests ln(time) with the runs' within-run
 //! intervals and the history's run-to-run noise, exactly as it tests a pair's optimized time).
 
-use super::changes::{Change, Counted, EPS, TargetChanges, relative_pct};
+use super::changes::{Counted, TargetChanges};
 use super::noise::Metric;
 use super::significance::TargetDecision;
 use crate::aggregate::optimized_time_ms;
-use crate::history::model::{ChangeRow, TargetSummary};
+use crate::history::model::TargetSummary;
 use crate::suite::Thresholds;
 
 /// File the time change of a single benchmark: a regression when the time grew by at least
@@ -23,29 +23,10 @@ pub(super) fn time_checks(
     decision: &TargetDecision,
     ch: &mut TargetChanges,
 ) {
-    let (Some(before), Some(after)) = (optimized_time_ms(prev), optimized_time_ms(cur)) else {
-        return;
-    };
-    let Some(delta_pct) = relative_pct(before, after) else {
-        return;
-    };
-    let delta_ms = after - before;
-    let row = ChangeRow::OptimizedLatency {
-        target: cur.target.clone(),
-        before,
-        after,
-        delta_pct,
-        optimized_time_delta_ms: delta_ms,
-    };
-    let change = Change {
-        worse_by: delta_pct,
-        threshold: th.optimized_latency_regression_pct,
-        significant: delta_ms.abs() >= th.min_optimized_time_delta_ms - EPS,
-        declined: after > before,
-        test: decision.verdict(Metric::OptimizedLatency),
-        floor: Some((th.min_optimized_time_delta_ms, delta_ms)),
-    };
-    ch.record(row, change, Counted::default());
+    if let Some(times) = optimized_time_ms(prev).zip(optimized_time_ms(cur)) {
+        let test = decision.verdict(Metric::OptimizedLatency);
+        ch.record_latency(&cur.target, times, th, test, Counted::default());
+    }
 }
 
 #[cfg(test)]
