@@ -104,8 +104,8 @@ fn floor_held(row: &ChangeRow, floor: Option<(f64, f64)>) -> FloorHeld {
             crate::text::fmt_sig(delta_ms.abs(), 3),
             crate::text::fmt_sig(floor_ms, 3)
         ),
-        floor_ms,
-        delta_ms,
+        floor_ms: floor_ms.into(),
+        delta_ms: delta_ms.into(),
     }
 }
 

@@ -32,10 +32,10 @@ pub(super) fn time_checks(
     let delta_ms = after - before;
     let row = ChangeRow::OptimizedLatency {
         target: cur.target.clone(),
-        before,
-        after,
-        delta_pct,
-        optimized_time_delta_ms: delta_ms,
+        before: before.into(),
+        after: after.into(),
+        delta_pct: delta_pct.into(),
+        optimized_time_delta_ms: delta_ms.into(),
     };
     let change = Change {
         worse_by: delta_pct,
@@ -96,8 +96,8 @@ mod tests {
                 delta_pct,
                 ..
             } => {
-                assert_eq!((*before, *after), (10.0, 12.0));
-                assert!((delta_pct - 20.0).abs() < 1e-9);
+                assert_eq!((before.get(), after.get()), (10.0, 12.0));
+                assert!((delta_pct.get() - 20.0).abs() < 1e-9);
             }
             other => panic!("expected an optimized_latency row, found {other:?}"),
         }
