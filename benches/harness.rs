@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use tier1::bench::backend::{BackendError, VariantRun, threads};
 use tier1::bench::sampling::{self, Plan};
 use tier1::bench::{CpuBackend, HarnessOptions, alloc::CountingAlloc, run_suite};
+use tier1::json::Finite;
 use tier1::suite::Suite;
 
 #[global_allocator]
@@ -145,15 +146,15 @@ fn main() {
     );
     println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for t in &r.targets {
-        let base = t.metrics.baseline_time_ms.unwrap_or(f64::NAN);
+        let base = t.metrics.baseline_time_ms.map_or(f64::NAN, f64::from);
         let best = t
             .variants
             .iter()
             .find(|v| Some(&v.name) == t.metrics.best_optimization.as_ref())
             .map_or(f64::NAN, |v| v.stats.median_ms.get());
-        let rate = |x: Option<f64>, peak: f64, unit: f64| {
+        let rate = |x: Option<Finite>, peak: f64, unit: f64| {
             x.map_or("-".to_string(), |x| {
-                let r = x / (best / 1e3);
+                let r = x.get() / (best / 1e3);
                 format!("{:.2} ({:.1} %)", r / unit, r / peak * 100.0)
             })
         };
@@ -163,7 +164,7 @@ fn main() {
             t.status,
             base,
             best,
-            t.metrics.best_speedup.unwrap_or(f64::NAN),
+            t.metrics.best_speedup.map_or(f64::NAN, f64::from),
             rate(t.work.flops, flops, 1e9),
             rate(t.work.bytes, bw, 1e9),
             t.metrics

@@ -53,7 +53,7 @@ fn example_command_target_runs_and_verifies() {
         t.baseline_file.as_deref(),
         Some("examples/command_target.py")
     );
-    assert_eq!(t.work.flops, Some(2.0 * 8.0 * 1024.0));
+    assert_eq!(t.work.flops, Some((2.0 * 8.0 * 1024.0).into()));
 }
 
 const SIG: &str = r#"{"seed":42,"inputs":[{"name":"x","shape":[4],"dtype":"f32"}]}"#;

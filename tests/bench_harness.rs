@@ -91,14 +91,14 @@ fn smoke_profile_runs_all_six_green_and_summarizes() {
         assert!(v.passed && v.elements > 0, "{}: {v:?}", t.key);
     }
     let kv = r.targets.iter().find(|t| t.key == "kv_standard").unwrap();
-    let savings = kv.metrics.best_memory_savings_pct.unwrap();
+    let savings = kv.metrics.best_memory_savings_pct.unwrap().get();
     assert!((40.0..55.0).contains(&savings), "kv savings {savings}");
     result::validate(&r).expect("valid");
     let rows = result::summarize(&r, &Suite::embedded()).expect("summary rows");
     assert_eq!(rows.len(), 6);
     for row in &rows {
         let (b, s) = (row.baseline_time_ms.unwrap(), row.best_speedup.unwrap());
-        assert_eq!(row.best_optimized_time_ms, Some(b / s));
+        assert_eq!(row.best_optimized_time_ms, Some((b.get() / s.get()).into()));
         assert!(
             row.baseline_file
                 .as_deref()
@@ -107,10 +107,10 @@ fn smoke_profile_runs_all_six_green_and_summarizes() {
         );
     }
     let kv_row = rows.iter().find(|r| r.key == "kv_standard").unwrap();
-    let mb = kv_row.baseline_memory_mb.unwrap();
+    let mb = kv_row.baseline_memory_mb.unwrap().get();
     assert_eq!(
         kv_row.best_optimized_memory_mb,
-        Some(mb * (1.0 - savings / 100.0))
+        Some((mb * (1.0 - savings / 100.0)).into())
     );
 
     // The file round-trips and is never overwritten.
@@ -261,7 +261,7 @@ fn tampered_or_foreign_results_are_refused() {
     assert!(e.contains("stored statistics differ"), "{e}");
     let mut r2 = run(&["persistent_decode"], None);
     r2.targets[0].status = status::SUCCEEDED.into();
-    r2.targets[0].metrics.best_speedup = Some(100.0);
+    r2.targets[0].metrics.best_speedup = Some(100.0.into());
     let e = result::validate(&r2).unwrap_err().to_string();
     assert!(e.contains("differs from the one derived"), "{e}");
     r2.suite_version = 9;

@@ -208,7 +208,7 @@ fn unchanged_nights(n: usize) {
             for (i, t) in s.targets.iter().enumerate() {
                 saids[i].push(said(&reg, &t.target));
                 if let Some(x) = t.best_speedup {
-                    speedups[i].push(x);
+                    speedups[i].push(x.get());
                 }
             }
         }
@@ -238,7 +238,7 @@ fn unchanged_nights(n: usize) {
         println!(
             "| {} | {:.3} | {med:.3} | {lo:.3} | {hi:.3} | {:.2} % |",
             t.key,
-            anchor.targets[i].best_speedup.unwrap_or(f64::NAN),
+            anchor.targets[i].best_speedup.map_or(f64::NAN, f64::from),
             cv(xs)
         );
     }
@@ -309,7 +309,7 @@ fn slowdown_nights(n: usize) {
     println!(
         "\n(command suite: bootstrap nights needed: {attempts}; anchor {} speedup {:.4})",
         anchor.targets[0].target,
-        anchor.targets[0].best_speedup.unwrap_or(f64::NAN)
+        anchor.targets[0].best_speedup.map_or(f64::NAN, f64::from)
     );
     let history = (n / 2).max(1);
     let mut unchanged_failures = 0;
@@ -344,7 +344,7 @@ fn slowdown_nights(n: usize) {
                 "- night {}: {} speedup {:.4} ({}), {}",
                 s.run_id,
                 suite.targets[0].key,
-                s.targets[0].best_speedup.unwrap_or(f64::NAN),
+                s.targets[0].best_speedup.map_or(f64::NAN, f64::from),
                 where_listed(&root, &s.run_id, &slowed),
                 if reg.is_empty() {
                     "no regression".to_string()

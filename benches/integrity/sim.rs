@@ -107,8 +107,8 @@ fn variant(name: &str, role: Role, samples: Vec<f64>) -> VariantResult {
             passed: true,
             elements: 1,
             mismatches: 0,
-            max_abs_err: 0.0,
-            max_rel_err: 0.0,
+            max_abs_err: 0.0.into(),
+            max_rel_err: 0.0.into(),
             reference: None,
             message: None,
         }),
@@ -164,7 +164,7 @@ fn measure(
         sampling: Some(Sampling {
             rounds: rounds as u32,
             processes: 1,
-            precision_pct: PRECISION_PCT,
+            precision_pct: PRECISION_PCT.into(),
             order_seed: 0,
             budget_exhausted: rounds >= setup.max_rounds,
             remeasured: false,
@@ -194,7 +194,7 @@ fn summary(run_id: &str, targets: Vec<TargetResult>, suite: &Suite) -> Summary {
         environment: serde_json::from_value(serde_json::json!({"backend": "cpu"}))
             .expect("environment"),
         seed: 1,
-        min_speedup: suite.thresholds.min_speedup,
+        min_speedup: suite.thresholds.min_speedup.into(),
         warmup: 5,
         iterations: 20,
         max_rounds: None,
@@ -331,6 +331,6 @@ pub fn night(
             .iter()
             .any(|r| r.target() == suite.targets[0].target),
         unknown: first.and_then(|t| t.verdict) == Some(tier1::history::Verdict::Unknown),
-        detectable_pct: first.and_then(|t| t.detectable_pct),
+        detectable_pct: first.and_then(|t| t.detectable_pct).map(f64::from),
     }
 }

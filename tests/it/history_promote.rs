@@ -360,6 +360,27 @@ fn refuses_a_stale_or_foreign_anchor() {
 }
 
 #[test]
+fn refuses_a_results_file_with_an_out_of_range_metric() {
+    let w = World::new();
+    let results = w.p("ev/c/results/benchmark_test_results.json");
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    v["targets"][0]["metrics"]["best_speedup"] = 123_456.789.into();
+    let text = serde_json::to_string_pretty(&v).unwrap();
+    assert_eq!(text.matches("123456.789").count(), 1);
+    std::fs::write(&results, text.replace("123456.789", "-1e999")).unwrap();
+    let stderr = w.refused(
+        &w.req(),
+        exit_code(Exit::Invalid),
+        "invalid results file: number out of range",
+    );
+    assert!(
+        stderr.contains("results/benchmark_test_results.json"),
+        "the file is named: {stderr}"
+    );
+}
+
+#[test]
 fn refuses_evidence_problems() {
     let w = World::new();
     std::fs::remove_file(w.p("ev/c/report.md")).unwrap();

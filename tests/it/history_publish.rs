@@ -363,3 +363,25 @@ fn without_suite_config_a_history_of_a_suite_not_in_the_checkout_is_refused() {
     assert_eq!(snapshot(&cand), cand_before);
     assert!(!out.exists());
 }
+
+#[test]
+fn refuses_a_candidate_measurement_with_an_out_of_range_number() {
+    let w = World::new();
+    let (live, cand, out) = (w.p("live"), w.p("cand"), w.p("out"));
+    candidate(Some(&live), &cand, &RunSpec::new("r1", 1));
+    let summary = cand.join("r1/summary.json");
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    v["targets"][0]["measurement"]["speedup_cv"] = 123_456.789.into();
+    let text = serde_json::to_string_pretty(&v).unwrap();
+    assert_eq!(text.matches("123456.789").count(), 1);
+    std::fs::write(&summary, text.replace("123456.789", "1e400")).unwrap();
+    assert_refused(
+        EXE,
+        &args(&cand, &live, &out, "r1"),
+        exit_code(Exit::Invalid),
+        "r1/summary.json: invalid content: number out of range",
+        &[&live, &cand],
+        &out,
+    );
+}

@@ -2,6 +2,7 @@
 //! optimized time and memory backfills, status counts, mean / median / geomean / max speedups.
 
 use crate::history::model::{Aggregates, TargetSummary};
+use crate::json::Finite;
 use crate::suite::Goal;
 
 /// The status string of a target that produced valid results.
@@ -10,24 +11,30 @@ pub const SUCCEEDED: &str = "succeeded";
 pub const MISSING: &str = "missing";
 
 /// `x` when it is finite and greater than zero.
-pub fn positive(x: Option<f64>) -> Option<f64> {
-    x.filter(|v| v.is_finite() && *v > 0.0)
+pub fn positive(x: Option<impl Into<f64>>) -> Option<f64> {
+    finite(x).filter(|v| *v > 0.0)
 }
 
 /// `x` when it is finite.
-pub fn finite(x: Option<f64>) -> Option<f64> {
-    x.filter(|v| v.is_finite())
+pub fn finite(x: Option<impl Into<f64>>) -> Option<f64> {
+    x.map(Into::into).filter(|v: &f64| v.is_finite())
 }
 
 /// `baseline_ms / speedup` when both are finite and greater than 0, else `None`.
-pub fn best_optimized_time(baseline_ms: Option<f64>, speedup: Option<f64>) -> Option<f64> {
+pub fn best_optimized_time(
+    baseline_ms: Option<impl Into<f64>>,
+    speedup: Option<impl Into<f64>>,
+) -> Option<f64> {
     let (b, s) = (positive(baseline_ms)?, positive(speedup)?);
     positive(Some(b / s))
 }
 
 /// `baseline_mb * (1 - savings_pct / 100)` when the baseline is finite and greater than 0 and the
 /// savings are finite (they may be negative), else `None`.
-pub fn best_optimized_memory(baseline_mb: Option<f64>, savings_pct: Option<f64>) -> Option<f64> {
+pub fn best_optimized_memory(
+    baseline_mb: Option<impl Into<f64>>,
+    savings_pct: Option<impl Into<f64>>,
+) -> Option<f64> {
     let (b, p) = (positive(baseline_mb)?, finite(savings_pct)?);
     finite(Some(b * (1.0 - p / 100.0)))
 }
@@ -54,11 +61,13 @@ pub fn optimized_memory_mb(t: &TargetSummary) -> Option<f64> {
 /// derived (the restore sanitizer's memory backfill, and summary building).
 pub fn backfill(t: &mut TargetSummary) {
     if t.best_optimized_time_ms.is_none() {
-        t.best_optimized_time_ms = best_optimized_time(t.baseline_time_ms, t.best_speedup);
+        t.best_optimized_time_ms =
+            best_optimized_time(t.baseline_time_ms, t.best_speedup).map(Finite::from);
     }
     if t.best_optimized_memory_mb.is_none() {
         t.best_optimized_memory_mb =
-            best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct);
+            best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct)
+                .map(Finite::from);
     }
 }
 
@@ -96,18 +105,18 @@ pub fn compute(targets: &[TargetSummary]) -> Aggregates {
         .filter(|t| is_succeeded(t))
         .filter_map(|t| finite(t.best_speedup))
         .collect();
-    let geomean = geomean(&speedups);
+    let geomean = geomean(&speedups).map(Finite::from);
     Aggregates {
         target_count: u32::try_from(targets.len()).unwrap_or(u32::MAX),
         succeeded: count(&|s| s == SUCCEEDED),
         failed: count(&|s| s.starts_with("failed")),
         skipped: count(&|s| s.starts_with("skipped")),
         missing: count(&|s| s == MISSING),
-        avg_speedup: mean(&speedups),
-        median_speedup: median(&speedups),
+        avg_speedup: mean(&speedups).map(Finite::from),
+        median_speedup: median(&speedups).map(Finite::from),
         geomean_speedup: geomean,
         representative_speedup: geomean,
-        max_speedup: speedups.iter().copied().reduce(f64::max),
+        max_speedup: speedups.iter().copied().reduce(f64::max).map(Finite::from),
     }
 }
 
@@ -161,14 +170,15 @@ pub(crate) mod fixtures {
             category: "gemm".into(),
             rationale: String::new(),
             status: SUCCEEDED.into(),
-            baseline_time_ms: Some(baseline_ms),
-            best_speedup: Some(speedup),
-            best_optimized_time_ms: best_optimized_time(Some(baseline_ms), Some(speedup)),
+            baseline_time_ms: Some(baseline_ms.into()),
+            best_speedup: Some(speedup.into()),
+            best_optimized_time_ms: best_optimized_time(Some(baseline_ms), Some(speedup))
+                .map(Into::into),
             best_optimization: Some("optimized".into()),
             optimization_goal: Some("performance".into()),
-            baseline_memory_mb: Some(512.0),
-            best_memory_savings_pct: Some(0.0),
-            best_optimized_memory_mb: Some(512.0),
+            baseline_memory_mb: Some(512.0.into()),
+            best_memory_savings_pct: Some(0.0.into()),
+            best_optimized_memory_mb: Some(512.0.into()),
             baseline_p75_ms: None,
             baseline_file: None,
             artifacts: Default::default(),
@@ -181,7 +191,7 @@ pub(crate) mod fixtures {
     /// A speed-goal row given by speedup and optimized time (baseline = speedup * optimized).
     pub(crate) fn speed_opt(key: &str, speedup: f64, optimized_ms: f64) -> TargetSummary {
         TargetSummary {
-            best_optimized_time_ms: Some(optimized_ms),
+            best_optimized_time_ms: Some(optimized_ms.into()),
             ..speed_target(key, speedup * optimized_ms, speedup)
         }
     }
@@ -190,9 +200,10 @@ pub(crate) mod fixtures {
     pub(crate) fn memory_target(key: &str, baseline_mb: f64, savings_pct: f64) -> TargetSummary {
         TargetSummary {
             optimization_goal: Some("memory".into()),
-            baseline_memory_mb: Some(baseline_mb),
-            best_memory_savings_pct: Some(savings_pct),
-            best_optimized_memory_mb: best_optimized_memory(Some(baseline_mb), Some(savings_pct)),
+            baseline_memory_mb: Some(baseline_mb.into()),
+            best_memory_savings_pct: Some(savings_pct.into()),
+            best_optimized_memory_mb: best_optimized_memory(Some(baseline_mb), Some(savings_pct))
+                .map(Into::into),
             ..speed_target(key, 1585.6, 1.58)
         }
     }
@@ -201,24 +212,24 @@ pub(crate) mod fixtures {
     /// optimized time, `precise` when that is within 1 %.
     pub(crate) fn measured(mut t: TargetSummary, half_width_pct: f64) -> TargetSummary {
         let f = half_width_pct / 100.0;
-        let speedup = t.best_speedup.unwrap_or(1.0);
+        let speedup = t.best_speedup.map_or(1.0, f64::from);
         let opt = optimized_time_ms(&t).unwrap_or(1.0);
         t.measurement = Some(crate::history::Measurement {
-            confidence: 0.95,
+            confidence: 0.95.into(),
             rounds: 30,
             clean_rounds: 15,
             baseline_repetitions: 1,
             optimized_repetitions: 1,
-            speedup_ci_low: Some(speedup * (1.0 - f)),
-            speedup_ci_high: Some(speedup * (1.0 + f)),
-            optimized_median_ms: opt,
-            optimized_ci_low_ms: Some(opt * (1.0 - f)),
-            optimized_ci_high_ms: Some(opt * (1.0 + f)),
-            speedup_cv: 0.01,
-            baseline_cv: 0.01,
-            optimized_cv: 0.01,
+            speedup_ci_low: Some((speedup * (1.0 - f)).into()),
+            speedup_ci_high: Some((speedup * (1.0 + f)).into()),
+            optimized_median_ms: opt.into(),
+            optimized_ci_low_ms: Some((opt * (1.0 - f)).into()),
+            optimized_ci_high_ms: Some((opt * (1.0 + f)).into()),
+            speedup_cv: 0.01.into(),
+            baseline_cv: 0.01.into(),
+            optimized_cv: 0.01.into(),
             outliers: 0,
-            precision_pct: 1.0,
+            precision_pct: 1.0.into(),
             precise: half_width_pct <= 1.0,
             throttled: false,
             estimator: Some("paired_median".into()),
@@ -275,7 +286,7 @@ mod tests {
         assert_eq!(best_optimized_time(Some(0.0), Some(2.0)), None);
         assert_eq!(best_optimized_time(Some(10.0), Some(0.0)), None);
         assert_eq!(best_optimized_time(Some(10.0), Some(-1.0)), None);
-        assert_eq!(best_optimized_time(None, Some(2.0)), None);
+        assert_eq!(best_optimized_time(None::<f64>, Some(2.0)), None);
         assert_eq!(best_optimized_time(Some(f64::NAN), Some(2.0)), None);
         assert_eq!(best_optimized_time(Some(10.0), Some(f64::INFINITY)), None);
     }
@@ -285,23 +296,23 @@ mod tests {
         assert_eq!(best_optimized_memory(Some(1024.0), Some(50.0)), Some(512.0));
         assert_eq!(best_optimized_memory(Some(200.0), Some(-25.0)), Some(250.0));
         assert_eq!(best_optimized_memory(Some(0.0), Some(50.0)), None);
-        assert_eq!(best_optimized_memory(Some(100.0), None), None);
+        assert_eq!(best_optimized_memory(Some(100.0), None::<f64>), None);
         let mut t = memory_target("kv_standard", 2048.0, 50.0);
         t.best_optimized_memory_mb = None;
         assert_eq!(optimized_memory_mb(&t), Some(1024.0));
         backfill(&mut t);
-        assert_eq!(t.best_optimized_memory_mb, Some(1024.0));
+        assert_eq!(t.best_optimized_memory_mb, Some(1024.0.into()));
     }
 
     #[test]
     fn backfill_keeps_stored_values() {
         let mut t = speed_target("a", 10.0, 2.0);
-        t.best_optimized_time_ms = Some(4.0);
+        t.best_optimized_time_ms = Some(4.0.into());
         backfill(&mut t);
-        assert_eq!(t.best_optimized_time_ms, Some(4.0));
+        assert_eq!(t.best_optimized_time_ms, Some(4.0.into()));
         t.best_optimized_time_ms = None;
         backfill(&mut t);
-        assert_eq!(t.best_optimized_time_ms, Some(5.0));
+        assert_eq!(t.best_optimized_time_ms, Some(5.0.into()));
     }
 
     #[test]
@@ -335,12 +346,12 @@ mod tests {
             (7, 3, 2, 1, 1)
         );
         let avg = (1.0 + 4.0 + 1.58) / 3.0;
-        assert!((a.avg_speedup.unwrap() - avg).abs() < 1e-12);
-        assert_eq!(a.median_speedup, Some(1.58));
+        assert!((a.avg_speedup.unwrap().get() - avg).abs() < 1e-12);
+        assert_eq!(a.median_speedup, Some(1.58.into()));
         let g = (1.0f64 * 4.0 * 1.58).powf(1.0 / 3.0);
-        assert!((a.geomean_speedup.unwrap() - g).abs() < 1e-12);
+        assert!((a.geomean_speedup.unwrap().get() - g).abs() < 1e-12);
         assert_eq!(a.representative_speedup, a.geomean_speedup);
-        assert_eq!(a.max_speedup, Some(4.0));
+        assert_eq!(a.max_speedup, Some(4.0.into()));
     }
 
     #[test]
@@ -364,9 +375,9 @@ mod tests {
     #[test]
     fn non_finite_speedups_never_reach_aggregates() {
         let mut t = speed_target("a", 1.0, 2.0);
-        t.best_speedup = Some(f64::NAN);
+        t.best_speedup = Some(f64::NAN.into());
         let a = compute(&[t, speed_target("b", 1.0, 3.0)]);
-        assert_eq!(a.avg_speedup, Some(3.0));
-        assert_eq!(a.max_speedup, Some(3.0));
+        assert_eq!(a.avg_speedup, Some(3.0.into()));
+        assert_eq!(a.max_speedup, Some(3.0.into()));
     }
 }

@@ -147,10 +147,10 @@ fn made_rows(current: &Summary, anchor: &Summary, check: &SideBySideCheck) -> Ve
     {
         rows.push(ChangeRow::OptimizedLatency {
             target: check.target.clone(),
-            before,
-            after,
-            delta_pct: (after - before) / before * 100.0,
-            optimized_time_delta_ms: after - before,
+            before: before.into(),
+            after: after.into(),
+            delta_pct: ((after - before) / before * 100.0).into(),
+            optimized_time_delta_ms: (after - before).into(),
         });
     }
     if let (Some(before), Some(after)) = (positive(prev.best_speedup), positive(cur.best_speedup))
@@ -159,12 +159,12 @@ fn made_rows(current: &Summary, anchor: &Summary, check: &SideBySideCheck) -> Ve
         let (tb, ta) = (optimized_time_ms(prev), optimized_time_ms(cur));
         rows.push(ChangeRow::Speedup {
             target: check.target.clone(),
-            before,
-            after,
-            delta_pct: (after - before) / before * 100.0,
-            optimized_time_before_ms: tb,
-            optimized_time_after_ms: ta,
-            optimized_time_delta_ms: tb.zip(ta).map(|(b, a)| a - b),
+            before: before.into(),
+            after: after.into(),
+            delta_pct: ((after - before) / before * 100.0).into(),
+            optimized_time_before_ms: tb.map(Into::into),
+            optimized_time_after_ms: ta.map(Into::into),
+            optimized_time_delta_ms: tb.zip(ta).map(|(b, a)| (a - b).into()),
         });
     }
     rows

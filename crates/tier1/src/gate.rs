@@ -5,6 +5,7 @@
 use crate::aggregate::{SUCCEEDED, finite, goal, positive};
 use crate::exit::Exit;
 use crate::history::model::{RegressionSummary, Summary};
+use crate::json::Finite;
 use crate::suite::Goal;
 use serde::Serialize;
 
@@ -113,7 +114,7 @@ pub fn summary_has_baseline_metrics(summary: &Summary) -> bool {
     baseline_metrics(summary).passed()
 }
 
-fn show(x: Option<f64>) -> String {
+fn show(x: Option<Finite>) -> String {
     x.map_or_else(|| "null".into(), |v| v.to_string())
 }
 
@@ -208,7 +209,7 @@ fn comparison_blockers(comparison: &RegressionSummary) -> Check {
             c.fail(format!(
                 "unknown verdict under thresholds.on_unknown: fail: {} (detectable {} %)",
                 t.target,
-                crate::text::fmt_sig(t.detectable_pct.unwrap_or(f64::NAN), 3)
+                crate::text::fmt_sig(t.detectable_pct.map_or(f64::NAN, f64::from), 3)
             ));
         }
     }

@@ -124,20 +124,6 @@ fn write_object(out: &mut Vec<u8>, m: &serde_json::Map<String, Value>, skip: Opt
     out.push(b'}');
 }
 
-/// `serialize_with` for `f64` metrics: a NaN or infinity is a serialization error, never `null`
-/// (the rule of [`Finite`], for fields still typed `f64`).
-pub fn ser_finite<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-    Finite::from(*x).serialize(s)
-}
-
-/// `serialize_with` for optional `f64` metrics: `None` is `null`; NaN or infinity is an error.
-pub fn ser_finite_opt<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match x {
-        Some(v) => ser_finite(v, s),
-        None => s.serialize_none(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,25 +197,16 @@ mod tests {
 
     #[derive(serde::Serialize)]
     struct M {
-        #[serde(serialize_with = "ser_finite_opt")]
-        x: Option<f64>,
+        x: Option<Finite>,
     }
 
     #[test]
     fn nan_is_refused_not_nulled() {
-        assert!(to_pretty(&M { x: Some(f64::NAN) }, "m").is_err());
-        assert!(
-            to_pretty(
-                &M {
-                    x: Some(f64::INFINITY)
-                },
-                "m"
-            )
-            .is_err()
-        );
-        assert_eq!(
-            to_pretty(&M { x: None }, "m").unwrap(),
-            b"{\n  \"x\": null\n}\n"
-        );
+        let m = |x: Option<f64>| M {
+            x: x.map(Finite::from),
+        };
+        assert!(to_pretty(&m(Some(f64::NAN)), "m").is_err());
+        assert!(to_pretty(&m(Some(f64::INFINITY)), "m").is_err());
+        assert_eq!(to_pretty(&m(None), "m").unwrap(), b"{\n  \"x\": null\n}\n");
     }
 }

@@ -119,7 +119,7 @@ pub fn apply(
     let alpha = first
         .detection
         .as_ref()
-        .map_or(book.base.alpha, |d| d.alpha);
+        .map_or(book.base.alpha, |d| d.alpha.get());
     let detector = Detector {
         thresholds: book,
         history,
@@ -171,8 +171,8 @@ fn suppress(
                 row,
                 suppression_reason: SUPPRESSION_REASON.into(),
                 recheck_run_id: recheck_run_id.to_string(),
-                recheck_speedup: positive(recheck.best_speedup),
-                recheck_optimized_time_ms: optimized_time_ms(recheck),
+                recheck_speedup: positive(recheck.best_speedup).map(Into::into),
+                recheck_optimized_time_ms: optimized_time_ms(recheck).map(Into::into),
             });
         } else {
             kept.push(row);
@@ -345,7 +345,7 @@ mod tests {
         assert_eq!(s.recheck_run_id, "run__recheck__a");
         assert_eq!(
             (s.recheck_speedup, s.recheck_optimized_time_ms),
-            (Some(2.0), Some(50.5))
+            (Some(2.0.into()), Some(50.5.into()))
         );
         assert_eq!(out.rechecks.len(), 2);
         let (ra, rb) = (&out.rechecks[0], &out.rechecks[1]);
@@ -389,13 +389,13 @@ mod tests {
             ),
             ("nan speedup", {
                 let mut t = speed_opt("a", 2.0, 50.0);
-                t.best_speedup = Some(f64::NAN);
+                t.best_speedup = Some(f64::NAN.into());
                 Some(t)
             }),
             ("zero time", {
                 let mut t = speed_opt("a", 2.0, 50.0);
-                t.best_optimized_time_ms = Some(0.0);
-                t.baseline_time_ms = Some(0.0);
+                t.best_optimized_time_ms = Some(0.0.into());
+                t.baseline_time_ms = Some(0.0.into());
                 Some(t)
             }),
             ("still regressed", Some(speed_opt("a", 2.0, 99.0))),
@@ -433,7 +433,7 @@ mod tests {
     fn invalid_metrics_are_recorded() {
         let (anchor, current, first) = regressed();
         let mut t = speed_opt("a", 2.0, 50.0);
-        t.best_speedup = Some(-1.0);
+        t.best_speedup = Some((-1.0).into());
         let out = apply(
             first,
             &current,

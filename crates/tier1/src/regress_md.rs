@@ -266,7 +266,8 @@ pub(crate) fn cells(row: &ChangeRow) -> (String, String, String) {
 }
 
 /// A number as Python's `str(float)` prints ordinary values (`2.0`, `2.49`).
-fn num(x: f64) -> String {
+fn num(x: impl Into<f64>) -> String {
+    let x: f64 = x.into();
     if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
         format!("{x:.1}")
     } else {
@@ -274,12 +275,12 @@ fn num(x: f64) -> String {
     }
 }
 
-fn opt_num(x: Option<f64>) -> String {
+fn opt_num(x: Option<impl Into<f64>>) -> String {
     x.map_or_else(|| "-".into(), num)
 }
 
-fn signed(x: f64) -> String {
-    format!("{x:+.2}")
+fn signed(x: impl Into<f64>) -> String {
+    format!("{:+.2}", x.into())
 }
 
 /// Text safe inside a table cell: no line breaks, escaped pipes, no backticks.
@@ -312,7 +313,7 @@ mod tests {
             (signed(5.0), signed(-11.654), signed(0.0)),
             ("+5.00".into(), "-11.65".into(), "+0.00".into())
         );
-        assert_eq!(opt_num(None), "-");
+        assert_eq!(opt_num(None::<f64>), "-");
     }
 
     #[test]

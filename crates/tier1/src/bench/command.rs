@@ -105,7 +105,7 @@ pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -
     let mut sampling = Sampling {
         rounds: 0,
         processes: 0,
-        precision_pct: timing.precision_pct,
+        precision_pct: timing.precision_pct.into(),
         order_seed: timing.seed,
         budget_exhausted: false,
         remeasured: false,
@@ -207,8 +207,8 @@ fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<Comm
                 passed: true,
                 elements: 0,
                 mismatches: 0,
-                max_abs_err: 0.0,
-                max_rel_err: 0.0,
+                max_abs_err: 0.0.into(),
+                max_rel_err: 0.0.into(),
                 reference: None,
                 message: Some(note.clone()),
             }),
@@ -439,7 +439,7 @@ fn validate(key: &str, raw: CommandOutput) -> Result<CommandOutput, String> {
         )));
     }
     for (name, v) in [("flops", raw.work.flops), ("bytes", raw.work.bytes)] {
-        if let Some(x) = v
+        if let Some(x) = v.map(f64::from)
             && !(x.is_finite() && (0.0..=MAX_WORK).contains(&x))
         {
             return Err(bad(format!(

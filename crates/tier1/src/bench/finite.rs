@@ -12,12 +12,12 @@ fn bad(x: f64) -> bool {
     !x.is_finite() || x.abs() > MAX_MAGNITUDE
 }
 
-fn first<'a>(
-    fields: impl IntoIterator<Item = (String, Option<f64>)> + 'a,
+fn first<'a, T: Into<f64>>(
+    fields: impl IntoIterator<Item = (String, Option<T>)> + 'a,
 ) -> Option<(String, f64)> {
     fields
         .into_iter()
-        .find_map(|(name, v)| v.filter(|x| bad(*x)).map(|x| (name, x)))
+        .find_map(|(name, v)| v.map(Into::into).filter(|x| bad(*x)).map(|x| (name, x)))
 }
 
 /// The first number of `t` that is not finite or too large, as `(field, value)`.
@@ -47,7 +47,7 @@ pub fn offending(t: &TargetResult) -> Option<(String, f64)> {
             ("p99_ms", s.p99_ms),
             ("cv", s.cv),
         ];
-        if let Some(x) = first(stats.map(|(f, x)| (at(&format!("stats.{f}")), Some(x.get())))) {
+        if let Some(x) = first(stats.map(|(f, x)| (at(&format!("stats.{f}")), Some(x)))) {
             return Some(x);
         }
         if let Some(ver) = &v.verification {
@@ -97,12 +97,10 @@ pub fn fail_unrecordable(t: &mut TargetResult) -> bool {
     });
     t.variants.clear();
     t.metrics = Default::default();
-    if let Some(s) = t.sampling.as_mut() {
-        s.precision_pct = if s.precision_pct.is_finite() {
-            s.precision_pct
-        } else {
-            0.0
-        };
+    if let Some(s) = t.sampling.as_mut()
+        && !s.precision_pct.is_finite()
+    {
+        s.precision_pct = 0.0.into();
     }
     true
 }

@@ -168,7 +168,7 @@ pub fn run_suite(
         let mut r = crate::bench::passes::merge(first, rs.collect());
         let min_speedup = suite.thresholds_for(&t.target).min_speedup;
         if min_speedup != suite.thresholds.min_speedup {
-            r.min_speedup = Some(min_speedup);
+            r.min_speedup = Some(min_speedup.into());
         }
         r.finalize(suite.thresholds.min_speedup);
         if crate::bench::finite::fail_unrecordable(&mut r) {
@@ -188,13 +188,13 @@ pub fn run_suite(
         backend: backend.name().into(),
         environment,
         seed: opts.seed,
-        min_speedup: suite.thresholds.min_speedup,
+        min_speedup: suite.thresholds.min_speedup.into(),
         warmup: timing.warmup,
         iterations: timing.iterations,
         max_rounds: Some(timing.max_rounds),
-        min_sample_ms: Some(timing.min_sample_ms),
-        precision_pct: Some(timing.precision_pct),
-        budget_s: Some(timing.budget.as_secs_f64()),
+        min_sample_ms: Some(timing.min_sample_ms.into()),
+        precision_pct: Some(timing.precision_pct.into()),
+        budget_s: Some(timing.budget.as_secs_f64().into()),
         targets,
     })
 }
@@ -430,7 +430,7 @@ fn measure(job: &Job, tx: &mpsc::Sender<Msg>) -> Result<(), BackendError> {
     let sampling = Sampling {
         rounds: sampled.rounds,
         processes: 1,
-        precision_pct: job.timing.precision_pct,
+        precision_pct: job.timing.precision_pct.into(),
         order_seed: job.timing.seed,
         budget_exhausted: sampled.budget_exhausted,
         remeasured,

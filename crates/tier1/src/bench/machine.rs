@@ -3,6 +3,7 @@
 //! throttle reasons. A target measured while the GPU throttled is re-measured once, then
 //! recorded as throttled (and compared by the reference rules only, never an anchor).
 
+use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
 /// NVML throttle reasons that slow the device down (idle, application-clock, sync-boost and
@@ -52,11 +53,11 @@ impl GpuState {
 #[serde(deny_unknown_fields)]
 pub struct MachineState {
     /// One-minute load average (`/proc/loadavg`).
-    #[serde(default, serialize_with = "crate::json::ser_finite_opt")]
-    pub load_avg_1m: Option<f64>,
+    #[serde(default)]
+    pub load_avg_1m: Option<Finite>,
     /// Mean current CPU clock over the cores (MHz, `/proc/cpuinfo` or cpufreq).
-    #[serde(default, serialize_with = "crate::json::ser_finite_opt")]
-    pub cpu_mhz: Option<f64>,
+    #[serde(default)]
+    pub cpu_mhz: Option<Finite>,
     /// The GPU, on the CUDA backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuState>,
@@ -68,8 +69,9 @@ impl MachineState {
         MachineState {
             load_avg_1m: std::fs::read_to_string("/proc/loadavg")
                 .ok()
-                .and_then(|s| parse_loadavg(&s)),
-            cpu_mhz: cpu_mhz(),
+                .and_then(|s| parse_loadavg(&s))
+                .map(Finite::from),
+            cpu_mhz: cpu_mhz().map(Finite::from),
             gpu: None,
         }
     }

@@ -8,6 +8,7 @@
 
 use crate::bench::estimate::{self, Estimator, PairEstimate};
 use crate::history::Measurement;
+use crate::json::Finite;
 
 /// The estimate of one variant's samples (in round order): the samples paired with themselves,
 /// so `optimized_ms` and `optimized_ci` are its median and interval; an anchor's passes
@@ -42,7 +43,7 @@ pub fn precise_now(samples: &[f64], precision_pct: f64) -> bool {
 pub fn measurement(
     samples: &[f64],
     repetitions: u32,
-    cv: f64,
+    cv: Finite,
     e: &PairEstimate,
     sampling: Conditions,
     estimator: Estimator,
@@ -56,21 +57,21 @@ pub fn measurement(
         .optimized_half_width_pct()
         .is_some_and(|w| w <= precision_pct + 1e-9);
     Measurement {
-        confidence: crate::history::measurement::CONFIDENCE,
+        confidence: crate::history::measurement::CONFIDENCE.into(),
         rounds: u32::try_from(e.pairs).unwrap_or(u32::MAX),
         clean_rounds: u32::try_from(e.clean).unwrap_or(u32::MAX),
         baseline_repetitions: repetitions,
         optimized_repetitions: repetitions,
         speedup_ci_low: None,
         speedup_ci_high: None,
-        optimized_median_ms: e.optimized_ms,
-        optimized_ci_low_ms: e.optimized_ci.map(|c| c.0),
-        optimized_ci_high_ms: e.optimized_ci.map(|c| c.1),
-        speedup_cv: 0.0,
+        optimized_median_ms: e.optimized_ms.into(),
+        optimized_ci_low_ms: e.optimized_ci.map(|c| c.0.into()),
+        optimized_ci_high_ms: e.optimized_ci.map(|c| c.1.into()),
+        speedup_cv: 0.0.into(),
         baseline_cv: cv,
         optimized_cv: cv,
         outliers: crate::stats::tukey_outliers(samples),
-        precision_pct,
+        precision_pct: precision_pct.into(),
         precise: reached && !throttled,
         throttled,
         estimator: estimator.stated().map(Into::into),
@@ -96,8 +97,8 @@ pub fn pass_values(e: &PairEstimate) -> Vec<crate::history::measurement::PassVal
         .iter()
         .map(|p| crate::history::measurement::PassValue {
             rounds: u32::try_from(p.rounds).unwrap_or(u32::MAX),
-            speedup: crate::aggregate::finite(Some(p.speedup)),
-            optimized_ms: crate::aggregate::finite(Some(p.optimized_ms)),
+            speedup: Finite::checked(p.speedup),
+            optimized_ms: Finite::checked(p.optimized_ms),
             outlier: p.outlier,
         })
         .collect()
@@ -142,7 +143,7 @@ mod tests {
         t.sampling = Some(Sampling {
             rounds: 12,
             processes: 1,
-            precision_pct: 1.0,
+            precision_pct: 1.0.into(),
             order_seed: 42,
             budget_exhausted: false,
             remeasured: false,
@@ -167,15 +168,15 @@ mod tests {
     fn one_variant_succeeds_with_its_time_as_the_metric() {
         let (s, msg, m) = derive(&single(vec![variant("baseline", &STEADY)]));
         assert_eq!((s.as_str(), msg), (status::SUCCEEDED, None));
-        let time = m.baseline_time_ms.unwrap();
+        let time = m.baseline_time_ms.unwrap().get();
         assert!((time - 10.0).abs() < 0.01, "{time}");
         assert_eq!((m.best_speedup, m.best_optimization.as_ref()), (None, None));
         let r = m.measurement.unwrap();
         assert_eq!(r.optimized_median_ms, time);
         assert_eq!((r.speedup_ci_low, r.speedup_ci_high), (None, None));
         let (lo, hi) = (
-            r.optimized_ci_low_ms.unwrap(),
-            r.optimized_ci_high_ms.unwrap(),
+            r.optimized_ci_low_ms.unwrap().get(),
+            r.optimized_ci_high_ms.unwrap().get(),
         );
         assert!(lo <= time && time <= hi && hi - lo < 0.1, "{lo} {hi}");
         assert!(r.precise && r.optimized_repetitions == 3);
@@ -198,8 +199,8 @@ mod tests {
             passed: false,
             elements: 8,
             mismatches: 2,
-            max_abs_err: 0.5,
-            max_rel_err: 0.1,
+            max_abs_err: 0.5.into(),
+            max_rel_err: 0.1.into(),
             reference: None,
             message: None,
         });

@@ -53,8 +53,8 @@ pub fn compare(
             passed: false,
             elements: out.len() as u64,
             mismatches: out.len().abs_diff(baseline.len()) as u64,
-            max_abs_err: NON_FINITE_ERR,
-            max_rel_err: NON_FINITE_ERR,
+            max_abs_err: NON_FINITE_ERR.into(),
+            max_rel_err: NON_FINITE_ERR.into(),
             reference: None,
             message: Some(format!(
                 "output has {} elements, baseline has {}",
@@ -70,8 +70,8 @@ pub fn compare(
         passed: e.mismatches == 0 && ref_ok,
         elements: e.elements,
         mismatches: e.mismatches,
-        max_abs_err: e.max_abs,
-        max_rel_err: e.max_rel,
+        max_abs_err: e.max_abs.into(),
+        max_rel_err: e.max_rel.into(),
         message: (!ref_ok).then(|| "output differs from the f64 reference".to_string()),
         reference,
     }
@@ -82,15 +82,15 @@ pub fn check_reference(out: &[f32], reference: &[f64], tol: Tolerance) -> Refere
     if out.len() != reference.len() {
         return ReferenceCheck {
             passed: false,
-            max_abs_err: NON_FINITE_ERR,
-            max_rel_err: NON_FINITE_ERR,
+            max_abs_err: NON_FINITE_ERR.into(),
+            max_rel_err: NON_FINITE_ERR.into(),
         };
     }
     let e = errors(out, reference.iter().copied(), tol);
     ReferenceCheck {
         passed: e.mismatches == 0,
-        max_abs_err: e.max_abs,
-        max_rel_err: e.max_rel,
+        max_abs_err: e.max_abs.into(),
+        max_rel_err: e.max_rel.into(),
     }
 }
 
@@ -101,8 +101,8 @@ pub fn baseline_record(out: &[f32], reference: &[f64], tol: Tolerance) -> Varian
         passed: r.passed,
         elements: out.len() as u64,
         mismatches: 0,
-        max_abs_err: 0.0,
-        max_rel_err: 0.0,
+        max_abs_err: 0.0.into(),
+        max_rel_err: 0.0.into(),
         message: (!r.passed).then(|| "baseline output differs from the f64 reference".to_string()),
         reference: Some(r),
     }
@@ -121,8 +121,8 @@ mod tests {
     fn within_tolerance_passes_and_records_errors() {
         let v = compare(&[1.005, 2.0], &[1.0, 2.0], Some(&[1.0, 2.0]), TOL);
         assert!(v.passed, "{v:?}");
-        assert!((v.max_abs_err - 0.005).abs() < 1e-6);
-        assert!((v.max_rel_err - 0.005).abs() < 1e-6);
+        assert!((v.max_abs_err.get() - 0.005).abs() < 1e-6);
+        assert!((v.max_rel_err.get() - 0.005).abs() < 1e-6);
         assert_eq!(v.elements, 2);
     }
 

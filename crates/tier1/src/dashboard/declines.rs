@@ -45,19 +45,20 @@ fn limits(run: &RunView, suite: &Suite, row: &ChangeRow) -> (f64, f64) {
         .and_then(|d| d.target(row.target()))
         .and_then(|t| t.tests.iter().find(|m| m.metric == row.reason()));
     (
-        test.and_then(|m| m.threshold_pct).unwrap_or(reference),
+        test.and_then(|m| m.threshold_pct)
+            .map_or(reference, f64::from),
         test.and_then(|m| m.floor_ms)
-            .unwrap_or(th.min_optimized_time_delta_ms),
+            .map_or(th.min_optimized_time_delta_ms, f64::from),
     )
 }
 
 /// How much worse `row` is, in its threshold's unit (positive: worse).
 fn worse_by(row: &ChangeRow) -> f64 {
     match row {
-        ChangeRow::Speedup { delta_pct, .. } => -delta_pct,
-        ChangeRow::OptimizedLatency { delta_pct, .. } => *delta_pct,
-        ChangeRow::MemorySavings { delta_points, .. } => -delta_points,
-        ChangeRow::OptimizedMemory { delta_pct, .. } => *delta_pct,
+        ChangeRow::Speedup { delta_pct, .. } => -delta_pct.get(),
+        ChangeRow::OptimizedLatency { delta_pct, .. } => delta_pct.get(),
+        ChangeRow::MemorySavings { delta_points, .. } => -delta_points.get(),
+        ChangeRow::OptimizedMemory { delta_pct, .. } => delta_pct.get(),
         ChangeRow::Status { .. } => f64::INFINITY,
     }
 }
@@ -75,6 +76,7 @@ fn time_delta_ms(row: &ChangeRow) -> Option<f64> {
         } => Some(*optimized_time_delta_ms),
         _ => None,
     }
+    .map(f64::from)
     .filter(|d| d.is_finite())
 }
 

@@ -107,8 +107,10 @@ fn scaled(v: f64, tiers: &[(f64, usize); 3]) -> String {
     format!("{a:.d$}")
 }
 
-fn finite_or_dash(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    x.filter(|v| v.is_finite()).map_or_else(|| "–".into(), f)
+fn finite_or_dash(x: Option<impl Into<f64>>, f: impl Fn(f64) -> String) -> String {
+    x.map(Into::into)
+        .filter(|v: &f64| v.is_finite())
+        .map_or_else(|| "–".into(), f)
 }
 
 fn sign(v: f64) -> &'static str {
@@ -116,7 +118,7 @@ fn sign(v: f64) -> &'static str {
 }
 
 /// A speedup as `2.49×` (three significant digits, more for large values).
-pub fn speedup(x: Option<f64>) -> String {
+pub fn speedup(x: Option<impl Into<f64>>) -> String {
     finite_or_dash(x, |v| {
         let s = if v < 0.0 { "−" } else { "" };
         format!("{s}{}×", scaled(v, &SPEEDUP_DECIMALS))
@@ -124,7 +126,7 @@ pub fn speedup(x: Option<f64>) -> String {
 }
 
 /// Milliseconds with precision scaled to magnitude.
-pub fn ms(x: Option<f64>) -> String {
+pub fn ms(x: Option<impl Into<f64>>) -> String {
     finite_or_dash(x, |v| {
         let s = if v < 0.0 { "−" } else { "" };
         format!("{s}{} ms", scaled(v, &MS_DECIMALS))
@@ -132,28 +134,22 @@ pub fn ms(x: Option<f64>) -> String {
 }
 
 /// Megabytes.
-pub fn mb(x: Option<f64>) -> String {
-    match x.filter(|v| v.is_finite()) {
-        None => "–".into(),
-        Some(v) => format!("{v:.1} MB"),
-    }
+pub fn mb(x: Option<impl Into<f64>>) -> String {
+    finite_or_dash(x, |v| format!("{v:.1} MB"))
 }
 
 /// A plain percentage (`49.7 %`).
-pub fn pct(x: Option<f64>) -> String {
-    match x.filter(|v| v.is_finite()) {
-        None => "–".into(),
-        Some(v) => format!("{v:.1} %"),
-    }
+pub fn pct(x: Option<impl Into<f64>>) -> String {
+    finite_or_dash(x, |v| format!("{v:.1} %"))
 }
 
 /// A signed change with a unit suffix (`+5.25 %`, `−0.70 pts`).
-pub fn signed(x: f64, unit: &str) -> String {
+pub fn signed(x: impl Into<f64>, unit: &str) -> String {
     finite_or_dash(Some(x), |v| format!("{}{:.2}{unit}", sign(v), v.abs()))
 }
 
 /// A signed millisecond change with precision scaled to magnitude (`+0.0013`, `−0.4360`).
-pub fn signed_ms(x: f64) -> String {
+pub fn signed_ms(x: impl Into<f64>) -> String {
     finite_or_dash(Some(x), |v| {
         format!("{}{}", sign(v), scaled(v, &MS_DECIMALS))
     })

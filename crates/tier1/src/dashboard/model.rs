@@ -71,10 +71,7 @@ impl RunView {
     }
     /// The suite representative (geomean) speedup.
     pub fn representative(&self) -> Option<f64> {
-        self.row
-            .representative_speedup
-            .or(self.row.geomean_speedup)
-            .filter(|x| x.is_finite())
+        crate::aggregate::finite(self.row.representative_speedup.or(self.row.geomean_speedup))
     }
     /// The summary's target row with this target string.
     pub fn target(&self, target: &str) -> Option<&TargetSummary> {
@@ -265,7 +262,7 @@ impl Dashboard {
             .runs
             .iter()
             .filter(|r| r.counts_as_accepted())
-            .filter_map(|r| r.row.max_speedup.filter(|x| x.is_finite()));
+            .filter_map(|r| crate::aggregate::finite(r.row.max_speedup));
         let sealed = self
             .sealed
             .iter()

@@ -161,8 +161,8 @@ fn suppressed(run: &mut super::model::RunView) {
             row: gemm_speedup_change(2.0, 1.8),
             suppression_reason: "recheck_not_regressed".into(),
             recheck_run_id: "r3__recheck__gemm".into(),
-            recheck_speedup: Some(2.0),
-            recheck_optimized_time_ms: Some(5.0),
+            recheck_speedup: Some(2.0.into()),
+            recheck_optimized_time_ms: Some(5.0.into()),
         });
 }
 

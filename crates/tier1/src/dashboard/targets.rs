@@ -70,14 +70,17 @@ fn vs_anchor(goal: Goal, cur: &TargetSummary, prev: Option<&TargetSummary>) -> S
             {
                 parts.push(format!(
                     "speedup {}",
-                    format::signed((c - p) / p * 100.0, " %")
+                    format::signed((c.get() - p.get()) / p.get() * 100.0, " %")
                 ));
             }
             if let (Some(c), Some(p)) = (cur.best_optimized_time_ms, prev.best_optimized_time_ms)
                 && c > 0.0
                 && p > 0.0
             {
-                parts.push(format!("latency {} ms", format::signed_ms(c - p)));
+                parts.push(format!(
+                    "latency {} ms",
+                    format::signed_ms(c.get() - p.get())
+                ));
             }
             if parts.is_empty() {
                 "–".into()
@@ -87,12 +90,12 @@ fn vs_anchor(goal: Goal, cur: &TargetSummary, prev: Option<&TargetSummary>) -> S
         }
         Goal::Time => match (cur.baseline_time_ms, prev.baseline_time_ms) {
             (Some(c), Some(p)) if c > 0.0 && p > 0.0 => {
-                format!("time {} ms", format::signed_ms(c - p))
+                format!("time {} ms", format::signed_ms(c.get() - p.get()))
             }
             _ => "–".into(),
         },
         Goal::Memory => match (cur.best_memory_savings_pct, prev.best_memory_savings_pct) {
-            (Some(c), Some(p)) => format!("savings {}", format::signed(c - p, " pts")),
+            (Some(c), Some(p)) => format!("savings {}", format::signed(c.get() - p.get(), " pts")),
             _ => "–".into(),
         },
     }
@@ -109,7 +112,7 @@ pub fn detectable(run: &RunView, target: &str) -> String {
         .filter(|d| d.is_finite())
         .map_or_else(
             || "–".into(),
-            |d| format!("{} %", crate::text::fmt_sig(d, 3)),
+            |d| format!("{} %", crate::text::fmt_sig(d.get(), 3)),
         )
 }
 

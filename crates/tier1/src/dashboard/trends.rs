@@ -10,6 +10,7 @@ use super::model::{Dashboard, RunClass, RunView};
 use super::svg::{Chart, Point, PointKind};
 use crate::history::model::TargetSummary;
 use crate::history::segment::SealedTarget;
+use crate::json::Finite;
 use crate::suite::Goal;
 use chrono::{DateTime, Utc};
 
@@ -166,16 +167,15 @@ pub fn target_value(t: &TargetSummary) -> Option<f64> {
 /// The charted value by goal: speedup, memory savings, or the baseline time for a time goal.
 fn goal_value(
     goal: Option<&str>,
-    speedup: Option<f64>,
-    savings: Option<f64>,
-    time_ms: Option<f64>,
+    speedup: Option<Finite>,
+    savings: Option<Finite>,
+    time_ms: Option<Finite>,
 ) -> Option<f64> {
-    let v = match Goal::from_stored(goal) {
+    crate::aggregate::finite(match Goal::from_stored(goal) {
         Goal::Speed => speedup,
         Goal::Memory => savings,
         Goal::Time => time_ms,
-    };
-    v.filter(|x| x.is_finite())
+    })
 }
 
 /// One small chart for a target string.
@@ -216,8 +216,7 @@ pub fn target_time_chart(dash: &Dashboard, target: &TargetSummary) -> Option<Cha
             Targets::Live(v) => v
                 .target(&target.target)
                 .filter(|t| t.status == "succeeded")
-                .and_then(|t| t.best_optimized_time_ms)
-                .filter(|x| x.is_finite()),
+                .and_then(|t| crate::aggregate::finite(t.best_optimized_time_ms)),
             Targets::Sealed(_) => None,
         },
         format::ms,

@@ -74,10 +74,10 @@ fn metrics_refuse_empty_inconsistent_and_failed_summaries() {
 #[test]
 fn metrics_refuse_incomplete_speed_targets() {
     let mut s = clean();
-    s.targets[0].baseline_time_ms = Some(f64::NAN);
+    s.targets[0].baseline_time_ms = Some(f64::NAN.into());
     assert!(has(&baseline_metrics(&s), "target a: baseline_time_ms NaN"));
     let mut s = clean();
-    s.targets[0].best_speedup = Some(0.0);
+    s.targets[0].best_speedup = Some(0.0.into());
     assert!(has(
         &baseline_metrics(&s),
         "target a: best_speedup 0 is not a finite number > 0"
@@ -94,19 +94,19 @@ fn metrics_refuse_incomplete_speed_targets() {
 fn metrics_of_memory_targets() {
     // Savings may be negative; speed metrics are not required.
     let mut s = clean();
-    s.targets[1].best_memory_savings_pct = Some(-3.0);
-    s.targets[1].best_optimized_memory_mb = Some(1054.72);
+    s.targets[1].best_memory_savings_pct = Some((-3.0).into());
+    s.targets[1].best_optimized_memory_mb = Some(1054.72.into());
     s.targets[1].best_speedup = None;
     s.targets[1].best_optimized_time_ms = None;
     assert!(baseline_metrics(&s).passed(), "{:?}", baseline_metrics(&s));
     let mut s = clean();
-    s.targets[1].best_memory_savings_pct = Some(f64::INFINITY);
+    s.targets[1].best_memory_savings_pct = Some(f64::INFINITY.into());
     assert!(has(
         &baseline_metrics(&s),
         "target kv: best_memory_savings_pct inf"
     ));
     let mut s = clean();
-    s.targets[1].best_optimized_memory_mb = Some(0.0);
+    s.targets[1].best_optimized_memory_mb = Some(0.0.into());
     assert!(has(
         &baseline_metrics(&s),
         "target kv: best_optimized_memory_mb 0"
@@ -298,15 +298,15 @@ fn suppressed(cmp: &mut RegressionSummary) {
     cmp.suppressed_regressions.push(SuppressedRegression {
         row: ChangeRow::OptimizedLatency {
             target: "labs/a:a".into(),
-            before: 50.0,
-            after: 100.0,
-            delta_pct: 100.0,
-            optimized_time_delta_ms: 50.0,
+            before: 50.0.into(),
+            after: 100.0.into(),
+            delta_pct: 100.0.into(),
+            optimized_time_delta_ms: 50.0.into(),
         },
         suppression_reason: "recheck_not_regressed".into(),
         recheck_run_id: "run__recheck__a".into(),
-        recheck_speedup: Some(2.0),
-        recheck_optimized_time_ms: Some(50.0),
+        recheck_speedup: Some(2.0.into()),
+        recheck_optimized_time_ms: Some(50.0.into()),
     });
 }
 

@@ -5,7 +5,7 @@
 //! targets the measurement could not decide (`inconclusive`), and the significant changes a
 //! floor kept from the gate (`held_by_floor`). Reference readers ignore these fields.
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
 pub use crate::suite::{DetectionMethod, UnknownRule};
@@ -43,46 +43,30 @@ pub struct MetricTest {
     /// `speedup` or `optimized_latency`.
     pub metric: String,
     /// The anchor's value (speedup, or optimized time in ms).
-    #[serde(serialize_with = "ser_finite")]
-    pub reference_value: f64,
+    pub reference_value: Finite,
     /// The current run's value.
-    #[serde(serialize_with = "ser_finite")]
-    pub current_value: f64,
+    pub current_value: Finite,
     /// `(current / anchor - 1) * 100`.
-    #[serde(serialize_with = "ser_finite")]
-    pub change_pct: f64,
+    pub change_pct: Finite,
     /// Estimated run-to-run standard deviation of the metric (percent, log scale).
-    #[serde(serialize_with = "ser_finite")]
-    pub noise_pct: f64,
+    pub noise_pct: Finite,
     /// Student t statistic (positive: worse).
-    #[serde(serialize_with = "ser_finite")]
-    pub statistic: f64,
+    pub statistic: Finite,
     /// Degrees of freedom.
-    #[serde(serialize_with = "ser_finite")]
-    pub df: f64,
+    pub df: Finite,
     /// One-sided p-value in the direction of the change.
-    #[serde(serialize_with = "ser_finite")]
-    pub p_value: f64,
+    pub p_value: Finite,
     /// `p_value < alpha`.
     pub significant: bool,
     /// The worsening (percent slower) this test detects with 95 % probability at this noise:
     /// what a reader can expect this target to catch in one night.
-    #[serde(serialize_with = "ser_finite")]
-    pub detectable_pct: f64,
+    pub detectable_pct: Finite,
     /// The regression threshold applied (percent, as the suite states it).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub threshold_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_pct: Option<Finite>,
     /// The absolute floor applied (ms, `min_optimized_time_delta_ms`).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub floor_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_ms: Option<Finite>,
     /// The metric's verdict (absent in older records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
@@ -114,12 +98,8 @@ pub struct TargetDetection {
     pub verdict: Option<Verdict>,
     /// The smallest slowdown (percent) the target's tests catch with 95 % probability: the
     /// larger of its metrics' (a slowdown of both variants shows only in the time).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub detectable_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detectable_pct: Option<Finite>,
     /// The recheck whose measurement was pooled with the first to decide this record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pooled_with: Option<String>,
@@ -163,14 +143,11 @@ pub struct Detection {
     pub method: DetectionMethod,
     /// Per-test significance level (the suite's `alpha` divided by the tests: two per compared
     /// speed target).
-    #[serde(serialize_with = "ser_finite")]
-    pub alpha: f64,
+    pub alpha: Finite,
     /// Prior run-to-run noise (percent) a young history is blended with.
-    #[serde(serialize_with = "ser_finite")]
-    pub prior_noise_pct: f64,
+    pub prior_noise_pct: Finite,
     /// Pseudo-runs the prior counts for.
-    #[serde(serialize_with = "ser_finite")]
-    pub prior_runs: f64,
+    pub prior_runs: Finite,
     /// Run ids whose values formed the noise estimate, oldest first.
     #[serde(default)]
     pub history_run_ids: Vec<String>,
@@ -206,11 +183,9 @@ pub struct FloorHeld {
     /// The rule that decided, in words (`min_optimized_time_delta_ms: |Δ| 0.003 ms < 0.05 ms`).
     pub rule: String,
     /// The floor (ms).
-    #[serde(serialize_with = "ser_finite")]
-    pub floor_ms: f64,
+    pub floor_ms: Finite,
     /// The optimized time's change (ms).
-    #[serde(serialize_with = "ser_finite")]
-    pub delta_ms: f64,
+    pub delta_ms: Finite,
 }
 
 /// A target whose measurement was too imprecise (or throttled) for the significance test.
@@ -222,6 +197,6 @@ pub struct Inconclusive {
     /// What was imprecise, with the figures.
     pub reason: String,
     /// Relative half-width of the current speedup interval (percent), when known.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub speedup_half_width_pct: Option<f64>,
+    #[serde(default)]
+    pub speedup_half_width_pct: Option<Finite>,
 }

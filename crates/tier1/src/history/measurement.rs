@@ -3,7 +3,7 @@
 //! comparison works after the anchor's evidence has expired. Summaries without it (older runs,
 //! reference-written packages) still validate and are compared by the reference rules alone.
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
 /// Confidence level of every interval the harness reports.
@@ -14,8 +14,7 @@ pub const CONFIDENCE: f64 = 0.95;
 #[serde(deny_unknown_fields)]
 pub struct Measurement {
     /// Confidence level of the intervals ([`CONFIDENCE`]).
-    #[serde(serialize_with = "ser_finite")]
-    pub confidence: f64,
+    pub confidence: Finite,
     /// Timed rounds: samples per variant, baseline and optimized paired round by round.
     pub rounds: u32,
     /// Clean rounds (both samples at or below their variant's median) the estimates use.
@@ -25,34 +24,29 @@ pub struct Measurement {
     /// Executions batched into one sample of the best optimized variant.
     pub optimized_repetitions: u32,
     /// Lower bound of the interval of `best_speedup` (median of the clean rounds' ratios).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub speedup_ci_low: Option<f64>,
+    #[serde(default)]
+    pub speedup_ci_low: Option<Finite>,
     /// Upper bound of the interval of `best_speedup`.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub speedup_ci_high: Option<f64>,
+    #[serde(default)]
+    pub speedup_ci_high: Option<Finite>,
     /// Median time of the best optimized variant over the clean rounds (ms).
-    #[serde(serialize_with = "ser_finite")]
-    pub optimized_median_ms: f64,
+    pub optimized_median_ms: Finite,
     /// Lower bound of the interval of that median (ms).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub optimized_ci_low_ms: Option<f64>,
+    #[serde(default)]
+    pub optimized_ci_low_ms: Option<Finite>,
     /// Upper bound of the interval of that median (ms).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub optimized_ci_high_ms: Option<f64>,
+    #[serde(default)]
+    pub optimized_ci_high_ms: Option<Finite>,
     /// Coefficient of variation of the per-round speedups.
-    #[serde(serialize_with = "ser_finite")]
-    pub speedup_cv: f64,
+    pub speedup_cv: Finite,
     /// Coefficient of variation of the baseline samples.
-    #[serde(serialize_with = "ser_finite")]
-    pub baseline_cv: f64,
+    pub baseline_cv: Finite,
     /// Coefficient of variation of the optimized samples.
-    #[serde(serialize_with = "ser_finite")]
-    pub optimized_cv: f64,
+    pub optimized_cv: Finite,
     /// Samples beyond Tukey's fences (baseline and optimized; reported, never dropped).
     pub outliers: u32,
     /// The precision asked for: each interval within ± this percent of its estimate.
-    #[serde(serialize_with = "ser_finite")]
-    pub precision_pct: f64,
+    pub precision_pct: Finite,
     /// The precision was reached (speed goal: both intervals; memory goal: memory measured) and
     /// the device was not throttled.
     pub precise: bool,
@@ -80,11 +74,11 @@ pub struct PassValue {
     /// Rounds of the pass.
     pub rounds: u32,
     /// The pass's speedup (`None` when it had no usable round).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub speedup: Option<f64>,
+    #[serde(default)]
+    pub speedup: Option<Finite>,
     /// The pass's optimized time (ms).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub optimized_ms: Option<f64>,
+    #[serde(default)]
+    pub optimized_ms: Option<Finite>,
     /// Left out of the pooled estimate: it disagreed with the other passes.
     pub outlier: bool,
 }
@@ -105,13 +99,14 @@ impl Measurement {
     }
 
     /// Relative half-width (the larger side) of the speedup interval, in percent.
-    pub fn speedup_half_width_pct(&self, speedup: f64) -> Option<f64> {
+    pub fn speedup_half_width_pct(&self, speedup: impl Into<f64>) -> Option<f64> {
         half_width_pct(self.speedup_ci_low, self.speedup_ci_high, speedup)
     }
 
     /// Why this measurement is too imprecise for the significance test or an anchor (`None`
     /// when precise), with the figures; `speedup` is the row's `best_speedup`.
-    pub fn imprecision(&self, speedup: Option<f64>) -> Option<String> {
+    pub fn imprecision(&self, speedup: Option<impl Into<f64>>) -> Option<String> {
+        let speedup: Option<f64> = speedup.map(Into::into);
         if self.throttled {
             return Some("was taken while the device throttled".into());
         }
@@ -151,7 +146,8 @@ impl Measurement {
 
     /// Why this measurement cannot be an anchor (`None` when it can): throttled, or imprecise
     /// where precision is required (with the figures and the remedies).
-    pub fn anchor_refusal(&self, speedup: Option<f64>) -> Option<String> {
+    pub fn anchor_refusal(&self, speedup: Option<impl Into<f64>>) -> Option<String> {
+        let speedup: Option<f64> = speedup.map(Into::into);
         if self.throttled {
             return self.imprecision(speedup);
         }
@@ -177,8 +173,8 @@ impl Measurement {
 
 /// `(ln hi - ln lo) / (2 z)`: the standard error a symmetric normal interval of that width on
 /// the log scale would have.
-fn log_se(lo: Option<f64>, hi: Option<f64>, confidence: f64) -> Option<f64> {
-    let (lo, hi) = (lo?, hi?);
+fn log_se(lo: Option<Finite>, hi: Option<Finite>, confidence: Finite) -> Option<f64> {
+    let (lo, hi, confidence) = (lo?.get(), hi?.get(), confidence.get());
     if !(lo > 0.0 && hi >= lo && confidence > 0.0 && confidence < 1.0) {
         return None;
     }
@@ -186,8 +182,8 @@ fn log_se(lo: Option<f64>, hi: Option<f64>, confidence: f64) -> Option<f64> {
     Some((hi.ln() - lo.ln()) / (2.0 * z))
 }
 
-fn half_width_pct(lo: Option<f64>, hi: Option<f64>, estimate: f64) -> Option<f64> {
-    let (lo, hi) = (lo?, hi?);
+fn half_width_pct(lo: Option<Finite>, hi: Option<Finite>, estimate: impl Into<f64>) -> Option<f64> {
+    let (lo, hi, estimate) = (lo?.get(), hi?.get(), estimate.into());
     (estimate > 0.0).then(|| (hi - estimate).max(estimate - lo) / estimate * 100.0)
 }
 
@@ -198,21 +194,21 @@ mod tests {
     #[test]
     fn standard_errors_come_from_the_intervals() {
         let m = Measurement {
-            confidence: 0.95,
+            confidence: 0.95.into(),
             rounds: 30,
             clean_rounds: 15,
             baseline_repetitions: 1,
             optimized_repetitions: 4,
-            speedup_ci_low: Some(1.96f64.exp().recip() * 2.0),
-            speedup_ci_high: Some(1.96f64.exp() * 2.0),
-            optimized_median_ms: 10.0,
-            optimized_ci_low_ms: Some(9.9),
-            optimized_ci_high_ms: Some(10.2),
-            speedup_cv: 0.01,
-            baseline_cv: 0.01,
-            optimized_cv: 0.01,
+            speedup_ci_low: Some((1.96f64.exp().recip() * 2.0).into()),
+            speedup_ci_high: Some((1.96f64.exp() * 2.0).into()),
+            optimized_median_ms: 10.0.into(),
+            optimized_ci_low_ms: Some(9.9.into()),
+            optimized_ci_high_ms: Some(10.2.into()),
+            speedup_cv: 0.01.into(),
+            baseline_cv: 0.01.into(),
+            optimized_cv: 0.01.into(),
             outliers: 0,
-            precision_pct: 1.0,
+            precision_pct: 1.0.into(),
             precise: false,
             throttled: false,
             estimator: None,
@@ -226,5 +222,43 @@ mod tests {
             ..m
         };
         assert_eq!(none.log_speedup_se(), None);
+    }
+
+    /// A stored measurement record, as JSON text.
+    fn record(speedup_cv: &str) -> String {
+        format!(
+            r#"{{"confidence": 0.95, "rounds": 30, "clean_rounds": 15, "baseline_repetitions": 1,
+                "optimized_repetitions": 4, "speedup_ci_low": 1.9, "speedup_ci_high": 2.1,
+                "optimized_median_ms": 10.0, "optimized_ci_low_ms": 9.9, "optimized_ci_high_ms": 10.2,
+                "speedup_cv": {speedup_cv}, "baseline_cv": 0.01, "optimized_cv": 0.01,
+                "outliers": 0, "precision_pct": 1.0, "precise": true}}"#
+        )
+    }
+
+    #[test]
+    fn a_non_finite_metric_is_refused_when_read_and_when_written() {
+        let ok: Measurement = serde_json::from_str(&record("0.01")).unwrap();
+        let e = serde_json::from_str::<Measurement>(&record("1e400")).unwrap_err();
+        assert!(e.to_string().contains("number out of range"), "{e}");
+        // JSON has no NaN; YAML does, and the record refuses it all the same.
+        for bad in [".nan", ".inf", "-.inf"] {
+            let e = serde_saphyr::from_str::<Measurement>(&record(bad)).unwrap_err();
+            assert!(
+                e.to_string().contains("expected a finite number"),
+                "{bad}: {e}"
+            );
+        }
+        let mut nan = ok.clone();
+        nan.speedup_cv = f64::NAN.into();
+        let e = crate::json::to_pretty(&nan, "summary.json").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("summary.json: invalid JSON: refusing to write non-finite number NaN"),
+            "{e}"
+        );
+        nan.speedup_cv = ok.speedup_cv;
+        nan.speedup_ci_high = Some(f64::INFINITY.into());
+        assert!(crate::json::to_pretty(&nan, "summary.json").is_err());
+        assert!(crate::json::to_pretty(&ok, "summary.json").is_ok());
     }
 }

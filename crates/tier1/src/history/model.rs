@@ -2,9 +2,9 @@
 //! (`index.json`, `<run_id>/summary.json`, `regression_summary.json`, `trend_snapshot.json`,
 //! `regression_rechecks.json`), plus tier1's additive, versioned extensions. Unknown fields of a
 //! stored file are kept (`extra`) so a round trip never drops data another writer added.
-//! Metric floats are written through `json::ser_finite*`: a NaN or infinity can never reach a file.
+//! Metric floats are [`Finite`]: a NaN or infinity can never be written to a file nor read from one.
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -106,20 +106,20 @@ pub struct IndexRow {
     /// `<run_id>/trend_snapshot.json`.
     pub trend_snapshot_path: String,
     /// Aggregates copied from the summary.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub avg_speedup: Option<f64>,
+    #[serde(default)]
+    pub avg_speedup: Option<Finite>,
     /// Median of per-target speedups.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub median_speedup: Option<f64>,
+    #[serde(default)]
+    pub median_speedup: Option<Finite>,
     /// Geometric mean of positive speedups.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub geomean_speedup: Option<f64>,
+    #[serde(default)]
+    pub geomean_speedup: Option<Finite>,
     /// Same as geomean.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub representative_speedup: Option<f64>,
+    #[serde(default)]
+    pub representative_speedup: Option<Finite>,
     /// Best per-target speedup.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub max_speedup: Option<f64>,
+    #[serde(default)]
+    pub max_speedup: Option<Finite>,
     /// Counts.
     #[serde(default)]
     pub succeeded: u32,
@@ -291,26 +291,14 @@ pub struct TargetSummary {
     /// `succeeded`, `failed_*`, `skipped_*` or `missing`.
     pub status: String,
     /// Median baseline time (ms).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub baseline_time_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_time_ms: Option<Finite>,
     /// Best verified speedup.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub best_speedup: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_speedup: Option<Finite>,
     /// `baseline_time_ms / best_speedup`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub best_optimized_time_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_optimized_time_ms: Option<Finite>,
     /// Name of the best optimized variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best_optimization: Option<String>,
@@ -318,33 +306,17 @@ pub struct TargetSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimization_goal: Option<String>,
     /// Baseline peak memory (MB).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub baseline_memory_mb: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_memory_mb: Option<Finite>,
     /// Best memory savings (percent, may be negative).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub best_memory_savings_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_memory_savings_pct: Option<Finite>,
     /// Best optimized peak memory (MB).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub best_optimized_memory_mb: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_optimized_memory_mb: Option<Finite>,
     /// Baseline p75 (ms) or null.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub baseline_p75_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_p75_ms: Option<Finite>,
     /// Repo-relative file of the baseline implementation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_file: Option<String>,
@@ -376,20 +348,20 @@ pub struct Aggregates {
     /// Status `missing`.
     pub missing: u32,
     /// Arithmetic mean of succeeded speedups.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub avg_speedup: Option<f64>,
+    #[serde(default)]
+    pub avg_speedup: Option<Finite>,
     /// Median.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub median_speedup: Option<f64>,
+    #[serde(default)]
+    pub median_speedup: Option<Finite>,
     /// Geometric mean of positive speedups.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub geomean_speedup: Option<f64>,
+    #[serde(default)]
+    pub geomean_speedup: Option<Finite>,
     /// Same as geomean.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub representative_speedup: Option<f64>,
+    #[serde(default)]
+    pub representative_speedup: Option<Finite>,
     /// Max.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub max_speedup: Option<f64>,
+    #[serde(default)]
+    pub max_speedup: Option<Finite>,
 }
 
 /// A change row of a regression summary; the `reason` tag selects the shape (contract §2.3).
@@ -410,71 +382,54 @@ pub enum ChangeRow {
         /// Target string.
         target: String,
         /// Previous speedup.
-        #[serde(serialize_with = "ser_finite")]
-        before: f64,
+        before: Finite,
         /// Current speedup.
-        #[serde(serialize_with = "ser_finite")]
-        after: f64,
+        after: Finite,
         /// `(after - before) / before * 100`.
-        #[serde(serialize_with = "ser_finite")]
-        delta_pct: f64,
+        delta_pct: Finite,
         /// Previous optimized time.
-        #[serde(serialize_with = "ser_finite_opt")]
-        optimized_time_before_ms: Option<f64>,
+        optimized_time_before_ms: Option<Finite>,
         /// Current optimized time.
-        #[serde(serialize_with = "ser_finite_opt")]
-        optimized_time_after_ms: Option<f64>,
+        optimized_time_after_ms: Option<Finite>,
         /// Difference, null unless both times are > 0.
-        #[serde(serialize_with = "ser_finite_opt")]
-        optimized_time_delta_ms: Option<f64>,
+        optimized_time_delta_ms: Option<Finite>,
     },
     /// Optimized latency change (catches common-mode slowdowns).
     OptimizedLatency {
         /// Target string.
         target: String,
         /// Previous optimized ms.
-        #[serde(serialize_with = "ser_finite")]
-        before: f64,
+        before: Finite,
         /// Current optimized ms.
-        #[serde(serialize_with = "ser_finite")]
-        after: f64,
+        after: Finite,
         /// Relative change in percent.
-        #[serde(serialize_with = "ser_finite")]
-        delta_pct: f64,
+        delta_pct: Finite,
         /// Absolute change in ms.
-        #[serde(serialize_with = "ser_finite")]
-        optimized_time_delta_ms: f64,
+        optimized_time_delta_ms: Finite,
     },
     /// Memory savings change in percentage points.
     MemorySavings {
         /// Target string.
         target: String,
         /// Previous savings %.
-        #[serde(serialize_with = "ser_finite")]
-        before: f64,
+        before: Finite,
         /// Current savings %.
-        #[serde(serialize_with = "ser_finite")]
-        after: f64,
+        after: Finite,
         /// `after - before`.
-        #[serde(serialize_with = "ser_finite")]
-        delta_points: f64,
+        delta_points: Finite,
     },
     /// Optimized memory change.
     OptimizedMemory {
         /// Target string.
         target: String,
         /// Previous MB.
-        #[serde(serialize_with = "ser_finite")]
-        before: f64,
+        before: Finite,
         /// Current MB.
-        #[serde(serialize_with = "ser_finite")]
-        after: f64,
+        after: Finite,
         /// Relative change in percent.
-        #[serde(serialize_with = "ser_finite")]
-        delta_pct: f64,
+        delta_pct: Finite,
         /// Absolute change in MB.
-        #[serde(serialize_with = "ser_finite")]
-        optimized_memory_delta_mb: f64,
+        optimized_memory_delta_mb: Finite,
     },
 }
 
@@ -512,11 +467,11 @@ pub struct SuppressedRegression {
     /// `<run_id>__recheck__<key>`.
     pub recheck_run_id: String,
     /// Speedup measured by the recheck.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub recheck_speedup: Option<f64>,
+    #[serde(default)]
+    pub recheck_speedup: Option<Finite>,
     /// Optimized time measured by the recheck.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub recheck_optimized_time_ms: Option<f64>,
+    #[serde(default)]
+    pub recheck_optimized_time_ms: Option<Finite>,
 }
 
 /// One recheck record (also the elements of `regression_rechecks.json`).
@@ -607,20 +562,15 @@ pub struct TrendRow {
     /// RFC 3339 time.
     pub generated_at: String,
     /// Aggregates.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub avg_speedup: Option<f64>,
+    pub avg_speedup: Option<Finite>,
     /// Median.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub median_speedup: Option<f64>,
+    pub median_speedup: Option<Finite>,
     /// Geomean.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub geomean_speedup: Option<f64>,
+    pub geomean_speedup: Option<Finite>,
     /// Representative (falls back to geomean).
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub representative_speedup: Option<f64>,
+    pub representative_speedup: Option<Finite>,
     /// Max.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub max_speedup: Option<f64>,
+    pub max_speedup: Option<Finite>,
     /// Counts.
     pub succeeded: u32,
     /// Failed.
@@ -645,20 +595,15 @@ pub struct TrendSnapshot {
     /// All runs, by time.
     pub evidence_history: Vec<TrendRow>,
     /// Mean of avg over history.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub avg_speedup: Option<f64>,
+    pub avg_speedup: Option<Finite>,
     /// Mean of median over history.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub avg_median_speedup: Option<f64>,
+    pub avg_median_speedup: Option<Finite>,
     /// Mean of geomean over history.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub avg_geomean_speedup: Option<f64>,
+    pub avg_geomean_speedup: Option<Finite>,
     /// Mean of representative over history.
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub representative_speedup: Option<f64>,
+    pub representative_speedup: Option<Finite>,
     /// Max of max over history (rejected evidence never counts).
-    #[serde(serialize_with = "ser_finite_opt")]
-    pub best_speedup_seen: Option<f64>,
+    pub best_speedup_seen: Option<Finite>,
     /// Newest accepted or eligible run.
     pub latest_run_id: Option<String>,
     /// Newest run of any kind.

@@ -3,7 +3,7 @@
 //! archive (`segments/<name>.tar.gz`), and the names and versions of both. Writing and reading the
 //! archives is `segment_io`; where the hash chain runs through a segment is `chain`.
 
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -115,18 +115,14 @@ pub struct SealedTarget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimization_goal: Option<String>,
     /// Best speedup.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub best_speedup: Option<f64>,
+    #[serde(default)]
+    pub best_speedup: Option<Finite>,
     /// Best memory savings (percent).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub best_memory_savings_pct: Option<f64>,
+    #[serde(default)]
+    pub best_memory_savings_pct: Option<Finite>,
     /// Baseline time in ms (what a `time`-goal target charts); absent when not recorded.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub baseline_time_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_time_ms: Option<Finite>,
 }
 
 /// What a set of sealed runs adds to a trend snapshot (`history::trend::totals`): counts, sums for
@@ -147,8 +143,8 @@ pub struct TrendTotals {
     /// Same for `representative_speedup` (falling back to geomean).
     pub representative_speedup: SumCount,
     /// Max `max_speedup` of accepted or eligible runs.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub best_speedup_seen: Option<f64>,
+    #[serde(default)]
+    pub best_speedup_seen: Option<Finite>,
     /// Newest accepted or eligible run by time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latest: Option<RunAt>,
@@ -161,8 +157,7 @@ pub struct TrendTotals {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct SumCount {
     /// The sum.
-    #[serde(serialize_with = "ser_finite")]
-    pub sum: f64,
+    pub sum: Finite,
     /// The count.
     pub n: u32,
 }

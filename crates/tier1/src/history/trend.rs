@@ -5,6 +5,7 @@
 
 use super::model::{Index, IndexRow, SealedTrend, TrendRow, TrendSnapshot};
 use super::segment::{RunAt, SumCount, TrendTotals};
+use crate::json::Finite;
 use chrono::{DateTime, Utc};
 
 /// Parsed UTC time of a stored `generated_at`; an unparsable value counts as the earliest time.
@@ -41,9 +42,13 @@ fn row(r: &IndexRow) -> TrendRow {
     }
 }
 
-fn mean(xs: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    let v: Vec<f64> = xs.flatten().filter(|x| x.is_finite()).collect();
-    crate::stats::mean(&v).filter(|m| m.is_finite())
+fn mean(xs: impl Iterator<Item = Option<Finite>>) -> Option<Finite> {
+    let v: Vec<f64> = xs
+        .flatten()
+        .filter(|x| x.is_finite())
+        .map(f64::from)
+        .collect();
+    crate::stats::mean(&v).and_then(Finite::checked)
 }
 
 /// Build the snapshot of an index.
@@ -61,7 +66,7 @@ pub fn build(index: &Index) -> TrendSnapshot {
         .iter()
         .filter_map(|r| r.max_speedup)
         .filter(|x| x.is_finite())
-        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+        .fold(None, |m: Option<Finite>, x| Some(m.map_or(x, |m| m.max(x))));
     TrendSnapshot {
         suite_name: index.suite_name.clone(),
         run_count: history.len() as u32,
@@ -94,8 +99,8 @@ fn build_compacted(index: &Index) -> TrendSnapshot {
     let t = merge(sealed.clone(), &totals(index.runs.iter()));
     let mean = |s: SumCount| {
         (s.n > 0)
-            .then(|| s.sum / f64::from(s.n))
-            .filter(|m| m.is_finite())
+            .then(|| s.sum.get() / f64::from(s.n))
+            .and_then(Finite::checked)
     };
     TrendSnapshot {
         suite_name: index.suite_name.clone(),
@@ -121,9 +126,9 @@ fn build_compacted(index: &Index) -> TrendSnapshot {
 /// What `rows` add to a trend snapshot (sealed into a segment record at compaction).
 pub fn totals<'a>(rows: impl Iterator<Item = &'a IndexRow>) -> TrendTotals {
     let mut t = TrendTotals::default();
-    let add = |s: &mut SumCount, x: Option<f64>| {
+    let add = |s: &mut SumCount, x: Option<Finite>| {
         if let Some(x) = x.filter(|x| x.is_finite()) {
-            s.sum += x;
+            s.sum = (s.sum.get() + x.get()).into();
             s.n += 1;
         }
     };
@@ -156,7 +161,7 @@ pub fn totals<'a>(rows: impl Iterator<Item = &'a IndexRow>) -> TrendTotals {
 /// Two sets of totals as one.
 pub fn merge(mut a: TrendTotals, b: &TrendTotals) -> TrendTotals {
     let sum = |x: SumCount, y: SumCount| SumCount {
-        sum: x.sum + y.sum,
+        sum: (x.sum.get() + y.sum.get()).into(),
         n: x.n + y.n,
     };
     a.run_count += b.run_count;
@@ -212,12 +217,12 @@ mod tests {
         let t = build(&idx);
         assert_eq!(t.run_count, 1);
         assert_eq!(t.evidence_run_count, 2);
-        assert_eq!(t.best_speedup_seen, Some(2.0));
+        assert_eq!(t.best_speedup_seen, Some(2.0.into()));
         assert_eq!(t.latest_run_id.as_deref(), Some("anchor"));
         assert_eq!(t.latest_evidence_run_id.as_deref(), Some("external"));
         assert_eq!(
             t.history[0].representative_speedup,
-            Some(2.0),
+            Some(2.0.into()),
             "falls back to geomean"
         );
     }
@@ -245,7 +250,7 @@ mod tests {
         let t = build(&compacted);
         assert_eq!(t.run_count, whole.run_count);
         assert_eq!(t.evidence_run_count, whole.evidence_run_count);
-        assert_eq!(t.best_speedup_seen, Some(4.0));
+        assert_eq!(t.best_speedup_seen, Some(4.0.into()));
         assert_eq!(t.avg_speedup, whole.avg_speedup);
         assert_eq!(t.latest_run_id.as_deref(), Some("d"));
         assert_eq!(t.latest_evidence_run_id.as_deref(), Some("d"));

@@ -117,7 +117,8 @@ pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(),
             .collect();
         if aggregate::goal(t) == Goal::Memory && t.best_optimized_memory_mb.is_none() {
             t.best_optimized_memory_mb =
-                aggregate::best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct);
+                aggregate::best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct)
+                    .map(Into::into);
         }
     }
     let r = &mut f.regression;

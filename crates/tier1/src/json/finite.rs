@@ -22,6 +22,16 @@ impl Finite {
     pub fn checked(x: f64) -> Option<Finite> {
         x.is_finite().then_some(Finite(x))
     }
+
+    /// Whether the value is finite (whether a file may hold it).
+    pub fn is_finite(self) -> bool {
+        self.0.is_finite()
+    }
+
+    /// The larger of the two values ([`f64::max`]).
+    pub fn max(self, other: Finite) -> Finite {
+        Finite(self.0.max(other.0))
+    }
 }
 
 impl From<f64> for Finite {
@@ -48,9 +58,27 @@ impl PartialOrd<f64> for Finite {
     }
 }
 
+impl PartialEq<Finite> for f64 {
+    fn eq(&self, other: &Finite) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialOrd<Finite> for f64 {
+    fn partial_cmp(&self, other: &Finite) -> Option<Ordering> {
+        self.partial_cmp(&other.0)
+    }
+}
+
 impl fmt::Display for Finite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl fmt::LowerExp for Finite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::LowerExp::fmt(&self.0, f)
     }
 }
 
@@ -116,7 +144,16 @@ mod tests {
     fn compares_and_prints_as_its_f64() {
         let x = Finite::from(1.5);
         assert!(x > 1.0 && x == 1.5 && x < Finite::from(2.0));
+        assert!(1.0 < x && 1.5 == x && 2.0 > x);
+        assert!((40.0..55.0).contains(&Finite::from(50.0)));
         assert_eq!(x.to_string(), 1.5f64.to_string());
+        assert_eq!(
+            format!("{x:+.2} {x:.3e}"),
+            format!("{:+.2} {:.3e}", 1.5, 1.5)
+        );
         assert_eq!(Finite::checked(f64::NAN), None);
+        assert!(x.is_finite() && !Finite::from(f64::INFINITY).is_finite());
+        assert_eq!(x.max(Finite::from(-2.0)), 1.5);
+        assert_eq!(Finite::from(f64::NAN).max(x), 1.5);
     }
 }

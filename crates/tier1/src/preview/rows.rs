@@ -3,7 +3,7 @@
 //! improvement, within noise, ...) with the smallest slowdown it could detect, ordered most
 //! serious first so a truncated table keeps what matters.
 
-use crate::aggregate::{SUCCEEDED, goal, optimized_memory_mb, optimized_time_ms, positive};
+use crate::aggregate::{SUCCEEDED, finite, goal, optimized_memory_mb, optimized_time_ms, positive};
 use crate::history::model::{ChangeRow, RegressionSummary, Summary, TargetSummary};
 use crate::suite::Goal;
 use serde::Serialize;
@@ -114,8 +114,8 @@ impl Change {
             ChangeRow::Status { before, after, .. } => (None, Some(format!("{before} → {after}"))),
             ChangeRow::Speedup { delta_pct, .. }
             | ChangeRow::OptimizedLatency { delta_pct, .. }
-            | ChangeRow::OptimizedMemory { delta_pct, .. } => (Some(*delta_pct), None),
-            ChangeRow::MemorySavings { delta_points, .. } => (Some(*delta_points), None),
+            | ChangeRow::OptimizedMemory { delta_pct, .. } => (Some(delta_pct.get()), None),
+            ChangeRow::MemorySavings { delta_points, .. } => (Some(delta_points.get()), None),
         };
         Change {
             metric: row.reason(),
@@ -161,9 +161,7 @@ fn side(t: &TargetSummary) -> Side {
         status: t.status.clone(),
         speedup: speed.then(|| positive(t.best_speedup)).flatten(),
         optimized_ms: speed.then(|| optimized_time_ms(t)).flatten(),
-        memory_savings_pct: memory
-            .then(|| t.best_memory_savings_pct.filter(|v| v.is_finite()))
-            .flatten(),
+        memory_savings_pct: memory.then(|| finite(t.best_memory_savings_pct)).flatten(),
         optimized_mb: memory.then(|| optimized_memory_mb(t)).flatten(),
     }
 }
@@ -248,7 +246,8 @@ pub fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec
                 .detection
                 .as_ref()
                 .and_then(|d| d.target(&t.target))
-                .and_then(|d| d.detectable_pct),
+                .and_then(|d| d.detectable_pct)
+                .map(f64::from),
         });
     }
     for m in &cmp.missing_targets {
@@ -424,7 +423,7 @@ mod tests {
         cmp.inconclusive.push(Inconclusive {
             target: "labs/b:b".into(),
             reason: "interval ±4 %".into(),
-            speedup_half_width_pct: Some(4.0),
+            speedup_half_width_pct: Some(4.0.into()),
         });
         let rows = rows(&current, &anchor, &cmp);
         assert_eq!(

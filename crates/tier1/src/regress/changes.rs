@@ -114,10 +114,10 @@ impl TargetChanges {
         let delta_ms = after - before;
         let row = ChangeRow::OptimizedLatency {
             target: target.to_string(),
-            before,
-            after,
-            delta_pct,
-            optimized_time_delta_ms: delta_ms,
+            before: before.into(),
+            after: after.into(),
+            delta_pct: delta_pct.into(),
+            optimized_time_delta_ms: delta_ms.into(),
         };
         let change = Change {
             worse_by: delta_pct,
@@ -140,8 +140,8 @@ fn floor_held(row: &ChangeRow, floor: Option<(f64, f64)>) -> FloorHeld {
             crate::text::fmt_sig(delta_ms.abs(), 3),
             crate::text::fmt_sig(floor_ms, 3)
         ),
-        floor_ms,
-        delta_ms,
+        floor_ms: floor_ms.into(),
+        delta_ms: delta_ms.into(),
     }
 }
 

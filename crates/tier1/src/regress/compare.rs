@@ -76,9 +76,9 @@ pub fn compare_in(
     let detector = detector(current, anchor, book.clone(), history);
     let mut detection = Detection {
         method: base.detection,
-        alpha: detector.alpha,
-        prior_noise_pct: base.prior_noise_pct,
-        prior_runs: base.prior_runs,
+        alpha: detector.alpha.into(),
+        prior_noise_pct: base.prior_noise_pct.into(),
+        prior_runs: base.prior_runs.into(),
         history_run_ids: history.run_ids(),
         targets: Vec::new(),
         on_unknown: Some(base.on_unknown),
@@ -233,12 +233,12 @@ fn speed_checks(
         let time_delta = both_ms.and_then(|(p, c)| finite(Some(c - p)));
         let row = ChangeRow::Speedup {
             target: cur.target.clone(),
-            before,
-            after,
-            delta_pct,
-            optimized_time_before_ms: prev_ms,
-            optimized_time_after_ms: cur_ms,
-            optimized_time_delta_ms: time_delta,
+            before: before.into(),
+            after: after.into(),
+            delta_pct: delta_pct.into(),
+            optimized_time_before_ms: prev_ms.map(Into::into),
+            optimized_time_after_ms: cur_ms.map(Into::into),
+            optimized_time_delta_ms: time_delta.map(Into::into),
         };
         let change = Change {
             worse_by: -delta_pct,
@@ -270,9 +270,9 @@ fn memory_checks(
     {
         let row = ChangeRow::MemorySavings {
             target: cur.target.clone(),
-            before,
-            after,
-            delta_points,
+            before: before.into(),
+            after: after.into(),
+            delta_points: delta_points.into(),
         };
         let change = Change {
             worse_by: -delta_points,
@@ -293,10 +293,10 @@ fn memory_checks(
     {
         let row = ChangeRow::OptimizedMemory {
             target: cur.target.clone(),
-            before,
-            after,
-            delta_pct,
-            optimized_memory_delta_mb: after - before,
+            before: before.into(),
+            after: after.into(),
+            delta_pct: delta_pct.into(),
+            optimized_memory_delta_mb: (after - before).into(),
         };
         let change = Change {
             worse_by: delta_pct,

@@ -166,10 +166,10 @@ pub fn pass_points(anchor: &TargetSummary, metric: Metric) -> Vec<Point> {
         .enumerate()
         .filter(|(_, p)| !p.outlier)
         .filter_map(|(i, p)| {
-            let value = match metric {
+            let value = f64::from(match metric {
                 Metric::Speedup => p.speedup,
                 Metric::OptimizedLatency => p.optimized_ms,
-            }?;
+            }?);
             (value > 0.0 && value.is_finite()).then(|| Point {
                 run_id: format!("anchor pass {}", i + 1),
                 segment: format!("anchor passes of {}", anchor.target),

@@ -29,26 +29,27 @@ pub fn pool(first: &TargetSummary, recheck: &TargetSummary) -> Option<TargetSumm
         Metric::OptimizedLatency.point(first)?,
         Metric::OptimizedLatency.point(recheck)?,
     )?;
-    let z = crate::stats::normal_quantile(0.5 + m1.confidence / 2.0);
+    let z = crate::stats::normal_quantile(0.5 + m1.confidence.get() / 2.0);
     let interval = |(y, v): (f64, f64)| ((y - z * v.sqrt()).exp(), (y + z * v.sqrt()).exp());
     let (s_lo, s_hi) = interval(speed);
     let (o_lo, o_hi) = interval(time);
     let (speedup, optimized) = (speed.0.exp(), time.0.exp());
     let mut row = first.clone();
-    row.best_speedup = Some(speedup);
-    row.best_optimized_time_ms = Some(optimized);
-    row.baseline_time_ms = Some(optimized * speedup);
+    row.best_speedup = Some(speedup.into());
+    row.best_optimized_time_ms = Some(optimized.into());
+    row.baseline_time_ms = Some((optimized * speedup).into());
     let half = |lo: f64, mid: f64, hi: f64| (hi - mid).max(mid - lo) / mid * 100.0;
-    let reached = half(s_lo, speedup, s_hi) <= m1.precision_pct + 1e-9
-        && half(o_lo, optimized, o_hi) <= m1.precision_pct + 1e-9;
+    let precision = m1.precision_pct.get() + 1e-9;
+    let reached =
+        half(s_lo, speedup, s_hi) <= precision && half(o_lo, optimized, o_hi) <= precision;
     row.measurement = Some(Measurement {
         rounds: m1.rounds.saturating_add(m2.rounds),
         clean_rounds: m1.clean_rounds.saturating_add(m2.clean_rounds),
-        speedup_ci_low: Some(s_lo),
-        speedup_ci_high: Some(s_hi),
-        optimized_median_ms: optimized,
-        optimized_ci_low_ms: Some(o_lo),
-        optimized_ci_high_ms: Some(o_hi),
+        speedup_ci_low: Some(s_lo.into()),
+        speedup_ci_high: Some(s_hi.into()),
+        optimized_median_ms: optimized.into(),
+        optimized_ci_low_ms: Some(o_lo.into()),
+        optimized_ci_high_ms: Some(o_hi.into()),
         precise: reached && !(m1.throttled || m2.throttled),
         throttled: m1.throttled || m2.throttled,
         estimator: Some(POOLED.into()),
@@ -85,7 +86,7 @@ mod tests {
         let a = measured(2.0, 50.0, 4.0);
         let b = measured(2.1, 48.0, 4.0);
         let p = pool(&a, &b).expect("both measured, consistent");
-        let s = p.best_speedup.unwrap();
+        let s = p.best_speedup.unwrap().get();
         assert!(
             (s - (2.0f64 * 2.1).sqrt()).abs() < 1e-9,
             "equal weights: geometric mean, {s}"
@@ -94,12 +95,12 @@ mod tests {
         let w = m.speedup_half_width_pct(s).unwrap();
         assert!(w < 3.0, "two ±4 % measurements pool to about ±2.8 %: {w}");
         assert_eq!(m.estimator.as_deref(), Some(POOLED));
-        let opt = p.best_optimized_time_ms.unwrap();
-        assert!((p.baseline_time_ms.unwrap() / s - opt).abs() < 1e-9);
+        let opt = p.best_optimized_time_ms.unwrap().get();
+        assert!((p.baseline_time_ms.unwrap().get() / s - opt).abs() < 1e-9);
         // A tighter recheck dominates.
         let tight = measured(2.1, 48.0, 0.5);
         let p = pool(&a, &tight).unwrap();
-        assert!((p.best_speedup.unwrap() - 2.1).abs() < 0.01);
+        assert!((p.best_speedup.unwrap().get() - 2.1).abs() < 0.01);
     }
 
     #[test]

@@ -77,8 +77,8 @@ mod tests {
                 delta_pct,
                 ..
             } => {
-                assert_eq!((*before, *after), (10.0, 12.0));
-                assert!((delta_pct - 20.0).abs() < 1e-9);
+                assert_eq!((before.get(), after.get()), (10.0, 12.0));
+                assert!((delta_pct.get() - 20.0).abs() < 1e-9);
             }
             other => panic!("expected an optimized_latency row, found {other:?}"),
         }

@@ -9,6 +9,7 @@ use super::TargetChanges;
 use super::significance::TargetDecision;
 use crate::history::model::TargetSummary;
 use crate::history::{DetectionMethod, Inconclusive, MetricTest, TargetDetection, Verdict};
+use crate::json::Finite;
 use crate::text::{fmt_pct, fmt_sig};
 
 /// The finished record (verdict, detectable change, floor marks) and, for an unknown target,
@@ -48,13 +49,14 @@ pub fn finish(
         speedup_half_width_pct: cur
             .best_speedup
             .zip(cur.measurement.as_ref())
-            .and_then(|(s, m)| m.speedup_half_width_pct(s)),
+            .and_then(|(s, m)| m.speedup_half_width_pct(s))
+            .map(Finite::from),
     });
     record.detectable_pct = record
         .tests
         .iter()
         .map(|t| t.detectable_pct)
-        .reduce(f64::max);
+        .reduce(Finite::max);
     record.verdict = Some(verdict);
     (record, inconclusive)
 }
@@ -78,7 +80,7 @@ pub fn describe(t: &MetricTest) -> String {
         fmt_sig(t.reference_value, 4),
         fmt_sig(t.current_value, 4),
         fmt_pct(t.change_pct, 1),
-        fmt_sig(t.threshold_pct.unwrap_or(f64::NAN), 3),
+        fmt_sig(t.threshold_pct.map_or(f64::NAN, f64::from), 3),
         fmt_sig(t.p_value, 2),
         fmt_sig(t.noise_pct, 2),
         fmt_sig(t.detectable_pct, 3),
@@ -105,13 +107,13 @@ pub fn describe_row(
     let th = crate::suite::Thresholds {
         speedup_regression_pct: test
             .and_then(|t| t.threshold_pct)
-            .unwrap_or(defaults.speedup_regression_pct),
+            .map_or(defaults.speedup_regression_pct, f64::from),
         optimized_latency_regression_pct: test
             .and_then(|t| t.threshold_pct)
-            .unwrap_or(defaults.optimized_latency_regression_pct),
+            .map_or(defaults.optimized_latency_regression_pct, f64::from),
         min_optimized_time_delta_ms: test
             .and_then(|t| t.floor_ms)
-            .unwrap_or(defaults.min_optimized_time_delta_ms),
+            .map_or(defaults.min_optimized_time_delta_ms, f64::from),
         ..defaults
     };
     match row {

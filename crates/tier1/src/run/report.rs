@@ -4,10 +4,11 @@ use super::RunOutcome;
 use crate::bench::result::ResultsFile;
 use crate::evidence::{EvidenceError, REPORT_FILE};
 use crate::history::model::{RegressionSummary, Summary};
+use crate::json::Finite;
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn num(x: Option<f64>, unit: &str) -> String {
+fn num(x: Option<Finite>, unit: &str) -> String {
     x.map(|v| format!("{v:.4}{unit}"))
         .unwrap_or_else(|| "-".into())
 }
@@ -111,8 +112,8 @@ pub fn write(
     for t in &results.targets {
         let Some(sm) = &t.sampling else { continue };
         let Some(w) = sm.machine.last() else { continue };
-        let two = |a: Option<f64>, b: Option<f64>| {
-            let f = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.2}"));
+        let two = |a: Option<Finite>, b: Option<Finite>| {
+            let f = |x: Option<Finite>| x.map_or("-".into(), |v| format!("{v:.2}"));
             format!("{} / {}", f(a), f(b))
         };
         let _ = writeln!(

@@ -91,7 +91,7 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         key,
         target: t.target.clone(),
         verdict: t.verdict.map_or("unchanged", Verdict::as_str).into(),
-        detectable_pct: t.detectable_pct,
+        detectable_pct: t.detectable_pct.map(f64::from),
         decided_by: t.method.as_str().into(),
         note,
         metrics: t.tests.iter().map(metric).collect(),
@@ -127,12 +127,12 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
 fn metric(m: &MetricTest) -> MetricVerdict {
     MetricVerdict {
         metric: m.metric.clone(),
-        anchor: m.reference_value,
-        current: m.current_value,
-        change_pct: m.change_pct,
-        threshold_pct: m.threshold_pct,
-        detectable_pct: m.detectable_pct,
-        p_value: m.p_value,
+        anchor: m.reference_value.get(),
+        current: m.current_value.get(),
+        change_pct: m.change_pct.get(),
+        threshold_pct: m.threshold_pct.map(f64::from),
+        detectable_pct: m.detectable_pct.get(),
+        p_value: m.p_value.get(),
         verdict: m.verdict.map(|v| v.as_str().to_string()),
         held_by_floor: m.held_by_floor,
     }

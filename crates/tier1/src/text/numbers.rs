@@ -3,7 +3,8 @@
 //! they differ (1.047 against 1.05 reads "1.047x below 1.05x", never "1.05x below 1.05x").
 
 /// `x` with `digits` significant digits (at least one decimal, no exponent).
-pub fn fmt_sig(x: f64, digits: u32) -> String {
+pub fn fmt_sig(x: impl Into<f64>, digits: u32) -> String {
+    let x: f64 = x.into();
     if !x.is_finite() {
         return x.to_string();
     }
@@ -29,7 +30,8 @@ pub fn fmt_apart(value: f64, limit: f64, decimals: usize) -> (String, String) {
 }
 
 /// A signed percentage with `decimals` decimals (`+5.20 %`, `-12.00 %`).
-pub fn fmt_pct(x: f64, decimals: usize) -> String {
+pub fn fmt_pct(x: impl Into<f64>, decimals: usize) -> String {
+    let x: f64 = x.into();
     format!("{x:+.decimals$} %")
 }
 

@@ -6,6 +6,7 @@ use super::format::{
     status,
 };
 use crate::bench::estimate::{self, Estimator};
+use crate::json::Finite;
 use crate::suite::Goal;
 
 /// Bytes to MB (2^20).
@@ -34,13 +35,13 @@ pub fn derive(
     if t.optimization_goal == Goal::Time {
         return derive_single(t, estimator);
     }
-    let min_speedup = t.min_speedup.unwrap_or(min_speedup);
+    let min_speedup = t.min_speedup.map_or(min_speedup, f64::from);
     let mut m = Metrics::default();
     let base = t.variants.first().filter(|v| v.role == Role::Baseline);
     if let Some(b) = base {
-        m.baseline_time_ms = Some(b.stats.median_ms.get());
-        m.baseline_p75_ms = Some(b.stats.p75_ms.get());
-        m.baseline_memory_mb = b.memory_peak_bytes.map(bytes_to_mb);
+        m.baseline_time_ms = Some(b.stats.median_ms);
+        m.baseline_p75_ms = Some(b.stats.p75_ms);
+        m.baseline_memory_mb = b.memory_peak_bytes.map(bytes_to_mb).map(Finite::from);
     }
     let mut problems = Vec::new();
     let mut best: Option<(&VariantResult, estimate::PairEstimate)> = None;
@@ -81,8 +82,8 @@ pub fn derive(
             problems.push(format!("missing verification for {}", v.name));
             continue;
         };
-        m.max_abs_err = Some(m.max_abs_err.unwrap_or(0.0).max(ver.max_abs_err));
-        m.max_rel_err = Some(m.max_rel_err.unwrap_or(0.0).max(ver.max_rel_err));
+        m.max_abs_err = Some(m.max_abs_err.unwrap_or_default().max(ver.max_abs_err));
+        m.max_rel_err = Some(m.max_rel_err.unwrap_or_default().max(ver.max_rel_err));
         if !ver.passed {
             problems.push(format!(
                 "{} output differs from baseline: {} of {} elements outside tolerance (max abs err {:.3e}, max rel err {:.3e}){}",
@@ -116,7 +117,7 @@ pub fn derive(
         if let Some(s) = speedup
             && m.best_speedup.is_none_or(|best| s > best)
         {
-            m.best_speedup = Some(s);
+            m.best_speedup = Some(s.into());
             m.best_optimization = Some(v.name.clone());
             best = t.sampling.as_ref().and(pair.clone()).map(|e| (*v, e));
         }
@@ -125,14 +126,14 @@ pub fn derive(
         {
             let pct = (bb as f64 - vb as f64) / bb as f64 * 100.0;
             if m.best_memory_savings_pct.is_none_or(|best| pct > best) {
-                m.best_memory_savings_pct = Some(pct);
+                m.best_memory_savings_pct = Some(pct.into());
             }
         }
     }
     if let (Some(b), Some((v, e))) = (base, best) {
         // The baseline time of the clean rounds, so best_optimized_time_ms (baseline / speedup)
         // is the optimized time of the same rounds.
-        m.baseline_time_ms = Some(e.baseline_ms);
+        m.baseline_time_ms = Some(e.baseline_ms.into());
         m.measurement = Some(measurement(t, b, v, &e, &m, estimator));
     }
     if let Some(f) = &t.failure {
@@ -159,7 +160,7 @@ pub fn derive(
         );
     }
     match t.optimization_goal {
-        Goal::Speed => match m.best_speedup {
+        Goal::Speed => match m.best_speedup.map(f64::from) {
             Some(s) if s >= min_speedup => (status::SUCCEEDED.into(), None, m),
             Some(s) => (
                 status::FAILED_NO_SPEEDUP.into(),
@@ -195,9 +196,9 @@ fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<Stri
     let mut m = Metrics::default();
     let only = t.variants.first();
     if let Some(v) = only {
-        m.baseline_time_ms = Some(v.stats.median_ms.get());
-        m.baseline_p75_ms = Some(v.stats.p75_ms.get());
-        m.baseline_memory_mb = v.memory_peak_bytes.map(bytes_to_mb);
+        m.baseline_time_ms = Some(v.stats.median_ms);
+        m.baseline_p75_ms = Some(v.stats.p75_ms);
+        m.baseline_memory_mb = v.memory_peak_bytes.map(bytes_to_mb).map(Finite::from);
         let passes: Option<Vec<u32>> = t
             .sampling
             .as_ref()
@@ -207,14 +208,14 @@ fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<Stri
             && let Some(e) =
                 crate::bench::single::estimate(&v.samples_ms, estimator, passes.as_deref())
         {
-            m.baseline_time_ms = Some(e.optimized_ms);
+            m.baseline_time_ms = Some(e.optimized_ms.into());
             m.measurement = Some(crate::bench::single::measurement(
                 &v.samples_ms,
                 v.repetitions,
-                v.stats.cv.get(),
+                v.stats.cv,
                 &e,
                 crate::bench::single::Conditions {
-                    precision_pct: sampling.precision_pct,
+                    precision_pct: sampling.precision_pct.get(),
                     throttled: !sampling.throttled.is_empty(),
                     precision_required: sampling.precision_required,
                 },
@@ -282,7 +283,7 @@ fn measurement(
     estimator: Estimator,
 ) -> crate::history::Measurement {
     let sampling = t.sampling.as_ref();
-    let precision_pct = sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct);
+    let precision_pct = sampling.map_or(DEFAULT_PRECISION_PCT, |s| s.precision_pct.get());
     let throttled = sampling.is_some_and(|s| !s.throttled.is_empty());
     let reached = match t.optimization_goal {
         Goal::Speed | Goal::Time => e.within(precision_pct),
@@ -291,22 +292,22 @@ fn measurement(
         }
     };
     crate::history::Measurement {
-        confidence: crate::history::measurement::CONFIDENCE,
+        confidence: crate::history::measurement::CONFIDENCE.into(),
         rounds: u32::try_from(e.pairs).unwrap_or(u32::MAX),
         clean_rounds: u32::try_from(e.clean).unwrap_or(u32::MAX),
         baseline_repetitions: b.repetitions,
         optimized_repetitions: v.repetitions,
-        speedup_ci_low: e.speedup_ci.map(|c| c.0),
-        speedup_ci_high: e.speedup_ci.map(|c| c.1),
-        optimized_median_ms: e.optimized_ms,
-        optimized_ci_low_ms: e.optimized_ci.map(|c| c.0),
-        optimized_ci_high_ms: e.optimized_ci.map(|c| c.1),
-        speedup_cv: e.ratio_cv,
-        baseline_cv: b.stats.cv.get(),
-        optimized_cv: v.stats.cv.get(),
+        speedup_ci_low: e.speedup_ci.map(|c| c.0.into()),
+        speedup_ci_high: e.speedup_ci.map(|c| c.1.into()),
+        optimized_median_ms: e.optimized_ms.into(),
+        optimized_ci_low_ms: e.optimized_ci.map(|c| c.0.into()),
+        optimized_ci_high_ms: e.optimized_ci.map(|c| c.1.into()),
+        speedup_cv: e.ratio_cv.into(),
+        baseline_cv: b.stats.cv,
+        optimized_cv: v.stats.cv,
         outliers: crate::stats::tukey_outliers(&b.samples_ms)
             + crate::stats::tukey_outliers(&v.samples_ms),
-        precision_pct,
+        precision_pct: precision_pct.into(),
         precise: reached && !throttled,
         throttled,
         estimator: estimator.stated().map(Into::into),

@@ -3,7 +3,7 @@
 
 use crate::bench::stats::Stats;
 use crate::history::model::Environment;
-use crate::json::{ser_finite, ser_finite_opt};
+use crate::json::Finite;
 use crate::suite::{Goal, Target, TargetKind, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -56,8 +56,7 @@ pub struct ResultsFile {
     /// Input seed of every target.
     pub seed: u64,
     /// The speed gate applied (`thresholds.min_speedup` of the suite at run time).
-    #[serde(serialize_with = "ser_finite")]
-    pub min_speedup: f64,
+    pub min_speedup: Finite,
     /// Warm-up executions per variant.
     pub warmup: u32,
     /// Minimum timed rounds per target (version 1: timed iterations per variant).
@@ -66,14 +65,14 @@ pub struct ResultsFile {
     #[serde(default)]
     pub max_rounds: Option<u32>,
     /// Shortest timed sample (ms) the batching aimed for.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub min_sample_ms: Option<f64>,
+    #[serde(default)]
+    pub min_sample_ms: Option<Finite>,
     /// Precision asked for (± percent of each estimate at 95 % confidence).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub precision_pct: Option<f64>,
+    #[serde(default)]
+    pub precision_pct: Option<Finite>,
     /// Timing budget per target (s).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub budget_s: Option<f64>,
+    #[serde(default)]
+    pub budget_s: Option<Finite>,
     /// One entry per executed target, in suite order.
     pub targets: Vec<TargetResult>,
 }
@@ -93,11 +92,11 @@ pub enum Role {
 #[serde(deny_unknown_fields)]
 pub struct Work {
     /// Floating-point operations per execution.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub flops: Option<f64>,
+    #[serde(default)]
+    pub flops: Option<Finite>,
     /// Bytes moved per execution (the minimum a perfect implementation must read and write).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub bytes: Option<f64>,
+    #[serde(default)]
+    pub bytes: Option<Finite>,
 }
 
 /// One input tensor of a signature.
@@ -141,11 +140,9 @@ pub struct ReferenceCheck {
     /// Within tolerance everywhere.
     pub passed: bool,
     /// Largest `|out - ref|`.
-    #[serde(serialize_with = "ser_finite")]
-    pub max_abs_err: f64,
+    pub max_abs_err: Finite,
     /// Largest `|out - ref| / |ref|` over elements with `ref != 0`.
-    #[serde(serialize_with = "ser_finite")]
-    pub max_rel_err: f64,
+    pub max_rel_err: Finite,
 }
 
 /// Verification of one optimized variant (run outside the timed region).
@@ -159,11 +156,9 @@ pub struct VariantVerification {
     /// Elements outside `atol + rtol * |baseline|` (or not finite).
     pub mismatches: u64,
     /// Largest `|opt - base|`.
-    #[serde(serialize_with = "ser_finite")]
-    pub max_abs_err: f64,
+    pub max_abs_err: Finite,
     /// Largest `|opt - base| / |base|` over elements with `base != 0`.
-    #[serde(serialize_with = "ser_finite")]
-    pub max_rel_err: f64,
+    pub max_rel_err: Finite,
     /// Comparison with the f64 reference, where computing one is cheap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<ReferenceCheck>,
@@ -212,8 +207,7 @@ pub struct Sampling {
     /// Processes the samples came from (command targets run one per invocation; built-in: 1).
     pub processes: u32,
     /// Precision asked for (± percent at 95 % confidence).
-    #[serde(serialize_with = "ser_finite")]
-    pub precision_pct: f64,
+    pub precision_pct: Finite,
     /// Seed of the shuffled round order.
     pub order_seed: u64,
     /// The time budget ended sampling before the precision was reached.
@@ -284,12 +278,8 @@ pub struct TargetResult {
     #[serde(default)]
     pub sampling: Option<Sampling>,
     /// The target's own `min_speedup` when it differs from the file's.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_finite_opt"
-    )]
-    pub min_speedup: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_speedup: Option<Finite>,
     /// Derived: status (see [`status`]).
     pub status: String,
     /// Derived: why it is not `succeeded`.
@@ -305,29 +295,29 @@ pub struct TargetResult {
 #[serde(deny_unknown_fields)]
 pub struct Metrics {
     /// Baseline median (ms).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub baseline_time_ms: Option<f64>,
+    #[serde(default)]
+    pub baseline_time_ms: Option<Finite>,
     /// Baseline p75 (ms).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub baseline_p75_ms: Option<f64>,
+    #[serde(default)]
+    pub baseline_p75_ms: Option<Finite>,
     /// Best `baseline median / variant median` over verified variants.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub best_speedup: Option<f64>,
+    #[serde(default)]
+    pub best_speedup: Option<Finite>,
     /// Name of the variant with the best speedup.
     #[serde(default)]
     pub best_optimization: Option<String>,
     /// Baseline peak (MB, 2^20 bytes).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub baseline_memory_mb: Option<f64>,
+    #[serde(default)]
+    pub baseline_memory_mb: Option<Finite>,
     /// Best `(base - opt) / base * 100` over verified variants (may be negative).
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub best_memory_savings_pct: Option<f64>,
+    #[serde(default)]
+    pub best_memory_savings_pct: Option<Finite>,
     /// Largest error against the baseline over optimized variants.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub max_abs_err: Option<f64>,
+    #[serde(default)]
+    pub max_abs_err: Option<Finite>,
     /// Largest relative error against the baseline over optimized variants.
-    #[serde(default, serialize_with = "ser_finite_opt")]
-    pub max_rel_err: Option<f64>,
+    #[serde(default)]
+    pub max_rel_err: Option<Finite>,
     /// Intervals, spread and precision of the best pair.
     #[serde(default)]
     pub measurement: Option<crate::history::Measurement>,

@@ -4,6 +4,7 @@ use super::error::ResultError;
 use super::format::ResultsFile;
 use super::validation::validate;
 use crate::history::model::TargetSummary;
+use crate::json::Finite;
 use crate::suite::Suite;
 use std::collections::BTreeMap;
 
@@ -47,11 +48,11 @@ pub fn summarize(r: &ResultsFile, suite: &Suite) -> Result<Vec<TargetSummary>, R
         };
         let m = &t.metrics;
         let best_optimized_time_ms = match (m.baseline_time_ms, m.best_speedup) {
-            (Some(b), Some(s)) if b > 0.0 && s > 0.0 => Some(b / s),
+            (Some(b), Some(s)) if b > 0.0 && s > 0.0 => Some(Finite::from(b.get() / s.get())),
             _ => None,
         };
         let best_optimized_memory_mb = match (m.baseline_memory_mb, m.best_memory_savings_pct) {
-            (Some(b), Some(p)) if b > 0.0 => Some(b * (1.0 - p / 100.0)),
+            (Some(b), Some(p)) if b > 0.0 => Some(Finite::from(b.get() * (1.0 - p.get() / 100.0))),
             _ => None,
         };
         let mut extra = serde_json::Map::new();

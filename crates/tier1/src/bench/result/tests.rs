@@ -21,8 +21,8 @@ fn variant(name: &str, role: Role, samples: &[f64], mem: u64, passed: bool) -> V
             passed,
             elements: 1,
             mismatches: u64::from(!passed),
-            max_abs_err: 0.0,
-            max_rel_err: 0.0,
+            max_abs_err: 0.0.into(),
+            max_rel_err: 0.0.into(),
             reference: None,
             message: None,
         }),
@@ -74,7 +74,7 @@ fn speed_gate_uses_verified_medians_and_the_reference_message() {
         msg.unwrap()
             .contains("optimized_wrong output differs from baseline")
     );
-    assert_eq!(m.best_speedup, Some(1.0));
+    assert_eq!(m.best_speedup, Some(1.0.into()));
     let mut t2 = t.clone();
     t2.variants.pop();
     let (s, msg, _) = derive(&t2, 1.05, Estimator::PairedMedian);
@@ -96,7 +96,7 @@ fn memory_goal_is_not_speed_gated_and_rows_follow_reference_rules() {
     );
     t.finalize(1.05);
     assert_eq!(t.status, status::SUCCEEDED);
-    assert_eq!(t.metrics.best_memory_savings_pct, Some(50.0));
+    assert_eq!(t.metrics.best_memory_savings_pct, Some(50.0.into()));
     let suite = Suite::embedded();
     let r = ResultsFile {
         schema_version: RESULTS_SCHEMA_VERSION,
@@ -108,7 +108,7 @@ fn memory_goal_is_not_speed_gated_and_rows_follow_reference_rules() {
         backend: "cpu".into(),
         environment: crate::bench::backend::Backend::fingerprint(&crate::bench::CpuBackend),
         seed: 42,
-        min_speedup: 1.05,
+        min_speedup: 1.05.into(),
         warmup: 5,
         iterations: 1,
         max_rounds: None,
@@ -120,10 +120,10 @@ fn memory_goal_is_not_speed_gated_and_rows_follow_reference_rules() {
     let rows = summarize(&r, &suite).unwrap();
     assert_eq!(rows.len(), suite.targets.len());
     let row = &rows[0];
-    assert_eq!(row.best_speedup, Some(0.25));
-    assert_eq!(row.best_optimized_time_ms, Some(4.0));
-    assert_eq!(row.baseline_memory_mb, Some(2.0));
-    assert_eq!(row.best_optimized_memory_mb, Some(1.0));
+    assert_eq!(row.best_speedup, Some(0.25.into()));
+    assert_eq!(row.best_optimized_time_ms, Some(4.0.into()));
+    assert_eq!(row.baseline_memory_mb, Some(2.0.into()));
+    assert_eq!(row.best_optimized_memory_mb, Some(1.0.into()));
     assert_eq!(row.optimization_goal.as_deref(), Some("memory"));
     assert_eq!(row.baseline_file, None, "absolute paths are dropped");
     assert_eq!(row.artifacts["nsys_rep"], "run1/artifacts/x.nsys-rep");
@@ -164,7 +164,7 @@ fn an_older_schema_derives_the_measurement_record_it_was_written_with() {
     t.sampling = Some(Sampling {
         rounds: 6,
         processes: 1,
-        precision_pct: 50.0,
+        precision_pct: 50.0.into(),
         order_seed: 42,
         budget_exhausted: false,
         remeasured: false,
@@ -183,4 +183,38 @@ fn an_older_schema_derives_the_measurement_record_it_was_written_with() {
     let new = m.measurement.expect("a measurement record");
     assert_eq!(new.estimator.as_deref(), Some("paired_median"));
     assert_eq!(new.precision_required, Some(false));
+}
+
+#[test]
+fn a_non_finite_metric_is_refused_when_read_and_when_written() {
+    let metrics = |best: &str| {
+        format!(
+            r#"{{"baseline_time_ms": 2.0, "best_speedup": {best}, "best_optimization": "optimized_a"}}"#
+        )
+    };
+    let ok: Metrics = serde_json::from_str(&metrics("1.5")).unwrap();
+    for bad in ["1e400", "-1e999"] {
+        let e = serde_json::from_str::<Metrics>(&metrics(bad)).unwrap_err();
+        assert!(e.to_string().contains("number out of range"), "{bad}: {e}");
+    }
+    // JSON has no NaN; YAML does, and the metrics refuse it all the same.
+    for bad in [".nan", ".inf", "-.inf"] {
+        let e = serde_saphyr::from_str::<Metrics>(&metrics(bad)).unwrap_err();
+        assert!(
+            e.to_string().contains("expected a finite number"),
+            "{bad}: {e}"
+        );
+    }
+    let mut t = target(
+        Goal::Speed,
+        vec![variant(BASELINE, Role::Baseline, &[2.0], 1, true)],
+    );
+    t.metrics = ok;
+    assert!(crate::json::to_pretty(&t, RESULTS_REL_PATH).is_ok());
+    t.metrics.best_speedup = Some(f64::NAN.into());
+    let e = crate::json::to_pretty(&t, RESULTS_REL_PATH).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "results/benchmark_test_results.json: invalid JSON: refusing to write non-finite number NaN"
+    );
 }

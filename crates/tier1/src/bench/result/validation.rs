@@ -88,7 +88,11 @@ pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
                 Some(_) => {}
             }
         }
-        let (s, msg, m) = derive(t, r.min_speedup, Estimator::for_schema(r.schema_version));
+        let (s, msg, m) = derive(
+            t,
+            r.min_speedup.get(),
+            Estimator::for_schema(r.schema_version),
+        );
         if s != t.status || msg != t.message || m != t.metrics {
             let (field, stored, derived) = if s != t.status {
                 ("status", format!("{:?}", t.status), format!("{s:?}"))

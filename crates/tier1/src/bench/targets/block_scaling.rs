@@ -232,8 +232,8 @@ pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendErr
             ),
         ],
         work: Work {
-            flops: Some(2.0 * m * n * k),
-            bytes: Some((m + n) * k * (0.5 + 1.0 / BLOCK as f64) + m * n * 4.0),
+            flops: Some((2.0 * m * n * k).into()),
+            bytes: Some(((m + n) * k * (0.5 + 1.0 / BLOCK as f64) + m * n * 4.0).into()),
         },
         baseline_file: FILE.into(),
         reference: (p.m * p.n * p.k <= 1 << 27).then(|| {

@@ -301,8 +301,8 @@ pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendErr
         ],
         // Causal useful work: QKᵀ and P·V over the lower triangle.
         work: Work {
-            flops: Some(2.0 * bh * s * (s + 1.0) * d),
-            bytes: Some(4.0 * bh * s * d * 4.0),
+            flops: Some((2.0 * bh * s * (s + 1.0) * d).into()),
+            bytes: Some((4.0 * bh * s * d * 4.0).into()),
         },
         baseline_file: FILE.into(),
         reference: (n * p.seq <= 1 << 28)

@@ -194,8 +194,8 @@ pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendErr
             fn_variant("optimized_bucketed", sig, Arc::clone(&inp), n, optimized),
         ],
         work: Work {
-            flops: Some(rep * ranks * nf),
-            bytes: Some(rep * (ranks + 2.0) * nf * 4.0),
+            flops: Some((rep * ranks * nf).into()),
+            bytes: Some((rep * (ranks + 2.0) * nf * 4.0).into()),
         },
         baseline_file: FILE.into(),
         reference: Some(Box::new(move || reference(&r))),

@@ -276,7 +276,7 @@ pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendErr
         ],
         work: Work {
             flops: None,
-            bytes: Some(n * (4.0 + 2.0)),
+            bytes: Some((n * (4.0 + 2.0)).into()),
         },
         baseline_file: FILE.into(),
         reference: Some(Box::new(move || {

@@ -423,8 +423,8 @@ pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendErr
             ),
         ],
         work: Work {
-            flops: Some(b * l * (gemm + attn)),
-            bytes: Some(weights + 2.0 * b * t * h * 4.0),
+            flops: Some((b * l * (gemm + attn)).into()),
+            bytes: Some((weights + 2.0 * b * t * h * 4.0).into()),
         },
         baseline_file: FILE.into(),
         reference: None,

@@ -263,8 +263,8 @@ pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendErr
             variant("optimized_persistent_loop", &inp, sig, true)?,
         ],
         work: Work {
-            flops: Some(3.0 * n),
-            bytes: Some(4.0 * n * 4.0),
+            flops: Some((3.0 * n).into()),
+            bytes: Some((4.0 * n * 4.0).into()),
         },
         baseline_file: FILE.into(),
         reference: Some(Box::new(move || reference(&r))),

@@ -34,10 +34,10 @@ fn speedup_regression_at_threshold_and_not_just_inside() {
             optimized_time_delta_ms,
             ..
         } => {
-            assert_eq!((*before, *after), (4.0, 3.8));
-            assert!((delta_pct + 5.0).abs() < 1e-9);
+            assert_eq!((before.get(), after.get()), (4.0, 3.8));
+            assert!((delta_pct.get() + 5.0).abs() < 1e-9);
             let d = optimized_time_delta_ms.expect("both times positive");
-            assert!((d - (400.0 / 3.8 - 100.0)).abs() < 1e-9);
+            assert!((d.get() - (400.0 / 3.8 - 100.0)).abs() < 1e-9);
         }
         other => panic!("unexpected row {other:?}"),
     }
@@ -132,9 +132,9 @@ fn optimized_latency_regression_and_improvement_at_thresholds() {
         } => {
             assert_eq!(
                 (*before, *after, *optimized_time_delta_ms),
-                (100.0, 105.0, 5.0)
+                (100.0.into(), 105.0.into(), 5.0.into())
             );
-            assert!((delta_pct - 5.0).abs() < 1e-9);
+            assert!((delta_pct.get() - 5.0).abs() < 1e-9);
         }
         other => panic!("unexpected row {other:?}"),
     }
@@ -195,8 +195,8 @@ fn unratified_improvement_is_an_improvement_with_a_baseline() {
 #[test]
 fn memory_goal_ignores_speedup_drops() {
     let mut cur = memory_target("kv_standard", 32140.0, 49.7);
-    cur.best_speedup = Some(1.10);
-    cur.best_optimized_time_ms = Some(1585.6 / 1.10);
+    cur.best_speedup = Some(1.10.into());
+    cur.best_optimized_time_ms = Some((1585.6 / 1.10).into());
     let r = pair(memory_target("kv_standard", 32140.0, 49.7), cur);
     assert!(r.regressions.is_empty() && r.anchor_declines.is_empty());
 }
@@ -217,7 +217,7 @@ fn doubled_baseline_memory_at_same_savings_is_an_optimized_memory_regression() {
             ..
         } => assert_eq!(
             (*before, *after, *delta_pct, *optimized_memory_delta_mb),
-            (512.0, 1024.0, 100.0, 512.0)
+            (512.0.into(), 1024.0.into(), 100.0.into(), 512.0.into())
         ),
         other => panic!("unexpected row {other:?}"),
     }
@@ -241,28 +241,28 @@ fn optimized_memory_uses_the_backfill_and_has_no_absolute_floor() {
 fn memory_savings_points_at_thresholds() {
     let prev = memory_target("kv", 1000.0, 50.0);
     let mut cur = memory_target("kv", 1000.0, 45.0);
-    cur.best_optimized_memory_mb = Some(500.0); // isolate the savings check
+    cur.best_optimized_memory_mb = Some(500.0.into()); // isolate the savings check
     let r = pair(prev.clone(), cur.clone());
     assert_eq!(reasons(&r.regressions), ["memory_savings"]);
     assert_eq!(
         r.regressions[0],
         ChangeRow::MemorySavings {
             target: "labs/kv:kv".into(),
-            before: 50.0,
-            after: 45.0,
-            delta_points: -5.0
+            before: 50.0.into(),
+            after: 45.0.into(),
+            delta_points: (-5.0).into()
         }
     );
-    cur.best_memory_savings_pct = Some(45.1);
+    cur.best_memory_savings_pct = Some(45.1.into());
     let r = pair(prev.clone(), cur.clone());
     assert!(r.regressions.is_empty());
     assert_eq!(reasons(&r.anchor_declines), ["memory_savings"]);
-    cur.best_memory_savings_pct = Some(55.0);
+    cur.best_memory_savings_pct = Some(55.0.into());
     assert_eq!(
         reasons(&pair(prev.clone(), cur.clone()).improvements),
         ["memory_savings"]
     );
-    cur.best_memory_savings_pct = Some(54.9);
+    cur.best_memory_savings_pct = Some(54.9.into());
     assert!(pair(prev, cur).improvements.is_empty());
 }
 
@@ -284,7 +284,7 @@ fn memory_savings_regression_is_not_double_counted_as_optimized_memory() {
 fn goal_comes_from_the_previous_target_when_current_has_none() {
     let mut cur = memory_target("kv", 2048.0, 50.0);
     cur.optimization_goal = None;
-    cur.best_speedup = Some(0.5);
+    cur.best_speedup = Some(0.5.into());
     let r = pair(memory_target("kv", 1024.0, 50.0), cur);
     assert_eq!(reasons(&r.regressions), ["optimized_memory"]);
 }
@@ -400,19 +400,19 @@ fn environment_with_same_key_or_one_side_unknown_is_compared() {
 #[test]
 fn non_finite_metrics_never_produce_rows_or_nan() {
     let mut cur = speed_opt("a", 2.0, 50.0);
-    cur.best_speedup = Some(f64::NAN);
-    cur.best_optimized_time_ms = Some(f64::INFINITY);
-    cur.baseline_time_ms = Some(f64::NAN);
+    cur.best_speedup = Some(f64::NAN.into());
+    cur.best_optimized_time_ms = Some(f64::INFINITY.into());
+    cur.baseline_time_ms = Some(f64::NAN.into());
     let r = pair(speed_opt("a", 2.0, 50.0), cur);
     assert!(r.regressions.is_empty() && r.improvements.is_empty() && r.anchor_declines.is_empty());
     let mut cur = memory_target("kv", f64::NAN, f64::NAN);
-    cur.best_optimized_memory_mb = Some(f64::NAN);
+    cur.best_optimized_memory_mb = Some(f64::NAN.into());
     let r = pair(memory_target("kv", 100.0, 50.0), cur);
     assert!(r.regressions.is_empty() && r.anchor_declines.is_empty());
     // Zero times never divide.
     let mut zero = speed_opt("a", 2.0, 50.0);
-    zero.best_optimized_time_ms = Some(0.0);
-    zero.baseline_time_ms = Some(0.0);
+    zero.best_optimized_time_ms = Some(0.0.into());
+    zero.baseline_time_ms = Some(0.0.into());
     let r = pair(zero, speed_opt("a", 2.0, 50.0));
     assert!(crate::json::to_pretty(&r, "regression").is_ok());
 }
@@ -468,13 +468,13 @@ mod never_nan {
         )
             .prop_map(|(m, memory, ok)| {
                 let mut t = speed_opt("a", 2.0, 50.0);
-                t.baseline_time_ms = m[0];
-                t.best_speedup = m[1];
-                t.best_optimized_time_ms = m[2];
-                t.baseline_memory_mb = m[3];
-                t.best_memory_savings_pct = m[4];
-                t.best_optimized_memory_mb = m[5];
-                t.baseline_p75_ms = m[6].filter(|x| x.is_finite());
+                t.baseline_time_ms = m[0].map(Into::into);
+                t.best_speedup = m[1].map(Into::into);
+                t.best_optimized_time_ms = m[2].map(Into::into);
+                t.baseline_memory_mb = m[3].map(Into::into);
+                t.best_memory_savings_pct = m[4].map(Into::into);
+                t.best_optimized_memory_mb = m[5].map(Into::into);
+                t.baseline_p75_ms = m[6].filter(|x| x.is_finite()).map(Into::into);
                 if memory {
                     t.optimization_goal = Some("memory".into());
                 }

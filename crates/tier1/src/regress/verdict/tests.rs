@@ -5,6 +5,7 @@
 
 use crate::aggregate::fixtures::{measured, speed_opt, summary};
 use crate::history::Verdict;
+use crate::json::Finite;
 use crate::regress::compare;
 use crate::suite::{ThresholdBook, Thresholds};
 
@@ -100,8 +101,8 @@ fn a_clear_slowdown_regresses_and_every_verdict_states_what_it_can_detect() {
     assert_eq!(verdict(&r), Some(Verdict::Regressed));
     let d = r.detection.as_ref().unwrap();
     let t = &d.targets[0];
-    let per_metric: Vec<f64> = t.tests.iter().map(|m| m.detectable_pct).collect();
-    assert_eq!(t.detectable_pct, per_metric.into_iter().reduce(f64::max));
+    let per_metric: Vec<Finite> = t.tests.iter().map(|m| m.detectable_pct).collect();
+    assert_eq!(t.detectable_pct, per_metric.into_iter().reduce(Finite::max));
     assert!(
         t.detectable_pct.unwrap() > 5.0,
         "never below the threshold: {t:?}"
