@@ -20,9 +20,17 @@ fn layers(lib: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The modules lib.rs declares: `mod m;` lines, whatever their visibility (`pub`, `pub(crate)`,
+/// none).
 fn top_level_modules(lib: &str) -> BTreeSet<String> {
     lib.lines()
-        .filter_map(|l| l.strip_prefix("pub mod "))
+        .filter_map(|l| {
+            let l = l
+                .strip_prefix("pub(crate) ")
+                .or_else(|| l.strip_prefix("pub "))
+                .unwrap_or(l);
+            l.strip_prefix("mod ")
+        })
         .map(|m| m.trim_end_matches(';').to_string())
         .collect()
 }
@@ -136,6 +144,14 @@ fn the_checker_sees_an_upward_import() {
     let found = imports(text, &modules);
     assert_eq!(
         found,
+        ["history", "json", "run"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    );
+    let decls = "pub mod run;\npub(crate) mod json;\nmod history;\n// mod not_code;\nuse std::fmt;";
+    assert_eq!(
+        top_level_modules(decls),
         ["history", "json", "run"]
             .iter()
             .map(|s| s.to_string())
