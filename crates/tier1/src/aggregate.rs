@@ -6,22 +6,22 @@ use crate::json::Finite;
 use crate::suite::Goal;
 
 /// The status string of a target that produced valid results.
-pub const SUCCEEDED: &str = "succeeded";
+pub(crate) const SUCCEEDED: &str = "succeeded";
 /// The status string of a target that produced no result row.
-pub const MISSING: &str = "missing";
+pub(crate) const MISSING: &str = "missing";
 
 /// `x` when it is finite and greater than zero.
-pub fn positive(x: Option<impl Into<f64>>) -> Option<f64> {
+pub(crate) fn positive(x: Option<impl Into<f64>>) -> Option<f64> {
     finite(x).filter(|v| *v > 0.0)
 }
 
 /// `x` when it is finite.
-pub fn finite(x: Option<impl Into<f64>>) -> Option<f64> {
+pub(crate) fn finite(x: Option<impl Into<f64>>) -> Option<f64> {
     x.map(Into::into).filter(|v: &f64| v.is_finite())
 }
 
 /// `baseline_ms / speedup` when both are finite and greater than 0, else `None`.
-pub fn best_optimized_time(
+pub(crate) fn best_optimized_time(
     baseline_ms: Option<impl Into<f64>>,
     speedup: Option<impl Into<f64>>,
 ) -> Option<f64> {
@@ -31,7 +31,7 @@ pub fn best_optimized_time(
 
 /// `baseline_mb * (1 - savings_pct / 100)` when the baseline is finite and greater than 0 and the
 /// savings are finite (they may be negative), else `None`.
-pub fn best_optimized_memory(
+pub(crate) fn best_optimized_memory(
     baseline_mb: Option<impl Into<f64>>,
     savings_pct: Option<impl Into<f64>>,
 ) -> Option<f64> {
@@ -42,7 +42,7 @@ pub fn best_optimized_memory(
 /// The target's optimized time: the stored value when it is finite and positive, else the backfill
 /// from baseline time and speedup. A single benchmark (goal `time`) has one variant: its time,
 /// `baseline_time_ms`, is the time the latency rule and its significance test compare.
-pub fn optimized_time_ms(t: &TargetSummary) -> Option<f64> {
+pub(crate) fn optimized_time_ms(t: &TargetSummary) -> Option<f64> {
     if goal(t) == Goal::Time {
         return positive(t.baseline_time_ms);
     }
@@ -52,14 +52,14 @@ pub fn optimized_time_ms(t: &TargetSummary) -> Option<f64> {
 
 /// The target's optimized memory: the stored value when it is finite, else the backfill from
 /// baseline memory and savings.
-pub fn optimized_memory_mb(t: &TargetSummary) -> Option<f64> {
+pub(crate) fn optimized_memory_mb(t: &TargetSummary) -> Option<f64> {
     finite(t.best_optimized_memory_mb)
         .or_else(|| best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct))
 }
 
 /// Fill `best_optimized_time_ms` and `best_optimized_memory_mb` where they are absent and can be
 /// derived (the restore sanitizer's memory backfill, and summary building).
-pub fn backfill(t: &mut TargetSummary) {
+pub(crate) fn backfill(t: &mut TargetSummary) {
     if t.best_optimized_time_ms.is_none() {
         t.best_optimized_time_ms =
             best_optimized_time(t.baseline_time_ms, t.best_speedup).map(Finite::from);
@@ -72,12 +72,12 @@ pub fn backfill(t: &mut TargetSummary) {
 }
 
 /// The target's goal (`performance`, empty or absent mean speed).
-pub fn goal(t: &TargetSummary) -> Goal {
+pub(crate) fn goal(t: &TargetSummary) -> Goal {
     Goal::from_stored(non_empty(t.optimization_goal.as_deref()))
 }
 
 /// The goal of a compared pair: the first non-empty goal of `current`, else of `previous`.
-pub fn pair_goal(current: &TargetSummary, previous: &TargetSummary) -> Goal {
+pub(crate) fn pair_goal(current: &TargetSummary, previous: &TargetSummary) -> Goal {
     Goal::from_stored(
         non_empty(current.optimization_goal.as_deref())
             .or_else(|| non_empty(previous.optimization_goal.as_deref())),
@@ -89,7 +89,7 @@ fn non_empty(s: Option<&str>) -> Option<&str> {
 }
 
 /// Whether a target's status is `succeeded`.
-pub fn is_succeeded(t: &TargetSummary) -> bool {
+pub(crate) fn is_succeeded(t: &TargetSummary) -> bool {
     t.status == SUCCEEDED
 }
 
@@ -121,12 +121,12 @@ pub fn compute(targets: &[TargetSummary]) -> Aggregates {
 }
 
 /// Arithmetic mean; `None` for an empty slice.
-pub fn mean(xs: &[f64]) -> Option<f64> {
+pub(crate) fn mean(xs: &[f64]) -> Option<f64> {
     finite(crate::stats::mean(xs))
 }
 
 /// Median (mean of the two middle values for an even count); `None` for an empty slice.
-pub fn median(xs: &[f64]) -> Option<f64> {
+pub(crate) fn median(xs: &[f64]) -> Option<f64> {
     let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
     if v.is_empty() {
         return None;
@@ -141,7 +141,7 @@ pub fn median(xs: &[f64]) -> Option<f64> {
 }
 
 /// Geometric mean of the positive values; `None` when there are none.
-pub fn geomean(xs: &[f64]) -> Option<f64> {
+pub(crate) fn geomean(xs: &[f64]) -> Option<f64> {
     let logs: Vec<f64> = xs
         .iter()
         .filter(|x| x.is_finite() && **x > 0.0)

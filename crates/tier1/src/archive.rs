@@ -3,10 +3,10 @@
 //! components only, prefix stripping, duplicate check, allowed extensions, staged then renamed).
 //! The directory's consistency (no duplicate names, local headers that agree) is checked by the
 //! `directory` submodule; deterministic `.tar.gz` (the container of sealed history segments) is
-//! [`tgz`].
+//! `tgz`.
 
 mod directory;
-pub mod tgz;
+pub(crate) mod tgz;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
@@ -18,21 +18,21 @@ use std::path::Path;
 use zip::write::SimpleFileOptions;
 
 /// Reference cap on the downloaded archive (128 MiB).
-pub const MAX_ARCHIVE_BYTES: u64 = 128 * 1024 * 1024;
+pub(crate) const MAX_ARCHIVE_BYTES: u64 = 128 * 1024 * 1024;
 /// Reference cap on the expanded size, counted from decompressed bytes (64 MiB).
-pub const MAX_EXPANDED_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_EXPANDED_BYTES: u64 = 64 * 1024 * 1024;
 /// Reference cap on the number of members.
 pub const MAX_MEMBERS: usize = 10_000;
 /// Prefixes the reference strips from history members (first match wins).
-pub const HISTORY_PREFIXES: [&str; 3] = [
+pub(crate) const HISTORY_PREFIXES: [&str; 3] = [
     "code/artifacts/history/tier1/",
     "artifacts/history/tier1/",
     "history/tier1/",
 ];
 /// Deflate level of every written archive (zlib's default, as `actions/upload-artifact` uses).
-pub const DEFLATE_LEVEL: i64 = 6;
+pub(crate) const DEFLATE_LEVEL: i64 = 6;
 /// Unix mode recorded for every written member.
-pub const MEMBER_MODE: u32 = 0o644;
+pub(crate) const MEMBER_MODE: u32 = 0o644;
 
 /// A refused or failed archive operation. Every refusal of archive content is an integrity error
 /// naming the member.
@@ -203,11 +203,11 @@ fn zip_err(path: &Path, e: zip::result::ZipError) -> ArchiveError {
 
 /// The size of a tree as its archive's extraction counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TreeSize {
+pub(crate) struct TreeSize {
     /// Files (the archive's members; directories are not written as members).
-    pub members: usize,
+    pub(crate) members: usize,
     /// Sum of the files' bytes (what extraction decompresses).
-    pub expanded_bytes: u64,
+    pub(crate) expanded_bytes: u64,
 }
 
 /// Check that the zip [`write_deterministic_zip`] would make of `dir` passes [`extract_safe`]
@@ -215,7 +215,10 @@ pub struct TreeSize {
 /// archive itself stays under `max_archive_bytes` whenever its contents stay under
 /// `max_expanded_bytes`, which must not exceed it). Publication calls this on every package before
 /// it is written, so tier1 never publishes a package its own restore refuses.
-pub fn check_extractable(dir: &Path, policy: &ExtractPolicy) -> Result<TreeSize, ArchiveError> {
+pub(crate) fn check_extractable(
+    dir: &Path,
+    policy: &ExtractPolicy,
+) -> Result<TreeSize, ArchiveError> {
     let refuse = |message: String| ArchiveError::Unrestorable {
         path: dir.display().to_string(),
         message,
@@ -262,7 +265,7 @@ pub fn check_extractable(dir: &Path, policy: &ExtractPolicy) -> Result<TreeSize,
 }
 
 /// [`check_extractable`] under the history policy restore applies ([`ExtractPolicy::history`]).
-pub fn check_publishable(dir: &Path) -> Result<TreeSize, ArchiveError> {
+pub(crate) fn check_publishable(dir: &Path) -> Result<TreeSize, ArchiveError> {
     check_extractable(dir, &ExtractPolicy::history())
 }
 
@@ -270,18 +273,18 @@ pub fn check_publishable(dir: &Path) -> Result<TreeSize, ArchiveError> {
 #[derive(Debug, Clone)]
 pub struct ExtractPolicy {
     /// Cap on the archive file.
-    pub max_archive_bytes: u64,
+    pub(crate) max_archive_bytes: u64,
     /// Cap on the sum of decompressed member bytes (counted while reading, not from headers).
-    pub max_expanded_bytes: u64,
+    pub(crate) max_expanded_bytes: u64,
     /// Cap on the number of members (directory entries included).
     pub max_members: usize,
     /// Prefixes stripped from member paths (first match wins).
-    pub strip_prefixes: Vec<String>,
+    pub(crate) strip_prefixes: Vec<String>,
     /// Allowed file-name suffixes of file members (empty: any).
-    pub allowed_suffixes: Vec<String>,
+    pub(crate) allowed_suffixes: Vec<String>,
     /// Further members allowed: (directory, suffix) pairs, a file directly in the directory whose
     /// name ends with the suffix (the history's `segments/<name>.tar.gz`).
-    pub allowed_in_dirs: Vec<(String, String)>,
+    pub(crate) allowed_in_dirs: Vec<(String, String)>,
 }
 
 impl ExtractPolicy {
@@ -298,7 +301,7 @@ impl ExtractPolicy {
     }
 
     /// Whether a member at the (normalized) relative path `rel` has an allowed type.
-    pub fn allows(&self, rel: &str) -> bool {
+    pub(crate) fn allows(&self, rel: &str) -> bool {
         let by_suffix = self.allowed_suffixes.is_empty()
             || self
                 .allowed_suffixes
@@ -319,7 +322,7 @@ pub struct ExtractReport {
     /// Relative `/` paths of the files written, sorted.
     pub files: Vec<String>,
     /// Total decompressed bytes written.
-    pub expanded_bytes: u64,
+    pub(crate) expanded_bytes: u64,
 }
 
 /// Check one member name and return its normalized relative path (prefix stripped).

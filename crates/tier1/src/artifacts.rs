@@ -5,7 +5,7 @@
 //! valid prefix in a recorded evidence name.
 
 /// The prefix tier1's own workflows use.
-pub const DEFAULT_PREFIX: &str = "tier1";
+pub(crate) const DEFAULT_PREFIX: &str = "tier1";
 
 /// Words that may not end a prefix: `<prefix>-history-` must never find another prefix's
 /// candidate history (`tier1-candidate` would), nor an evidence name parse two ways.
@@ -31,7 +31,7 @@ impl ArtifactPrefix {
     /// Check `s`: 1-64 characters of `[A-Za-z0-9_.-]`, starting with a letter or digit, not
     /// ending in `-`, and no `-`-separated word that is `candidate`, `evidence` or `history`.
     /// The error says what was expected and what was found.
-    pub fn parse(s: &str) -> Result<ArtifactPrefix, String> {
+    pub(crate) fn parse(s: &str) -> Result<ArtifactPrefix, String> {
         let bad = |why: &str| {
             Err(format!(
                 "--artifact-prefix: expected 1-64 characters of [A-Za-z0-9_.-] starting with a letter or digit{why}, found {s:?}"
@@ -53,27 +53,27 @@ impl ArtifactPrefix {
     }
 
     /// The prefix text.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// `<prefix>-evidence-<suffix>`.
-    pub fn evidence(&self, suffix: &str) -> String {
+    pub(crate) fn evidence(&self, suffix: &str) -> String {
         format!("{}-evidence-{suffix}", self.0)
     }
 
     /// `<prefix>-history-<suffix>`: the published history the next restore looks for.
-    pub fn history(&self, suffix: &str) -> String {
+    pub(crate) fn history(&self, suffix: &str) -> String {
         format!("{}-history-{suffix}", self.0)
     }
 
     /// `<prefix>-candidate-history-<suffix>`: the producer's candidate.
-    pub fn candidate_history(&self, suffix: &str) -> String {
+    pub(crate) fn candidate_history(&self, suffix: &str) -> String {
         format!("{}-candidate-history-{suffix}", self.0)
     }
 
     /// The suffix of a history artifact name of this prefix, or None.
-    pub fn history_suffix<'a>(&self, name: &'a str) -> Option<&'a str> {
+    pub(crate) fn history_suffix<'a>(&self, name: &'a str) -> Option<&'a str> {
         name.strip_prefix(self.0.as_str())?
             .strip_prefix("-history-")
             .filter(|rest| !rest.is_empty())
@@ -82,7 +82,7 @@ impl ArtifactPrefix {
 
 /// Whether `s` is an evidence artifact name `<prefix>-evidence-<suffix>` for a valid prefix and a
 /// non-empty suffix of `[A-Za-z0-9_.-]`.
-pub fn is_evidence_artifact_name(s: &str) -> bool {
+pub(crate) fn is_evidence_artifact_name(s: &str) -> bool {
     let Some((prefix, suffix)) = s.split_once("-evidence-") else {
         return false;
     };
@@ -94,7 +94,7 @@ pub fn is_evidence_artifact_name(s: &str) -> bool {
 }
 
 /// The pattern [`is_evidence_artifact_name`] accepts, for messages.
-pub const EVIDENCE_NAME_PATTERN: &str = "<prefix>-evidence-[A-Za-z0-9_.-]+";
+pub(crate) const EVIDENCE_NAME_PATTERN: &str = "<prefix>-evidence-[A-Za-z0-9_.-]+";
 
 #[cfg(test)]
 mod tests {

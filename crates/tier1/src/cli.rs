@@ -1,18 +1,18 @@
 //! What every binary does at its edge: logging to stderr, the TLS provider, JSON to stdout, and the
 //! mapping of a failure to its documented exit code. Every log field and error line passes through
-//! [`crate::text::for_humans`] (URLs redacted, control characters made visible). Nothing here
+//! `crate::text::for_humans` (URLs redacted, control characters made visible). Nothing here
 //! panics on an unwritable stdout or stderr: a log or error line that cannot be written is
 //! dropped, and JSON that cannot be written to stdout turns a successful exit into the I/O
 //! failure's own code ([`exit`]: 12 for a full disk, else 10) once the work is done.
 //!
 //! The flags several binaries share are declared once, as clap argument groups each binary
-//! flattens ([`github_args`], [`store_args`], [`suite_args`]), and hand-checked values are parsed
+//! flattens (`github_args`, `store_args`, `suite_args`), and hand-checked values are parsed
 //! by the value parsers of [`parsers`], whose refusals keep the exit code of invalid input.
 
-pub mod github_args;
+pub(crate) mod github_args;
 pub mod parsers;
-pub mod store_args;
-pub mod suite_args;
+pub(crate) mod store_args;
+pub(crate) mod suite_args;
 
 pub use github_args::GithubArgs;
 pub use parsers::parse;
@@ -131,7 +131,7 @@ pub fn finish<E: Classify + Display>(tool: &str, r: Result<Exit, E>) -> ExitCode
 
 /// The artifact store spec a binary uses: the one given, else `github` inside Actions; outside
 /// Actions one must be given (`local:DIR` or `github`).
-pub fn store_spec(given: Option<String>) -> Result<String, crate::store::StoreError> {
+pub(crate) fn store_spec(given: Option<String>) -> Result<String, crate::store::StoreError> {
     match given {
         Some(s) => Ok(s),
         None if crate::gha::in_actions() => Ok("github".into()),

@@ -1,14 +1,15 @@
 //! Compaction of a history package before it is written: when the live runs outnumber three tails,
 //! or the package passes half of a restore cap, the oldest runs that no rule needs live are sealed
 //! into segments (`history::segment`), contiguous in the chain, at most
-//! [`MAX_SEGMENT_RUNS`] each. Which runs must stay live is [`keep`]. Publication and promotion
+//! `MAX_SEGMENT_RUNS` each. Which runs must stay live is `keep`. Publication and promotion
 //! write their output through [`write_package`], which compacts, writes the trend snapshots and
 //! the index, and checks that restore would accept the package before it is renamed into place.
 
-pub mod keep;
-pub mod package;
+pub(crate) mod keep;
+pub(crate) mod package;
 
-pub use package::{PackagePlan, PackageReport, write_package};
+pub(crate) use package::PackageReport;
+pub use package::{PackagePlan, write_package};
 
 use crate::archive::{MAX_EXPANDED_BYTES, MAX_MEMBERS};
 use crate::history::compacted::ChainItem;
@@ -22,10 +23,10 @@ use std::ops::Range;
 use std::path::Path;
 
 /// Runs always kept live at the end of the history when the detection window is smaller.
-pub const MIN_TAIL_RUNS: usize = 100;
+pub(crate) const MIN_TAIL_RUNS: usize = 100;
 
 /// Compaction starts when the live runs outnumber this many tails.
-pub const MAX_TAILS_LIVE: usize = 3;
+pub(crate) const MAX_TAILS_LIVE: usize = 3;
 
 /// When to compact and how much to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +35,7 @@ pub struct Policy {
     pub window: usize,
     /// The newest runs kept live: `max(window, min(5 × window, 100))`.
     pub tail: usize,
-    /// Compact when there are more live runs than this: [`MAX_TAILS_LIVE`] tails.
+    /// Compact when there are more live runs than this: `MAX_TAILS_LIVE` tails.
     pub max_live_runs: usize,
     /// Compact when the package has more members than this: half of restore's cap.
     pub max_members: usize,
@@ -56,7 +57,7 @@ impl Policy {
     }
 
     /// Whether a package with `live` live runs and this footprint must be compacted.
-    pub fn needs_compaction(&self, live: usize, f: Footprint) -> bool {
+    pub(crate) fn needs_compaction(&self, live: usize, f: Footprint) -> bool {
         live > self.max_live_runs
             || f.members > self.max_members
             || f.expanded_bytes > self.max_bytes
@@ -65,7 +66,7 @@ impl Policy {
 
 /// The ranges of live rows (publication order) to seal: maximal runs of rows that are not
 /// pinned and are contiguous in the chain, cut into pieces of at most [`MAX_SEGMENT_RUNS`].
-pub fn plan(doc: &IndexDoc, pinned: &BTreeSet<usize>) -> Vec<Range<usize>> {
+pub(crate) fn plan(doc: &IndexDoc, pinned: &BTreeSet<usize>) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut open: Option<Range<usize>> = None;
     let close = |r: Option<Range<usize>>, out: &mut Vec<Range<usize>>| {
@@ -93,17 +94,17 @@ pub fn plan(doc: &IndexDoc, pinned: &BTreeSet<usize>) -> Vec<Range<usize>> {
 
 /// What one compaction sealed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Sealed {
+pub(crate) struct Sealed {
     /// The new segments' names.
-    pub segments: Vec<String>,
+    pub(crate) segments: Vec<String>,
     /// The run ids sealed.
-    pub run_ids: Vec<String>,
+    pub(crate) run_ids: Vec<String>,
 }
 
 /// Seal `ranges` of `doc`'s live rows, whose run directories are under `root` (a staged tree):
 /// each segment archive is written to `root/segments/`, its rows replaced by its record, and the
 /// sealed run directories removed from `root`.
-pub fn seal_ranges(
+pub(crate) fn seal_ranges(
     root: &Path,
     doc: &mut IndexDoc,
     ranges: &[Range<usize>],

@@ -15,23 +15,23 @@ use crate::regress::find_target;
 use crate::suite::Goal;
 
 /// The `suppression_reason` of a regression side by side found the same as the anchor's code.
-pub const CLEARED_REASON: &str = "side_by_side_same";
+pub(crate) const CLEARED_REASON: &str = "side_by_side_same";
 
 /// A target to compare side by side.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Suspect {
+pub(crate) struct Suspect {
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// `regressed`, `unknown` or `within_noise`.
-    pub suspected_as: &'static str,
+    pub(crate) suspected_as: &'static str,
     /// Which metrics decide: `optimized_time` or `speedup` when the suspicion is of that metric
     /// alone, else `both`.
-    pub decide_on: &'static str,
+    pub(crate) decide_on: &'static str,
 }
 
 /// The suspected speed and time targets of a comparison after its recheck, once each, in the
 /// order: regressions, unknown, within noise (empty without an anchor).
-pub fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect> {
+pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect> {
     let mut out: Vec<Suspect> = Vec::new();
     if c.baseline_run_id.is_none() {
         return out;
@@ -78,7 +78,7 @@ pub fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect> {
 
 /// Apply the side-by-side block to the comparison after its recheck (see the module docs) and
 /// record it as the comparison's `side_by_side`.
-pub fn apply(
+pub(crate) fn apply(
     mut c: RegressionSummary,
     current: &Summary,
     anchor: &Summary,

@@ -26,12 +26,12 @@ pub struct Digest(String);
 #[error("invalid SHA-256 digest {found:?}: expected `sha256:` followed by 64 hex characters")]
 pub struct DigestParseError {
     /// The refused input.
-    pub found: String,
+    pub(crate) found: String,
 }
 
 impl Digest {
     /// Parse the strict form `sha256:<64 hex>` (upper-case hex is lowered).
-    pub fn parse(s: &str) -> Result<Self, DigestParseError> {
+    pub(crate) fn parse(s: &str) -> Result<Self, DigestParseError> {
         let err = || DigestParseError {
             found: s.to_string(),
         };
@@ -40,7 +40,7 @@ impl Digest {
     }
 
     /// Parse either the strict form or bare 64-hex (the form `actions/upload-artifact` outputs).
-    pub fn parse_lenient(s: &str) -> Result<Self, DigestParseError> {
+    pub(crate) fn parse_lenient(s: &str) -> Result<Self, DigestParseError> {
         let t = s.trim();
         if t.starts_with("sha256:") {
             Self::parse(t)
@@ -50,7 +50,7 @@ impl Digest {
     }
 
     /// Build from 64 hex characters.
-    pub fn from_hex(hex: &str) -> Result<Self, DigestParseError> {
+    pub(crate) fn from_hex(hex: &str) -> Result<Self, DigestParseError> {
         if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             Ok(Digest(format!("sha256:{}", hex.to_ascii_lowercase())))
         } else {
@@ -61,7 +61,7 @@ impl Digest {
     }
 
     /// Build from raw 32 bytes of a SHA-256 output.
-    pub fn from_bytes(bytes: &[u8; 32]) -> Self {
+    pub(crate) fn from_bytes(bytes: &[u8; 32]) -> Self {
         Digest(format!("sha256:{}", hex::encode(bytes)))
     }
 
@@ -108,7 +108,7 @@ impl From<Digest> for String {
 
 /// An incremental SHA-256 that is also an `io::Write` sink, counting bytes.
 #[derive(Default, Clone)]
-pub struct Hasher {
+pub(crate) struct Hasher {
     inner: Sha256,
     len: u64,
 }
@@ -121,24 +121,24 @@ impl fmt::Debug for Hasher {
 
 impl Hasher {
     /// A fresh hasher.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
     /// Feed bytes.
-    pub fn update(&mut self, data: &[u8]) {
+    pub(crate) fn update(&mut self, data: &[u8]) {
         self.inner.update(data);
         self.len += data.len() as u64;
     }
     /// Bytes fed so far.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.len
     }
     /// True when nothing was fed.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
     /// The final digest.
-    pub fn finish(self) -> Digest {
+    pub(crate) fn finish(self) -> Digest {
         Digest::from_bytes(&self.inner.finalize().into())
     }
 }
@@ -155,24 +155,24 @@ impl Write for Hasher {
 
 /// A writer that remembers whether its destination refused a write, so the caller of a copy that
 /// failed can tell a destination that failed (a full disk) from a source that failed.
-pub struct Watched<'a, W: Write + ?Sized> {
+pub(crate) struct Watched<'a, W: Write + ?Sized> {
     inner: &'a mut W,
     error: Option<io::Error>,
 }
 
 impl<'a, W: Write + ?Sized> Watched<'a, W> {
     /// Watch writes to `inner`.
-    pub fn new(inner: &'a mut W) -> Self {
+    pub(crate) fn new(inner: &'a mut W) -> Self {
         Watched { inner, error: None }
     }
 
     /// True once a write or flush to the destination failed.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.error.is_some()
     }
 
     /// The destination's first error (its OS error code kept), if any.
-    pub fn take_error(&mut self) -> Option<io::Error> {
+    pub(crate) fn take_error(&mut self) -> Option<io::Error> {
         self.error.take()
     }
 

@@ -117,7 +117,7 @@ impl Classify for std::io::Error {
 }
 
 /// True when `e` says the file system is full or over quota (ENOSPC, EDQUOT).
-pub fn is_disk_full(e: &std::io::Error) -> bool {
+pub(crate) fn is_disk_full(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
         std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
@@ -126,7 +126,7 @@ pub fn is_disk_full(e: &std::io::Error) -> bool {
 
 /// The exit code of a local I/O failure: [`Exit::DiskFull`] for a full disk or quota, else
 /// [`Exit::Io`]. Every module error's I/O variant is classified through here.
-pub fn of_io(e: &std::io::Error) -> Exit {
+pub(crate) fn of_io(e: &std::io::Error) -> Exit {
     if is_disk_full(e) {
         Exit::DiskFull
     } else {

@@ -26,20 +26,20 @@ pub struct ExportRequest {
 #[derive(Debug, Clone, Serialize)]
 pub struct ExportOutcome {
     /// Always true on success.
-    pub success: bool,
+    pub(crate) success: bool,
     /// The archive written.
-    pub archive: String,
+    pub(crate) archive: String,
     /// The digest file written beside it (`sha256sum` format).
-    pub digest_file: String,
+    pub(crate) digest_file: String,
     /// `sha256:<hex>` of the archive.
-    pub digest: String,
+    pub(crate) digest: String,
     /// The archive's size.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Sealed runs whose files were checked against their segments' manifests.
-    pub sealed_runs_checked: usize,
+    pub(crate) sealed_runs_checked: usize,
     /// What the archive holds (its header).
     #[serde(flatten)]
-    pub header: ExportHeader,
+    pub(crate) header: ExportHeader,
 }
 
 /// Why an export was not written.
@@ -90,7 +90,7 @@ impl Classify for ExportError {
 }
 
 /// `<archive>.sha256`.
-pub fn digest_file(archive: &Path) -> PathBuf {
+pub(crate) fn digest_file(archive: &Path) -> PathBuf {
     let mut name = archive.as_os_str().to_os_string();
     name.push(".sha256");
     PathBuf::from(name)

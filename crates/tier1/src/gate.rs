@@ -11,14 +11,14 @@ use serde::Serialize;
 
 /// The outcome of one gate check: empty `reasons` means it passed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// One line per failed condition, naming the field with expected and found values.
-    pub reasons: Vec<String>,
+    pub(crate) reasons: Vec<String>,
 }
 
 impl Check {
     /// True when no condition failed.
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.reasons.is_empty()
     }
     fn fail(&mut self, reason: impl Into<String>) {
@@ -37,7 +37,7 @@ impl Check {
 /// Reference `_summary_has_baseline_metrics`: every target succeeded with complete, finite metrics
 /// (speed: baseline time, speedup, optimized time > 0; memory: baseline time > 0, finite savings,
 /// optimized memory > 0) and the counts block agrees.
-pub fn baseline_metrics(summary: &Summary) -> Check {
+pub(crate) fn baseline_metrics(summary: &Summary) -> Check {
     let mut c = Check::default();
     let a = &summary.summary;
     c.require(a.target_count > 0, || "summary.target_count is 0".into());
@@ -110,7 +110,7 @@ pub fn baseline_metrics(summary: &Summary) -> Check {
 }
 
 /// `baseline_metrics(summary).passed()`.
-pub fn summary_has_baseline_metrics(summary: &Summary) -> bool {
+pub(crate) fn summary_has_baseline_metrics(summary: &Summary) -> bool {
     baseline_metrics(summary).passed()
 }
 
@@ -119,7 +119,7 @@ fn show(x: Option<Finite>) -> String {
 }
 
 /// Whether `s` is a 40-character lower-case hex commit.
-pub fn is_commit_hex(s: &str) -> bool {
+pub(crate) fn is_commit_hex(s: &str) -> bool {
     s.len() == 40
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
@@ -127,7 +127,7 @@ pub fn is_commit_hex(s: &str) -> bool {
 
 /// Accepted provenance: `source_git_commit` is 40 lower hex, equals `source_manifest_git_commit`,
 /// and `source_git_dirty` is false.
-pub fn provenance(summary: &Summary) -> Check {
+pub(crate) fn provenance(summary: &Summary) -> Check {
     let mut c = Check::default();
     let commit = summary.source_git_commit.as_deref();
     let manifest = summary.source_manifest_git_commit.as_deref();
@@ -147,13 +147,13 @@ pub fn provenance(summary: &Summary) -> Check {
 }
 
 /// `provenance(summary).passed()`.
-pub fn has_accepted_provenance(summary: &Summary) -> bool {
+pub(crate) fn has_accepted_provenance(summary: &Summary) -> bool {
     provenance(summary).passed()
 }
 
 /// Reference `_tier1_run_accepted`: complete metrics, accepted provenance, no history warnings,
 /// and no regressions or missing targets unless the comparison is explicitly accepted.
-pub fn run_acceptance(
+pub(crate) fn run_acceptance(
     summary: &Summary,
     comparison: &RegressionSummary,
     history_warnings: bool,
@@ -220,7 +220,7 @@ fn comparison_blockers(comparison: &RegressionSummary) -> Check {
 /// where the profile requires it (`anchor_precision: required`, and every record older than that
 /// setting) one that reached its precision. Under `measured` an anchor carries whatever
 /// precision the machine reached, and later verdicts state what they can detect.
-pub fn anchor_precision(summary: &Summary) -> Check {
+pub(crate) fn anchor_precision(summary: &Summary) -> Check {
     let mut c = Check::default();
     for t in &summary.targets {
         match &t.measurement {
@@ -242,7 +242,7 @@ pub fn anchor_precision(summary: &Summary) -> Check {
 /// accepted, the caller allows an initial anchor, there was no prior anchor (`baseline_run_id`
 /// null), there are no suppressed regressions and no anchor declines, and (tier1) every target
 /// was measured precisely ([`anchor_precision`]).
-pub fn baseline_eligibility(
+pub(crate) fn baseline_eligibility(
     summary: &Summary,
     comparison: &RegressionSummary,
     run_accepted: bool,
@@ -269,7 +269,7 @@ pub fn baseline_eligibility(
 }
 
 /// `baseline_eligibility(..).passed()`.
-pub fn baseline_eligible(
+pub(crate) fn baseline_eligible(
     summary: &Summary,
     comparison: &RegressionSummary,
     run_accepted: bool,
@@ -318,7 +318,7 @@ fn no_suppressed(comparison: &RegressionSummary) -> Check {
 /// no suppressed regressions; no prior anchor without explicit acceptance; no history warnings;
 /// complete metrics; accepted provenance; and (tier1) no target whose measurement record says it
 /// was imprecise (rows without a record, from older writers, are not judged).
-pub fn eligible_anchor_rules(
+pub(crate) fn eligible_anchor_rules(
     summary: &Summary,
     comparison: &RegressionSummary,
     run_accepted: bool,
@@ -365,41 +365,41 @@ pub fn eligible_anchor_rules(
 
 /// What the run step knows when it decides its exit code (reference `_tier1_result_failure_count`).
 #[derive(Debug, Clone, Copy)]
-pub struct RunOutcome<'a> {
+pub(crate) struct RunOutcome<'a> {
     /// The run summary (None when it could not be built).
-    pub summary: Option<&'a Summary>,
+    pub(crate) summary: Option<&'a Summary>,
     /// The final comparison, after rechecks (None when it could not be computed).
-    pub comparison: Option<&'a RegressionSummary>,
+    pub(crate) comparison: Option<&'a RegressionSummary>,
     /// `execution.total_failed`: benchmark executions that failed.
-    pub execution_failed: u32,
+    pub(crate) execution_failed: u32,
     /// The history failed its integrity checks.
-    pub history_integrity_failed: bool,
+    pub(crate) history_integrity_failed: bool,
     /// The gate's `run_accepted`.
-    pub run_accepted: bool,
+    pub(crate) run_accepted: bool,
 }
 
 /// The exit verdict: every failing condition, fail closed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// True when there are no failures.
-    pub passed: bool,
+    pub(crate) passed: bool,
     /// One line per failing condition.
-    pub failures: Vec<String>,
+    pub(crate) failures: Vec<String>,
 }
 
 impl Verdict {
     /// Number of failing conditions (the reference's failure count).
-    pub fn failure_count(&self) -> usize {
+    pub(crate) fn failure_count(&self) -> usize {
         self.failures.len()
     }
     /// `Exit::Ok` when passed, else `Exit::Gate`.
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         if self.passed { Exit::Ok } else { Exit::Gate }
     }
 }
 
 /// The verdict of a run (`baseline_eligible: false` on an accepted run still passes).
-pub fn verdict(outcome: &RunOutcome<'_>) -> Verdict {
+pub(crate) fn verdict(outcome: &RunOutcome<'_>) -> Verdict {
     let mut c = Check::default();
     match outcome.summary {
         None => c.fail("the run summary is missing"),
@@ -434,7 +434,7 @@ pub fn verdict(outcome: &RunOutcome<'_>) -> Verdict {
 }
 
 /// `verdict(outcome).failure_count()`.
-pub fn failure_count(outcome: &RunOutcome<'_>) -> usize {
+pub(crate) fn failure_count(outcome: &RunOutcome<'_>) -> usize {
     verdict(outcome).failure_count()
 }
 

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// True inside a GitHub Actions job.
-pub fn in_actions() -> bool {
+pub(crate) fn in_actions() -> bool {
     std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
 }
 
@@ -17,28 +17,28 @@ fn command_line(line: &str) {
 }
 
 /// Open a collapsible log group (on stderr, so stdout stays machine output).
-pub fn group(title: &str) {
+pub(crate) fn group(title: &str) {
     if in_actions() {
         command_line(&format!("::group::{}", command_data(title)));
     }
 }
 
 /// Close the current log group.
-pub fn endgroup() {
+pub(crate) fn endgroup() {
     if in_actions() {
         command_line("::endgroup::");
     }
 }
 
 /// Emit an error annotation.
-pub fn error(message: &str) {
+pub(crate) fn error(message: &str) {
     if in_actions() {
         command_line(&format!("::error::{}", command_data(message)));
     }
 }
 
 /// Emit a warning annotation.
-pub fn warning(message: &str) {
+pub(crate) fn warning(message: &str) {
     if in_actions() {
         eprintln!("::warning::{}", command_data(message));
     }
@@ -47,7 +47,7 @@ pub fn warning(message: &str) {
 /// Ask the runner to mask a secret in all later log output (on stderr, which the runner scans like
 /// stdout, so stdout stays machine output). A multi-line value is not printed: the command would
 /// leak its second line.
-pub fn mask(secret: &str) {
+pub(crate) fn mask(secret: &str) {
     if in_actions() && !secret.is_empty() && !secret.contains(['\r', '\n']) {
         command_line(&format!("::add-mask::{secret}"));
     }
@@ -82,7 +82,10 @@ pub fn step_summary(markdown: &str) -> std::io::Result<bool> {
 
 /// Append single-line `name=value` pairs to a step-outputs file in one write; a name or value with a
 /// newline is refused before anything is written.
-pub fn append_outputs(path: &std::path::Path, pairs: &[(&str, String)]) -> std::io::Result<()> {
+pub(crate) fn append_outputs(
+    path: &std::path::Path,
+    pairs: &[(&str, String)],
+) -> std::io::Result<()> {
     let mut text = String::new();
     for (name, value) in pairs {
         if name.is_empty() || name.contains(['=', '\r', '\n']) || value.contains(['\r', '\n']) {
@@ -140,7 +143,7 @@ fn command_data(s: &str) -> String {
 }
 
 /// Escape a workflow-command message (`%`, CR, LF).
-pub fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")

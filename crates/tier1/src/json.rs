@@ -53,7 +53,7 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> Result<T, JsonError> {
 }
 
 /// Serialize to pretty JSON (2-space indent, trailing newline), refusing non-finite floats.
-pub fn to_pretty<T: Serialize>(value: &T, what: &str) -> Result<Vec<u8>, JsonError> {
+pub(crate) fn to_pretty<T: Serialize>(value: &T, what: &str) -> Result<Vec<u8>, JsonError> {
     let v = serde_json::to_value(value).map_err(|source| JsonError::Parse {
         path: what.to_string(),
         source,
@@ -77,7 +77,7 @@ pub fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), JsonError> {
 
 /// Canonical compact JSON: object keys sorted at every depth, no whitespace (serde_json's compact
 /// form of the key-sorted value, written without building the sorted copy).
-pub fn canonical(value: &Value) -> String {
+pub(crate) fn canonical(value: &Value) -> String {
     let mut out = Vec::with_capacity(256);
     write_canonical(&mut out, value, None);
     String::from_utf8(out).expect("serde_json writes UTF-8")
@@ -85,7 +85,7 @@ pub fn canonical(value: &Value) -> String {
 
 /// [`canonical`] of the object `map` without its top-level key `skip` (the hash chain hashes a
 /// row without its own link).
-pub fn canonical_without(map: &serde_json::Map<String, Value>, skip: &str) -> String {
+pub(crate) fn canonical_without(map: &serde_json::Map<String, Value>, skip: &str) -> String {
     let mut out = Vec::with_capacity(256);
     write_object(&mut out, map, Some(skip));
     String::from_utf8(out).expect("serde_json writes UTF-8")

@@ -49,7 +49,7 @@
 //! - [`gpu`] — the GPU inventory (NVML or a fixture) and the preflight policy.
 //! - [`history_check`] — a history tree validated against every rule: the index, the hash chain,
 //!   and each run's verdicts re-derived with the rules below (restore's sanitizing too).
-//! - [`confirmation`] — where a side-by-side comparison enters the verdict of a suspected target.
+//! - `confirmation` — where a side-by-side comparison enters the verdict of a suspected target.
 //! - [`recheck`] — one re-measurement of flagged speed regressions.
 //! - [`regress_md`] — `regression_summary.md`.
 //! - [`gate`] — run acceptance and anchor eligibility (the release gate).
@@ -64,10 +64,14 @@
 //! - [`gha`] — workflow commands, outputs and the step summary.
 //! - [`archive`] — deterministic zips and safe bounded extraction.
 //! - [`artifacts`] — artifact names (`<prefix>-evidence-*`, `<prefix>-history-*`).
-//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], [`text`], [`par`], [`exit`]: JSON rules,
+//! - [`json`], [`fsx`], [`digest`], [`stats`], [`process`], `text`, `par`, [`exit`]: JSON rules,
 //!   atomic files and staged trees (temporary names collected after a crash, the test-only fault
 //!   injection), SHA-256 digests, statistics, process groups and signals, text made safe for people
 //!   (credentials redacted), a map over a slice on a few threads, the exit-code table.
+
+// The library's users are the binaries, tests and benches of this workspace: a `pub` item
+// that they cannot reach is `pub(crate)`, so that dead code is reported (`tools/narrow_pub.py`).
+#![warn(unreachable_pub)]
 
 pub mod aggregate;
 pub mod archive;
@@ -77,7 +81,7 @@ pub mod bench;
 pub mod bisect;
 pub mod cli;
 pub mod compaction;
-pub mod confirmation;
+pub(crate) mod confirmation;
 pub mod dashboard;
 pub mod digest;
 pub mod evidence;
@@ -92,7 +96,7 @@ pub mod history;
 pub mod history_check;
 pub mod json;
 pub mod nightly;
-pub mod par;
+pub(crate) mod par;
 pub mod preview;
 pub mod process;
 pub mod promote;
@@ -106,6 +110,6 @@ pub mod sidebyside;
 pub mod stats;
 pub mod store;
 pub mod suite;
-pub mod text;
+pub(crate) mod text;
 
 pub use exit::{Classify, Exit};

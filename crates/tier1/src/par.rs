@@ -5,7 +5,7 @@
 const MIN_PARALLEL: usize = 64;
 
 /// `items.iter().map(f)`, computed in contiguous chunks on up to 8 threads, in order.
-pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);

@@ -3,7 +3,7 @@
 //! that long-running binaries observe at safe points (the harness between samples, the job chain
 //! between steps) so that they stop cleanly: children killed, the run recorded as cancelled, no
 //! work directory left behind. A second signal of the same kind ends the process at once. And
-//! [`wait_group`]: waiting for such a child until a deadline or a cancellation, then killing its
+//! `wait_group`: waiting for such a child until a deadline or a cancellation, then killing its
 //! group.
 #![allow(unsafe_code)] // kill(2) and sigaction(2) are libc calls; each block says why.
 
@@ -14,7 +14,7 @@ static REQUESTED: AtomicI32 = AtomicI32::new(0);
 
 /// Send SIGKILL to every process of group `pgid` (a child started with `process_group(0)` leads
 /// a group whose id is its pid). Returns true when at least one process received it.
-pub fn kill_group(pgid: u32) -> bool {
+pub(crate) fn kill_group(pgid: u32) -> bool {
     let Ok(pgid) = libc::pid_t::try_from(pgid) else {
         return false;
     };
@@ -27,7 +27,7 @@ pub fn kill_group(pgid: u32) -> bool {
 
 /// True while a process with id `pid` exists (a zombie not yet reaped included); false once it is
 /// gone. Another user's process counts as existing.
-pub fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -46,7 +46,7 @@ extern "C" fn on_termination(signal: libc::c_int) {
     REQUESTED.store(signal, Ordering::SeqCst);
 }
 
-/// Turn the first SIGINT or SIGTERM into a cancellation request ([`requested`]) instead of
+/// Turn the first SIGINT or SIGTERM into a cancellation request (`requested`) instead of
 /// termination. Call once, early, in binaries that can stop cleanly.
 pub fn install_termination_handler() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
@@ -64,7 +64,7 @@ pub fn install_termination_handler() {
 }
 
 /// The termination signal received since [`install_termination_handler`], if any.
-pub fn requested() -> Option<Cancelled> {
+pub(crate) fn requested() -> Option<Cancelled> {
     match REQUESTED.load(Ordering::SeqCst) {
         0 => None,
         s => Some(Cancelled { signal: s }),
@@ -75,7 +75,7 @@ pub fn requested() -> Option<Cancelled> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cancelled {
     /// The signal number.
-    pub signal: i32,
+    pub(crate) signal: i32,
 }
 
 impl std::fmt::Display for Cancelled {
@@ -91,7 +91,7 @@ impl std::fmt::Display for Cancelled {
 
 /// How waiting for a child ended when it did not exit by itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WaitEnd {
+pub(crate) enum WaitEnd {
     /// The deadline passed; the child's process group was killed.
     Timeout,
     /// A cancellation was requested ([`requested`]); the child's process group was killed.
@@ -103,7 +103,7 @@ pub enum WaitEnd {
 /// Wait for `child`, which leads its own process group (`process_group(0)`), until it exits, the
 /// deadline passes or a cancellation is requested; in the last two cases its whole group is
 /// killed. Whatever the child left running in its group after it exited is killed too.
-pub fn wait_group(
+pub(crate) fn wait_group(
     child: &mut std::process::Child,
     deadline: std::time::Instant,
 ) -> Result<std::process::ExitStatus, WaitEnd> {

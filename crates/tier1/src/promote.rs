@@ -139,19 +139,19 @@ pub struct PromoteRequest {
 #[derive(Debug, Clone, Serialize)]
 pub struct PromoteOutcome {
     /// Always true on success.
-    pub success: bool,
+    pub(crate) success: bool,
     /// The ratified run.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// Always `accept_history_anchor`.
-    pub baseline_acceptance: Acceptance,
+    pub(crate) baseline_acceptance: Acceptance,
     /// Confirmed regressions accepted through this path.
-    pub accepted_regression_count: usize,
+    pub(crate) accepted_regression_count: usize,
     /// The live anchor the candidate was compared with (None after a bootstrap reset).
-    pub prior_anchor_run_id: Option<String>,
+    pub(crate) prior_anchor_run_id: Option<String>,
     /// True when live history was reset and a new chain started.
-    pub bootstrap_reset: bool,
+    pub(crate) bootstrap_reset: bool,
     /// Always `"."`.
-    pub history_root: String,
+    pub(crate) history_root: String,
 }
 
 fn invalid<T>(m: impl Into<String>) -> Result<T, PromoteError> {
@@ -160,7 +160,7 @@ fn invalid<T>(m: impl Into<String>) -> Result<T, PromoteError> {
 
 /// Contract §6.2 item 3: an exact HTTPS Actions run URL; with `allow_local`, also
 /// `local://<store-name>/actions/runs/<n>`.
-pub fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
+pub(crate) fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
     let err = |why: &str| {
         Err(format!(
             "--workflow-run {s:?} must be an exact https://<host>/<owner>/<repo>/actions/runs/<id> URL{}: {why}",
@@ -210,17 +210,17 @@ pub fn check_workflow_run(s: &str, allow_local: bool) -> Result<(), String> {
 }
 
 /// Longest acceptance note, in bytes (it is copied into the index row and the chain reset).
-pub const MAX_NOTE_BYTES: usize = 4096;
+pub(crate) const MAX_NOTE_BYTES: usize = 4096;
 /// Longest requester or reviewer name, in bytes.
-pub const MAX_NAME_BYTES: usize = 256;
+pub(crate) const MAX_NAME_BYTES: usize = 256;
 /// Most reviewers recorded on one acceptance.
-pub const MAX_REVIEWERS: usize = 100;
+pub(crate) const MAX_REVIEWERS: usize = 100;
 
 /// The rules every free text a promotion records follows (the note, the requester, each
 /// reviewer), checked by `tier1-promote` and, before anything runs, by `tier1-nightly`: printable
 /// (no control, line-break or bidirectional characters) and at most [`MAX_NOTE_BYTES`] for
 /// `--note`, [`MAX_NAME_BYTES`] for a name.
-pub fn check_free_text(field: &str, v: &str) -> Result<(), String> {
+pub(crate) fn check_free_text(field: &str, v: &str) -> Result<(), String> {
     let v = v.trim();
     crate::text::check_printable(field, v)?;
     let max = if field == "--note" {

@@ -83,37 +83,37 @@ pub struct MergeRequest {
 #[derive(Debug, Clone, Serialize)]
 pub struct MergeOutcome {
     /// Always true on success.
-    pub success: bool,
+    pub(crate) success: bool,
     /// The merged run.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The candidate was compared against an anchor that is no longer the latest live anchor.
-    pub stale_baseline: bool,
+    pub(crate) stale_baseline: bool,
     /// `run_accepted` as recorded in the output.
-    pub run_accepted: bool,
+    pub(crate) run_accepted: bool,
     /// Always false: normal publication never makes a run eligible once an anchor exists.
     pub baseline_eligible: bool,
     /// The latest live anchor.
-    pub anchor_run_id: String,
+    pub(crate) anchor_run_id: String,
     /// The candidate's `baseline_run_id`.
-    pub candidate_baseline_run_id: Option<String>,
+    pub(crate) candidate_baseline_run_id: Option<String>,
     /// Runs in the output history (live and sealed).
-    pub run_count: usize,
+    pub(crate) run_count: usize,
     /// Live runs in the output index.
-    pub live_run_count: usize,
+    pub(crate) live_run_count: usize,
     /// Sealed segments in the output.
-    pub segment_count: usize,
+    pub(crate) segment_count: usize,
     /// Segments this publication sealed (compaction), oldest first.
-    pub segments_sealed: Vec<String>,
+    pub(crate) segments_sealed: Vec<String>,
     /// Runs this publication sealed.
-    pub runs_sealed: usize,
+    pub(crate) runs_sealed: usize,
     /// True when the live index was a legacy (unchained) one and the output starts its chain.
-    pub chain_adopted: bool,
+    pub(crate) chain_adopted: bool,
     /// Always `"."`.
-    pub history_root: String,
+    pub(crate) history_root: String,
 }
 
 /// The acceptance fields a normal publication must not carry.
-pub fn acceptance_fields(row: &IndexRow) -> Vec<&'static str> {
+pub(crate) fn acceptance_fields(row: &IndexRow) -> Vec<&'static str> {
     let mut v = Vec::new();
     let present = [
         ("baseline_acceptance", row.baseline_acceptance.is_some()),
@@ -151,7 +151,7 @@ pub fn acceptance_fields(row: &IndexRow) -> Vec<&'static str> {
 }
 
 /// Check that a row's four paths are `<run_id>/...`.
-pub fn check_paths_bound(row: &IndexRow) -> Result<(), String> {
+pub(crate) fn check_paths_bound(row: &IndexRow) -> Result<(), String> {
     let prefix = format!("{}/", row.run_id);
     for (field, rel) in package::row_paths(row) {
         if !rel.starts_with(&prefix) {
@@ -165,7 +165,7 @@ pub fn check_paths_bound(row: &IndexRow) -> Result<(), String> {
 }
 
 /// Check a history's and a summary's suite identity against the suite config.
-pub fn check_suite_identity(
+pub(crate) fn check_suite_identity(
     what: &str,
     name: &str,
     version: u32,
@@ -333,7 +333,7 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
 }
 
 /// The summary's suite identity against the config.
-pub fn check_summary_identity(s: &Summary, suite: &Suite) -> Result<(), String> {
+pub(crate) fn check_summary_identity(s: &Summary, suite: &Suite) -> Result<(), String> {
     check_suite_identity(
         &format!("{}/summary.json", s.run_id),
         &s.suite_name,

@@ -1,7 +1,7 @@
 //! Recheck confirmation (contract §3.5, `_confirm_speedup_regressions`), extended to targets the
 //! first measurement could not decide: each target with a speed or latency regression, or with
 //! the verdict `unknown`, is measured once more in the same night, and the recheck is **pooled**
-//! with the first measurement ([`crate::regress::pool`]) before the target is decided again
+//! with the first measurement (`crate::regress::pool`) before the target is decided again
 //! against the same anchor, so the extra measurement narrows the interval instead of being a
 //! second coin toss. A regression the pooled measurement does not reproduce moves to
 //! `suppressed_regressions` (the run then passes the gate but is never an anchor); an unknown
@@ -18,11 +18,11 @@ use crate::regress::{Decided, decide_target, find_target};
 use crate::suite::ThresholdBook;
 
 /// The `suppression_reason` of a regression the recheck did not reproduce.
-pub const SUPPRESSION_REASON: &str = "recheck_not_regressed";
+pub(crate) const SUPPRESSION_REASON: &str = "recheck_not_regressed";
 
 /// The run id of a target's recheck: `<run_id>__recheck__<sanitized key>` (characters outside
 /// `[A-Za-z0-9_.-]` become `_`, so the result is a safe run id whenever `run_id` is).
-pub fn recheck_run_id(run_id: &str, key: &str) -> String {
+pub(crate) fn recheck_run_id(run_id: &str, key: &str) -> String {
     let key: String = key
         .chars()
         .map(|c| {
@@ -38,7 +38,7 @@ pub fn recheck_run_id(run_id: &str, key: &str) -> String {
 
 /// Whether a regression row is confirmed by a recheck (`speedup`, `optimized_latency`) rather than
 /// directly (status, memory).
-pub fn is_rechecked(row: &ChangeRow) -> bool {
+pub(crate) fn is_rechecked(row: &ChangeRow) -> bool {
     matches!(
         row,
         ChangeRow::Speedup { .. } | ChangeRow::OptimizedLatency { .. }
@@ -85,7 +85,7 @@ pub struct RecheckResult {
 
 /// A recheck row's metrics are usable: finite speedup > 0 (a pair) and optimized time > 0 (a
 /// single benchmark, `optimization_goal: time`, has its time only).
-pub fn metrics_valid(row: &TargetSummary) -> bool {
+pub(crate) fn metrics_valid(row: &TargetSummary) -> bool {
     let single = crate::aggregate::goal(row) == crate::suite::Goal::Time;
     (single || positive(row.best_speedup).is_some()) && optimized_time_ms(row).is_some()
 }

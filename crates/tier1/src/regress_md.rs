@@ -10,7 +10,7 @@ use crate::history::{Detection, DetectionMethod};
 use std::fmt::Write;
 
 /// The reference title of the summary.
-pub const TITLE: &str = "Tier-1 Regression Summary";
+pub(crate) const TITLE: &str = "Tier-1 Regression Summary";
 
 /// Render the Markdown regression summary (deterministic; ends with one newline).
 pub fn render(r: &RegressionSummary) -> String {
@@ -18,7 +18,7 @@ pub fn render(r: &RegressionSummary) -> String {
 }
 
 /// [`render`] under another first heading (the preview marks its copy as not canonical).
-pub fn render_titled(r: &RegressionSummary, title: &str) -> String {
+pub(crate) fn render_titled(r: &RegressionSummary, title: &str) -> String {
     let mut md = String::new();
     let run = |id: &Option<String>| id.as_deref().map_or("none".to_string(), inline);
     line(&mut md, format_args!("# {}\n", inline(title)));
@@ -284,7 +284,7 @@ fn signed(x: impl Into<f64>) -> String {
 }
 
 /// Text safe inside a table cell: no line breaks, escaped pipes, no backticks.
-pub fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     inline(s).replace('|', "\\|")
 }
 

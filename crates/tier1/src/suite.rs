@@ -4,17 +4,18 @@
 
 mod discover;
 mod format;
-pub mod limits;
+pub(crate) mod limits;
 mod lines;
 mod names;
-pub mod settings;
+pub(crate) mod settings;
 
-pub use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
-pub use format::{OutputFormat, VariantMap, variant_name};
-pub use names::{DEFAULT_WORKFLOW, RunNames, check_workflow, run_names};
+pub(crate) use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
+pub(crate) use format::{OutputFormat, VariantMap, variant_name};
+pub(crate) use names::{DEFAULT_WORKFLOW, RunNames, check_workflow, run_names};
 use serde::{Deserialize, Serialize};
-pub use settings::{
-    AnchorPrecision, Clock, SideBySideSetting, TargetSettings, ThresholdBook, ThresholdOverrides,
+pub use settings::Clock;
+pub(crate) use settings::{
+    AnchorPrecision, SideBySideSetting, TargetSettings, ThresholdBook, ThresholdOverrides,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,7 +24,7 @@ use std::path::Path;
 pub const EMBEDDED_TIER1_YAML: &str = include_str!("../../../configs/benchmark_suites/tier1.yaml");
 /// Fewest timed rounds the harness runs whatever `iterations` says: a 95 % distribution-free
 /// interval of a median needs six values.
-pub const MIN_ROUNDS: u32 = 6;
+pub(crate) const MIN_ROUNDS: u32 = 6;
 
 /// A parsed, validated suite definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,38 +36,38 @@ pub struct Suite {
     pub version: u32,
     /// Human description.
     #[serde(default)]
-    pub description: String,
+    pub(crate) description: String,
     /// Where the history package lives, relative to the repository root.
     #[serde(default = "default_history_root")]
-    pub history_root: String,
+    pub(crate) history_root: String,
     /// Profile used when none is asked for and a GPU is usable.
     #[serde(default = "default_profile")]
-    pub default_profile: String,
+    pub(crate) default_profile: String,
     /// Reference field kept for compatibility (`both`, `json`, `markdown`).
     #[serde(default = "default_output_format")]
-    pub default_output_format: String,
+    pub(crate) default_output_format: String,
     /// The workflow file whose runs hold the history (`benchmarks.yml`): local runs record it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workflow: Option<String>,
+    pub(crate) workflow: Option<String>,
     /// The artifact prefix of the project's workflow (`acme`): local runs name artifacts with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub artifact_prefix: Option<String>,
+    pub(crate) artifact_prefix: Option<String>,
     /// Regression thresholds (extension; defaults are the reference's).
     #[serde(default)]
     pub thresholds: Thresholds,
     /// Named run profiles (extension).
     #[serde(default)]
-    pub profiles: BTreeMap<String, Profile>,
+    pub(crate) profiles: BTreeMap<String, Profile>,
     /// The targets, in canonical order.
     pub targets: Vec<Target>,
     /// Build step of the command targets (argv, no shell), run once in each checkout a
     /// side-by-side comparison or a bisection builds (docs/suite.md); empty: nothing to build.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub build: Vec<String>,
+    pub(crate) build: Vec<String>,
     /// `auto` (default) or `off`: whether a night confirms its suspected targets side by side
     /// with the anchor's own code (a profile's own setting wins; docs/suite.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub side_by_side: Option<SideBySideSetting>,
+    pub(crate) side_by_side: Option<SideBySideSetting>,
 }
 
 fn default_history_root() -> String {
@@ -131,7 +132,7 @@ pub enum UnknownRule {
 
 impl UnknownRule {
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             UnknownRule::Pass => "pass",
             UnknownRule::Fail => "fail",
@@ -142,7 +143,7 @@ impl UnknownRule {
 impl Thresholds {
     /// The numeric settings by name, as a suite writes them (validation and limits read them
     /// from this one list).
-    pub fn numbers(&self) -> [(&'static str, f64); 9] {
+    pub(crate) fn numbers(&self) -> [(&'static str, f64); 9] {
         let t = self;
         [
             ("speedup_regression_pct", t.speedup_regression_pct),
@@ -212,7 +213,7 @@ impl DetectionMethod {
 /// Which backend a profile is meant for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum BackendKind {
+pub(crate) enum BackendKind {
     /// The Rust CPU implementations.
     Cpu,
     /// NVRTC kernels through cudarc.
@@ -226,55 +227,55 @@ pub enum BackendKind {
 pub struct Profile {
     /// What the profile is for.
     #[serde(default)]
-    pub description: String,
+    pub(crate) description: String,
     /// The backend this profile runs on; `cuda` profiles refuse the CPU backend.
-    pub backend: BackendKind,
+    pub(crate) backend: BackendKind,
     /// Warm-up executions per variant (at least 5).
     #[serde(default = "default_warmup")]
-    pub warmup: u32,
+    pub(crate) warmup: u32,
     /// Minimum timed rounds (each round times every variant once, in a shuffled order); at least
     /// [`MIN_ROUNDS`] are run whatever this says.
     #[serde(default = "default_iterations")]
-    pub iterations: u32,
+    pub(crate) iterations: u32,
     /// Most timed rounds.
     #[serde(default = "default_max_rounds")]
-    pub max_rounds: u32,
+    pub(crate) max_rounds: u32,
     /// Shortest timed sample (ms): executions are batched until one batch lasts this long.
     #[serde(default = "default_min_sample_ms")]
-    pub min_sample_ms: f64,
+    pub(crate) min_sample_ms: f64,
     /// Stop adding rounds once the 95 % intervals of the speedup and of the optimized time are
     /// within ± this percent of their estimates; unset: derived from the thresholds
     /// ([`settings::derived_precision_pct`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub precision_pct: Option<f64>,
+    pub(crate) precision_pct: Option<f64>,
     /// Seconds of timing after which a target stops adding rounds even when imprecise.
     #[serde(default = "default_budget_s")]
-    pub budget_s: f64,
+    pub(crate) budget_s: f64,
     /// Run the whole suite pinned to one CPU (the highest the process may use): the measuring
     /// threads and command targets inherit it, so a busy neighbour core and cross-CPU wake-ups
     /// stay out of the timings (CPU profiles on small shared machines).
     #[serde(default)]
-    pub pin_cpu: bool,
+    pub(crate) pin_cpu: bool,
     /// Per-target wall-clock limit in seconds.
     #[serde(default = "default_timeout")]
-    pub timeout_s: u64,
+    pub(crate) timeout_s: u64,
     /// Independent passes a run that may become the anchor (a bootstrap, an accept dispatch's
     /// candidate) measures every target in, pooled into one estimate with the passes that
     /// disagree with the others left out (docs/harness.md "The anchor").
     #[serde(default = "default_anchor_passes")]
-    pub anchor_passes: u32,
+    pub(crate) anchor_passes: u32,
     /// `measured` (default): an anchor carries the precision the machine reached; `required`:
     /// an anchor that did not reach it is refused.
     #[serde(default)]
-    pub anchor_precision: AnchorPrecision,
+    pub(crate) anchor_precision: AnchorPrecision,
     /// The clock CPU samples are read from: `wall` (default) or `cpu`, the process's CPU time,
     /// which preemption by other processes does not inflate (pinned CPU profiles on shared
     /// machines; docs/harness.md). Device times are used whatever it says.
     #[serde(default)]
-    pub clock: Clock,
+    pub(crate) clock: Clock,
     /// `auto` or `off`: the suite's `side_by_side` for this profile (docs/suite.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub side_by_side: Option<SideBySideSetting>,
+    pub(crate) side_by_side: Option<SideBySideSetting>,
 }
 
 fn default_warmup() -> u32 {
@@ -313,7 +314,7 @@ pub enum Goal {
 
 impl Goal {
     /// Normalise a stored goal string (`performance` and empty mean speed).
-    pub fn from_stored(s: Option<&str>) -> Goal {
+    pub(crate) fn from_stored(s: Option<&str>) -> Goal {
         match s.map(str::trim) {
             Some("memory") => Goal::Memory,
             Some("time") => Goal::Time,
@@ -321,7 +322,7 @@ impl Goal {
         }
     }
     /// The stored form.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Goal::Speed => "speed",
             Goal::Memory => "memory",
@@ -346,9 +347,9 @@ pub enum TargetKind {
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
     /// Relative tolerance.
-    pub rtol: f64,
+    pub(crate) rtol: f64,
     /// Absolute tolerance.
-    pub atol: f64,
+    pub(crate) atol: f64,
 }
 
 /// One suite target.
@@ -360,10 +361,10 @@ pub struct Target {
     /// Reference target string `chapter:example` (`labs/block_scaling:block_scaling`).
     pub target: String,
     /// Category (`gemm`, `attention`, ...).
-    pub category: String,
+    pub(crate) category: String,
     /// Why it is in the suite.
     #[serde(default)]
-    pub rationale: String,
+    pub(crate) rationale: String,
     /// Speed or memory.
     #[serde(default = "default_goal")]
     pub optimization_goal: Goal,
@@ -374,28 +375,28 @@ pub struct Target {
     pub kind: TargetKind,
     /// For `kind: command`: argv of the command (no shell).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// For `kind: command`: how its output is read (tier1's document or a tool's, [`format`]).
     #[serde(default, skip_serializing_if = "OutputFormat::is_tier1")]
-    pub format: OutputFormat,
+    pub(crate) format: OutputFormat,
     /// With a tool's `format`: which of its benchmarks are the baseline and the optimized ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variants: Option<VariantMap>,
+    pub(crate) variants: Option<VariantMap>,
     /// Shapes per profile name: parameter name to integer value.
     #[serde(default)]
     pub shapes: BTreeMap<String, BTreeMap<String, u64>>,
     /// This target's precision (± percent), over the profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub precision_pct: Option<f64>,
+    pub(crate) precision_pct: Option<f64>,
     /// This target's timing budget per pass (seconds), over the profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget_s: Option<f64>,
+    pub(crate) budget_s: Option<f64>,
     /// This target's shortest sample (ms), over the profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_sample_ms: Option<f64>,
+    pub(crate) min_sample_ms: Option<f64>,
     /// This target's thresholds (floor included), over the suite's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thresholds: Option<ThresholdOverrides>,
+    pub(crate) thresholds: Option<ThresholdOverrides>,
 }
 
 fn default_goal() -> Goal {
@@ -454,7 +455,7 @@ impl Suite {
         Suite::parse(EMBEDDED_TIER1_YAML, "<embedded tier1.yaml>").expect("embedded suite is valid")
     }
 
-    /// Load and validate a suite file (read with a size limit, UTF-8 only: [`limits::read_text`]).
+    /// Load and validate a suite file (read with a size limit, UTF-8 only: `limits::read_text`).
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
         let text = limits::read_text(path)?;
         Suite::parse(&text, &path.display().to_string())
@@ -724,7 +725,7 @@ impl Suite {
     }
 
     /// SHA-256 of the canonical JSON of this suite (recorded in manifests).
-    pub fn config_digest(&self) -> crate::digest::Digest {
+    pub(crate) fn config_digest(&self) -> crate::digest::Digest {
         let v = serde_json::to_value(self).expect("suite serializes");
         crate::digest::Digest::of_bytes(crate::json::canonical(&v).as_bytes())
     }

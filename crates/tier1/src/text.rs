@@ -6,21 +6,21 @@
 //! [`register_secret`] (the token tier1 was given). Every error message, log line, annotation and
 //! rendered page goes through here.
 
-pub mod numbers;
+pub(crate) mod numbers;
 
-pub use numbers::{fmt_apart, fmt_pct, fmt_sig};
+pub(crate) use numbers::{fmt_apart, fmt_pct, fmt_sig};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
 /// What a redacted credential is replaced with.
-pub const REDACTED: &str = "[redacted]";
+pub(crate) const REDACTED: &str = "[redacted]";
 /// Shortest secret [`register_secret`] keeps (shorter ones would redact ordinary words).
-pub const MIN_SECRET_CHARS: usize = 6;
+pub(crate) const MIN_SECRET_CHARS: usize = 6;
 
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Redact `secret` (a token read from the environment) from every message from now on.
-pub fn register_secret(secret: &str) {
+pub(crate) fn register_secret(secret: &str) {
     let secret = secret.trim();
     if secret.chars().count() < MIN_SECRET_CHARS {
         return;
@@ -47,7 +47,7 @@ fn skip_credential(s: &str, from: usize) -> usize {
 
 /// `s` with credentials redacted (see the module docs): registered secrets anywhere, the value
 /// after `Authorization:` (its scheme kept) or `Bearer `, and GitHub token shapes.
-pub fn redact_secrets(s: &str) -> Cow<'_, str> {
+pub(crate) fn redact_secrets(s: &str) -> Cow<'_, str> {
     let mut out = s.to_string();
     let mut secrets = SECRETS.lock().unwrap_or_else(|p| p.into_inner()).clone();
     // The longest first: a secret that another one contains (or starts) must not leave the rest
@@ -112,7 +112,7 @@ pub fn redact_secrets(s: &str) -> Cow<'_, str> {
 
 /// True for a character that must never reach a terminal, a log or a page raw: Unicode `Cc`
 /// (C0, DEL, C1) and the bidirectional marks, embeddings, overrides and isolates.
-pub fn is_control(c: char) -> bool {
+pub(crate) fn is_control(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
@@ -121,13 +121,13 @@ pub fn is_control(c: char) -> bool {
 }
 
 /// The first control character of `s` and its byte offset.
-pub fn first_control(s: &str) -> Option<(usize, char)> {
+pub(crate) fn first_control(s: &str) -> Option<(usize, char)> {
     s.char_indices().find(|(_, c)| is_control(*c))
 }
 
 /// Refuse free text holding a control character: `Err` names `field`, the character and where it
 /// is (never the raw character itself).
-pub fn check_printable(field: &str, s: &str) -> Result<(), String> {
+pub(crate) fn check_printable(field: &str, s: &str) -> Result<(), String> {
     match first_control(s) {
         None => Ok(()),
         Some((at, c)) => Err(format!(
@@ -138,7 +138,7 @@ pub fn check_printable(field: &str, s: &str) -> Result<(), String> {
 }
 
 /// Append `c` to `out`, a control character as its visible escape `\u{1b}`.
-pub fn push_visible(out: &mut String, c: char) {
+pub(crate) fn push_visible(out: &mut String, c: char) {
     if is_control(c) {
         out.push_str(&format!("\\u{{{:x}}}", c as u32));
     } else {
@@ -147,7 +147,7 @@ pub fn push_visible(out: &mut String, c: char) {
 }
 
 /// `s` with every control character written as its visible escape.
-pub fn escape_controls(s: &str) -> Cow<'_, str> {
+pub(crate) fn escape_controls(s: &str) -> Cow<'_, str> {
     if first_control(s).is_none() {
         return Cow::Borrowed(s);
     }
@@ -195,7 +195,7 @@ fn redact_one(url: &str, out: &mut String) {
 }
 
 /// `s` with the userinfo, query and fragment of every `scheme://` URL replaced.
-pub fn redact_urls(s: &str) -> Cow<'_, str> {
+pub(crate) fn redact_urls(s: &str) -> Cow<'_, str> {
     if !s.contains("://") {
         return Cow::Borrowed(s);
     }
@@ -222,7 +222,7 @@ pub fn redact_urls(s: &str) -> Cow<'_, str> {
 
 /// A message or log line fit for people: credentials and URLs redacted, then control characters
 /// made visible.
-pub fn for_humans(s: &str) -> Cow<'_, str> {
+pub(crate) fn for_humans(s: &str) -> Cow<'_, str> {
     let secrets = redact_secrets(s);
     let urls = redact_urls(&secrets);
     match escape_controls(&urls) {

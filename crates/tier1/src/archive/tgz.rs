@@ -21,7 +21,7 @@ const MAX_MEMBER_BYTES: u64 = 0o77_777_777_777;
 
 /// A refused or failed `.tar.gz` operation; the message names the member and what is wrong.
 #[derive(Debug, thiserror::Error)]
-pub enum TgzError {
+pub(crate) enum TgzError {
     /// Reading or writing the underlying stream failed (a corrupt gzip stream included).
     #[error("{0}")]
     Io(#[from] io::Error),
@@ -40,15 +40,15 @@ pub enum TgzError {
 
 /// Caps on what [`read`] accepts.
 #[derive(Debug, Clone, Copy)]
-pub struct ReadLimits {
+pub(crate) struct ReadLimits {
     /// Most members.
-    pub max_members: usize,
+    pub(crate) max_members: usize,
     /// Most decompressed member bytes, summed.
-    pub max_bytes: u64,
+    pub(crate) max_bytes: u64,
 }
 
 /// Write `members` (relative `/` name, bytes), in the order given, as a deterministic `.tar.gz`.
-pub fn write<W: Write>(out: W, members: &[(String, Vec<u8>)]) -> Result<W, TgzError> {
+pub(crate) fn write<W: Write>(out: W, members: &[(String, Vec<u8>)]) -> Result<W, TgzError> {
     let mut gz = flate2::GzBuilder::new()
         .operating_system(255)
         .write(out, Compression::new(6));
@@ -142,7 +142,7 @@ fn field_str<'a>(field: &'a [u8], what: &str) -> Result<&'a str, TgzError> {
 }
 
 /// A reader of a `.tar.gz` stream's members, one after the other.
-pub struct Members<R: Read> {
+pub(crate) struct Members<R: Read> {
     gz: GzDecoder<R>,
     limits: ReadLimits,
     seen: usize,
@@ -157,7 +157,7 @@ impl<R: Read> std::fmt::Debug for Members<R> {
 }
 
 /// Read members of the `.tar.gz` stream `src` one at a time under `limits`.
-pub fn members<R: Read>(src: R, limits: ReadLimits) -> Members<R> {
+pub(crate) fn members<R: Read>(src: R, limits: ReadLimits) -> Members<R> {
     Members {
         gz: GzDecoder::new(src),
         limits,
@@ -169,7 +169,7 @@ pub fn members<R: Read>(src: R, limits: ReadLimits) -> Members<R> {
 
 impl<R: Read> Members<R> {
     /// The next member (name, bytes); `Ok(None)` at the end-of-archive marker.
-    pub fn next_member(&mut self) -> Result<Option<(String, Vec<u8>)>, TgzError> {
+    pub(crate) fn next_member(&mut self) -> Result<Option<(String, Vec<u8>)>, TgzError> {
         if self.done {
             return Ok(None);
         }
@@ -235,7 +235,7 @@ impl<R: Read> Members<R> {
     }
 
     /// Every remaining member, then the end marker; nothing may follow it but zero blocks.
-    pub fn read_all(mut self) -> Result<Vec<(String, Vec<u8>)>, TgzError> {
+    pub(crate) fn read_all(mut self) -> Result<Vec<(String, Vec<u8>)>, TgzError> {
         let mut out = Vec::new();
         while let Some(m) = self.next_member()? {
             out.push(m);
@@ -252,7 +252,7 @@ impl<R: Read> Members<R> {
 }
 
 /// Every member of the `.tar.gz` bytes `src` under `limits`.
-pub fn read(src: &[u8], limits: ReadLimits) -> Result<Vec<(String, Vec<u8>)>, TgzError> {
+pub(crate) fn read(src: &[u8], limits: ReadLimits) -> Result<Vec<(String, Vec<u8>)>, TgzError> {
     members(src, limits).read_all()
 }
 

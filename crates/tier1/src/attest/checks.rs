@@ -23,7 +23,7 @@ pub struct RunnerEnv {
 
 /// Check the runner against the policy. `version` is read only when the policy requires node24;
 /// `Err(reason)` (unknown version) then fails the version check with that reason.
-pub fn attest(
+pub(crate) fn attest(
     policy: &Policy,
     (env, machine): (&RunnerEnv, &Machine),
     jobs: &[Job],

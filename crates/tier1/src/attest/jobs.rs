@@ -5,33 +5,33 @@ use serde::{Deserialize, Serialize};
 
 /// One job of a jobs API response (only the fields attestation reads; others are ignored).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Job {
+pub(crate) struct Job {
     /// Job id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Job name.
     #[serde(default)]
-    pub name: String,
+    pub(crate) name: String,
     /// `queued`, `in_progress`, `completed`, ...
     #[serde(default)]
-    pub status: String,
+    pub(crate) status: String,
     /// Run attempt the job belongs to.
     #[serde(default)]
-    pub run_attempt: Option<u32>,
+    pub(crate) run_attempt: Option<u32>,
     /// The labels the job requested (`runs-on`).
     #[serde(default)]
-    pub labels: Vec<String>,
+    pub(crate) labels: Vec<String>,
     /// The runner the job was assigned to (null until assigned).
     #[serde(default)]
-    pub runner_name: Option<String>,
+    pub(crate) runner_name: Option<String>,
 }
 
 /// A jobs API response page: `{total_count, jobs}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct JobsPage {
+pub(crate) struct JobsPage {
     /// Jobs across all pages.
-    pub total_count: u64,
+    pub(crate) total_count: u64,
     /// The jobs of this page.
-    pub jobs: Vec<Job>,
+    pub(crate) jobs: Vec<Job>,
 }
 
 /// Pick this runner's job: the jobs assigned to `runner_name`, preferring the one in progress.
@@ -57,6 +57,6 @@ pub(super) fn find_job<'a>(jobs: &'a [Job], runner_name: &str) -> Result<&'a Job
 }
 
 /// Parse a saved jobs API response (`{total_count, jobs}`) from a file.
-pub fn read_jobs_file(path: &std::path::Path) -> Result<Vec<Job>, RunnerError> {
+pub(crate) fn read_jobs_file(path: &std::path::Path) -> Result<Vec<Job>, RunnerError> {
     Ok(crate::json::read::<JobsPage>(path)?.jobs)
 }

@@ -22,7 +22,7 @@ pub struct JobsRequest {
 }
 
 /// Fetch every job of the attempt; an incomplete listing is an error, never a partial answer.
-pub fn fetch(req: &JobsRequest) -> Result<Vec<Job>, RunnerError> {
+pub(crate) fn fetch(req: &JobsRequest) -> Result<Vec<Job>, RunnerError> {
     let endpoint = format!(
         "{}/repos/{}/actions/runs/{}/attempts/{}/jobs",
         req.api_url.trim_end_matches('/'),

@@ -7,21 +7,21 @@ use super::Check;
 
 /// The operating system and architecture of the running process.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Machine {
+pub(crate) struct Machine {
     /// `std::env::consts::OS` (`linux`, ...).
-    pub os: String,
+    pub(crate) os: String,
     /// `std::env::consts::ARCH` (`x86_64`, `aarch64`, ...).
-    pub arch: String,
+    pub(crate) arch: String,
 }
 
 /// The OS a canonical run needs.
-pub const REQUIRED_OS: &str = "linux";
+pub(crate) const REQUIRED_OS: &str = "linux";
 /// The architecture a canonical run needs.
-pub const REQUIRED_ARCH: &str = "x86_64";
+pub(crate) const REQUIRED_ARCH: &str = "x86_64";
 
 impl Machine {
     /// This process's machine.
-    pub fn this() -> Self {
+    pub(crate) fn this() -> Self {
         Machine {
             os: std::env::consts::OS.to_string(),
             arch: std::env::consts::ARCH.to_string(),
@@ -29,7 +29,7 @@ impl Machine {
     }
 
     /// The checks `machine_os` and `machine_arch`.
-    pub fn checks(&self) -> [Check; 2] {
+    pub(crate) fn checks(&self) -> [Check; 2] {
         [
             super::record::check(
                 "machine_os",

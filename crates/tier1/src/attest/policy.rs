@@ -2,7 +2,7 @@
 //! version node24 actions need.
 
 /// Labels a canonical producer job must carry, in the order the workflow lists them.
-pub const DEFAULT_REQUIRED_LABELS: [&str; 6] = [
+pub(crate) const DEFAULT_REQUIRED_LABELS: [&str; 6] = [
     "self-hosted",
     "linux",
     "x64",
@@ -12,10 +12,10 @@ pub const DEFAULT_REQUIRED_LABELS: [&str; 6] = [
 ];
 
 /// The label that promises a runner able to run node24 actions.
-pub const NODE24_LABEL: &str = "node24-actions";
+pub(crate) const NODE24_LABEL: &str = "node24-actions";
 
 /// The oldest runner version node24 actions (upload-artifact v6+, download-artifact v7+) accept.
-pub const MIN_NODE24_RUNNER_VERSION: semver::Version = semver::Version::new(2, 327, 1);
+pub(crate) const MIN_NODE24_RUNNER_VERSION: semver::Version = semver::Version::new(2, 327, 1);
 
 /// What to attest against.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ impl Default for Policy {
 
 impl Policy {
     /// Whether the policy requires the node24 label (and therefore the minimum runner version).
-    pub fn requires_node24(&self) -> bool {
+    pub(crate) fn requires_node24(&self) -> bool {
         self.required_labels
             .iter()
             .any(|l| l.eq_ignore_ascii_case(NODE24_LABEL))

@@ -30,7 +30,7 @@ pub enum VersionSource {
     Discover,
 }
 
-/// Gather the jobs and (when the policy needs it) the version, then [`attest`].
+/// Gather the jobs and (when the policy needs it) the version, then `attest`.
 pub fn attest_from(
     policy: &Policy,
     env: &RunnerEnv,

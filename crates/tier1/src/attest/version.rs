@@ -13,7 +13,7 @@ const LISTENER: &str = "Runner.Listener";
 const MAX_DEPTH: usize = 64;
 
 /// Parse a version as printed by the listener (`2.327.1`, possibly with a trailing newline).
-pub fn parse(text: &str) -> Result<semver::Version, RunnerError> {
+pub(crate) fn parse(text: &str) -> Result<semver::Version, RunnerError> {
     let t = text.trim();
     semver::Version::parse(t).map_err(|e| {
         RunnerError::Version(format!(
@@ -45,7 +45,7 @@ fn worker_path(proc_root: &Path, pid: u32) -> Option<PathBuf> {
 }
 
 /// Walk from `pid` up through its ancestors and return the directory holding `Runner.Worker`.
-pub fn find_worker_bin_dir(proc_root: &Path, pid: u32) -> Option<PathBuf> {
+pub(crate) fn find_worker_bin_dir(proc_root: &Path, pid: u32) -> Option<PathBuf> {
     let mut current = pid;
     for _ in 0..MAX_DEPTH {
         if let Some(worker) = worker_path(proc_root, current) {
@@ -60,7 +60,7 @@ pub fn find_worker_bin_dir(proc_root: &Path, pid: u32) -> Option<PathBuf> {
 }
 
 /// Run `<bin_dir>/Runner.Listener --version` and parse what it prints.
-pub fn from_listener(bin_dir: &Path) -> Result<semver::Version, RunnerError> {
+pub(crate) fn from_listener(bin_dir: &Path) -> Result<semver::Version, RunnerError> {
     let listener = bin_dir.join(LISTENER);
     let out = Command::new(&listener)
         .arg("--version")
@@ -78,7 +78,7 @@ pub fn from_listener(bin_dir: &Path) -> Result<semver::Version, RunnerError> {
 
 /// The version of the runner executing this process: `runner_root/bin` when given, else the
 /// directory of the `Runner.Worker` found among this process's ancestors.
-pub fn discover(runner_root: Option<&Path>) -> Result<semver::Version, RunnerError> {
+pub(crate) fn discover(runner_root: Option<&Path>) -> Result<semver::Version, RunnerError> {
     let bin_dir = match runner_root {
         Some(root) => root.join("bin"),
         None => find_worker_bin_dir(Path::new("/proc"), std::process::id()).ok_or_else(|| {

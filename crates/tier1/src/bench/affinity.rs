@@ -6,10 +6,10 @@
 #![allow(unsafe_code)] // sched_getaffinity / sched_setaffinity are libc calls; each block says why.
 
 /// Restores the previous affinity when dropped.
-pub struct Pinned {
+pub(crate) struct Pinned {
     previous: libc::cpu_set_t,
     /// The CPU the thread is pinned to.
-    pub cpu: usize,
+    pub(crate) cpu: usize,
 }
 
 impl std::fmt::Debug for Pinned {
@@ -48,7 +48,7 @@ fn set(set: &libc::cpu_set_t) -> Result<(), String> {
 
 /// Pin the calling thread to the highest CPU of its current set. `Ok(None)` when it may run on
 /// one CPU only already.
-pub fn pin_to_one_cpu() -> Result<Option<Pinned>, String> {
+pub(crate) fn pin_to_one_cpu() -> Result<Option<Pinned>, String> {
     let previous = current()?;
     let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
     // SAFETY: CPU_ISSET reads bit `i` of the set; `i` is below the set's capacity in bits.

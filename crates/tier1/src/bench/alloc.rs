@@ -67,19 +67,19 @@ unsafe impl GlobalAlloc for CountingAlloc {
 }
 
 /// True once the counting allocator has served an allocation in this process.
-pub fn is_installed() -> bool {
+pub(crate) fn is_installed() -> bool {
     INSTALLED.load(Ordering::Relaxed)
 }
 
 /// Start a measurement: reset the peak to the live level and return that level.
-pub fn reset_peak() -> usize {
+pub(crate) fn reset_peak() -> usize {
     let live = LIVE.load(Ordering::Relaxed);
     PEAK.store(live, Ordering::Relaxed);
     live
 }
 
 /// Peak live bytes since the last [`reset_peak`].
-pub fn peak_bytes() -> usize {
+pub(crate) fn peak_bytes() -> usize {
     PEAK.load(Ordering::Relaxed)
 }
 

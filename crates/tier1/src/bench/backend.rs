@@ -94,18 +94,18 @@ impl std::fmt::Debug for Variant {
 }
 
 /// An f64 reference output, computed lazily (only where it is cheap).
-pub type Reference = Box<dyn FnOnce() -> Vec<f64> + Send>;
+pub(crate) type Reference = Box<dyn FnOnce() -> Vec<f64> + Send>;
 
 /// A prepared target: baseline first, then the optimized variants.
 pub struct Workload {
     /// Baseline first.
     pub variants: Vec<Variant>,
     /// Work per execution.
-    pub work: Work,
+    pub(crate) work: Work,
     /// Repo-relative source file of the baseline.
-    pub baseline_file: String,
+    pub(crate) baseline_file: String,
     /// f64 reference of the output, when cheap enough to compute.
-    pub reference: Option<Reference>,
+    pub(crate) reference: Option<Reference>,
 }
 
 impl std::fmt::Debug for Workload {
@@ -135,7 +135,7 @@ pub trait Backend: Send + Sync {
 }
 
 /// The runner: `RUNNER_NAME` when set and non-empty, else the host name.
-pub fn runner_name() -> Option<String> {
+pub(crate) fn runner_name() -> Option<String> {
     std::env::var("RUNNER_NAME")
         .ok()
         .filter(|s| !s.is_empty())
@@ -150,7 +150,12 @@ fn host_name() -> Option<String> {
 }
 
 /// Read a required shape parameter of `key` as `usize`, at least `min`.
-pub fn param(key: &str, shapes: &Shapes, name: &str, min: u64) -> Result<usize, BackendError> {
+pub(crate) fn param(
+    key: &str,
+    shapes: &Shapes,
+    name: &str,
+    min: u64,
+) -> Result<usize, BackendError> {
     let v = *shapes.get(name).ok_or_else(|| BackendError::Shape {
         key: key.into(),
         param: name.into(),

@@ -12,7 +12,7 @@ pub use crate::suite::Clock;
 
 impl Clock {
     /// A reading to measure from.
-    pub fn start(self) -> Reading {
+    pub(crate) fn start(self) -> Reading {
         match self {
             Clock::Wall => Reading::Wall(Instant::now()),
             Clock::Cpu => Reading::Cpu(process_cpu_ns()),
@@ -22,7 +22,7 @@ impl Clock {
 
 /// A clock reading.
 #[derive(Debug, Clone, Copy)]
-pub enum Reading {
+pub(crate) enum Reading {
     /// Wall time.
     Wall(Instant),
     /// Process CPU time in nanoseconds (`None` when the clock could not be read).
@@ -32,7 +32,7 @@ pub enum Reading {
 impl Reading {
     /// Milliseconds since this reading; `None` when the CPU clock cannot be read (the caller
     /// reports it as a failed sample).
-    pub fn elapsed_ms(self) -> Option<f64> {
+    pub(crate) fn elapsed_ms(self) -> Option<f64> {
         match self {
             Reading::Wall(t) => Some(t.elapsed().as_secs_f64() * 1e3),
             Reading::Cpu(start) => {

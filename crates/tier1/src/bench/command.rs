@@ -4,10 +4,10 @@
 //! names, verification present on every optimized variant) and turn it into a [`TargetResult`].
 //! When one invocation's samples do not reach the profile's precision, the command runs again
 //! in a new process (as asv does) and the samples are pooled, until precise, out of budget or
-//! [`MAX_PROCESSES`] invocations. Each invocation leads its own process group: on a timeout, a
+//! `MAX_PROCESSES` invocations. Each invocation leads its own process group: on a timeout, a
 //! cancellation, or when it exits leaving processes behind, the whole group is killed. Its stdout
 //! is read on a thread and never waited for past the timeout: a process that left the group
-//! (`setsid`) and keeps the pipe open fails the target after [`STDOUT_GRACE`], it cannot hang the
+//! (`setsid`) and keeps the pipe open fails the target after `STDOUT_GRACE`, it cannot hang the
 //! run.
 
 use crate::bench::backend::Shapes;
@@ -33,41 +33,41 @@ use std::time::{Duration, Instant};
 
 /// How long after a command exits its stdout may stay open (held by a process it started outside
 /// its process group) before the target fails.
-pub const STDOUT_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const STDOUT_GRACE: Duration = Duration::from_secs(2);
 
 /// `schema` value a command must print.
-pub const COMMAND_SCHEMA: &str = "tier1.command_result.v1";
+pub(crate) const COMMAND_SCHEMA: &str = "tier1.command_result.v1";
 /// Largest stdout accepted from a command.
-pub const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_OUTPUT_BYTES: u64 = 16 << 20;
 /// Most invocations of one command target per measurement.
-pub const MAX_PROCESSES: u32 = 10;
+pub(crate) const MAX_PROCESSES: u32 = 10;
 /// How much of a malformed stdout a message quotes.
 const SNIPPET_CHARS: usize = 200;
 /// Largest sample a command may report (ms): a day.
-pub const MAX_SAMPLE_MS: f64 = 86_400_000.0;
+pub(crate) const MAX_SAMPLE_MS: f64 = 86_400_000.0;
 /// Most samples per variant in one invocation.
-pub const MAX_SAMPLES: usize = 1_000_000;
+pub(crate) const MAX_SAMPLES: usize = 1_000_000;
 /// Most variants of a command result.
-pub const MAX_VARIANTS: usize = 64;
+pub(crate) const MAX_VARIANTS: usize = 64;
 /// Longest variant name, `baseline_file`, and input name or dtype, in bytes.
-pub const MAX_NAME_BYTES: usize = 256;
+pub(crate) const MAX_NAME_BYTES: usize = 256;
 /// Most inputs of an input signature, and most dimensions of one input.
-pub const MAX_INPUTS: usize = 64;
+pub(crate) const MAX_INPUTS: usize = 64;
 /// Largest work count (`flops`, `bytes`).
-pub const MAX_WORK: f64 = 1e30;
+pub(crate) const MAX_WORK: f64 = 1e30;
 
 /// The JSON a command prints.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CommandOutput {
     /// Must be [`COMMAND_SCHEMA`].
-    pub schema: String,
+    pub(crate) schema: String,
     /// Repo-relative source of the baseline.
     #[serde(default)]
-    pub baseline_file: Option<String>,
+    pub(crate) baseline_file: Option<String>,
     /// Work per execution.
     #[serde(default)]
-    pub work: Work,
+    pub(crate) work: Work,
     /// Baseline first.
     pub variants: Vec<CommandVariant>,
 }
@@ -82,16 +82,21 @@ pub struct CommandVariant {
     pub samples_ms: Vec<f64>,
     /// Peak bytes of one execution, when measured.
     #[serde(default)]
-    pub memory_peak_bytes: Option<u64>,
+    pub(crate) memory_peak_bytes: Option<u64>,
     /// Input signature (must equal the baseline's).
     pub input_signature: InputSignature,
     /// Required for optimized variants.
     #[serde(default)]
-    pub verification: Option<VariantVerification>,
+    pub(crate) verification: Option<VariantVerification>,
 }
 
 /// Run a command target; every failure is recorded on the result, never raised.
-pub fn run(t: &Target, shapes: &Shapes, opts: &HarnessOptions, timing: Timing) -> TargetResult {
+pub(crate) fn run(
+    t: &Target,
+    shapes: &Shapes,
+    opts: &HarnessOptions,
+    timing: Timing,
+) -> TargetResult {
     let mut r = empty_result(t, shapes);
     let fail = |r: &mut TargetResult, st: &str, message: String| {
         r.failure = Some(TargetFailure {
@@ -227,7 +232,7 @@ fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<Comm
 
 /// One invocation of a command target from the directory `dir` (the side-by-side comparison runs
 /// each build's command in its own worktree): its raw stdout and the validated document.
-pub fn invoke_in(
+pub(crate) fn invoke_in(
     t: &Target,
     shapes: &Shapes,
     opts: &HarnessOptions,

@@ -32,7 +32,7 @@ impl Backend for CpuBackend {
 }
 
 /// `<model name> x<logical cores>` from `/proc/cpuinfo`, or the architecture when unknown.
-pub fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 /// `from + d`, or a year after `from` when `d` would overflow the clock.
-pub fn deadline(from: Instant, d: Duration) -> Instant {
+pub(crate) fn deadline(from: Instant, d: Duration) -> Instant {
     from.checked_add(d)
         .or_else(|| from.checked_add(Duration::from_secs(365 * 86_400)))
         .unwrap_or(from)
@@ -12,7 +12,7 @@ pub fn deadline(from: Instant, d: Duration) -> Instant {
 
 /// `s` seconds as a duration, saturating (a negative or NaN value is zero, too large is
 /// [`Duration::MAX`]).
-pub fn seconds(s: f64) -> Duration {
+pub(crate) fn seconds(s: f64) -> Duration {
     Duration::try_from_secs_f64(s).unwrap_or(if s > 0.0 {
         Duration::MAX
     } else {

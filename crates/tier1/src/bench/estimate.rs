@@ -11,25 +11,25 @@
 //! round counted only when both its samples were at or below their variant's median, which
 //! keeps about a quarter of the rounds.
 //!
-//! An anchor is measured in several passes ([`pooled`]): a pass that disagrees with the others
-//! beyond [`PASS_OUTLIER_MADS`] robust standard deviations is left out and the rest are pooled.
+//! An anchor is measured in several passes (`pooled`): a pass that disagrees with the others
+//! beyond `PASS_OUTLIER_MADS` robust standard deviations is left out and the rest are pooled.
 
 use crate::history::measurement::CONFIDENCE;
 use crate::stats::{self, MedianCi};
 
 /// A round is clean (schema 2) when both samples are at or below this quantile of their variant.
-pub const CLEAN_QUANTILE: f64 = 0.5;
+pub(crate) const CLEAN_QUANTILE: f64 = 0.5;
 /// A pass further than this many robust standard deviations from the median of the passes is
 /// left out of an anchor (the rule promotion applies across nights, `anchor_outlier_mads`).
-pub const PASS_OUTLIER_MADS: f64 = 3.5;
+pub(crate) const PASS_OUTLIER_MADS: f64 = 3.5;
 /// Floor of the robust standard deviation of the passes (log scale): with three passes the MAD
 /// is often near zero, and a pass is only called disturbed when it lies beyond
 /// `PASS_OUTLIER_MADS × 1.5 %` ≈ 5 % (the default regression threshold) from the others.
-pub const PASS_SD_FLOOR: f64 = 0.015;
+pub(crate) const PASS_SD_FLOOR: f64 = 0.015;
 
 /// Which rule turns rounds into estimates (by results schema version).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Estimator {
+pub(crate) enum Estimator {
     /// Schema 3: every round.
     PairedMedian,
     /// Schema 2: the clean rounds.
@@ -38,7 +38,7 @@ pub enum Estimator {
 
 impl Estimator {
     /// The estimator results files of `schema_version` were written with.
-    pub fn for_schema(schema_version: u32) -> Estimator {
+    pub(crate) fn for_schema(schema_version: u32) -> Estimator {
         if schema_version >= 3 {
             Estimator::PairedMedian
         } else {
@@ -49,12 +49,12 @@ impl Estimator {
     /// The name a measurement record states, or `None` for the estimator of results of schema 2
     /// and older: their records did not state it (nor whether the profile required precision),
     /// and re-deriving them must give back exactly what they hold.
-    pub fn stated(self) -> Option<&'static str> {
+    pub(crate) fn stated(self) -> Option<&'static str> {
         (self != Estimator::CleanRounds).then(|| self.as_str())
     }
 
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Estimator::PairedMedian => "paired_median",
             Estimator::CleanRounds => "clean_rounds",
@@ -62,7 +62,7 @@ impl Estimator {
     }
 
     /// The estimate of one pass.
-    pub fn pair(self, base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
+    pub(crate) fn pair(self, base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
         match self {
             Estimator::PairedMedian => pair(base, opt),
             Estimator::CleanRounds => pair_clean(base, opt),
@@ -74,48 +74,48 @@ impl Estimator {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairEstimate {
     /// Rounds with a positive time on both sides.
-    pub pairs: usize,
+    pub(crate) pairs: usize,
     /// Rounds the estimates use (all of them, or the clean ones under schema 2).
-    pub clean: usize,
+    pub(crate) clean: usize,
     /// Median of the per-round ratios `baseline / optimized`.
     pub speedup: f64,
     /// Its interval (`None` with fewer than six rounds).
     pub speedup_ci: Option<(f64, f64)>,
     /// Baseline time consistent with the two estimates (`optimized_ms × speedup` under schema 3,
     /// so `baseline / speedup` is the optimized estimate; the clean baseline median under 2).
-    pub baseline_ms: f64,
+    pub(crate) baseline_ms: f64,
     /// Median optimized time.
     pub optimized_ms: f64,
     /// Its interval (`None` with fewer than six rounds).
     pub optimized_ci: Option<(f64, f64)>,
     /// Coefficient of variation of the per-round ratios over all rounds.
-    pub ratio_cv: f64,
+    pub(crate) ratio_cv: f64,
     /// The passes of a pooled estimate (empty for one pass).
-    pub passes: Vec<PassEstimate>,
+    pub(crate) passes: Vec<PassEstimate>,
 }
 
 /// One pass of a pooled estimate.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PassEstimate {
+pub(crate) struct PassEstimate {
     /// Rounds of the pass.
-    pub rounds: usize,
+    pub(crate) rounds: usize,
     /// The pass's speedup.
-    pub speedup: f64,
+    pub(crate) speedup: f64,
     /// The pass's optimized time (ms).
-    pub optimized_ms: f64,
+    pub(crate) optimized_ms: f64,
     /// Left out of the pooled estimate: it disagreed with the other passes.
-    pub outlier: bool,
+    pub(crate) outlier: bool,
 }
 
 impl PairEstimate {
     /// Larger relative distance (percent) from the speedup to a bound of its interval.
-    pub fn speedup_half_width_pct(&self) -> Option<f64> {
+    pub(crate) fn speedup_half_width_pct(&self) -> Option<f64> {
         let (lo, hi) = self.speedup_ci?;
         Some(rel_half_width(lo, self.speedup, hi))
     }
 
     /// Larger relative distance (percent) from the optimized time to a bound.
-    pub fn optimized_half_width_pct(&self) -> Option<f64> {
+    pub(crate) fn optimized_half_width_pct(&self) -> Option<f64> {
         let (lo, hi) = self.optimized_ci?;
         Some(rel_half_width(lo, self.optimized_ms, hi))
     }
@@ -213,7 +213,7 @@ pub fn pair_clean(base: &[f64], opt: &[f64]) -> Option<PairEstimate> {
 /// kept passes is run-to-run evidence, which the comparison's noise estimate takes from the
 /// recorded pass values (`regress::noise::pass_points`). `None` when the splits do not add up
 /// or no pass has a usable round.
-pub fn pooled(
+pub(crate) fn pooled(
     estimator: Estimator,
     base: &[f64],
     opt: &[f64],
@@ -258,7 +258,7 @@ pub fn pooled(
 /// standard deviations (1.4826 MAD, at least [`PASS_SD_FLOOR`]) from the median of the passes,
 /// on the log scale: only with three usable passes or more, and at most a minority of them
 /// (the furthest first).
-pub fn mark_outlier_passes(passes: &mut [PassEstimate]) {
+pub(crate) fn mark_outlier_passes(passes: &mut [PassEstimate]) {
     let usable: Vec<usize> = (0..passes.len()).filter(|&i| !passes[i].outlier).collect();
     if usable.len() < 3 {
         return;
@@ -304,7 +304,7 @@ fn centre(xs: &[f64]) -> Option<Centre> {
 /// speedup and optimized time are within `precision_pct` (for every goal: a memory target's
 /// speedup is reported and tracked too, though only its memory is judged). A target with no
 /// verified variant (it fails anyway) needs no more rounds.
-pub fn precise_now(samples: &[Vec<f64>], verified: &[bool], precision_pct: f64) -> bool {
+pub(crate) fn precise_now(samples: &[Vec<f64>], verified: &[bool], precision_pct: f64) -> bool {
     let best = samples
         .iter()
         .enumerate()

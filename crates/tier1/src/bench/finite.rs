@@ -6,7 +6,7 @@
 use crate::bench::result::{TargetFailure, TargetResult, status};
 
 /// Largest magnitude a recorded number may have (sums and means over every target stay finite).
-pub const MAX_MAGNITUDE: f64 = 1e100;
+pub(crate) const MAX_MAGNITUDE: f64 = 1e100;
 
 fn bad(x: f64) -> bool {
     !x.is_finite() || x.abs() > MAX_MAGNITUDE
@@ -21,7 +21,7 @@ fn first<'a, T: Into<f64>>(
 }
 
 /// The first number of `t` that is not finite or too large, as `(field, value)`.
-pub fn offending(t: &TargetResult) -> Option<(String, f64)> {
+pub(crate) fn offending(t: &TargetResult) -> Option<(String, f64)> {
     let work = [
         ("work.flops".to_string(), t.work.flops),
         ("work.bytes".to_string(), t.work.bytes),
@@ -84,7 +84,7 @@ pub fn offending(t: &TargetResult) -> Option<(String, f64)> {
 /// Fail `t` when one of its numbers is not recordable ([`offending`]): the failure names the field
 /// and the value, and the target's measured numbers are dropped (they cannot be written). Returns
 /// whether it failed the target.
-pub fn fail_unrecordable(t: &mut TargetResult) -> bool {
+pub(crate) fn fail_unrecordable(t: &mut TargetResult) -> bool {
     let Some((field, value)) = offending(t) else {
         return false;
     };

@@ -8,13 +8,13 @@ use crate::bench::backend::{BackendError, Shapes};
 /// Upper estimate, in bytes, of what the CPU target `key` allocates for `shapes` (None for a key
 /// that is not a built-in target; each target's `footprint` in the table). Computed in floating
 /// point: no shape can overflow it.
-pub fn estimate(key: &str, shapes: &Shapes) -> Option<f64> {
+pub(crate) fn estimate(key: &str, shapes: &Shapes) -> Option<f64> {
     crate::bench::table::spec(key).map(|t| (t.footprint)(shapes))
 }
 
 /// Memory available to this process, in bytes (`MemAvailable` of `/proc/meminfo`, else
 /// `MemTotal`), or None where the kernel does not say.
-pub fn available() -> Option<u64> {
+pub(crate) fn available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let field = |name: &str| {
         info.lines()
@@ -32,7 +32,11 @@ pub fn available() -> Option<u64> {
 }
 
 /// Refuse `shapes` for target `key` when their estimate exceeds `available` bytes.
-pub fn check(key: &str, shapes: &Shapes, available: Option<u64>) -> Result<(), BackendError> {
+pub(crate) fn check(
+    key: &str,
+    shapes: &Shapes,
+    available: Option<u64>,
+) -> Result<(), BackendError> {
     let (Some(need), Some(have)) = (estimate(key, shapes), available) else {
         return Ok(());
     };

@@ -7,8 +7,9 @@
 use crate::bench::backend::{Backend, BackendError, Shapes, VariantRun, Workload};
 use crate::bench::estimate;
 use crate::bench::machine::{MachineState, MachineWindow};
+pub use crate::bench::options::HarnessOptions;
+pub use crate::bench::options::Hook;
 use crate::bench::options::Timing;
-pub use crate::bench::options::{HarnessOptions, Hook};
 use crate::bench::result::{
     self, ResultsFile, Role, Sampling, TargetFailure, TargetResult, VariantResult,
     VariantVerification, status,
@@ -23,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Serializes measurements inside one process (memory counters and cores are process-wide).
-pub static MEASURE_LOCK: Mutex<()> = Mutex::new(());
+pub(crate) static MEASURE_LOCK: Mutex<()> = Mutex::new(());
 
 /// A suite run that cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -223,7 +224,7 @@ fn target_timing(
 
 /// The round-order seed of a target: the run's seed mixed with the key (FNV-1a), so targets do
 /// not share one order sequence and a rerun with the same seed repeats it.
-pub fn order_seed(seed: u64, key: &str) -> u64 {
+pub(crate) fn order_seed(seed: u64, key: &str) -> u64 {
     key.bytes().fold(seed ^ 0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -19,15 +19,15 @@ const LISTED: usize = 20;
 
 /// One benchmark of a tool's output.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Measured {
+pub(crate) struct Measured {
     /// The name the tool prints.
-    pub name: String,
+    pub(crate) name: String,
     /// Another name it may be given by (pytest's `fullname`, nvbench's benchmark of one state).
-    pub alias: Option<String>,
+    pub(crate) alias: Option<String>,
     /// Time of one execution per sample (ms), in the tool's order.
-    pub samples_ms: Vec<f64>,
+    pub(crate) samples_ms: Vec<f64>,
     /// Why the tool's result for it cannot be used.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 impl Measured {
@@ -48,26 +48,26 @@ impl Measured {
 /// A variant read from a tool's output: its tier1 name (`baseline`, else the tool's name made
 /// safe, [`variant_name`]) and its samples.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ImportedVariant {
+pub(crate) struct ImportedVariant {
     /// tier1 variant name.
-    pub name: String,
+    pub(crate) name: String,
     /// Time of one execution per sample (ms).
-    pub samples_ms: Vec<f64>,
+    pub(crate) samples_ms: Vec<f64>,
 }
 
 /// Where one invocation left the tool's output.
 #[derive(Debug, Clone, Copy)]
-pub struct ToolOutput<'a> {
+pub(crate) struct ToolOutput<'a> {
     /// The document (the `{output}` file, else stdout).
-    pub document: &'a [u8],
+    pub(crate) document: &'a [u8],
     /// The directory of the `{output}` file (nvbench's sample files are relative to it).
-    pub dir: &'a Path,
+    pub(crate) dir: &'a Path,
     /// The invocation's `CRITERION_HOME`.
-    pub criterion_home: &'a Path,
+    pub(crate) criterion_home: &'a Path,
 }
 
 /// Every benchmark of the output in the target's format.
-pub fn measured(format: OutputFormat, out: ToolOutput<'_>) -> Result<Vec<Measured>, String> {
+pub(crate) fn measured(format: OutputFormat, out: ToolOutput<'_>) -> Result<Vec<Measured>, String> {
     match format {
         OutputFormat::Tier1 => Err("format tier1 is not an importer".into()),
         OutputFormat::PytestBenchmark => pytest::parse(out.document),
@@ -79,7 +79,7 @@ pub fn measured(format: OutputFormat, out: ToolOutput<'_>) -> Result<Vec<Measure
 }
 
 /// The target's variants from the tool's output, baseline first, as its `variants` maps them.
-pub fn variants(t: &Target, out: ToolOutput<'_>) -> Result<Vec<ImportedVariant>, String> {
+pub(crate) fn variants(t: &Target, out: ToolOutput<'_>) -> Result<Vec<ImportedVariant>, String> {
     let what = format!("target {}: format {}", t.key, t.format.as_str());
     let map = t
         .variants

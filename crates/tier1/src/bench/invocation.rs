@@ -7,25 +7,29 @@ use std::io::Read;
 use std::path::PathBuf;
 
 /// Replaced by the path of the invocation's output file.
-pub const OUTPUT: &str = "{output}";
+pub(crate) const OUTPUT: &str = "{output}";
 /// Replaced by the timed rounds per invocation (`TIER1_ITERATIONS`).
-pub const ROUNDS: &str = "{rounds}";
+pub(crate) const ROUNDS: &str = "{rounds}";
 /// Replaced by the warm-up runs per variant (`TIER1_WARMUP`).
-pub const WARMUP: &str = "{warmup}";
+pub(crate) const WARMUP: &str = "{warmup}";
 
 /// One invocation's directory and argv.
 #[derive(Debug)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     dir: tempfile::TempDir,
     /// The argv with the placeholders replaced.
-    pub argv: Vec<String>,
+    pub(crate) argv: Vec<String>,
     /// The argv names `{output}`: the result is that file, not stdout.
-    pub reads_output_file: bool,
+    pub(crate) reads_output_file: bool,
 }
 
 impl Invocation {
     /// A fresh directory and the filled-in argv of `command`.
-    pub fn prepare(command: &[String], warmup: u32, rounds: u32) -> Result<Invocation, String> {
+    pub(crate) fn prepare(
+        command: &[String],
+        warmup: u32,
+        rounds: u32,
+    ) -> Result<Invocation, String> {
         let dir = tempfile::Builder::new()
             .prefix("tier1-command-")
             .tempdir()
@@ -47,23 +51,23 @@ impl Invocation {
     }
 
     /// The directory of the output file.
-    pub fn dir(&self) -> PathBuf {
+    pub(crate) fn dir(&self) -> PathBuf {
         self.dir.path().to_path_buf()
     }
 
     /// The `{output}` file (also given as `TIER1_OUTPUT`).
-    pub fn output_file(&self) -> PathBuf {
+    pub(crate) fn output_file(&self) -> PathBuf {
         self.dir.path().join("output.json")
     }
 
     /// The `CRITERION_HOME` of a criterion target.
-    pub fn criterion_home(&self) -> PathBuf {
+    pub(crate) fn criterion_home(&self) -> PathBuf {
         self.dir.path().join("criterion")
     }
 
     /// The result document: the `{output}` file (at most `max` bytes) when the argv names it,
     /// else `stdout`.
-    pub fn document(&self, stdout: Vec<u8>, max: u64) -> Result<Vec<u8>, String> {
+    pub(crate) fn document(&self, stdout: Vec<u8>, max: u64) -> Result<Vec<u8>, String> {
         if !self.reads_output_file {
             return Ok(stdout);
         }

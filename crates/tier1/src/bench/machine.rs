@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// NVML throttle reasons that slow the device down (idle, application-clock, sync-boost and
 /// display reasons do not).
-pub const THROTTLING_REASONS: [&str; 5] = [
+pub(crate) const THROTTLING_REASONS: [&str; 5] = [
     "hw_slowdown",
     "hw_thermal_slowdown",
     "hw_power_brake_slowdown",
@@ -22,24 +22,24 @@ pub const THROTTLING_REASONS: [&str; 5] = [
 pub struct GpuState {
     /// Current SM clock (MHz).
     #[serde(default)]
-    pub sm_clock_mhz: Option<u32>,
+    pub(crate) sm_clock_mhz: Option<u32>,
     /// Maximum SM clock (MHz).
     #[serde(default)]
-    pub max_sm_clock_mhz: Option<u32>,
+    pub(crate) max_sm_clock_mhz: Option<u32>,
     /// Current memory clock (MHz).
     #[serde(default)]
-    pub memory_clock_mhz: Option<u32>,
+    pub(crate) memory_clock_mhz: Option<u32>,
     /// Core temperature (°C).
     #[serde(default)]
-    pub temperature_c: Option<u32>,
+    pub(crate) temperature_c: Option<u32>,
     /// Current throttle reasons (NVML names, lower case).
     #[serde(default)]
-    pub throttle_reasons: Vec<String>,
+    pub(crate) throttle_reasons: Vec<String>,
 }
 
 impl GpuState {
     /// The throttle reasons that slow the device ([`THROTTLING_REASONS`]).
-    pub fn throttling(&self) -> Vec<&str> {
+    pub(crate) fn throttling(&self) -> Vec<&str> {
         self.throttle_reasons
             .iter()
             .map(String::as_str)
@@ -51,21 +51,21 @@ impl GpuState {
 /// The machine at one instant.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MachineState {
+pub(crate) struct MachineState {
     /// One-minute load average (`/proc/loadavg`).
     #[serde(default)]
-    pub load_avg_1m: Option<Finite>,
+    pub(crate) load_avg_1m: Option<Finite>,
     /// Mean current CPU clock over the cores (MHz, `/proc/cpuinfo` or cpufreq).
     #[serde(default)]
-    pub cpu_mhz: Option<Finite>,
+    pub(crate) cpu_mhz: Option<Finite>,
     /// The GPU, on the CUDA backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<GpuState>,
+    pub(crate) gpu: Option<GpuState>,
 }
 
 impl MachineState {
     /// The CPU side now (the backend adds the GPU side).
-    pub fn cpu_now() -> MachineState {
+    pub(crate) fn cpu_now() -> MachineState {
         MachineState {
             load_avg_1m: std::fs::read_to_string("/proc/loadavg")
                 .ok()
@@ -77,7 +77,7 @@ impl MachineState {
     }
 
     /// Throttle reasons that slow the device, if any.
-    pub fn throttling(&self) -> Vec<&str> {
+    pub(crate) fn throttling(&self) -> Vec<&str> {
         self.gpu
             .as_ref()
             .map(GpuState::throttling)
@@ -90,14 +90,14 @@ impl MachineState {
 #[serde(deny_unknown_fields)]
 pub struct MachineWindow {
     /// Before the first timed round.
-    pub before: MachineState,
+    pub(crate) before: MachineState,
     /// After the last timed round.
-    pub after: MachineState,
+    pub(crate) after: MachineState,
 }
 
 impl MachineWindow {
     /// Throttle reasons seen at either end.
-    pub fn throttling(&self) -> Vec<&str> {
+    pub(crate) fn throttling(&self) -> Vec<&str> {
         let mut r = self.before.throttling();
         for x in self.after.throttling() {
             if !r.contains(&x) {

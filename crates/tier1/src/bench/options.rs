@@ -14,13 +14,13 @@ pub type Hook = Arc<dyn Fn(&str, &mut Workload) + Send + Sync>;
 #[derive(Clone)]
 pub struct HarnessOptions {
     /// Profile name (shapes and timing knobs).
-    pub profile: String,
+    pub(crate) profile: String,
     /// Run id recorded in the results.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// RFC 3339 start time recorded in the results.
-    pub timestamp: String,
+    pub(crate) timestamp: String,
     /// Input seed (verification uses 42).
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Only these target keys (all when empty), in suite order.
     pub only: Vec<String>,
     /// Override of the profile's per-target timeout.
@@ -29,7 +29,7 @@ pub struct HarnessOptions {
     pub hook: Option<Hook>,
     /// Passes every target is measured in (1 for a night; the profile's `anchor_passes` for a
     /// run that may become the anchor): pooled per target ([`crate::bench::passes`]).
-    pub passes: u32,
+    pub(crate) passes: u32,
 }
 
 impl std::fmt::Debug for HarnessOptions {
@@ -64,27 +64,27 @@ impl HarnessOptions {
 
 /// Sampling knobs and limits of one target (from the profile).
 #[derive(Debug, Clone, Copy)]
-pub struct Timing {
+pub(crate) struct Timing {
     /// Warm-up executions per variant.
-    pub warmup: u32,
+    pub(crate) warmup: u32,
     /// Minimum timed rounds.
-    pub iterations: u32,
+    pub(crate) iterations: u32,
     /// Maximum timed rounds.
-    pub max_rounds: u32,
+    pub(crate) max_rounds: u32,
     /// Shortest sample (ms).
-    pub min_sample_ms: f64,
+    pub(crate) min_sample_ms: f64,
     /// Precision asked for (± percent at 95 % confidence).
-    pub precision_pct: f64,
+    pub(crate) precision_pct: f64,
     /// Timing budget (soft: no round starts after it once the minimum is reached).
-    pub budget: Duration,
+    pub(crate) budget: Duration,
     /// Wall-clock limit of the whole target (hard: the target fails).
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Seed of the round order.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The clock CPU samples are read from.
-    pub clock: crate::bench::clock::Clock,
+    pub(crate) clock: crate::bench::clock::Clock,
     /// The profile requires an anchor to reach the precision (recorded on the result).
-    pub precision_required: bool,
+    pub(crate) precision_required: bool,
 }
 
 impl Timing {
@@ -92,7 +92,7 @@ impl Timing {
     /// least 5 warm-up executions and [`crate::suite::MIN_ROUNDS`] rounds, the profile's
     /// precision or the one derived from the suite's thresholds, `timeout` instead of the
     /// profile's when given.
-    pub fn of_profile(
+    pub(crate) fn of_profile(
         suite: &crate::suite::Suite,
         profile: &crate::suite::Profile,
         timeout: Option<Duration>,
@@ -116,7 +116,7 @@ impl Timing {
     }
 
     /// The sampling plan of one measurement.
-    pub fn plan(&self) -> Plan {
+    pub(crate) fn plan(&self) -> Plan {
         Plan {
             warmup: self.warmup,
             min_rounds: self.iterations,

@@ -11,7 +11,7 @@ use crate::bench::stats::Stats;
 /// Merge one target's passes (`first`, then `rest` in order) into one result. A pass that failed
 /// fails the target (its failure, naming the pass); passes whose variants differ in names fail
 /// it too.
-pub fn merge(first: TargetResult, rest: Vec<TargetResult>) -> TargetResult {
+pub(crate) fn merge(first: TargetResult, rest: Vec<TargetResult>) -> TargetResult {
     if rest.is_empty() {
         return first;
     }

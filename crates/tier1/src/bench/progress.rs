@@ -15,10 +15,10 @@ fn enabled() -> bool {
 
 /// The bar of one target; cleared when dropped.
 #[derive(Debug)]
-pub struct TargetProgress(bool);
+pub(crate) struct TargetProgress(bool);
 
 /// Start the bar of `target` with `total` expected steps (warm-ups plus the minimum rounds).
-pub fn target(target: &str, total: u64) -> TargetProgress {
+pub(crate) fn target(target: &str, total: u64) -> TargetProgress {
     if !enabled() {
         return TargetProgress(false);
     }
@@ -33,7 +33,7 @@ pub fn target(target: &str, total: u64) -> TargetProgress {
 }
 
 /// One more step of the current target (the bar grows when rounds run past the minimum).
-pub fn tick() {
+pub(crate) fn tick() {
     if let Some(bar) = BAR.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
         bar.inc(1);
         if bar.length().is_some_and(|len| bar.position() >= len) {

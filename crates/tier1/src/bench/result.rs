@@ -1,6 +1,6 @@
 //! The harness result file `<run_dir>/results/benchmark_test_results.json`: raw samples, statistics,
 //! verification, memory and input signature per variant, and the derived per-target verdict.
-//! [`derive()`] turns a target's raw facts into its verdict and metrics; [`summarize`] turns the file
+//! `derive()` turns a target's raw facts into its verdict and metrics; [`summarize`] turns the file
 //! into `summary.json` target rows. Both are pure functions of the file (and the suite's labels), so
 //! promotion can re-derive a summary and [`validate`] can refuse a file whose stored verdicts or
 //! statistics do not match its own samples.
@@ -11,12 +11,15 @@ mod format;
 mod summary;
 mod validation;
 
-pub use derived::{bytes_to_mb, derive, no_speedup_message};
-pub use error::ResultError;
+pub(crate) use derived::{bytes_to_mb, derive, no_speedup_message};
+pub(crate) use error::ResultError;
+pub(crate) use format::{
+    BASELINE, DEFAULT_PRECISION_PCT, Metrics, RESULTS_REL_PATH, RESULTS_SCHEMA_MIN, ReferenceCheck,
+    TargetFailure, TensorSpec, Work, empty_result,
+};
 pub use format::{
-    BASELINE, DEFAULT_PRECISION_PCT, InputSignature, Metrics, RESULTS_REL_PATH, RESULTS_SCHEMA_MIN,
-    RESULTS_SCHEMA_VERSION, ReferenceCheck, ResultsFile, Role, Sampling, TargetFailure,
-    TargetResult, TensorSpec, VariantResult, VariantVerification, Work, empty_result, status,
+    InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, Sampling, TargetResult,
+    VariantResult, VariantVerification, status,
 };
 pub use summary::summarize;
 pub use validation::validate;

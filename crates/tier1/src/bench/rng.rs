@@ -26,28 +26,28 @@ impl Rng {
     }
 
     /// Uniform in `[0, 1)` with 24 bits of precision.
-    pub fn next_f32(&mut self) -> f32 {
+    pub(crate) fn next_f32(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
     /// Uniform in `[lo, hi)`.
-    pub fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
+    pub(crate) fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.next_f32()
     }
 
     /// Uniform integer in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n.max(1)
     }
 
     /// Approximately standard normal (sum of four uniforms, rescaled): cheap and bounded.
-    pub fn normal(&mut self) -> f32 {
+    pub(crate) fn normal(&mut self) -> f32 {
         let s: f32 = (0..4).map(|_| self.next_f32()).sum();
         (s - 2.0) * 3.0f32.sqrt()
     }
 
     /// A vector of `n` values `normal() * scale`.
-    pub fn normal_vec(&mut self, n: usize, scale: f32) -> Vec<f32> {
+    pub(crate) fn normal_vec(&mut self, n: usize, scale: f32) -> Vec<f32> {
         (0..n).map(|_| self.normal() * scale).collect()
     }
 }

@@ -40,13 +40,13 @@ pub struct Sampled {
     /// Per-execution time of each sample (batch time / repetitions), one per round.
     pub samples_ms: Vec<Vec<f64>>,
     /// Executions per sample.
-    pub repetitions: Vec<u32>,
+    pub(crate) repetitions: Vec<u32>,
     /// Peak bytes one execution allocated above its starting level (`None` unmeasured).
-    pub peaks: Vec<Option<u64>>,
+    pub(crate) peaks: Vec<Option<u64>>,
     /// Rounds completed.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// The budget ran out before the precision check passed.
-    pub budget_exhausted: bool,
+    pub(crate) budget_exhausted: bool,
 }
 
 /// Time one batch of `reps` executions on `clock`: (milliseconds per execution, peak bytes of

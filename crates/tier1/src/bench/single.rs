@@ -14,7 +14,7 @@ use crate::json::Finite;
 /// so `optimized_ms` and `optimized_ci` are its median and interval; an anchor's passes
 /// (`rounds_per_pass`) are pooled with the disagreeing ones left out. `None` when no sample is
 /// positive.
-pub fn estimate(
+pub(crate) fn estimate(
     samples: &[f64],
     estimator: Estimator,
     rounds_per_pass: Option<&[u32]>,
@@ -30,7 +30,7 @@ pub fn estimate(
 
 /// Whether one variant's samples are precise enough to stop: its time's interval lies within
 /// `precision_pct` of the estimate.
-pub fn precise_now(samples: &[f64], precision_pct: f64) -> bool {
+pub(crate) fn precise_now(samples: &[f64], precision_pct: f64) -> bool {
     estimate(samples, Estimator::PairedMedian, None)
         .and_then(|e| e.optimized_half_width_pct())
         .is_some_and(|w| w <= precision_pct + 1e-9)
@@ -40,7 +40,7 @@ pub fn precise_now(samples: &[f64], precision_pct: f64) -> bool {
 /// executions per sample, coefficient of variation `cv`) from its estimate `e`: its rounds, its
 /// median and interval (in the `optimized_*` fields), precise when that interval is within the
 /// sampling's `precision_pct` and the device did not throttle, with the anchor's passes.
-pub fn measurement(
+pub(crate) fn measurement(
     samples: &[f64],
     repetitions: u32,
     cv: Finite,
@@ -82,17 +82,17 @@ pub fn measurement(
 
 /// What the sampling of a measurement asked for and saw (from the results file's `sampling`).
 #[derive(Debug, Clone, Copy)]
-pub struct Conditions {
+pub(crate) struct Conditions {
     /// The precision asked for (percent).
-    pub precision_pct: f64,
+    pub(crate) precision_pct: f64,
     /// The device throttled during the kept measurement.
-    pub throttled: bool,
+    pub(crate) throttled: bool,
     /// The profile requires an anchor to reach the precision.
-    pub precision_required: bool,
+    pub(crate) precision_required: bool,
 }
 
 /// The passes of an estimate as the measurement record keeps them.
-pub fn pass_values(e: &PairEstimate) -> Vec<crate::history::measurement::PassValue> {
+pub(crate) fn pass_values(e: &PairEstimate) -> Vec<crate::history::measurement::PassValue> {
     e.passes
         .iter()
         .map(|p| crate::history::measurement::PassValue {

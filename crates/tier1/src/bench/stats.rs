@@ -2,7 +2,7 @@
 //! linearly interpolated percentiles (numpy's default) and the coefficient of variation.
 
 use crate::json::Finite;
-pub use crate::stats::order::percentile;
+pub(crate) use crate::stats::order::percentile;
 use serde::{Deserialize, Serialize};
 
 /// Statistics of one variant's timed samples (milliseconds). A pure function of the samples.
@@ -10,27 +10,27 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Stats {
     /// Number of samples.
-    pub count: u32,
+    pub(crate) count: u32,
     /// Median (the reported time of a variant).
     pub median_ms: Finite,
     /// Arithmetic mean (the reference implementation reported this one).
-    pub mean_ms: Finite,
+    pub(crate) mean_ms: Finite,
     /// Population standard deviation (ddof 0).
-    pub std_ms: Finite,
+    pub(crate) std_ms: Finite,
     /// Smallest sample.
-    pub min_ms: Finite,
+    pub(crate) min_ms: Finite,
     /// Largest sample.
-    pub max_ms: Finite,
+    pub(crate) max_ms: Finite,
     /// 25th percentile.
-    pub p25_ms: Finite,
+    pub(crate) p25_ms: Finite,
     /// 75th percentile.
-    pub p75_ms: Finite,
+    pub(crate) p75_ms: Finite,
     /// 90th percentile.
-    pub p90_ms: Finite,
+    pub(crate) p90_ms: Finite,
     /// 99th percentile.
     pub p99_ms: Finite,
     /// `std / mean` (0 when the mean is 0).
-    pub cv: Finite,
+    pub(crate) cv: Finite,
 }
 
 impl Stats {

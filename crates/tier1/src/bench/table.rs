@@ -13,7 +13,7 @@
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::plans;
 use crate::bench::cuda::source::KernelSource;
-pub use crate::bench::target_spec::{CudaSpec, TargetSpec};
+pub(crate) use crate::bench::target_spec::{CudaSpec, TargetSpec};
 use crate::bench::targets::block_scaling;
 use crate::bench::targets::flashattention4_alibi;
 use crate::bench::targets::gradient_fusion;
@@ -45,7 +45,7 @@ macro_rules! target {
 }
 
 /// The built-in targets, in suite order (`mma.sync` m16n8k16 with bf16 operands needs sm_80).
-pub const TARGETS: &[TargetSpec] = &[
+pub(crate) const TARGETS: &[TargetSpec] = &[
     target!(block_scaling, (8, 0)),
     target!(flashattention4_alibi, (7, 0)),
     target!(persistent_decode, (7, 0)),
@@ -55,7 +55,7 @@ pub const TARGETS: &[TargetSpec] = &[
 ];
 
 /// Keys of the built-in targets, in suite order.
-pub const BUILTIN_KEYS: [&str; TARGETS.len()] = {
+pub(crate) const BUILTIN_KEYS: [&str; TARGETS.len()] = {
     let mut out = [""; TARGETS.len()];
     let mut i = 0;
     while i < TARGETS.len() {
@@ -66,12 +66,12 @@ pub const BUILTIN_KEYS: [&str; TARGETS.len()] = {
 };
 
 /// The spec of built-in target `key`, if any.
-pub fn spec(key: &str) -> Option<&'static TargetSpec> {
+pub(crate) fn spec(key: &str) -> Option<&'static TargetSpec> {
     TARGETS.iter().find(|t| t.key == key)
 }
 
 /// The spec of built-in target `key`, or [`BackendError::Unsupported`] naming `backend`.
-pub fn supported(backend: &str, key: &str) -> Result<&'static TargetSpec, BackendError> {
+pub(crate) fn supported(backend: &str, key: &str) -> Result<&'static TargetSpec, BackendError> {
     spec(key).ok_or_else(|| BackendError::Unsupported {
         backend: backend.into(),
         key: key.into(),

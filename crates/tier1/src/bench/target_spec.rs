@@ -10,35 +10,35 @@ use crate::bench::cuda::source::KernelSource;
 
 /// One built-in target: every backend and check looks its key up here.
 #[derive(Debug, Clone, Copy)]
-pub struct TargetSpec {
+pub(crate) struct TargetSpec {
     /// Suite target key (`configs/benchmark_suites/tier1.yaml`).
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// Reads and checks the target's `Params` from the profile's shapes (serde,
     /// [`crate::bench::targets::params::read`]); the error names the field and what was expected.
-    pub params: fn(&Shapes) -> Result<(), BackendError>,
+    pub(crate) params: fn(&Shapes) -> Result<(), BackendError>,
     /// The CPU workload at the profile's shapes and seed (reads and checks the shapes).
-    pub workload: fn(&Shapes, u64) -> Result<Workload, BackendError>,
+    pub(crate) workload: fn(&Shapes, u64) -> Result<Workload, BackendError>,
     /// Upper estimate, in bytes, of what the CPU workload allocates for the shapes.
-    pub footprint: fn(&Shapes) -> f64,
+    pub(crate) footprint: fn(&Shapes) -> f64,
     /// The CUDA side: plan, host buffers and the kernels each variant launches.
-    pub cuda: CudaSpec,
+    pub(crate) cuda: CudaSpec,
     /// The kernel file `kernels/<key>.cu`, embedded.
-    pub kernel: KernelSource,
+    pub(crate) kernel: KernelSource,
 }
 
 /// Builds a target's host buffers and CPU twin at the profile's shapes and seed.
-pub type InputsFn = fn(&Shapes, u64) -> Result<(Inputs, Workload), BackendError>;
+pub(crate) type InputsFn = fn(&Shapes, u64) -> Result<(Inputs, Workload), BackendError>;
 
 /// The CUDA side of a target (`cuda/plans/<key>.rs`).
 #[derive(Debug, Clone, Copy)]
-pub struct CudaSpec {
+pub(crate) struct CudaSpec {
     /// The device plan at the profile's shapes.
-    pub plan: fn(&Shapes) -> Result<Plan, BackendError>,
+    pub(crate) plan: fn(&Shapes) -> Result<Plan, BackendError>,
     /// The input buffers in the kernels' layouts, with the CPU twin's workload over the same
     /// inputs (its work, input signature and reference are the CUDA workload's too).
-    pub inputs: InputsFn,
+    pub(crate) inputs: InputsFn,
     /// Entries the baseline (and a CUDA-graph variant) launches.
-    pub baseline: &'static [&'static str],
+    pub(crate) baseline: &'static [&'static str],
     /// Entries the optimized variants launch.
-    pub optimized: &'static [&'static str],
+    pub(crate) optimized: &'static [&'static str],
 }

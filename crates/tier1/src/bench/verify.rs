@@ -78,7 +78,7 @@ pub fn compare(
 }
 
 /// Compare an output with the f64 reference.
-pub fn check_reference(out: &[f32], reference: &[f64], tol: Tolerance) -> ReferenceCheck {
+pub(crate) fn check_reference(out: &[f32], reference: &[f64], tol: Tolerance) -> ReferenceCheck {
     if out.len() != reference.len() {
         return ReferenceCheck {
             passed: false,
@@ -95,7 +95,11 @@ pub fn check_reference(out: &[f32], reference: &[f64], tol: Tolerance) -> Refere
 }
 
 /// The baseline's own record: its output against the f64 reference (no baseline to compare with).
-pub fn baseline_record(out: &[f32], reference: &[f64], tol: Tolerance) -> VariantVerification {
+pub(crate) fn baseline_record(
+    out: &[f32],
+    reference: &[f64],
+    tol: Tolerance,
+) -> VariantVerification {
     let r = check_reference(out, reference, tol);
     VariantVerification {
         passed: r.passed,

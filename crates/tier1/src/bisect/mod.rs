@@ -1,13 +1,15 @@
 //! `tier1-bisect`: the first commit between a good and a bad commit whose side-by-side comparison
 //! with the good commit shows the change, in about log2(N) builds, skipping commits that cannot
 //! be built, run or decided (after a second, longer measurement) as `git bisect skip` does
-//! ([`search`]); the run, its report and its
-//! evidence ([`run`], [`report`]). History is only read: no ref, branch or checkout changes.
+//! (`search`); the run, its report and its
+//! evidence (`run`, `report`). History is only read: no ref, branch or checkout changes.
 
-pub mod report;
-pub mod run;
-pub mod search;
+pub(crate) mod report;
+pub(crate) mod run;
+pub(crate) mod search;
 
-pub use report::{BisectReport, BisectStatus, Step};
+pub(crate) use report::Step;
+pub use report::{BisectReport, BisectStatus};
 pub use run::{BisectError, BisectRequest, bisect};
-pub use search::{Mark, Search};
+pub use search::Mark;
+pub(crate) use search::Search;

@@ -6,7 +6,7 @@ use crate::sidebyside::{RatioCi, Verdict};
 use serde::{Deserialize, Serialize};
 
 /// `schema` of a [`BisectReport`].
-pub const BISECT_SCHEMA: &str = "tier1.bisect.v1";
+pub(crate) const BISECT_SCHEMA: &str = "tier1.bisect.v1";
 
 /// How the search ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +26,7 @@ pub struct Step {
     /// The commit tested (measured as current against the good commit).
     pub commit: String,
     /// Its subject line.
-    pub subject: String,
+    pub(crate) subject: String,
     /// The side-by-side verdict.
     pub verdict: Verdict,
     /// What the search made of it.
@@ -35,60 +35,60 @@ pub struct Step {
     pub reason: String,
     /// Optimized time current/anchor.
     #[serde(default)]
-    pub optimized_time_ratio: Option<RatioCi>,
+    pub(crate) optimized_time_ratio: Option<RatioCi>,
     /// Speedup current/anchor.
     #[serde(default)]
-    pub speedup_ratio: Option<RatioCi>,
+    pub(crate) speedup_ratio: Option<RatioCi>,
     /// Rounds measured.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// Seconds measuring (of the last attempt).
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Comparisons made: 2 when the first was too noisy and the commit was measured once more
     /// with twice the budget.
-    pub attempts: u32,
+    pub(crate) attempts: u32,
     /// The commit was built for this step (not taken from the cache).
-    pub built: bool,
+    pub(crate) built: bool,
     /// The last attempt's evidence directory, relative to the output directory.
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 /// The result of a bisection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BisectReport {
     /// [`BISECT_SCHEMA`].
-    pub schema: String,
+    pub(crate) schema: String,
     /// Target key.
-    pub target: String,
+    pub(crate) target: String,
     /// Profile.
-    pub profile: String,
+    pub(crate) profile: String,
     /// The good commit (the reference of every comparison).
-    pub good: String,
+    pub(crate) good: String,
     /// The bad commit (taken as bad, not measured).
-    pub bad: String,
+    pub(crate) bad: String,
     /// Threshold (percent) of every comparison.
-    pub threshold_pct: f64,
+    pub(crate) threshold_pct: f64,
     /// The metrics that decided every comparison.
-    pub decided_on: crate::sidebyside::DecideOn,
+    pub(crate) decided_on: crate::sidebyside::DecideOn,
     /// Commits after `good` up to `bad` on `bad`'s first-parent chain.
-    pub commits_in_range: usize,
+    pub(crate) commits_in_range: usize,
     /// How it ended.
     pub status: BisectStatus,
     /// The first commit that shows the change (`found`), else `null`.
     pub culprit: Option<String>,
     /// Its subject line.
     #[serde(default)]
-    pub culprit_subject: Option<String>,
+    pub(crate) culprit_subject: Option<String>,
     /// The commits the first bad one may be, oldest first (one when found).
-    pub suspects: Vec<String>,
+    pub(crate) suspects: Vec<String>,
     /// The tests, in order.
     pub steps: Vec<Step>,
     /// Builds made (cache misses: the good commit's included).
     pub builds: u32,
     /// Seconds in all.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// The report's directory (`bisect.json` and `steps/`).
     #[serde(default)]
-    pub output_dir: Option<String>,
+    pub(crate) output_dir: Option<String>,
 }
 
 fn ratio(r: Option<RatioCi>) -> String {

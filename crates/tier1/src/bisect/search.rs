@@ -19,7 +19,7 @@ pub enum Mark {
 
 /// The state of a search over `n` candidates.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Search {
+pub(crate) struct Search {
     /// Index of the newest candidate known good, `None` while only the good commit is.
     good: Option<usize>,
     /// Index of the oldest candidate known bad.
@@ -29,7 +29,7 @@ pub struct Search {
 
 impl Search {
     /// A search over `n >= 1` candidates, the last bad.
-    pub fn new(n: usize) -> Search {
+    pub(crate) fn new(n: usize) -> Search {
         Search {
             good: None,
             bad: n.saturating_sub(1),
@@ -43,7 +43,7 @@ impl Search {
     }
 
     /// The candidate to test next, `None` when the search is over.
-    pub fn next(&self) -> Option<usize> {
+    pub(crate) fn next(&self) -> Option<usize> {
         let open = self.open();
         if open.is_empty() {
             return None;
@@ -55,7 +55,7 @@ impl Search {
     }
 
     /// Record what candidate `i` is.
-    pub fn mark(&mut self, i: usize, mark: Mark) {
+    pub(crate) fn mark(&mut self, i: usize, mark: Mark) {
         if !self.open().contains(&i) {
             return;
         }
@@ -70,7 +70,7 @@ impl Search {
 
     /// The candidates the first bad commit may be, oldest first: one when the search found it,
     /// more when skipped candidates leave it open.
-    pub fn suspects(&self) -> Vec<usize> {
+    pub(crate) fn suspects(&self) -> Vec<usize> {
         let mut s: Vec<usize> = self.open().filter(|i| self.skipped.contains(i)).collect();
         s.push(self.bad);
         s

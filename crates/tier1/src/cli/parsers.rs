@@ -10,7 +10,7 @@ use std::process::ExitCode;
 /// what was found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct InvalidValue(pub String);
+pub struct InvalidValue(pub(crate) String);
 
 /// `--artifact-prefix` (and `TIER1_ARTIFACT_PREFIX`): a valid [`ArtifactPrefix`].
 pub fn artifact_prefix(s: &str) -> Result<ArtifactPrefix, InvalidValue> {

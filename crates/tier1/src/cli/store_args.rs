@@ -11,14 +11,14 @@ use chrono::{DateTime, Utc};
 pub struct StoreArgs {
     /// Artifact store: `local:DIR` or `github` (default `github` when GITHUB_ACTIONS=true).
     #[arg(long, env = "TIER1_STORE")]
-    pub store: Option<String>,
+    pub(crate) store: Option<String>,
     /// Fixed clock, RFC 3339 (evidence ages and expiry are computed against it).
     #[arg(long, env = "TIER1_NOW")]
-    pub now: Option<DateTime<Utc>>,
+    pub(crate) now: Option<DateTime<Utc>>,
 }
 
 impl StoreArgs {
-    /// The store spec ([`super::store_spec`]): the one given, else `github` inside Actions.
+    /// The store spec (`super::store_spec`): the one given, else `github` inside Actions.
     pub fn spec(&self) -> Result<String, StoreError> {
         super::store_spec(self.store.clone())
     }

@@ -29,7 +29,7 @@ pub struct SuiteArgs {
 
 impl SuiteArgs {
     /// The suite ([`crate::suite::Suite::discover`] under `repo_root`, no history read) and the
-    /// profile: the one given, else [`crate::run::default_profile`] of the suite.
+    /// profile: the one given, else `crate::run::default_profile` of the suite.
     pub fn suite_and_profile(&self, repo_root: &Path) -> Result<(Suite, String), SuiteError> {
         let suite = Suite::discover(self.file.suite_config.as_deref(), repo_root, None)?.suite;
         let profile = self
@@ -52,11 +52,11 @@ pub struct RunSetupArgs {
     pub repo_root: PathBuf,
     /// Attestation JSON files (tier1-attest, tier1-preflight output) to embed in the manifest.
     #[arg(long = "environment-json", value_name = "FILE")]
-    pub environment_json: Vec<PathBuf>,
+    pub(crate) environment_json: Vec<PathBuf>,
 }
 
 impl RunSetupArgs {
-    /// [`crate::run::setup::prepare`] for these flags: `history_root` is the history the suite
+    /// `crate::run::setup::prepare` for these flags: `history_root` is the history the suite
     /// may be recorded in, `outputs` the trees the run writes inside the checkout.
     pub fn prepare(
         &self,

@@ -91,7 +91,7 @@ fn noise_windows(
 }
 
 /// The live rows (indices into `rows`, publication order) that must stay live.
-pub fn pinned_rows(
+pub(crate) fn pinned_rows(
     root: &Path,
     rows: &[IndexRow],
     window: usize,

@@ -73,22 +73,22 @@ impl std::fmt::Debug for PackagePlan<'_> {
 #[derive(Debug, Clone, Serialize)]
 pub struct PackageReport {
     /// Runs in the history (live and sealed).
-    pub run_count: usize,
+    pub(crate) run_count: usize,
     /// Live runs.
-    pub live_run_count: usize,
+    pub(crate) live_run_count: usize,
     /// Sealed segments.
-    pub segment_count: usize,
+    pub(crate) segment_count: usize,
     /// Segments this write sealed.
-    pub segments_sealed: Vec<String>,
+    pub(crate) segments_sealed: Vec<String>,
     /// Runs this write sealed.
-    pub runs_sealed: usize,
+    pub(crate) runs_sealed: usize,
     /// Files of the package.
-    pub members: usize,
+    pub(crate) members: usize,
     /// Their summed size.
-    pub expanded_bytes: u64,
+    pub(crate) expanded_bytes: u64,
     /// The final index.
     #[serde(skip)]
-    pub doc: IndexDoc,
+    pub(crate) doc: IndexDoc,
 }
 
 /// Write the package of `plan` (see the module documentation).

@@ -6,7 +6,7 @@ use chrono::DateTime;
 
 /// What the x values of a chart are.
 #[derive(Debug, Clone, PartialEq)]
-pub enum XAxis {
+pub(crate) enum XAxis {
     /// UTC seconds since the epoch.
     Time,
     /// Ordinals: `x = i` is the run `ids[i]`.
@@ -14,10 +14,10 @@ pub enum XAxis {
 }
 
 /// Room one tick label needs, in px ("2026-06-01 03:15 UTC" at the axis font size).
-pub const TICK_SPACING_PX: f64 = 180.0;
+pub(crate) const TICK_SPACING_PX: f64 = 180.0;
 
 /// How many ticks fit a plot `plot_width` px wide (at least 2).
-pub fn tick_count(plot_width: f64) -> usize {
+pub(crate) fn tick_count(plot_width: f64) -> usize {
     ((plot_width / TICK_SPACING_PX).floor() as usize).max(2)
 }
 
@@ -25,7 +25,7 @@ pub fn tick_count(plot_width: f64) -> usize {
 const SECONDS_BELOW: f64 = 600.0;
 
 /// `2026-06-01 03:15 UTC` (with `:07` seconds when `seconds`) for UTC seconds `x`.
-pub fn time_label(x: f64, seconds: bool) -> String {
+pub(crate) fn time_label(x: f64, seconds: bool) -> String {
     let format = if seconds {
         "%Y-%m-%d %H:%M:%S UTC"
     } else {
@@ -39,7 +39,7 @@ pub fn time_label(x: f64, seconds: bool) -> String {
 /// Up to `count` ticks `(x, label)` from `lo` to `hi` (one tick when they are equal), without
 /// repeated labels; time ticks less than ten minutes apart show seconds, so runs minutes apart
 /// read apart too.
-pub fn ticks(axis: &XAxis, lo: f64, hi: f64, count: usize) -> Vec<(f64, String)> {
+pub(crate) fn ticks(axis: &XAxis, lo: f64, hi: f64, count: usize) -> Vec<(f64, String)> {
     if !(lo.is_finite() && hi.is_finite()) {
         return vec![];
     }

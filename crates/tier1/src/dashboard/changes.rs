@@ -11,15 +11,15 @@ use std::fmt::Write;
 
 /// A titled table of change rows (cells unescaped).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     /// HTML id and stable name.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// Heading.
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// Column headers.
-    pub columns: &'static [&'static str],
+    pub(crate) columns: &'static [&'static str],
     /// Rows.
-    pub rows: Vec<Vec<String>>,
+    pub(crate) rows: Vec<Vec<String>>,
 }
 
 const CHANGE_COLUMNS: &[&str] = &["Target", "Reason", "Before", "After", "Delta"];
@@ -45,7 +45,7 @@ fn change_group<'a>(
 
 /// The groups of a run, in reading order (empty groups included); `suite` judges the declines
 /// where the record does not say which thresholds applied.
-pub fn groups(run: &RunView, suite: &crate::suite::Suite) -> Vec<Group> {
+pub(crate) fn groups(run: &RunView, suite: &crate::suite::Suite) -> Vec<Group> {
     let r = &run.regression;
     let declines = super::declines::split(run, suite);
     let target_rows = |ts: &[crate::history::model::TargetSummary]| {
@@ -182,7 +182,7 @@ pub fn groups(run: &RunView, suite: &crate::suite::Suite) -> Vec<Group> {
 }
 
 /// The section as HTML.
-pub fn section(s: &mut String, dash: &Dashboard) {
+pub(crate) fn section(s: &mut String, dash: &Dashboard) {
     let Some(run) = dash.latest_evidence() else {
         return;
     };

@@ -15,16 +15,16 @@ const EPS: f64 = 1e-9;
 
 /// The latest run's declines not filed elsewhere, by kind.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Declines<'a> {
+pub(crate) struct Declines<'a> {
     /// Beyond their threshold on a target that already has a regression (or a suppressed one).
-    pub on_regressed_target: Vec<&'a ChangeRow>,
+    pub(crate) on_regressed_target: Vec<&'a ChangeRow>,
     /// Beyond their threshold, kept from the gate by the floor; each with the rule.
-    pub under_floor: Vec<(&'a ChangeRow, String)>,
+    pub(crate) under_floor: Vec<(&'a ChangeRow, String)>,
     /// Beyond the thresholds the comparison recorded or the suite states now, yet not filed (a
     /// record decided under other thresholds).
-    pub beyond_unfiled: Vec<&'a ChangeRow>,
+    pub(crate) beyond_unfiled: Vec<&'a ChangeRow>,
     /// Below the thresholds: they hold anchor advancement only.
-    pub below_thresholds: Vec<&'a ChangeRow>,
+    pub(crate) below_thresholds: Vec<&'a ChangeRow>,
 }
 
 /// The threshold and floor that judged `row` of `run`: the comparison's recorded test where there
@@ -81,7 +81,7 @@ fn time_delta_ms(row: &ChangeRow) -> Option<f64> {
 }
 
 /// The floor rule, worded as the comparison words it.
-pub fn floor_rule(delta_ms: f64, floor_ms: f64) -> String {
+pub(crate) fn floor_rule(delta_ms: f64, floor_ms: f64) -> String {
     format!(
         "min_optimized_time_delta_ms: the optimized time moved {} ms, under the {} ms floor",
         crate::text::fmt_sig(delta_ms.abs(), 3),
@@ -90,7 +90,7 @@ pub fn floor_rule(delta_ms: f64, floor_ms: f64) -> String {
 }
 
 /// Sort the declines of `run` (judged by `suite` where the record does not say).
-pub fn split<'a>(run: &'a RunView, suite: &Suite) -> Declines<'a> {
+pub(crate) fn split<'a>(run: &'a RunView, suite: &Suite) -> Declines<'a> {
     let r = &run.regression;
     let key = |c: &ChangeRow| (c.target().to_string(), c.reason());
     let elsewhere: BTreeSet<_> = r

@@ -6,7 +6,7 @@ use super::model::{Dashboard, EvidenceRef, RunView};
 use crate::history::model::{Acceptance, ChangeRow};
 
 /// The stored name of an acceptance kind.
-pub fn acceptance(kind: Acceptance) -> &'static str {
+pub(crate) fn acceptance(kind: Acceptance) -> &'static str {
     match kind {
         Acceptance::AcceptHistoryAnchor => "accept_history_anchor",
         Acceptance::AcceptRegressions => "accept_regressions",
@@ -17,7 +17,7 @@ pub fn acceptance(kind: Acceptance) -> &'static str {
 
 /// Escape text for HTML element content and double-quoted attributes; control characters are shown
 /// as visible escapes.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -34,7 +34,7 @@ pub fn esc(s: &str) -> String {
 
 /// Escape text for a Markdown table cell or list item: HTML-escaped, pipes and backticks escaped,
 /// line breaks folded into spaces, other control characters shown as visible escapes.
-pub fn md(s: &str) -> String {
+pub(crate) fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -56,7 +56,7 @@ pub fn md(s: &str) -> String {
 
 /// Free text from a history file with every token that looks like a filesystem path outside the
 /// package (absolute POSIX or Windows paths, `~/...`) replaced by `<path withheld>`.
-pub fn scrub_paths(s: &str) -> String {
+pub(crate) fn scrub_paths(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut token = String::new();
     let flush = |token: &mut String, out: &mut String| {
@@ -118,7 +118,7 @@ fn sign(v: f64) -> &'static str {
 }
 
 /// A speedup as `2.49×` (three significant digits, more for large values).
-pub fn speedup(x: Option<impl Into<f64>>) -> String {
+pub(crate) fn speedup(x: Option<impl Into<f64>>) -> String {
     finite_or_dash(x, |v| {
         let s = if v < 0.0 { "−" } else { "" };
         format!("{s}{}×", scaled(v, &SPEEDUP_DECIMALS))
@@ -126,7 +126,7 @@ pub fn speedup(x: Option<impl Into<f64>>) -> String {
 }
 
 /// Milliseconds with precision scaled to magnitude.
-pub fn ms(x: Option<impl Into<f64>>) -> String {
+pub(crate) fn ms(x: Option<impl Into<f64>>) -> String {
     finite_or_dash(x, |v| {
         let s = if v < 0.0 { "−" } else { "" };
         format!("{s}{} ms", scaled(v, &MS_DECIMALS))
@@ -134,29 +134,29 @@ pub fn ms(x: Option<impl Into<f64>>) -> String {
 }
 
 /// Megabytes.
-pub fn mb(x: Option<impl Into<f64>>) -> String {
+pub(crate) fn mb(x: Option<impl Into<f64>>) -> String {
     finite_or_dash(x, |v| format!("{v:.1} MB"))
 }
 
 /// A plain percentage (`49.7 %`).
-pub fn pct(x: Option<impl Into<f64>>) -> String {
+pub(crate) fn pct(x: Option<impl Into<f64>>) -> String {
     finite_or_dash(x, |v| format!("{v:.1} %"))
 }
 
 /// A signed change with a unit suffix (`+5.25 %`, `−0.70 pts`).
-pub fn signed(x: impl Into<f64>, unit: &str) -> String {
+pub(crate) fn signed(x: impl Into<f64>, unit: &str) -> String {
     finite_or_dash(Some(x), |v| format!("{}{:.2}{unit}", sign(v), v.abs()))
 }
 
 /// A signed millisecond change with precision scaled to magnitude (`+0.0013`, `−0.4360`).
-pub fn signed_ms(x: impl Into<f64>) -> String {
+pub(crate) fn signed_ms(x: impl Into<f64>) -> String {
     finite_or_dash(Some(x), |v| {
         format!("{}{}", sign(v), scaled(v, &MS_DECIMALS))
     })
 }
 
 /// The first 10 characters of a commit (the full id belongs in a tooltip).
-pub fn short_commit(c: Option<&str>) -> String {
+pub(crate) fn short_commit(c: Option<&str>) -> String {
     match c {
         Some(c) if !c.is_empty() => c.chars().take(10).collect(),
         _ => "–".into(),
@@ -164,7 +164,7 @@ pub fn short_commit(c: Option<&str>) -> String {
 }
 
 /// `2026-08-16 03:15 UTC` from an RFC 3339 string, or the string itself when unparsable.
-pub fn time(s: &str) -> String {
+pub(crate) fn time(s: &str) -> String {
     match super::model::parse_time(s) {
         Some(t) => t.format("%Y-%m-%d %H:%M UTC").to_string(),
         None => s.to_string(),
@@ -172,7 +172,7 @@ pub fn time(s: &str) -> String {
 }
 
 /// Before, after and delta cells of a change row, formatted for its reason.
-pub fn change_cells(row: &ChangeRow) -> [String; 3] {
+pub(crate) fn change_cells(row: &ChangeRow) -> [String; 3] {
     match row {
         ChangeRow::Status { before, after, .. } => [before.clone(), after.clone(), "–".into()],
         ChangeRow::Speedup {
@@ -227,12 +227,12 @@ pub fn change_cells(row: &ChangeRow) -> [String; 3] {
 }
 
 /// Text from a history file, with host paths withheld, escaped for HTML.
-pub fn text(s: &str) -> String {
+pub(crate) fn text(s: &str) -> String {
     esc(&scrub_paths(s))
 }
 
 /// An `https` URL as a link; anything else as plain escaped text.
-pub fn link(url: &str) -> String {
+pub(crate) fn link(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(u) if u.scheme() == "https" && u.username().is_empty() && u.password().is_none() => {
             format!("<a href=\"{}\">{}</a>", esc(u.as_str()), esc(u.as_str()))
@@ -242,7 +242,7 @@ pub fn link(url: &str) -> String {
 }
 
 /// An evidence reference of `run` as HTML.
-pub fn evidence_html(dash: &Dashboard, run: &RunView, rel: &str) -> String {
+pub(crate) fn evidence_html(dash: &Dashboard, run: &RunView, rel: &str) -> String {
     match dash.evidence_ref(run, rel) {
         EvidenceRef::Local(p) => format!("<code class=\"local\">{}</code>", esc(&p)),
         EvidenceRef::Artifact(u) => format!("<code class=\"artifact\">{}</code>", esc(&u)),

@@ -1,22 +1,22 @@
 //! Warnings that a history is going stale, before it is lost: the newest run is older than the
 //! configured number of days (the nightly stopped, or fails before publishing), or the anchor's
-//! evidence comes within [`WARN_BEFORE_DAYS`] of the 60-day renewal (from 60 days on, the
+//! evidence comes within `WARN_BEFORE_DAYS` of the 60-day renewal (from 60 days on, the
 //! readiness notes say how long is left before the 90-day expiry). The evidence ages live here.
 
 use super::model::Dashboard;
 use std::fmt;
 
 /// The anchor's evidence must be renewed from this age (days) on.
-pub const RENEWAL_DAYS: i64 = 60;
+pub(crate) const RENEWAL_DAYS: i64 = 60;
 /// The anchor's evidence expires at this age (days).
-pub const EXPIRY_DAYS: i64 = 90;
+pub(crate) const EXPIRY_DAYS: i64 = 90;
 /// How many days before the renewal age the dashboard starts warning.
-pub const WARN_BEFORE_DAYS: i64 = 14;
+pub(crate) const WARN_BEFORE_DAYS: i64 = 14;
 pub use super::model::DEFAULT_STALE_AFTER_DAYS;
 
 /// A freshness warning (shown among the verdict's notes; it never blocks the release).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Warning {
+pub(crate) enum Warning {
     /// The newest run is older than the configured limit: nights stopped being published.
     Stale {
         /// The newest run.
@@ -57,7 +57,7 @@ impl fmt::Display for Warning {
 }
 
 /// The freshness warnings of `dash` against its clock (`dash.now`).
-pub fn warnings(dash: &Dashboard) -> Vec<Warning> {
+pub(crate) fn warnings(dash: &Dashboard) -> Vec<Warning> {
     let mut out = Vec::new();
     let age = |t: chrono::DateTime<chrono::Utc>| (dash.now - t).num_days();
     if let Some(latest) = dash.latest_evidence()

@@ -2,7 +2,7 @@
 //! store (a local store such as tier1-nightly's `.tier1/store`, or `github`), restored into a
 //! temporary directory by the same rules as `tier1-restore` (fail closed; "no history yet" when
 //! nothing is published), so nobody has to restore by hand to see it. The workflow and artifact
-//! prefix come from the flags, else the suite, else tier1's own ([`crate::suite::run_names`]).
+//! prefix come from the flags, else the suite, else tier1's own (`crate::suite::run_names`).
 
 use super::{DashboardOptions, DashboardOutcome, ReportError, parse_now, write_dashboard};
 use crate::restore::{self, RestoreOptions};

@@ -11,12 +11,12 @@ use super::{changes, targets};
 use std::fmt::Write;
 
 /// Runs listed in the run table (most recent first); older runs are counted, not listed.
-pub const RUN_TABLE_ROWS: usize = 50;
+pub(crate) const RUN_TABLE_ROWS: usize = 50;
 
 const CSS: &str = include_str!("dashboard.css");
 
 /// Render the page.
-pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
+pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
     let mut s = String::with_capacity(64 * 1024);
     let suite = dash.suite_name.as_deref().unwrap_or("tier1");
     let _ = write!(

@@ -13,7 +13,7 @@ fn text(s: &str) -> String {
 }
 
 /// Render the summary.
-pub fn render(dash: &Dashboard, verdict: &Verdict) -> String {
+pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
     let mut s = String::new();
     let suite = dash.suite_name.as_deref().unwrap_or("tier1");
     let head = if verdict.ready {

@@ -17,20 +17,20 @@ use std::path::{Path, PathBuf};
 
 /// One run of the history with its files.
 #[derive(Debug, Clone)]
-pub struct RunView {
+pub(crate) struct RunView {
     /// The `index.json` row.
-    pub row: IndexRow,
+    pub(crate) row: IndexRow,
     /// Parsed `generated_at` (None when unparsable: sorts first).
-    pub time: Option<DateTime<Utc>>,
+    pub(crate) time: Option<DateTime<Utc>>,
     /// `<run_id>/summary.json`.
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// `<run_id>/regression_summary.json`.
-    pub regression: RegressionSummary,
+    pub(crate) regression: RegressionSummary,
 }
 
 /// How a run counts in the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunClass {
+pub(crate) enum RunClass {
     /// `baseline_eligible`: a comparison anchor.
     Anchor,
     /// `run_accepted` but not an anchor.
@@ -41,7 +41,7 @@ pub enum RunClass {
 
 impl RunClass {
     /// The class of a run with these flags.
-    pub fn of(eligible: bool, accepted: bool) -> RunClass {
+    pub(crate) fn of(eligible: bool, accepted: bool) -> RunClass {
         if eligible {
             RunClass::Anchor
         } else if accepted {
@@ -51,7 +51,7 @@ impl RunClass {
         }
     }
     /// Lower-case label.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             RunClass::Anchor => "anchor",
             RunClass::Accepted => "accepted",
@@ -62,23 +62,23 @@ impl RunClass {
 
 impl RunView {
     /// Accepted or eligible (the trend `history` rule).
-    pub fn counts_as_accepted(&self) -> bool {
+    pub(crate) fn counts_as_accepted(&self) -> bool {
         self.row.is_accepted() || self.row.is_eligible()
     }
     /// Anchor, accepted or rejected.
-    pub fn class(&self) -> RunClass {
+    pub(crate) fn class(&self) -> RunClass {
         RunClass::of(self.row.is_eligible(), self.row.is_accepted())
     }
     /// The suite representative (geomean) speedup.
-    pub fn representative(&self) -> Option<f64> {
+    pub(crate) fn representative(&self) -> Option<f64> {
         crate::aggregate::finite(self.row.representative_speedup.or(self.row.geomean_speedup))
     }
     /// The summary's target row with this target string.
-    pub fn target(&self, target: &str) -> Option<&TargetSummary> {
+    pub(crate) fn target(&self, target: &str) -> Option<&TargetSummary> {
         self.summary.targets.iter().find(|t| t.target == target)
     }
     /// The name of the evidence artifact that holds this run's files.
-    pub fn evidence_artifact(&self) -> String {
+    pub(crate) fn evidence_artifact(&self) -> String {
         match &self.summary.evidence_artifact_name {
             Some(n) if is_safe_component(n) => n.clone(),
             _ => format!("tier1-evidence-{}", self.row.run_id),
@@ -88,7 +88,7 @@ impl RunView {
 
 /// Where an evidence file can be found, as shown to a reader.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EvidenceRef {
+pub(crate) enum EvidenceRef {
     /// Present under `--evidence-root` at this relative path.
     Local(String),
     /// `artifact://<evidence_artifact_name>/<path>`.
@@ -99,25 +99,25 @@ pub enum EvidenceRef {
 
 /// Everything the renderers need.
 #[derive(Debug, Clone)]
-pub struct Dashboard {
+pub(crate) struct Dashboard {
     /// Suite identity from the index (None for an empty history).
-    pub suite_name: Option<String>,
+    pub(crate) suite_name: Option<String>,
     /// Suite version from the index.
-    pub suite_version: Option<u32>,
+    pub(crate) suite_version: Option<u32>,
     /// Runs, oldest first (parsed time, then run id).
-    pub runs: Vec<RunView>,
+    pub(crate) runs: Vec<RunView>,
     /// Index in `runs` of the latest eligible anchor (publication order).
-    pub anchor: Option<usize>,
+    pub(crate) anchor: Option<usize>,
     /// Bootstrap reset record of the hash chain, if any.
-    pub chain_reset: Option<ChainReset>,
+    pub(crate) chain_reset: Option<ChainReset>,
     /// The clock the report is judged against.
-    pub now: DateTime<Utc>,
+    pub(crate) now: DateTime<Utc>,
     /// The canonical suite (thresholds, tolerances).
-    pub suite: Suite,
+    pub(crate) suite: Suite,
     /// The sealed runs of a compacted history (chart points only), in chain order.
-    pub sealed: Vec<super::sealed::SealedPoint>,
+    pub(crate) sealed: Vec<super::sealed::SealedPoint>,
     /// Warn when the latest run is more than this many days old.
-    pub stale_after_days: i64,
+    pub(crate) stale_after_days: i64,
     evidence_root: Option<PathBuf>,
     by_id: HashMap<String, usize>,
 }
@@ -126,7 +126,7 @@ pub struct Dashboard {
 pub const DEFAULT_STALE_AFTER_DAYS: i64 = 3;
 
 /// Parse an RFC 3339 time to UTC.
-pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s.trim())
         .ok()
         .map(|t| t.with_timezone(&Utc))
@@ -135,7 +135,7 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 impl Dashboard {
     /// A dashboard over the given runs (any order), with the anchor taken as the last eligible run
     /// in `publication` order. Used by `load` and by tests.
-    pub fn from_runs(
+    pub(crate) fn from_runs(
         index: Option<&Index>,
         runs: Vec<RunView>,
         evidence_root: Option<&Path>,
@@ -175,7 +175,7 @@ impl Dashboard {
 
     /// Read a history root. An absent or empty root is an empty history; anything else must
     /// pass `validate_history_root` (the rules publish, promote and restore apply).
-    pub fn load(
+    pub(crate) fn load(
         root: &Path,
         evidence_root: Option<&Path>,
         now: DateTime<Utc>,
@@ -205,11 +205,11 @@ impl Dashboard {
     }
 
     /// Runs of the whole history (live and sealed).
-    pub fn total_runs(&self) -> usize {
+    pub(crate) fn total_runs(&self) -> usize {
         self.runs.len() + self.sealed.len()
     }
     /// Accepted or eligible runs of the whole history.
-    pub fn accepted_runs(&self) -> usize {
+    pub(crate) fn accepted_runs(&self) -> usize {
         self.runs.iter().filter(|r| r.counts_as_accepted()).count()
             + self
                 .sealed
@@ -219,36 +219,36 @@ impl Dashboard {
     }
 
     /// The run with this id.
-    pub fn run(&self, run_id: &str) -> Option<&RunView> {
+    pub(crate) fn run(&self, run_id: &str) -> Option<&RunView> {
         self.by_id.get(run_id).map(|&i| &self.runs[i])
     }
     /// Newest run of any kind.
-    pub fn latest_evidence(&self) -> Option<&RunView> {
+    pub(crate) fn latest_evidence(&self) -> Option<&RunView> {
         self.runs.last()
     }
     /// Newest accepted or eligible run.
-    pub fn latest_accepted(&self) -> Option<&RunView> {
+    pub(crate) fn latest_accepted(&self) -> Option<&RunView> {
         self.runs.iter().rev().find(|r| r.counts_as_accepted())
     }
     /// The latest eligible anchor.
-    pub fn anchor_run(&self) -> Option<&RunView> {
+    pub(crate) fn anchor_run(&self) -> Option<&RunView> {
         self.anchor.map(|i| &self.runs[i])
     }
     /// The anchor, when it is neither the latest evidence run nor the latest accepted run.
-    pub fn distinct_anchor(&self) -> Option<&RunView> {
+    pub(crate) fn distinct_anchor(&self) -> Option<&RunView> {
         let anchor = self.anchor_run()?;
         let same = |r: Option<&RunView>| r.is_some_and(|r| r.row.run_id == anchor.row.run_id);
         (!same(self.latest_evidence()) && !same(self.latest_accepted())).then_some(anchor)
     }
     /// The anchor a run was compared with (its `baseline_run_id`).
-    pub fn compared_anchor(&self, run: &RunView) -> Option<&RunView> {
+    pub(crate) fn compared_anchor(&self, run: &RunView) -> Option<&RunView> {
         run.regression
             .baseline_run_id
             .as_deref()
             .and_then(|id| self.run(id))
     }
     /// True when the only runs are anchors that were compared with nothing (a bootstrap).
-    pub fn is_bootstrap_only(&self) -> bool {
+    pub(crate) fn is_bootstrap_only(&self) -> bool {
         !self.runs.is_empty()
             && self
                 .runs
@@ -257,7 +257,7 @@ impl Dashboard {
     }
     /// "Best speedup seen": the max of `max_speedup` over accepted or eligible runs only (sealed
     /// runs included).
-    pub fn best_speedup_seen(&self) -> Option<f64> {
+    pub(crate) fn best_speedup_seen(&self) -> Option<f64> {
         let live = self
             .runs
             .iter()
@@ -271,7 +271,7 @@ impl Dashboard {
         live.chain(sealed).reduce(f64::max)
     }
     /// How to show an evidence reference of `run` (a path relative to the evidence root).
-    pub fn evidence_ref(&self, run: &RunView, rel: &str) -> EvidenceRef {
+    pub(crate) fn evidence_ref(&self, run: &RunView, rel: &str) -> EvidenceRef {
         if safe_relative_parts(rel).is_none() {
             return EvidenceRef::Withheld;
         }

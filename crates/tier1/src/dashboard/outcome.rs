@@ -6,21 +6,21 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct DashboardOutcome {
     /// Release verdict.
-    pub ready: bool,
+    pub(crate) ready: bool,
     /// Why not ready (empty when ready).
-    pub blockers: Vec<String>,
+    pub(crate) blockers: Vec<String>,
     /// Non-blocking notes (anchor declines, anchor age).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Runs in the history (live and sealed).
-    pub total_runs: usize,
+    pub(crate) total_runs: usize,
     /// Of which sealed in segments.
-    pub sealed_runs: usize,
+    pub(crate) sealed_runs: usize,
     /// Accepted or eligible runs.
-    pub accepted_runs: usize,
+    pub(crate) accepted_runs: usize,
     /// Newest run of any kind.
-    pub latest_evidence_run_id: Option<String>,
+    pub(crate) latest_evidence_run_id: Option<String>,
     /// Newest accepted or eligible run.
-    pub latest_run_id: Option<String>,
+    pub(crate) latest_run_id: Option<String>,
     /// Files written, relative to the output directory.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
 }

@@ -7,11 +7,11 @@
 use super::model::Dashboard;
 use std::fmt;
 
-pub use super::freshness::{EXPIRY_DAYS, RENEWAL_DAYS};
+pub(crate) use super::freshness::{EXPIRY_DAYS, RENEWAL_DAYS};
 
 /// Why the release is not ready.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Blocker {
+pub(crate) enum Blocker {
     /// The history holds no run.
     NoRuns,
     /// The latest run did not pass the gate.
@@ -101,7 +101,7 @@ impl fmt::Display for Blocker {
 
 /// Facts shown beside the verdict that do not block it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Note {
+pub(crate) enum Note {
     /// Declines below the thresholds: they hold anchor advancement only.
     AnchorDeclines {
         /// Latest run.
@@ -164,39 +164,39 @@ impl fmt::Display for Note {
 
 /// Age of the anchor's evidence, from its `generated_at` to the report clock.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AnchorAge {
+pub(crate) struct AnchorAge {
     /// The anchor.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// Whole days elapsed.
-    pub age_days: i64,
+    pub(crate) age_days: i64,
 }
 
 impl AnchorAge {
     /// Days left before the evidence expires (negative once expired).
-    pub fn days_left(&self) -> i64 {
+    pub(crate) fn days_left(&self) -> i64 {
         EXPIRY_DAYS - self.age_days
     }
     /// True from [`RENEWAL_DAYS`] on.
-    pub fn needs_renewal(&self) -> bool {
+    pub(crate) fn needs_renewal(&self) -> bool {
         self.age_days >= RENEWAL_DAYS
     }
 }
 
 /// The verdict with its reasons.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// Ready to release.
-    pub ready: bool,
+    pub(crate) ready: bool,
     /// Why not (empty when ready).
-    pub blockers: Vec<Blocker>,
+    pub(crate) blockers: Vec<Blocker>,
     /// Non-blocking facts.
-    pub notes: Vec<Note>,
+    pub(crate) notes: Vec<Note>,
     /// The anchor's age, when there is an anchor with a parsable time.
-    pub anchor_age: Option<AnchorAge>,
+    pub(crate) anchor_age: Option<AnchorAge>,
 }
 
 /// Judge the latest run of the history.
-pub fn assess(dash: &Dashboard) -> Verdict {
+pub(crate) fn assess(dash: &Dashboard) -> Verdict {
     let mut blockers = Vec::new();
     let mut notes = Vec::new();
     let anchor_age = dash.anchor_run().and_then(|a| {

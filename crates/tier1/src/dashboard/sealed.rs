@@ -11,28 +11,28 @@ use std::path::Path;
 
 /// A sealed run: what its charts need.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SealedPoint {
+pub(crate) struct SealedPoint {
     /// Run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// `generated_at` as stored.
-    pub generated_at: String,
+    pub(crate) generated_at: String,
     /// Parsed `generated_at`.
-    pub time: Option<DateTime<Utc>>,
+    pub(crate) time: Option<DateTime<Utc>>,
     /// `baseline_eligible` (an anchor).
-    pub eligible: bool,
+    pub(crate) eligible: bool,
     /// `run_accepted`.
-    pub accepted: bool,
+    pub(crate) accepted: bool,
     /// The suite representative (geomean) speedup.
-    pub representative: Option<f64>,
+    pub(crate) representative: Option<f64>,
     /// `max_speedup` of the row.
-    pub max_speedup: Option<f64>,
+    pub(crate) max_speedup: Option<f64>,
     /// The summary's targets.
-    pub targets: Vec<SealedTarget>,
+    pub(crate) targets: Vec<SealedTarget>,
 }
 
 impl SealedPoint {
     /// Accepted or eligible (the trend `history` rule).
-    pub fn counts_as_accepted(&self) -> bool {
+    pub(crate) fn counts_as_accepted(&self) -> bool {
         self.eligible || self.accepted
     }
 }
@@ -44,7 +44,7 @@ fn number(row: &serde_json::Map<String, serde_json::Value>, key: &str) -> Option
 }
 
 /// The sealed runs of every segment of `index` under `root`, in chain order.
-pub fn load(root: &Path, index: &Index) -> Result<Vec<SealedPoint>, HistoryError> {
+pub(crate) fn load(root: &Path, index: &Index) -> Result<Vec<SealedPoint>, HistoryError> {
     let mut out = Vec::new();
     for s in &index.segments {
         let m = read_manifest(root, &s.path)?;

@@ -8,7 +8,7 @@ use super::model::RunView;
 
 /// How a status reads at a glance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// Fine (green).
     Ok,
     /// Look at it, it does not block (amber).
@@ -19,7 +19,7 @@ pub enum Tone {
 
 impl Tone {
     /// The CSS class.
-    pub fn class(self) -> &'static str {
+    pub(crate) fn class(self) -> &'static str {
         match self {
             Tone::Ok => "ok",
             Tone::Warn => "warn",
@@ -30,11 +30,11 @@ impl Tone {
 
 /// A target's one status.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
+pub(crate) struct Status {
     /// Shown text.
-    pub label: String,
+    pub(crate) label: String,
     /// Colour.
-    pub tone: Tone,
+    pub(crate) tone: Tone,
 }
 
 fn status(label: &str, tone: Tone) -> Status {
@@ -45,7 +45,7 @@ fn status(label: &str, tone: Tone) -> Status {
 }
 
 /// The status of `target` (stored status `stored`) in `run`, whose declines are `declines`.
-pub fn of(run: &RunView, declines: &Declines<'_>, target: &str, stored: &str) -> Status {
+pub(crate) fn of(run: &RunView, declines: &Declines<'_>, target: &str, stored: &str) -> Status {
     let r = &run.regression;
     if stored != "succeeded" {
         return status(stored, Tone::Bad);

@@ -7,11 +7,11 @@ use std::borrow::Borrow;
 use std::fmt::Write;
 
 /// Most points drawn per series before thinning starts.
-pub const MAX_POINTS: usize = 200;
+pub(crate) const MAX_POINTS: usize = 200;
 
 /// What a point stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PointKind {
+pub(crate) enum PointKind {
     /// An accepted run (part of the line).
     Accepted,
     /// An accepted anchor (part of the line, marked).
@@ -28,38 +28,38 @@ impl PointKind {
 
 /// One data point.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Point {
+pub(crate) struct Point {
     /// Position on the x axis (time in seconds, or an ordinal).
-    pub x: f64,
+    pub(crate) x: f64,
     /// Value.
-    pub y: f64,
+    pub(crate) y: f64,
     /// Accepted, anchor or rejected.
-    pub kind: PointKind,
+    pub(crate) kind: PointKind,
     /// Tooltip text (escaped when drawn).
-    pub label: String,
+    pub(crate) label: String,
 }
 
 /// A chart to draw.
 #[derive(Debug, Clone)]
-pub struct Chart {
+pub(crate) struct Chart {
     /// Accessible name of the chart.
-    pub title: String,
+    pub(crate) title: String,
     /// Width in px.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height in px.
-    pub height: u32,
+    pub(crate) height: u32,
     /// Formats a y value for the axis labels.
-    pub fmt_y: fn(Option<f64>) -> String,
+    pub(crate) fmt_y: fn(Option<f64>) -> String,
     /// What the x values are (ticks under the axis: date and time of day, or run ids).
-    pub x_axis: super::axis::XAxis,
+    pub(crate) x_axis: super::axis::XAxis,
     /// The points in x order.
-    pub points: Vec<Point>,
+    pub(crate) points: Vec<Point>,
 }
 
 /// The y range drawn: scaled to the accepted points only (rejected points only when nothing
 /// was accepted), padded by 10 % of the spread and spanning at least ±5 % of the largest value,
 /// so a change below the regression thresholds never looks like a cliff; `None` without points.
-pub fn y_range(points: &[Point]) -> Option<(f64, f64)> {
+pub(crate) fn y_range(points: &[Point]) -> Option<(f64, f64)> {
     let accepted: Vec<f64> = points
         .iter()
         .filter(|p| p.kind.on_line() && p.y.is_finite())
@@ -89,7 +89,7 @@ pub fn y_range(points: &[Point]) -> Option<(f64, f64)> {
 
 /// Indices of the points to draw: all when `points.len() <= max`, else the first, the last,
 /// every anchor, the global extremes, and the min and max of each of `max / 2` equal buckets.
-pub fn thin<P: Borrow<Point>>(points: &[P], max: usize) -> Vec<usize> {
+pub(crate) fn thin<P: Borrow<Point>>(points: &[P], max: usize) -> Vec<usize> {
     let points: Vec<&Point> = points.iter().map(Borrow::borrow).collect();
     let n = points.len();
     if n <= max {
@@ -137,7 +137,7 @@ const TOP: f64 = 10.0;
 const BOTTOM: f64 = 22.0;
 
 /// Draw the chart as an `<svg>` element.
-pub fn render(chart: &Chart) -> String {
+pub(crate) fn render(chart: &Chart) -> String {
     let (w, h) = (f64::from(chart.width), f64::from(chart.height));
     let mut s = String::new();
     let _ = write!(

@@ -11,35 +11,35 @@ use std::fmt::Write;
 
 /// One row, as display strings (unescaped).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TargetRow {
+pub(crate) struct TargetRow {
     /// Target key.
-    pub key: String,
+    pub(crate) key: String,
     /// Category.
-    pub category: String,
+    pub(crate) category: String,
     /// `speed` or `memory`.
-    pub goal: &'static str,
+    pub(crate) goal: &'static str,
     /// Baseline time (speed) or memory (memory).
-    pub baseline: String,
+    pub(crate) baseline: String,
     /// Optimized time or memory.
-    pub optimized: String,
+    pub(crate) optimized: String,
     /// Speedup, or memory savings.
-    pub result: String,
+    pub(crate) result: String,
     /// Change against the anchor.
-    pub vs_anchor: String,
+    pub(crate) vs_anchor: String,
     /// The regression threshold that applies.
-    pub threshold: String,
+    pub(crate) threshold: String,
     /// The one status of the target, agreeing with its verdict ([`super::status::of`]).
-    pub status: super::status::Status,
+    pub(crate) status: super::status::Status,
     /// Verification tolerance.
-    pub tolerance: String,
+    pub(crate) tolerance: String,
     /// How the comparison decided the target ([`decision`]).
-    pub decision: String,
+    pub(crate) decision: String,
     /// The smallest slowdown the comparison could detect for the target ([`detectable`]).
-    pub detectable: String,
+    pub(crate) detectable: String,
 }
 
 /// The threshold text for a goal.
-pub fn threshold_text(goal: Goal, t: &Thresholds) -> String {
+pub(crate) fn threshold_text(goal: Goal, t: &Thresholds) -> String {
     match goal {
         Goal::Speed => format!(
             "speedup −{}% or latency +{}% (if |Δ| ≥ {} ms)",
@@ -103,7 +103,7 @@ fn vs_anchor(goal: Goal, cur: &TargetSummary, prev: Option<&TargetSummary>) -> S
 
 /// The smallest slowdown (percent) the run's comparison could detect for `target` with 95 %
 /// probability (`detectable_pct` of its verdict), or `–` where it was not tested.
-pub fn detectable(run: &RunView, target: &str) -> String {
+pub(crate) fn detectable(run: &RunView, target: &str) -> String {
     run.regression
         .detection
         .as_ref()
@@ -120,7 +120,7 @@ pub fn detectable(run: &RunView, target: &str) -> String {
 /// rule out, a change held by the floor, and what decided (the statistical test, or the reference
 /// rules with why); `–` without an anchor.
 /// Records written before verdicts existed show how they were decided.
-pub fn decision(run: &RunView, target: &str) -> String {
+pub(crate) fn decision(run: &RunView, target: &str) -> String {
     let r = &run.regression;
     if r.baseline_run_id.is_none() {
         return "–".into();
@@ -165,7 +165,7 @@ pub fn decision(run: &RunView, target: &str) -> String {
 }
 
 /// Rows for the latest run, compared with the anchor it was compared with.
-pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
+pub(crate) fn rows(dash: &Dashboard) -> Vec<TargetRow> {
     let Some(run) = dash.latest_evidence() else {
         return vec![];
     };
@@ -223,7 +223,7 @@ pub fn rows(dash: &Dashboard) -> Vec<TargetRow> {
 }
 
 /// The table as HTML.
-pub fn table(s: &mut String, dash: &Dashboard) {
+pub(crate) fn table(s: &mut String, dash: &Dashboard) {
     let rows = rows(dash);
     let run_id = dash
         .latest_evidence()

@@ -6,7 +6,7 @@ use crate::history::model::{IndexRow, RegressionSummary, Summary};
 use serde_json::{Value, json};
 
 /// Clock of the tests.
-pub const NOW: &str = "2026-08-05T00:00:00Z";
+pub(crate) const NOW: &str = "2026-08-05T00:00:00Z";
 
 fn target(key: &str, goal: &str, speedup: f64, savings: f64) -> Value {
     json!({
@@ -20,7 +20,7 @@ fn target(key: &str, goal: &str, speedup: f64, savings: f64) -> Value {
 }
 
 /// An accepted (or rejected, or anchor) run with two targets (`gemm` speed, `kv` memory).
-pub fn run(id: &str, day: u32, class: &str, gemm_speedup: f64) -> RunView {
+pub(crate) fn run(id: &str, day: u32, class: &str, gemm_speedup: f64) -> RunView {
     let (accepted, eligible) = match class {
         "anchor" => (true, true),
         "accepted" => (true, false),
@@ -80,18 +80,18 @@ pub fn run(id: &str, day: u32, class: &str, gemm_speedup: f64) -> RunView {
 }
 
 /// Set a run's comparison anchor.
-pub fn compared(mut r: RunView, anchor: &str) -> RunView {
+pub(crate) fn compared(mut r: RunView, anchor: &str) -> RunView {
     r.regression.baseline_run_id = Some(anchor.into());
     r
 }
 
 /// Parse a change row.
-pub fn change(v: Value) -> crate::history::model::ChangeRow {
+pub(crate) fn change(v: Value) -> crate::history::model::ChangeRow {
     serde_json::from_value(v).expect("change row")
 }
 
 /// A speedup change row for target `gemm`.
-pub fn gemm_speedup_change(before: f64, after: f64) -> crate::history::model::ChangeRow {
+pub(crate) fn gemm_speedup_change(before: f64, after: f64) -> crate::history::model::ChangeRow {
     change(
         json!({"target": "labs/gemm:gemm", "reason": "speedup", "before": before,
         "after": after, "delta_pct": (after - before) / before * 100.0,
@@ -101,12 +101,12 @@ pub fn gemm_speedup_change(before: f64, after: f64) -> crate::history::model::Ch
 }
 
 /// A dashboard at [`NOW`].
-pub fn dash(runs: Vec<RunView>) -> Dashboard {
+pub(crate) fn dash(runs: Vec<RunView>) -> Dashboard {
     Dashboard::from_runs(None, runs, None, parse_time(NOW).expect("now"))
 }
 
 /// The usual healthy history: anchor on day 1, accepted runs after it.
-pub fn healthy() -> Vec<RunView> {
+pub(crate) fn healthy() -> Vec<RunView> {
     vec![
         run("r1", 1, "anchor", 2.0),
         compared(run("r2", 2, "accepted", 2.02), "r1"),

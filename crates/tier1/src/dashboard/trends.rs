@@ -133,7 +133,7 @@ fn series(
 }
 
 /// The suite representative (geomean) speedup over time.
-pub fn suite_chart(dash: &Dashboard) -> Chart {
+pub(crate) fn suite_chart(dash: &Dashboard) -> Chart {
     let runs = chart_runs(dash);
     let points = series(&runs, |r| r.representative, format::speedup);
     Chart {
@@ -147,7 +147,7 @@ pub fn suite_chart(dash: &Dashboard) -> Chart {
 }
 
 /// The targets to chart: the latest run's, in its order.
-pub fn chart_targets(dash: &Dashboard) -> Vec<&TargetSummary> {
+pub(crate) fn chart_targets(dash: &Dashboard) -> Vec<&TargetSummary> {
     dash.latest_evidence()
         .map(|r| r.summary.targets.iter().collect())
         .unwrap_or_default()
@@ -155,7 +155,7 @@ pub fn chart_targets(dash: &Dashboard) -> Vec<&TargetSummary> {
 
 /// The value charted for a target: speedup, memory savings for a memory goal, the baseline time
 /// for a time goal.
-pub fn target_value(t: &TargetSummary) -> Option<f64> {
+pub(crate) fn target_value(t: &TargetSummary) -> Option<f64> {
     goal_value(
         t.optimization_goal.as_deref(),
         t.best_speedup,
@@ -179,7 +179,7 @@ fn goal_value(
 }
 
 /// One small chart for a target string.
-pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
+pub(crate) fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
     let goal = Goal::from_stored(target.optimization_goal.as_deref());
     let fmt_y: fn(Option<f64>) -> String = match goal {
         Goal::Speed => format::speedup,
@@ -205,7 +205,7 @@ pub fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
 
 /// The optimized time (ms) of a speed-goal target over time, beside its speedup chart; `None` for
 /// other goals. Sealed runs keep no optimized time and are not charted here.
-pub fn target_time_chart(dash: &Dashboard, target: &TargetSummary) -> Option<Chart> {
+pub(crate) fn target_time_chart(dash: &Dashboard, target: &TargetSummary) -> Option<Chart> {
     if Goal::from_stored(target.optimization_goal.as_deref()) != Goal::Speed {
         return None;
     }

@@ -7,11 +7,11 @@ use chrono::{DateTime, Utc};
 use std::path::Path;
 
 /// File name of the HTML page inside the output directory.
-pub const HTML_FILE: &str = "index.html";
+pub(crate) const HTML_FILE: &str = "index.html";
 /// File name of the Markdown summary inside the output directory.
-pub const MARKDOWN_FILE: &str = "summary.md";
+pub(crate) const MARKDOWN_FILE: &str = "summary.md";
 /// Parse `--now` (or read the clock).
-pub fn parse_now(now: Option<&str>) -> Result<DateTime<Utc>, ReportError> {
+pub(crate) fn parse_now(now: Option<&str>) -> Result<DateTime<Utc>, ReportError> {
     match now {
         None => Ok(Utc::now()),
         Some(s) => DateTime::parse_from_rfc3339(s.trim())

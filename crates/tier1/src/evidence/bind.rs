@@ -34,15 +34,15 @@ pub struct BindRequest<'a> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Bound {
     /// The run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The commit bound.
-    pub commit: String,
+    pub(crate) commit: String,
     /// Always false.
-    pub dirty: bool,
+    pub(crate) dirty: bool,
     /// Evidence-relative files whose identity was checked.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Files rewritten because a value changed.
-    pub rewritten: Vec<String>,
+    pub(crate) rewritten: Vec<String>,
 }
 
 struct Pending {

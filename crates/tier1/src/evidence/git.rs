@@ -25,7 +25,7 @@ const NAMED_FILES: usize = 10;
 
 impl GitInfo {
     /// The dirty files for a message: the first few, then how many more.
-    pub fn dirty_list(&self) -> String {
+    pub(crate) fn dirty_list(&self) -> String {
         let mut s = self
             .dirty_files
             .iter()
@@ -43,7 +43,7 @@ impl GitInfo {
     }
 
     /// Why the checkout cannot be bound, naming the files and what to do; None when it is clean.
-    pub fn dirty_message(&self, repo_root: &Path) -> Option<String> {
+    pub(crate) fn dirty_message(&self, repo_root: &Path) -> Option<String> {
         (self.dirty == Some(true)).then(|| {
             format!(
                 "the checkout {} has changes that are not in commit {}: {}. Commit them, or list \
@@ -118,7 +118,7 @@ fn under(path: &str, prefix: &str) -> bool {
 
 /// Ask git about the checkout at `dir`. Files under `outputs` (directories the job itself writes,
 /// absolute or relative to the current directory) do not make the tree dirty.
-pub fn detect(dir: &Path, outputs: &[&Path]) -> GitInfo {
+pub(crate) fn detect(dir: &Path, outputs: &[&Path]) -> GitInfo {
     let commit = git(dir, &["rev-parse", "HEAD"])
         .map(|s| String::from_utf8_lossy(&s).trim().to_ascii_lowercase())
         .filter(|s| is_commit_hex(s));
@@ -164,7 +164,7 @@ pub fn detect(dir: &Path, outputs: &[&Path]) -> GitInfo {
 }
 
 /// `GITHUB_SHA` when it is a 40-hex commit (lowered), else the detected commit.
-pub fn expected_commit(detected: &GitInfo) -> Option<String> {
+pub(crate) fn expected_commit(detected: &GitInfo) -> Option<String> {
     std::env::var("GITHUB_SHA")
         .ok()
         .map(|s| s.trim().to_ascii_lowercase())

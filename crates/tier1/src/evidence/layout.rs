@@ -5,31 +5,31 @@ use super::error::EvidenceError;
 use std::path::Path;
 
 /// Default evidence root, relative to the repository root.
-pub const DEFAULT_EVIDENCE_ROOT: &str = "artifacts/runs";
+pub(crate) const DEFAULT_EVIDENCE_ROOT: &str = "artifacts/runs";
 /// Manifest file inside a run's evidence directory.
-pub const MANIFEST_FILE: &str = "manifest.json";
+pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 /// Markdown report inside a run's evidence directory.
-pub const REPORT_FILE: &str = "report.md";
+pub(crate) const REPORT_FILE: &str = "report.md";
 /// Separator of recheck evidence directories: `<run_id>__recheck__<key>`.
-pub const RECHECK_INFIX: &str = "__recheck__";
+pub(crate) const RECHECK_INFIX: &str = "__recheck__";
 
 /// `<run_id>/manifest.json`, relative to the evidence root.
-pub fn manifest_rel(run_id: &str) -> String {
+pub(crate) fn manifest_rel(run_id: &str) -> String {
     format!("{run_id}/{MANIFEST_FILE}")
 }
 
 /// `<run_id>/report.md`, relative to the evidence root.
-pub fn report_rel(run_id: &str) -> String {
+pub(crate) fn report_rel(run_id: &str) -> String {
     format!("{run_id}/{REPORT_FILE}")
 }
 
 /// `<run_id>/results/benchmark_test_results.json`, relative to the evidence root.
-pub fn results_rel(run_id: &str) -> String {
+pub(crate) fn results_rel(run_id: &str) -> String {
     format!("{run_id}/{}", crate::bench::result::RESULTS_REL_PATH)
 }
 
 /// The evidence directories of a run: `<run_id>` and every `<run_id>__recheck__*`, sorted.
-pub fn run_dirs(evidence_root: &Path, run_id: &str) -> Result<Vec<String>, EvidenceError> {
+pub(crate) fn run_dirs(evidence_root: &Path, run_id: &str) -> Result<Vec<String>, EvidenceError> {
     let prefix = format!("{run_id}{RECHECK_INFIX}");
     let mut dirs = Vec::new();
     let entries =

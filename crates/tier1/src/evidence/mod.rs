@@ -3,16 +3,16 @@
 //! uploaded artifact's digest and effective retention.
 
 pub mod bind;
-pub mod error;
-pub mod git;
-pub mod layout;
-pub mod manifest;
+pub(crate) mod error;
+pub(crate) mod git;
+pub(crate) mod layout;
+pub(crate) mod manifest;
 pub mod pack;
-pub mod retention;
+pub(crate) mod retention;
 pub mod verify;
 
-pub use error::EvidenceError;
-pub use layout::{
+pub(crate) use error::EvidenceError;
+pub(crate) use layout::{
     DEFAULT_EVIDENCE_ROOT, MANIFEST_FILE, RECHECK_INFIX, REPORT_FILE, manifest_rel, report_rel,
     results_rel, run_dirs,
 };

@@ -11,15 +11,15 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Packed {
     /// The run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// Where the zip was written (as given).
-    pub path: String,
+    pub(crate) path: String,
     /// `sha256:` of the zip.
     pub digest: Digest,
     /// Its size.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// The evidence directories packed.
-    pub dirs: Vec<String>,
+    pub(crate) dirs: Vec<String>,
 }
 
 /// Pack the evidence of `run_id` under `evidence_root` into `out` (written atomically).

@@ -9,20 +9,20 @@ use crate::restore::evidence::ANCHOR_RENEWAL_DAYS;
 use crate::store::ArtifactMeta;
 
 /// The retention tier1's workflows ask for (`retention-days: 90`).
-pub const REQUESTED_RETENTION_DAYS: i64 = 90;
+pub(crate) const REQUESTED_RETENTION_DAYS: i64 = 90;
 
 /// What the record's retention allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Retention {
+pub(crate) struct Retention {
     /// Whole days from `created_at` to `expires_at`.
-    pub days: i64,
+    pub(crate) days: i64,
     /// Days between the renewal age and expiry (`days - 60`).
-    pub renewal_window_days: i64,
+    pub(crate) renewal_window_days: i64,
 }
 
 impl Retention {
     /// The warning for a retention under [`REQUESTED_RETENTION_DAYS`], or None.
-    pub fn warning(&self, a: &ArtifactMeta) -> Option<String> {
+    pub(crate) fn warning(&self, a: &ArtifactMeta) -> Option<String> {
         (self.days < REQUESTED_RETENTION_DAYS).then(|| {
             format!(
                 "evidence artifact {} (id {}) is kept {} days, not {REQUESTED_RETENTION_DAYS} (the repository's or organization's artifact retention caps retention-days): the anchor renewal window is {} days instead of {}; raise the retention limit (Settings → Actions → General → Artifact and log retention)",
@@ -38,7 +38,7 @@ impl Retention {
 
 /// The effective retention of `a`, or the refusal (expected, found) when its evidence would expire
 /// by the renewal age or its record has no expiry.
-pub fn effective_retention(a: &ArtifactMeta) -> Result<Retention, (String, String)> {
+pub(crate) fn effective_retention(a: &ArtifactMeta) -> Result<Retention, (String, String)> {
     let expected = format!("more than {ANCHOR_RENEWAL_DAYS} days (the anchor renewal age)");
     let Some(expires) = a.expires_at else {
         return Err((expected, "no expires_at".into()));

@@ -41,9 +41,9 @@ pub struct VerifyRequest {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct VerifyReport {
     /// Always `verified`.
-    pub status: &'static str,
+    pub(crate) status: &'static str,
     /// The run checked.
-    pub run_id: u64,
+    pub(crate) run_id: u64,
     /// Artifact name.
     pub evidence_artifact_name: String,
     /// Artifact id.
@@ -51,11 +51,11 @@ pub struct VerifyReport {
     /// `sha256:<hex>`, equal on all three sides.
     pub evidence_artifact_digest: Digest,
     /// Bytes.
-    pub size_in_bytes: u64,
+    pub(crate) size_in_bytes: u64,
     /// Days from `created_at` to `expires_at` of the REST record (what GitHub keeps).
-    pub retention_days: i64,
+    pub(crate) retention_days: i64,
     /// Days between the 60-day renewal age and expiry.
-    pub renewal_window_days: i64,
+    pub(crate) renewal_window_days: i64,
 }
 
 /// Why verification failed.

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Write `bytes` to `path` atomically: a temporary sibling, fsync, then rename (which replaces a
 /// symbolic link at `path` itself, never what it points to).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     fault::hit(Point::Write, path)?;
     let mut tmp = tempfile::Builder::new()
@@ -25,7 +25,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// [`write_atomic`] unless `path` already holds exactly `bytes`; returns whether it wrote.
 /// Rewriting identical content would only cost an fsync per file (thousands in a large history).
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     match fs::read(path) {
         Ok(old) if old == bytes => Ok(false),
         Ok(_) => write_atomic(path, bytes).map(|()| true),
@@ -39,7 +39,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 /// shared through [`link_tree`](super::link_tree)): the tree becomes visible by one directory rename, so a per-file
 /// temporary, fsync and rename would only cost an inode and a disk flush per file (a thousand-run
 /// restore rewrites thousands of files).
-pub fn overwrite_staged_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+pub(crate) fn overwrite_staged_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     match fs::read(path) {
         Ok(old) if old == bytes => Ok(false),
         Ok(old) => overwrite_staged(path, bytes, old.len()).map(|()| true),
@@ -54,7 +54,7 @@ pub fn overwrite_staged_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool
 /// (created when absent). The file is overwritten and cut only when it shrinks, never opened with
 /// `O_TRUNC`: ext4 flushes a file truncated to zero when it is closed, so each rewrite cost a disk
 /// write.
-pub fn overwrite_staged(path: &Path, bytes: &[u8], old_len: usize) -> io::Result<()> {
+pub(crate) fn overwrite_staged(path: &Path, bytes: &[u8], old_len: usize) -> io::Result<()> {
     fault::hit(Point::Write, path)?;
     let mut f = fs::OpenOptions::new()
         .write(true)

@@ -16,11 +16,11 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that configures fault injection.
-pub const ENV: &str = "TIER1_FAULT";
+pub(crate) const ENV: &str = "TIER1_FAULT";
 
 /// A kind of point where the process changes the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Point {
+pub(crate) enum Point {
     /// A file is about to be written (created, copied, extracted or overwritten).
     Write,
     /// A staged file or tree is about to be renamed into place (or an old one out of the way).
@@ -31,7 +31,7 @@ pub enum Point {
 
 impl Point {
     /// The name used in `TIER1_FAULT` and in count files.
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Point::Write => "write",
             Point::Rename => "rename",
@@ -104,7 +104,7 @@ fn config() -> Option<&'static Config> {
 static HITS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
 /// Reach a `point` about `path`: a no-op unless `TIER1_FAULT` is set (see the module docs).
-pub fn hit(point: Point, path: &Path) -> io::Result<()> {
+pub(crate) fn hit(point: Point, path: &Path) -> io::Result<()> {
     let Some(cfg) = config() else {
         return Ok(());
     };

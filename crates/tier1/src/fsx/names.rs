@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// True when `s` matches `^[A-Za-z0-9][A-Za-z0-9_.-]*$` (the reference safe run-id pattern).
-pub fn is_safe_run_id(s: &str) -> bool {
+pub(crate) fn is_safe_run_id(s: &str) -> bool {
     let mut bytes = s.bytes();
     match bytes.next() {
         Some(b) if b.is_ascii_alphanumeric() => {}
@@ -13,7 +13,7 @@ pub fn is_safe_run_id(s: &str) -> bool {
 }
 
 /// True when `s` is one safe path component: `^[A-Za-z0-9_.-]+$`, not `.` or `..`.
-pub fn is_safe_component(s: &str) -> bool {
+pub(crate) fn is_safe_component(s: &str) -> bool {
     !s.is_empty()
         && s != "."
         && s != ".."
@@ -23,7 +23,7 @@ pub fn is_safe_component(s: &str) -> bool {
 
 /// Check that `rel` is a relative, `/`-separated path of safe components (no absolute path, no `..`,
 /// no empty component). Returns the components.
-pub fn safe_relative_parts(rel: &str) -> Option<Vec<&str>> {
+pub(crate) fn safe_relative_parts(rel: &str) -> Option<Vec<&str>> {
     if rel.is_empty() || rel.starts_with('/') || rel.contains('\\') {
         return None;
     }
@@ -32,7 +32,7 @@ pub fn safe_relative_parts(rel: &str) -> Option<Vec<&str>> {
 }
 
 /// Join a checked relative path under `root`; `None` when it is not safe.
-pub fn join_safe(root: &Path, rel: &str) -> Option<PathBuf> {
+pub(crate) fn join_safe(root: &Path, rel: &str) -> Option<PathBuf> {
     let parts = safe_relative_parts(rel)?;
     let mut p = root.to_path_buf();
     for c in parts {

@@ -6,7 +6,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The error for a file that is a symbolic link where tier1 reads or writes a file of its own.
-pub fn symlink_refused(path: &Path) -> io::Error {
+pub(crate) fn symlink_refused(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!(
@@ -18,7 +18,7 @@ pub fn symlink_refused(path: &Path) -> io::Error {
 
 /// Open `path` with `options`, refusing a symbolic link as its last component (`O_NOFOLLOW`)
 /// with [`symlink_refused`]'s message.
-pub fn open_no_follow(path: &Path, options: &mut fs::OpenOptions) -> io::Result<fs::File> {
+pub(crate) fn open_no_follow(path: &Path, options: &mut fs::OpenOptions) -> io::Result<fs::File> {
     options
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
@@ -29,7 +29,7 @@ pub fn open_no_follow(path: &Path, options: &mut fs::OpenOptions) -> io::Result<
 }
 
 /// Read a whole file without following a symbolic link.
-pub fn read_no_follow(path: &Path) -> io::Result<Vec<u8>> {
+pub(crate) fn read_no_follow(path: &Path) -> io::Result<Vec<u8>> {
     let mut f = open_no_follow(path, fs::OpenOptions::new().read(true))?;
     let mut out = Vec::new();
     io::Read::read_to_end(&mut f, &mut out)?;
@@ -38,7 +38,7 @@ pub fn read_no_follow(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Create the directory `dir` when absent (its parents too) and check that it is a real directory,
 /// never a symbolic link to one.
-pub fn real_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn real_dir(dir: &Path) -> io::Result<()> {
     match fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
             io::ErrorKind::InvalidInput,

@@ -93,7 +93,7 @@ impl crate::exit::Classify for OutputRootError {
 
 /// `p` made absolute with every existing prefix resolved through the filesystem (symbolic links,
 /// `..`) and the non-existent rest normalised lexically (it holds no links).
-pub fn resolve_path(p: &Path) -> io::Result<PathBuf> {
+pub(crate) fn resolve_path(p: &Path) -> io::Result<PathBuf> {
     let abs = if p.is_absolute() {
         p.to_path_buf()
     } else {
@@ -126,7 +126,10 @@ pub fn resolve_path(p: &Path) -> io::Result<PathBuf> {
 /// Check an output root before anything is read or written: it must not be a symbolic link, must
 /// be absent or an empty directory, and must neither lie inside nor contain any of `inputs`
 /// (`(name, path)`, compared once every existing prefix is resolved).
-pub fn check_output_root(out: &Path, inputs: &[(&str, &Path)]) -> Result<(), OutputRootError> {
+pub(crate) fn check_output_root(
+    out: &Path,
+    inputs: &[(&str, &Path)],
+) -> Result<(), OutputRootError> {
     let path = out.display().to_string();
     let io_at = |p: &Path| {
         let path = p.display().to_string();
@@ -151,7 +154,7 @@ pub fn check_output_root(out: &Path, inputs: &[(&str, &Path)]) -> Result<(), Out
 
 /// Refuse an output `out` that is, lies inside or contains one of `inputs` (`(name, path)`),
 /// comparing paths with every existing prefix resolved (symbolic links, `..`).
-pub fn check_disjoint(out: &Path, inputs: &[(&str, &Path)]) -> Result<(), OutputRootError> {
+pub(crate) fn check_disjoint(out: &Path, inputs: &[(&str, &Path)]) -> Result<(), OutputRootError> {
     let path = out.display().to_string();
     let io_at = |p: &Path| {
         let path = p.display().to_string();

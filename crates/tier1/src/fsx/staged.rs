@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 /// [`StagedDir::commit`] renames it into place; dropping it without commit removes it, so a refused
 /// operation leaves no partial output.
 #[derive(Debug)]
-pub struct StagedDir {
+pub(crate) struct StagedDir {
     tmp: Option<tempfile::TempDir>,
     dest: PathBuf,
 }
 
 impl StagedDir {
     /// Stage for `dest`, which must be absent or an empty directory (never a symbolic link).
-    pub fn new(dest: &Path) -> io::Result<Self> {
+    pub(crate) fn new(dest: &Path) -> io::Result<Self> {
         if fs::symlink_metadata(dest).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -48,18 +48,18 @@ impl StagedDir {
     }
 
     /// Where to build the output.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.tmp.as_ref().map(|t| t.path()).unwrap_or(&self.dest)
     }
 
     /// The final destination.
-    pub fn dest(&self) -> &Path {
+    pub(crate) fn dest(&self) -> &Path {
         &self.dest
     }
 
     /// Rename the staged tree into place (an empty destination directory is replaced). On failure
     /// the staged tree is removed and the destination is as it was.
-    pub fn commit(mut self) -> io::Result<PathBuf> {
+    pub(crate) fn commit(mut self) -> io::Result<PathBuf> {
         let tmp = self.tmp.take().expect("staged dir committed once");
         fault::hit(Point::Rename, &self.dest)?;
         let dest_is_dir = fs::symlink_metadata(&self.dest).is_ok_and(|m| m.is_dir());

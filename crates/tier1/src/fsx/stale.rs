@@ -14,13 +14,13 @@ pub fn temp_prefix(kind: &str) -> String {
 }
 
 /// The prefix of `tier1-nightly`'s work directory for local run `run`: `.work-<run>-p<pid>-`.
-pub fn work_prefix(run: u64) -> String {
+pub(crate) fn work_prefix(run: u64) -> String {
     format!(".work-{run}-p{}-", std::process::id())
 }
 
 /// The process id recorded in a temporary name made by [`temp_prefix`] or [`work_prefix`], or
 /// None when `name` is not one of tier1's temporary names.
-pub fn owner_pid(name: &str) -> Option<u32> {
+pub(crate) fn owner_pid(name: &str) -> Option<u32> {
     let rest = name
         .strip_prefix(".tier1-")
         .or_else(|| name.strip_prefix(".work-"))?;
@@ -33,7 +33,7 @@ pub fn owner_pid(name: &str) -> Option<u32> {
 /// Remove every temporary entry of `dir` (files and trees) whose making process is gone; returns
 /// what was removed. Entries of live processes, other names and a missing `dir` are left alone;
 /// a symbolic link is removed as a link, never followed.
-pub fn collect(dir: &Path) -> io::Result<Vec<PathBuf>> {
+pub(crate) fn collect(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),

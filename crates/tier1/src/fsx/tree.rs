@@ -13,7 +13,7 @@ pub fn copy_tree(src: &Path, dst: &Path) -> io::Result<()> {
 
 /// Build `dst` as `src`'s tree: every regular file hard-linked where the filesystem allows it
 /// (another filesystem, or no link support: copied), directories created, symlinks refused. The
-/// files are shared, never written: every later write into `dst` goes through [`write_atomic`](super::write_atomic),
+/// files are shared, never written: every later write into `dst` goes through `write_atomic`,
 /// which replaces the link instead of changing the shared file. Publishing one run into a
 /// thousand-run history so links thousands of unchanged files instead of copying them.
 pub fn link_tree(src: &Path, dst: &Path) -> io::Result<()> {

@@ -17,22 +17,22 @@ use std::time::Duration;
 
 /// One page walk's result.
 #[derive(Debug, Clone)]
-pub struct Paged<T> {
+pub(crate) struct Paged<T> {
     /// Items of every page fetched, in order.
-    pub items: Vec<T>,
+    pub(crate) items: Vec<T>,
     /// `total_count` of the last page fetched.
-    pub total_count: u64,
+    pub(crate) total_count: u64,
     /// True when the last page was reached and the item count covers `total_count`.
-    pub complete: bool,
+    pub(crate) complete: bool,
 }
 
 /// A response whose status was final (success or a non-transient error), body not yet read.
 #[derive(Debug)]
-pub struct Final {
+pub(crate) struct Final {
     /// The response.
-    pub response: reqwest::Response,
+    pub(crate) response: reqwest::Response,
     /// `METHOD /path?query` for messages.
-    pub endpoint: String,
+    pub(crate) endpoint: String,
 }
 
 /// Synchronous facade over an async `reqwest` client and a private current-thread runtime.
@@ -93,7 +93,7 @@ impl GithubClient {
     }
 
     /// The configuration in use.
-    pub fn config(&self) -> &GithubConfig {
+    pub(crate) fn config(&self) -> &GithubConfig {
         &self.cfg
     }
 
@@ -103,7 +103,11 @@ impl GithubClient {
     }
 
     /// Absolute URL of an API route (`/repos/...`) with a query.
-    pub fn url(&self, route: &str, query: &[(&str, String)]) -> Result<url::Url, GithubError> {
+    pub(crate) fn url(
+        &self,
+        route: &str,
+        query: &[(&str, String)],
+    ) -> Result<url::Url, GithubError> {
         let mut u = url::Url::parse(&format!("{}{route}", self.cfg.api_url))
             .map_err(|e| GithubError::Config(format!("bad route {route:?}: {e}")))?;
         if !query.is_empty() {
@@ -114,7 +118,7 @@ impl GithubClient {
     }
 
     /// `METHOD /path?query` (never the host's credentials; blob URLs lose their query).
-    pub fn endpoint(method: &str, u: &url::Url, with_query: bool) -> String {
+    pub(crate) fn endpoint(method: &str, u: &url::Url, with_query: bool) -> String {
         match (with_query, u.query()) {
             (true, Some(q)) => format!("{method} {}?{q}", u.path()),
             _ => format!("{method} {}", u.path()),
@@ -123,7 +127,7 @@ impl GithubClient {
 
     /// GET `u` on the API host with the token, retrying transient failures; returns the first
     /// non-transient response (any status) or an error once retries are exhausted.
-    pub fn get_api(&self, u: &url::Url) -> Result<Final, GithubError> {
+    pub(crate) fn get_api(&self, u: &url::Url) -> Result<Final, GithubError> {
         self.send_api(reqwest::Method::GET, u, None, true)
     }
 
@@ -131,7 +135,7 @@ impl GithubClient {
     /// `retry` transient failures are retried (idempotent calls only); without it the request is
     /// sent once (a `POST` that creates something must never be sent twice). Returns the final
     /// response (any status) or an error.
-    pub fn send_api(
+    pub(crate) fn send_api(
         &self,
         method: reqwest::Method,
         u: &url::Url,
@@ -170,7 +174,7 @@ impl GithubClient {
     /// GET a pre-signed blob URL with no `Authorization`, retrying transient failures. `locate`
     /// yields the URL and is called again before every attempt: a signed URL expires (an artifact's
     /// download `Location` lives one minute), so a retry must not reuse it.
-    pub fn get_blob(
+    pub(crate) fn get_blob(
         &self,
         mut locate: impl FnMut() -> Result<url::Url, GithubError>,
     ) -> Result<Final, GithubError> {
@@ -226,7 +230,7 @@ impl GithubClient {
 
     /// Read GitHub's `message` from an error response (or a short excerpt of the body), with any
     /// credential the server echoed redacted ([`crate::text::redact_secrets`]).
-    pub fn error_message(&self, response: reqwest::Response) -> String {
+    pub(crate) fn error_message(&self, response: reqwest::Response) -> String {
         let message = self.raw_error_message(response);
         crate::text::redact_secrets(&message).into_owned()
     }
@@ -248,7 +252,7 @@ impl GithubClient {
     }
 
     /// Turn a final response into `T`, or an error naming the endpoint, status and message.
-    pub fn decode<T: DeserializeOwned>(
+    pub(crate) fn decode<T: DeserializeOwned>(
         &self,
         fin: Final,
     ) -> Result<(T, Option<String>), GithubError> {
@@ -280,7 +284,7 @@ impl GithubClient {
     }
 
     /// GET a route and decode its JSON body.
-    pub fn get_json<T: DeserializeOwned>(
+    pub(crate) fn get_json<T: DeserializeOwned>(
         &self,
         route: &str,
         query: &[(&str, String)],
@@ -294,7 +298,7 @@ impl GithubClient {
     /// no further once more than `max_items` items are collected). `split` takes one page body
     /// apart into `(total_count, items)`. A `Link` loop is an error; a cap or a short last page
     /// yields `complete: false`.
-    pub fn get_paginated<P: DeserializeOwned, T>(
+    pub(crate) fn get_paginated<P: DeserializeOwned, T>(
         &self,
         route: &str,
         query: &[(&str, String)],

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// GitHub's limit on a comment body, in characters (a longer body is refused with HTTP 422).
-pub const COMMENT_BODY_MAX_CHARS: usize = 65_536;
+pub(crate) const COMMENT_BODY_MAX_CHARS: usize = 65_536;
 
 /// Page size of the listing (GitHub's maximum).
 const PER_PAGE: usize = 100;
@@ -18,26 +18,26 @@ const MAX_PAGES: usize = 100;
 
 /// An issue comment (`issue-comment`), the fields tier1 reads.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiIssueComment {
+pub(crate) struct ApiIssueComment {
     /// Comment id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Markdown body (optional in the spec).
     #[serde(default)]
-    pub body: Option<String>,
+    pub(crate) body: Option<String>,
     /// The author (nullable: a deleted account).
     #[serde(default)]
-    pub user: Option<ApiUser>,
+    pub(crate) user: Option<ApiUser>,
     /// Link to the comment.
-    pub html_url: String,
+    pub(crate) html_url: String,
     /// Creation time.
-    pub created_at: DateTime<Utc>,
+    pub(crate) created_at: DateTime<Utc>,
     /// Last update.
-    pub updated_at: DateTime<Utc>,
+    pub(crate) updated_at: DateTime<Utc>,
 }
 
 impl ApiIssueComment {
     /// True when the first line of the body is `marker` and `author` wrote it.
-    pub fn is_marked(&self, marker: &str, author: &str) -> bool {
+    pub(crate) fn is_marked(&self, marker: &str, author: &str) -> bool {
         let first = self
             .body
             .as_deref()
@@ -50,7 +50,10 @@ impl ApiIssueComment {
 
 /// Every comment of issue or pull request `number`, oldest first. A listing that could not reach
 /// its last page is an error: the caller could not tell whether a comment exists.
-pub fn list(client: &GithubClient, number: u64) -> Result<Vec<ApiIssueComment>, GithubError> {
+pub(crate) fn list(
+    client: &GithubClient,
+    number: u64,
+) -> Result<Vec<ApiIssueComment>, GithubError> {
     let route = format!("{}/issues/{number}/comments", client.config().repo_route());
     let paged = client.get_paginated(
         &route,
@@ -73,7 +76,7 @@ pub fn list(client: &GithubClient, number: u64) -> Result<Vec<ApiIssueComment>, 
 
 /// Create a comment on issue or pull request `number` (sent once, never retried: a retry after a
 /// lost answer would post twice).
-pub fn create(
+pub(crate) fn create(
     client: &GithubClient,
     number: u64,
     body: &str,
@@ -86,7 +89,11 @@ pub fn create(
 }
 
 /// Replace the body of comment `id` (idempotent, so transient failures are retried).
-pub fn update(client: &GithubClient, id: u64, body: &str) -> Result<ApiIssueComment, GithubError> {
+pub(crate) fn update(
+    client: &GithubClient,
+    id: u64,
+    body: &str,
+) -> Result<ApiIssueComment, GithubError> {
     let route = format!("{}/issues/comments/{id}", client.config().repo_route());
     let u = client.url(&route, &[])?;
     let payload = serde_json::json!({ "body": body });
@@ -97,32 +104,32 @@ pub fn update(client: &GithubClient, id: u64, body: &str) -> Result<ApiIssueComm
 /// What [`upsert_marked`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Posted {
+pub(crate) enum Posted {
     /// No marked comment existed: one was created.
     Created,
     /// The marked comment was updated in place.
     Updated,
 }
 
-/// The comment [`upsert_marked`] left on the pull request.
+/// The comment `upsert_marked` left on the pull request.
 #[derive(Debug, Clone, Serialize)]
 pub struct Upserted {
     /// Created or updated.
-    pub action: Posted,
+    pub(crate) action: Posted,
     /// The comment's id.
-    pub comment_id: u64,
+    pub(crate) comment_id: u64,
     /// Its link.
-    pub html_url: String,
+    pub(crate) html_url: String,
     /// Comments of the pull request read to find it.
-    pub comments_listed: usize,
+    pub(crate) comments_listed: usize,
     /// Other comments by the same author with the same marker (older duplicates are left alone).
-    pub other_marked: usize,
+    pub(crate) other_marked: usize,
 }
 
 /// Post `body` (whose first line is `marker`) on `number`, or update the oldest comment `author`
 /// wrote with that marker, so a pull request carries one such comment however often it runs.
 /// Comments by anyone else are never touched, even when they quote the marker.
-pub fn upsert_marked(
+pub(crate) fn upsert_marked(
     client: &GithubClient,
     number: u64,
     marker: &str,

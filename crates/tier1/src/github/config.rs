@@ -8,21 +8,21 @@ use std::time::Duration;
 
 /// The `X-GitHub-Api-Version` tier1 sends (the reference implementation's value,
 /// upstream-contract §5.1).
-pub const API_VERSION: &str = "2026-03-10";
+pub(crate) const API_VERSION: &str = "2026-03-10";
 
 /// The User-Agent tier1 sends.
-pub const USER_AGENT: &str = concat!("tier1/", env!("CARGO_PKG_VERSION"));
+pub(crate) const USER_AGENT: &str = concat!("tier1/", env!("CARGO_PKG_VERSION"));
 
 /// Default REST base URL when `GITHUB_API_URL` is unset.
-pub const DEFAULT_API_URL: &str = "https://api.github.com";
+pub(crate) const DEFAULT_API_URL: &str = "https://api.github.com";
 
 /// Everything a client needs: where, which repository, which token, and the timing bounds.
 #[derive(Debug, Clone)]
 pub struct GithubConfig {
     /// REST base URL without a trailing slash (`GITHUB_API_URL`).
-    pub api_url: String,
+    pub(crate) api_url: String,
     /// `owner/name` (`GITHUB_REPOSITORY`).
-    pub repository: String,
+    pub(crate) repository: String,
     /// `GITHUB_TOKEN`.
     pub token: Token,
     /// Retry bounds for idempotent calls.
@@ -30,7 +30,7 @@ pub struct GithubConfig {
     /// Longest wait for any single read (headers or a body chunk).
     pub read_timeout: Duration,
     /// Longest wait for a connection.
-    pub connect_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
 }
 
 /// Environment knobs for tests and slow networks (milliseconds).
@@ -127,7 +127,7 @@ impl GithubConfig {
     }
 
     /// `/repos/{owner}/{name}`.
-    pub fn repo_route(&self) -> String {
+    pub(crate) fn repo_route(&self) -> String {
         format!("/repos/{}", self.repository)
     }
 }

@@ -10,18 +10,18 @@ use std::io::{self, Read, Write};
 
 /// What the caller knows about the artifact before downloading it.
 #[derive(Debug, Clone)]
-pub struct Expected<'a> {
+pub(crate) struct Expected<'a> {
     /// Artifact id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// `size_in_bytes` from the listing.
-    pub size_in_bytes: u64,
+    pub(crate) size_in_bytes: u64,
     /// `digest` from the listing, when it has one.
-    pub digest: Option<&'a Digest>,
+    pub(crate) digest: Option<&'a Digest>,
 }
 
 /// Stream artifact `expected.id` into `sink` (at most `cap` bytes). Returns the digest and length
 /// of what was written. 410 => `Gone`; length or digest disagreement => `Integrity`.
-pub fn download_artifact(
+pub(crate) fn download_artifact(
     client: &GithubClient,
     expected: &Expected<'_>,
     sink: &mut dyn Write,

@@ -10,43 +10,43 @@ use serde::Deserialize;
 
 /// One protection rule, the fields tier1 reads (unknown types are kept by name).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ProtectionRule {
+pub(crate) struct ProtectionRule {
     /// `required_reviewers`, `wait_timer`, `branch_policy`, ...
     #[serde(rename = "type")]
-    pub kind: String,
+    pub(crate) kind: String,
     /// With `required_reviewers`: whether the user who started the run may approve it.
     #[serde(default)]
-    pub prevent_self_review: Option<bool>,
+    pub(crate) prevent_self_review: Option<bool>,
     /// With `required_reviewers`: the users and teams who may approve.
     #[serde(default)]
-    pub reviewers: Option<Vec<Reviewer>>,
+    pub(crate) reviewers: Option<Vec<Reviewer>>,
 }
 
 /// A required reviewer: a user (`reviewer.login`) or a team (`reviewer.slug`, `reviewer.name`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Reviewer {
+pub(crate) struct Reviewer {
     /// `User` or `Team`.
     #[serde(rename = "type", default)]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
     /// The user or team (only its names are read).
     #[serde(default)]
-    pub reviewer: Option<ReviewerName>,
+    pub(crate) reviewer: Option<ReviewerName>,
 }
 
 /// The naming fields of a user or a team.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ReviewerName {
+pub(crate) struct ReviewerName {
     /// A user's login.
     #[serde(default)]
-    pub login: Option<String>,
+    pub(crate) login: Option<String>,
     /// A team's slug.
     #[serde(default)]
-    pub slug: Option<String>,
+    pub(crate) slug: Option<String>,
 }
 
 impl Reviewer {
     /// `login`, or `team:<slug>`, or `?` when the record names neither.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let r = self.reviewer.as_ref();
         match (
             r.and_then(|r| r.login.clone()),
@@ -61,28 +61,28 @@ impl Reviewer {
 
 /// An environment as the API returns it (the fields tier1 reads).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Environment {
+pub(crate) struct Environment {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its protection rules (absent: none).
     #[serde(default)]
-    pub protection_rules: Option<Vec<ProtectionRule>>,
+    pub(crate) protection_rules: Option<Vec<ProtectionRule>>,
 }
 
 impl Environment {
     /// The rules, none when the field is absent.
-    pub fn rules(&self) -> &[ProtectionRule] {
+    pub(crate) fn rules(&self) -> &[ProtectionRule] {
         self.protection_rules.as_deref().unwrap_or_default()
     }
 
     /// The `required_reviewers` rule, when the environment has one.
-    pub fn required_reviewers(&self) -> Option<&ProtectionRule> {
+    pub(crate) fn required_reviewers(&self) -> Option<&ProtectionRule> {
         self.rules().iter().find(|r| r.kind == "required_reviewers")
     }
 }
 
 /// True when `name` can be put in the URL path as it is (letters, digits, `.`, `_`, `-`).
-pub fn is_plain_name(name: &str) -> bool {
+pub(crate) fn is_plain_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()
@@ -90,7 +90,7 @@ pub fn is_plain_name(name: &str) -> bool {
 }
 
 /// `GET /repos/{o}/{r}/environments/{name}`. A 404 is `GithubError` with status 404.
-pub fn get(client: &GithubClient, name: &str) -> Result<Environment, GithubError> {
+pub(crate) fn get(client: &GithubClient, name: &str) -> Result<Environment, GithubError> {
     let route = format!("{}/environments/{name}", client.config().repo_route());
     client.get_json(&route, &[])
 }

@@ -59,7 +59,7 @@ pub enum GithubError {
 
 impl GithubError {
     /// HTTP status of a `Status` error, 0 otherwise.
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         match self {
             GithubError::Status { status, .. } => *status,
             _ => 0,

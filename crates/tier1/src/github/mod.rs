@@ -1,19 +1,20 @@
 //! GitHub REST access: configuration from the Actions environment, the token (never logged), the
 //! client with pagination, retries and the token-free redirect download, and the response types.
 
-pub mod client;
+pub(crate) mod client;
 pub mod comments;
-pub mod config;
-pub mod download;
-pub mod environments;
-pub mod error;
-pub mod pagination;
-pub mod retry;
-pub mod token;
-pub mod types;
+pub(crate) mod config;
+pub(crate) mod download;
+pub(crate) mod environments;
+pub(crate) mod error;
+pub(crate) mod pagination;
+pub(crate) mod retry;
+pub(crate) mod token;
+pub(crate) mod types;
 
 pub use client::GithubClient;
-pub use config::{API_VERSION, DEFAULT_API_URL, GithubConfig, USER_AGENT};
-pub use error::GithubError;
-pub use retry::RetryPolicy;
+pub use config::GithubConfig;
+pub(crate) use config::{API_VERSION, DEFAULT_API_URL, USER_AGENT};
+pub(crate) use error::GithubError;
+pub(crate) use retry::RetryPolicy;
 pub use token::Token;

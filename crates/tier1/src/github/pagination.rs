@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 /// The `rel="next"` target of a `Link` header value, if any.
-pub fn next_link(header: &str) -> Option<String> {
+pub(crate) fn next_link(header: &str) -> Option<String> {
     header.split(',').find_map(|part| {
         let mut pieces = part.split(';');
         let target = pieces.next()?.trim();
@@ -21,7 +21,7 @@ pub fn next_link(header: &str) -> Option<String> {
 
 /// What the walk decided after a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Fetch this URL next.
     Next(String),
     /// The last page was reached.
@@ -34,14 +34,14 @@ pub enum Step {
 
 /// Tracks pages visited so a walk always ends: at the last page, at the cap, or on a loop.
 #[derive(Debug)]
-pub struct PageWalk {
+pub(crate) struct PageWalk {
     seen: HashSet<String>,
     max_pages: usize,
 }
 
 impl PageWalk {
     /// Start a walk at `first`, allowing at most `max_pages` pages.
-    pub fn new(first: &str, max_pages: usize) -> Self {
+    pub(crate) fn new(first: &str, max_pages: usize) -> Self {
         let mut seen = HashSet::new();
         seen.insert(first.to_string());
         PageWalk {
@@ -51,12 +51,12 @@ impl PageWalk {
     }
 
     /// Pages fetched so far.
-    pub fn pages(&self) -> usize {
+    pub(crate) fn pages(&self) -> usize {
         self.seen.len()
     }
 
     /// Decide what follows a page whose `Link` header was `link`.
-    pub fn step(&mut self, link: Option<&str>) -> Step {
+    pub(crate) fn step(&mut self, link: Option<&str>) -> Step {
         let Some(next) = link.and_then(next_link) else {
             return Step::Done;
         };

@@ -7,7 +7,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Total attempts including the first (>= 1).
-    pub max_attempts: u32,
+    pub(crate) max_attempts: u32,
     /// First backoff delay; doubled after each failed attempt.
     pub base_delay: Duration,
     /// Largest backoff delay.
@@ -30,20 +30,20 @@ impl Default for RetryPolicy {
 
 /// The response facts the decision needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ResponseFacts {
+pub(crate) struct ResponseFacts {
     /// HTTP status.
-    pub status: u16,
+    pub(crate) status: u16,
     /// `retry-after` header, raw.
-    pub retry_after: Option<String>,
+    pub(crate) retry_after: Option<String>,
     /// `x-ratelimit-remaining` header, raw.
-    pub ratelimit_remaining: Option<String>,
+    pub(crate) ratelimit_remaining: Option<String>,
     /// `x-ratelimit-reset` header (UTC epoch seconds), raw.
-    pub ratelimit_reset: Option<String>,
+    pub(crate) ratelimit_reset: Option<String>,
 }
 
 /// What to do after a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Not transient (or success): hand the response to the caller.
     Stop,
     /// Wait this long and try again.
@@ -54,7 +54,7 @@ pub enum Decision {
 
 impl RetryPolicy {
     /// Backoff before attempt `attempt + 1` (attempt is 1-based).
-    pub fn backoff(&self, attempt: u32) -> Duration {
+    pub(crate) fn backoff(&self, attempt: u32) -> Duration {
         let factor = 1u32
             .checked_shl(attempt.saturating_sub(1))
             .unwrap_or(u32::MAX);
@@ -63,7 +63,7 @@ impl RetryPolicy {
 
     /// Decide after attempt `attempt` (1-based) produced `facts`; `now_epoch` is the current
     /// UTC time in seconds (for `x-ratelimit-reset`).
-    pub fn decide(&self, attempt: u32, facts: &ResponseFacts, now_epoch: i64) -> Decision {
+    pub(crate) fn decide(&self, attempt: u32, facts: &ResponseFacts, now_epoch: i64) -> Decision {
         let server_wait = server_wait(facts, now_epoch);
         let transient = match facts.status {
             408 | 429 => true,

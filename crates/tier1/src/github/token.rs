@@ -8,14 +8,14 @@ pub struct Token(String);
 
 impl Token {
     /// Wrap a token value; from now on it is redacted from every message
-    /// ([`crate::text::register_secret`]), even one a server echoes back.
+    /// (`crate::text::register_secret`), even one a server echoes back.
     pub fn new(value: impl Into<String>) -> Self {
         let value = value.into();
         crate::text::register_secret(&value);
         Token(value)
     }
     /// The secret value, for the `Authorization` header only.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }

@@ -7,212 +7,212 @@ use serde::Deserialize;
 
 /// `GET /repos/{o}/{r}/actions/workflows/{workflow_id}`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiWorkflow {
+pub(crate) struct ApiWorkflow {
     /// Numeric workflow id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Display name.
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// `.github/workflows/<file>`.
-    pub path: String,
+    pub(crate) path: String,
     /// `active`, `disabled_manually`, ...
     #[serde(default)]
-    pub state: Option<String>,
+    pub(crate) state: Option<String>,
 }
 
 /// The `minimal-repository` object embedded in a run.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiRepository {
+pub(crate) struct ApiRepository {
     /// Repository id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// `owner/name`.
-    pub full_name: String,
+    pub(crate) full_name: String,
 }
 
 /// A workflow run (the fields provenance checks need).
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiRun {
+pub(crate) struct ApiRun {
     /// Run id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Parent workflow id.
-    pub workflow_id: u64,
+    pub(crate) workflow_id: u64,
     /// `.github/workflows/<file>` with an optional `@ref` suffix (spec examples vary).
     #[serde(default)]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Nullable per the spec.
     #[serde(default)]
-    pub head_branch: Option<String>,
+    pub(crate) head_branch: Option<String>,
     /// Head commit.
-    pub head_sha: String,
+    pub(crate) head_sha: String,
     /// Triggering event.
-    pub event: String,
+    pub(crate) event: String,
     /// `completed`, `in_progress`, ... (nullable).
     #[serde(default)]
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
     /// `success`, `failure`, ... (nullable).
     #[serde(default)]
-    pub conclusion: Option<String>,
+    pub(crate) conclusion: Option<String>,
     /// Attempt number; not in the spec's `required`.
     #[serde(default)]
-    pub run_attempt: Option<u32>,
+    pub(crate) run_attempt: Option<u32>,
     /// Creation time.
-    pub created_at: DateTime<Utc>,
+    pub(crate) created_at: DateTime<Utc>,
     /// Base repository.
-    pub repository: ApiRepository,
+    pub(crate) repository: ApiRepository,
     /// Head repository (a fork for fork pull requests; nullable when deleted).
     #[serde(default)]
-    pub head_repository: Option<ApiRepository>,
+    pub(crate) head_repository: Option<ApiRepository>,
     /// Head repository id.
     #[serde(default)]
-    pub head_repository_id: Option<u64>,
+    pub(crate) head_repository_id: Option<u64>,
 }
 
 /// `{ total_count, workflow_runs: [...] }`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiRunsPage {
+pub(crate) struct ApiRunsPage {
     /// Total across pages.
-    pub total_count: u64,
+    pub(crate) total_count: u64,
     /// This page.
-    pub workflow_runs: Vec<ApiRun>,
+    pub(crate) workflow_runs: Vec<ApiRun>,
 }
 
 /// The `workflow_run` object embedded in an artifact (all fields optional in the spec).
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct ApiArtifactRun {
+pub(crate) struct ApiArtifactRun {
     /// Run id.
     #[serde(default)]
-    pub id: Option<u64>,
+    pub(crate) id: Option<u64>,
     /// Base repository id.
     #[serde(default)]
-    pub repository_id: Option<u64>,
+    pub(crate) repository_id: Option<u64>,
     /// Head repository id.
     #[serde(default)]
-    pub head_repository_id: Option<u64>,
+    pub(crate) head_repository_id: Option<u64>,
     /// Branch.
     #[serde(default)]
-    pub head_branch: Option<String>,
+    pub(crate) head_branch: Option<String>,
     /// Commit.
     #[serde(default)]
-    pub head_sha: Option<String>,
+    pub(crate) head_sha: Option<String>,
 }
 
 /// An artifact.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiArtifact {
+pub(crate) struct ApiArtifact {
     /// Artifact id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Name.
-    pub name: String,
+    pub(crate) name: String,
     /// Size of the stored bytes.
-    pub size_in_bytes: u64,
+    pub(crate) size_in_bytes: u64,
     /// `…/actions/artifacts/{id}/zip`.
     #[serde(default)]
-    pub archive_download_url: Option<String>,
+    pub(crate) archive_download_url: Option<String>,
     /// Whether it expired.
-    pub expired: bool,
+    pub(crate) expired: bool,
     /// `sha256:<hex>`; null for artifacts older than upload-artifact v4.
     #[serde(default)]
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// Nullable per the spec.
     #[serde(default)]
-    pub created_at: Option<DateTime<Utc>>,
+    pub(crate) created_at: Option<DateTime<Utc>>,
     /// Nullable per the spec.
     #[serde(default)]
-    pub expires_at: Option<DateTime<Utc>>,
+    pub(crate) expires_at: Option<DateTime<Utc>>,
     /// The uploading run.
     #[serde(default)]
-    pub workflow_run: Option<ApiArtifactRun>,
+    pub(crate) workflow_run: Option<ApiArtifactRun>,
 }
 
 /// `{ total_count, artifacts: [...] }`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiArtifactsPage {
+pub(crate) struct ApiArtifactsPage {
     /// Total across pages.
-    pub total_count: u64,
+    pub(crate) total_count: u64,
     /// This page.
-    pub artifacts: Vec<ApiArtifact>,
+    pub(crate) artifacts: Vec<ApiArtifact>,
 }
 
 /// A job of a run attempt (where it ran).
 #[derive(Debug, Clone, Deserialize, serde::Serialize)]
 pub struct ApiJob {
     /// Job id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// Run id.
-    pub run_id: u64,
+    pub(crate) run_id: u64,
     /// Attempt.
     #[serde(default)]
-    pub run_attempt: Option<u32>,
+    pub(crate) run_attempt: Option<u32>,
     /// Job name.
-    pub name: String,
+    pub(crate) name: String,
     /// `queued`, `in_progress`, `completed`, ... (kept as text: the spec has values octocrab lacks).
-    pub status: String,
+    pub(crate) status: String,
     /// Nullable.
     #[serde(default)]
-    pub conclusion: Option<String>,
+    pub(crate) conclusion: Option<String>,
     /// The `runs-on` labels.
     #[serde(default)]
     pub labels: Vec<String>,
     /// Nullable until assigned.
     #[serde(default)]
-    pub runner_id: Option<u64>,
+    pub(crate) runner_id: Option<u64>,
     /// Nullable until assigned.
     #[serde(default)]
-    pub runner_name: Option<String>,
+    pub(crate) runner_name: Option<String>,
     /// Nullable until assigned.
     #[serde(default)]
-    pub runner_group_name: Option<String>,
+    pub(crate) runner_group_name: Option<String>,
 }
 
 /// `{ total_count, jobs: [...] }`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiJobsPage {
+pub(crate) struct ApiJobsPage {
     /// Total across pages.
-    pub total_count: u64,
+    pub(crate) total_count: u64,
     /// This page.
-    pub jobs: Vec<ApiJob>,
+    pub(crate) jobs: Vec<ApiJob>,
 }
 
 /// The `simple-user` fields an approval record keeps.
 #[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq, Eq)]
-pub struct ApiUser {
+pub(crate) struct ApiUser {
     /// Login.
-    pub login: String,
+    pub(crate) login: String,
     /// Numeric id.
-    pub id: u64,
+    pub(crate) id: u64,
 }
 
 /// An environment named in an approval.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiApprovalEnvironment {
+pub(crate) struct ApiApprovalEnvironment {
     /// Environment id.
     #[serde(default)]
-    pub id: Option<u64>,
+    pub(crate) id: Option<u64>,
     /// Environment name.
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 /// One element of `GET …/runs/{id}/approvals` (an array, not paginated).
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiApproval {
+pub(crate) struct ApiApproval {
     /// Environments the review covered.
     #[serde(default)]
-    pub environments: Vec<ApiApprovalEnvironment>,
+    pub(crate) environments: Vec<ApiApprovalEnvironment>,
     /// `approved`, `rejected` or `pending`.
-    pub state: String,
+    pub(crate) state: String,
     /// The reviewer.
-    pub user: ApiUser,
+    pub(crate) user: ApiUser,
     /// The reviewer's comment.
     #[serde(default)]
-    pub comment: Option<String>,
+    pub(crate) comment: Option<String>,
 }
 
 /// The error body GitHub sends: `{ "message": "...", "documentation_url": "..." }`.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ApiErrorBody {
+pub(crate) struct ApiErrorBody {
     /// GitHub's message.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 #[cfg(test)]

@@ -7,22 +7,22 @@ use serde::{Deserialize, Serialize};
 
 /// One preflight check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// GPU index (None for the device count).
-    pub gpu: Option<u32>,
+    pub(crate) gpu: Option<u32>,
     /// The field checked (`count`, `name`, `mig_current`, `mig_pending`).
-    pub field: String,
+    pub(crate) field: String,
     /// Whether it passed.
-    pub passed: bool,
+    pub(crate) passed: bool,
     /// What the policy requires.
-    pub expected: String,
+    pub(crate) expected: String,
     /// What was found.
-    pub found: String,
+    pub(crate) found: String,
 }
 
 impl Check {
     /// `GPU <i> field <f>: expected <e>, found <x>`.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let who = match self.gpu {
             Some(i) => format!("GPU {i} field {}", self.field),
             None => format!("field {}", self.field),
@@ -36,16 +36,16 @@ impl Check {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fingerprint {
     /// Format version.
-    pub schema_version: u32,
+    pub(crate) schema_version: u32,
     /// Backend, device names and UUIDs, driver and CUDA versions, runner.
     #[serde(flatten)]
-    pub environment: Environment,
+    pub(crate) environment: Environment,
     /// Number of visible GPUs.
-    pub gpu_count: u32,
+    pub(crate) gpu_count: u32,
     /// The full per-GPU records, in index order.
-    pub gpus: Vec<GpuRecord>,
+    pub(crate) gpus: Vec<GpuRecord>,
     /// Every check, in evaluation order.
-    pub checks: Vec<Check>,
+    pub(crate) checks: Vec<Check>,
     /// True when every check passed.
-    pub passed: bool,
+    pub(crate) passed: bool,
 }

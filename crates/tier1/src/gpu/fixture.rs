@@ -13,12 +13,12 @@ use std::path::Path;
 pub struct FixtureInventory {
     /// Driver version.
     #[serde(default)]
-    pub driver_version: Option<String>,
+    pub(crate) driver_version: Option<String>,
     /// CUDA version the driver supports.
     #[serde(default)]
-    pub cuda_version: Option<String>,
+    pub(crate) cuda_version: Option<String>,
     /// The GPUs; a record's index is its position.
-    pub devices: Vec<GpuRecord>,
+    pub(crate) devices: Vec<GpuRecord>,
 }
 
 impl FixtureInventory {

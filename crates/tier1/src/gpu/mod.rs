@@ -1,14 +1,14 @@
 //! GPU inventory: the [`Inventory`] trait (what preflight reads about each visible GPU), its
 //! per-GPU record, and the two implementations (NVML on a real machine, JSON fixtures in tests).
 
-pub mod error;
-pub mod fingerprint;
+pub(crate) mod error;
+pub(crate) mod fingerprint;
 pub mod fixture;
-pub mod inventory;
+pub(crate) mod inventory;
 pub mod nvml;
 pub mod preflight;
-pub mod record;
+pub(crate) mod record;
 
 pub use error::GpuError;
 pub use inventory::Inventory;
-pub use record::{Clocks, GpuRecord, MigMode};
+pub(crate) use record::{Clocks, GpuRecord, MigMode};

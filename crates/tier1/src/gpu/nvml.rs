@@ -10,7 +10,7 @@ use nvml_wrapper::error::NvmlError;
 use std::ffi::OsStr;
 
 /// The library NVML loads by default.
-pub const DEFAULT_LIBRARY: &str = "libnvidia-ml.so.1";
+pub(crate) const DEFAULT_LIBRARY: &str = "libnvidia-ml.so.1";
 
 /// NVML's `NVML_DEVICE_MIG_ENABLE`.
 const MIG_ENABLE: u32 = 1;
@@ -27,7 +27,7 @@ impl std::fmt::Debug for NvmlInventory {
 }
 
 impl NvmlInventory {
-    /// Load and initialise NVML from `library` (default [`DEFAULT_LIBRARY`]). A missing library or
+    /// Load and initialise NVML from `library` (default `DEFAULT_LIBRARY`). A missing library or
     /// driver is an error value, never a panic.
     pub fn open(library: Option<&str>) -> Result<Self, GpuError> {
         let lib = library.unwrap_or(DEFAULT_LIBRARY);

@@ -1,8 +1,8 @@
 //! GPU preflight: reads an [`Inventory`], checks count, exact model and MIG (current and pending),
-//! and produces the environment [`Fingerprint`] a canonical run records, plus its Markdown table.
+//! and produces the environment `Fingerprint` a canonical run records, plus its Markdown table.
 
 use super::error::GpuError;
-pub use super::fingerprint::{Check, Fingerprint};
+pub(crate) use super::fingerprint::{Check, Fingerprint};
 use super::inventory::Inventory;
 use crate::history::model::Environment;
 
@@ -10,7 +10,7 @@ use crate::history::model::Environment;
 pub const DEFAULT_EXPECTED_GPU_NAME: &str = "NVIDIA B200";
 
 /// Version of the fingerprint file format.
-pub const FINGERPRINT_SCHEMA_VERSION: u32 = 1;
+pub(crate) const FINGERPRINT_SCHEMA_VERSION: u32 = 1;
 
 /// What the GPUs must be.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// MIG mode of a GPU (current or pending).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum MigMode {
+pub(crate) enum MigMode {
     /// MIG off: the whole GPU is one device.
     Disabled,
     /// MIG on: the GPU is partitioned.
@@ -17,7 +17,7 @@ pub enum MigMode {
 
 impl MigMode {
     /// The lower-case name (`disabled`, `enabled`, `unsupported`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             MigMode::Disabled => "disabled",
             MigMode::Enabled => "enabled",
@@ -26,7 +26,7 @@ impl MigMode {
     }
 
     /// Whether the GPU is whole under this mode.
-    pub fn is_whole(self) -> bool {
+    pub(crate) fn is_whole(self) -> bool {
         self != MigMode::Enabled
     }
 }
@@ -34,22 +34,22 @@ impl MigMode {
 /// Clock readings in MHz (None where the GPU does not report them).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Clocks {
+pub(crate) struct Clocks {
     /// Current graphics clock.
     #[serde(default)]
-    pub graphics_mhz: Option<u32>,
+    pub(crate) graphics_mhz: Option<u32>,
     /// Current SM clock.
     #[serde(default)]
-    pub sm_mhz: Option<u32>,
+    pub(crate) sm_mhz: Option<u32>,
     /// Current memory clock.
     #[serde(default)]
-    pub memory_mhz: Option<u32>,
+    pub(crate) memory_mhz: Option<u32>,
     /// Maximum SM clock.
     #[serde(default)]
-    pub max_sm_mhz: Option<u32>,
+    pub(crate) max_sm_mhz: Option<u32>,
     /// Maximum memory clock.
     #[serde(default)]
-    pub max_memory_mhz: Option<u32>,
+    pub(crate) max_memory_mhz: Option<u32>,
 }
 
 /// Everything preflight records about one GPU.
@@ -58,40 +58,40 @@ pub struct Clocks {
 pub struct GpuRecord {
     /// NVML index (fixtures may omit it: the position is used).
     #[serde(default)]
-    pub index: u32,
+    pub(crate) index: u32,
     /// Product name, e.g. `NVIDIA B200`.
-    pub name: String,
+    pub(crate) name: String,
     /// `GPU-...` UUID.
-    pub uuid: String,
+    pub(crate) uuid: String,
     /// Total framebuffer memory in bytes.
     #[serde(default)]
-    pub memory_total_bytes: Option<u64>,
+    pub(crate) memory_total_bytes: Option<u64>,
     /// MIG mode now.
-    pub mig_current: MigMode,
+    pub(crate) mig_current: MigMode,
     /// MIG mode after the next reset.
-    pub mig_pending: MigMode,
+    pub(crate) mig_pending: MigMode,
     /// ECC enabled now (None: not supported).
     #[serde(default)]
-    pub ecc_enabled: Option<bool>,
+    pub(crate) ecc_enabled: Option<bool>,
     /// ECC enabled after the next reset.
     #[serde(default)]
-    pub ecc_pending: Option<bool>,
+    pub(crate) ecc_pending: Option<bool>,
     /// Volatile corrected ECC errors since the driver loaded.
     #[serde(default)]
-    pub ecc_errors_corrected: Option<u64>,
+    pub(crate) ecc_errors_corrected: Option<u64>,
     /// Volatile uncorrected ECC errors since the driver loaded.
     #[serde(default)]
-    pub ecc_errors_uncorrected: Option<u64>,
+    pub(crate) ecc_errors_uncorrected: Option<u64>,
     /// Persistence mode on.
     #[serde(default)]
-    pub persistence_mode: Option<bool>,
+    pub(crate) persistence_mode: Option<bool>,
     /// Clock readings.
     #[serde(default)]
-    pub clocks: Clocks,
+    pub(crate) clocks: Clocks,
     /// Current clock throttle reasons (NVML names, lower case; empty when none).
     #[serde(default)]
-    pub throttle_reasons: Vec<String>,
+    pub(crate) throttle_reasons: Vec<String>,
     /// Core temperature (°C), where reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature_c: Option<u32>,
+    pub(crate) temperature_c: Option<u32>,
 }

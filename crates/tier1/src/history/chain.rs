@@ -26,7 +26,7 @@ pub enum ChainState {
 }
 
 /// The link of a row whose JSON (without `chain_sha256`) is `row`, after `prev`.
-pub fn link(prev: Option<&str>, row: &Value) -> String {
+pub(crate) fn link(prev: Option<&str>, row: &Value) -> String {
     match row {
         Value::Object(m) => link_object(prev, m),
         other => hash_link(prev, &canonical(other)),
@@ -65,13 +65,13 @@ pub fn seal(prev: Option<&str>, row: &mut Map<String, Value>) -> String {
 }
 
 /// The field of a segment record holding the link before its first row.
-pub const SEGMENT_PREV_FIELD: &str = "chain_prev";
+pub(crate) const SEGMENT_PREV_FIELD: &str = "chain_prev";
 /// The field of a segment record holding its last row's link.
-pub const SEGMENT_HEAD_FIELD: &str = "chain_head";
+pub(crate) const SEGMENT_HEAD_FIELD: &str = "chain_head";
 
 /// The link of a segment record (`chain_prev` hex followed by its canonical JSON without
 /// `chain_sha256`).
-pub fn record_link(record: &Map<String, Value>) -> String {
+pub(crate) fn record_link(record: &Map<String, Value>) -> String {
     let prev = record
         .get(SEGMENT_PREV_FIELD)
         .and_then(Value::as_str)
@@ -80,7 +80,7 @@ pub fn record_link(record: &Map<String, Value>) -> String {
 }
 
 /// Set a segment record's own link and return it.
-pub fn seal_record(record: &mut Map<String, Value>) -> String {
+pub(crate) fn seal_record(record: &mut Map<String, Value>) -> String {
     record.shift_remove(CHAIN_FIELD);
     let l = record_link(record);
     record.insert(CHAIN_FIELD.into(), Value::String(l.clone()));
@@ -151,7 +151,7 @@ fn splice(
 /// An index with `schema_version` must link every row; one without must carry no link at all.
 /// Segments (`segments`, chain order) are spliced in where their `chain_prev` continues the chain;
 /// one that continues no link is an integrity error.
-pub fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainState, HistoryError> {
+pub(crate) fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainState, HistoryError> {
     let rows: &[Value] = index
         .get("runs")
         .and_then(Value::as_array)

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 /// One item of the chain: a live row or a sealed segment (indices into `runs` and `segments`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChainItem {
+pub(crate) enum ChainItem {
     /// `runs[i]`.
     Row(usize),
     /// `segments[i]`.
@@ -52,7 +52,7 @@ impl IndexDoc {
 
     /// The items of a verified chain in chain order (a segment comes where its `chain_prev`
     /// continues the chain, as `chain::verify` splices it).
-    pub fn chain_items(&self) -> Vec<ChainItem> {
+    pub(crate) fn chain_items(&self) -> Vec<ChainItem> {
         let rows = raw_list(&self.raw, "runs");
         let segs = raw_list(&self.raw, "segments");
         let mut items = Vec::with_capacity(rows.len() + segs.len());
@@ -79,7 +79,7 @@ impl IndexDoc {
     }
 
     /// The link before live row `i` in chain order (`""` at the start of the chain).
-    pub fn link_before(&self, i: usize) -> String {
+    pub(crate) fn link_before(&self, i: usize) -> String {
         let rows = raw_list(&self.raw, "runs");
         let segs = raw_list(&self.raw, "segments");
         let items = self.chain_items();
@@ -92,7 +92,7 @@ impl IndexDoc {
     }
 
     /// The link of the last item of the chain (None for an empty chain).
-    pub fn chain_head(&self) -> Option<String> {
+    pub(crate) fn chain_head(&self) -> Option<String> {
         let rows = raw_list(&self.raw, "runs");
         let segs = raw_list(&self.raw, "segments");
         let link = match self.chain_items().last() {
@@ -104,7 +104,7 @@ impl IndexDoc {
     }
 
     /// The number the next new segment is named with (one more than the highest in use).
-    pub fn next_segment_number(&self) -> u32 {
+    pub(crate) fn next_segment_number(&self) -> u32 {
         self.index
             .segments
             .iter()
@@ -118,7 +118,7 @@ impl IndexDoc {
     /// the record of the segment that seals exactly those rows: each record is linked
     /// (`chain_sha256`) and placed in chain order, and the index becomes a compacted one
     /// (`schema_version` 2).
-    pub fn seal_rows(
+    pub(crate) fn seal_rows(
         &mut self,
         sealed: &[(std::ops::Range<usize>, SegmentRecord)],
     ) -> Result<(), HistoryError> {

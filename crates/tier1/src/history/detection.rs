@@ -8,7 +8,7 @@
 use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
-pub use crate::suite::{DetectionMethod, UnknownRule};
+pub(crate) use crate::suite::{DetectionMethod, UnknownRule};
 
 /// What the comparison says of one target or metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +26,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Regressed => "regressed",
             Verdict::Improved => "improved",
@@ -39,41 +39,41 @@ impl Verdict {
 /// The significance test of one metric of one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MetricTest {
+pub(crate) struct MetricTest {
     /// `speedup` or `optimized_latency`.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The anchor's value (speedup, or optimized time in ms).
-    pub reference_value: Finite,
+    pub(crate) reference_value: Finite,
     /// The current run's value.
-    pub current_value: Finite,
+    pub(crate) current_value: Finite,
     /// `(current / anchor - 1) * 100`.
-    pub change_pct: Finite,
+    pub(crate) change_pct: Finite,
     /// Estimated run-to-run standard deviation of the metric (percent, log scale).
-    pub noise_pct: Finite,
+    pub(crate) noise_pct: Finite,
     /// Student t statistic (positive: worse).
-    pub statistic: Finite,
+    pub(crate) statistic: Finite,
     /// Degrees of freedom.
-    pub df: Finite,
+    pub(crate) df: Finite,
     /// One-sided p-value in the direction of the change.
-    pub p_value: Finite,
+    pub(crate) p_value: Finite,
     /// `p_value < alpha`.
-    pub significant: bool,
+    pub(crate) significant: bool,
     /// The worsening (percent slower) this test detects with 95 % probability at this noise:
     /// what a reader can expect this target to catch in one night.
-    pub detectable_pct: Finite,
+    pub(crate) detectable_pct: Finite,
     /// The regression threshold applied (percent, as the suite states it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threshold_pct: Option<Finite>,
+    pub(crate) threshold_pct: Option<Finite>,
     /// The absolute floor applied (ms, `min_optimized_time_delta_ms`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub floor_ms: Option<Finite>,
+    pub(crate) floor_ms: Option<Finite>,
     /// The metric's verdict (absent in older records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
+    pub(crate) verdict: Option<Verdict>,
     /// A significant worsening beyond the threshold that the absolute floor
     /// (`min_optimized_time_delta_ms`) kept from being a regression.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub held_by_floor: bool,
+    pub(crate) held_by_floor: bool,
 }
 
 /// Which rule decided one target, and why.
@@ -81,18 +81,18 @@ pub struct MetricTest {
 #[serde(deny_unknown_fields)]
 pub struct TargetDetection {
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// `statistical` or `reference`.
-    pub method: DetectionMethod,
+    pub(crate) method: DetectionMethod,
     /// Why the reference rules alone decided (imprecise measurement, no measurement record,
     /// memory goal, suite setting).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// Accepted runs the noise estimate used (all segments in the window).
-    pub noise_runs: u32,
+    pub(crate) noise_runs: u32,
     /// The tests (statistical method only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tests: Vec<MetricTest>,
+    pub(crate) tests: Vec<MetricTest>,
     /// The target's verdict (absent in older records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
@@ -102,12 +102,12 @@ pub struct TargetDetection {
     pub detectable_pct: Option<Finite>,
     /// The recheck whose measurement was pooled with the first to decide this record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pooled_with: Option<String>,
+    pub(crate) pooled_with: Option<String>,
 }
 
 impl TargetDetection {
     /// A target the reference rules alone decide, and why.
-    pub fn reference(target: &str, reason: String) -> TargetDetection {
+    pub(crate) fn reference(target: &str, reason: String) -> TargetDetection {
         TargetDetection {
             target: target.into(),
             method: DetectionMethod::Reference,
@@ -121,7 +121,7 @@ impl TargetDetection {
     }
 
     /// A target decided by the statistical tests (pushed by the caller).
-    pub fn statistical(target: &str) -> TargetDetection {
+    pub(crate) fn statistical(target: &str) -> TargetDetection {
         TargetDetection {
             method: DetectionMethod::Statistical,
             reason: None,
@@ -130,7 +130,7 @@ impl TargetDetection {
     }
 
     /// The test of `metric` (`speedup`, `optimized_latency`).
-    pub fn test(&self, metric: &str) -> Option<&MetricTest> {
+    pub(crate) fn test(&self, metric: &str) -> Option<&MetricTest> {
         self.tests.iter().find(|t| t.metric == metric)
     }
 }
@@ -140,24 +140,24 @@ impl TargetDetection {
 #[serde(deny_unknown_fields)]
 pub struct Detection {
     /// The suite's method.
-    pub method: DetectionMethod,
+    pub(crate) method: DetectionMethod,
     /// Per-test significance level (the suite's `alpha` divided by the tests: two per compared
     /// speed target).
-    pub alpha: Finite,
+    pub(crate) alpha: Finite,
     /// Prior run-to-run noise (percent) a young history is blended with.
-    pub prior_noise_pct: Finite,
+    pub(crate) prior_noise_pct: Finite,
     /// Pseudo-runs the prior counts for.
-    pub prior_runs: Finite,
+    pub(crate) prior_runs: Finite,
     /// Run ids whose values formed the noise estimate, oldest first.
     #[serde(default)]
-    pub history_run_ids: Vec<String>,
+    pub(crate) history_run_ids: Vec<String>,
     /// One record per target compared.
     #[serde(default)]
-    pub targets: Vec<TargetDetection>,
+    pub(crate) targets: Vec<TargetDetection>,
     /// The gate's rule for a target still unknown after its extra measurement (absent in older
     /// records: `pass`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on_unknown: Option<UnknownRule>,
+    pub(crate) on_unknown: Option<UnknownRule>,
 }
 
 impl Detection {
@@ -167,7 +167,7 @@ impl Detection {
     }
 
     /// Targets whose verdict is unknown.
-    pub fn unknown(&self) -> impl Iterator<Item = &TargetDetection> {
+    pub(crate) fn unknown(&self) -> impl Iterator<Item = &TargetDetection> {
         self.targets
             .iter()
             .filter(|t| t.verdict == Some(Verdict::Unknown))
@@ -177,26 +177,26 @@ impl Detection {
 /// A significant worsening beyond its threshold that the absolute floor kept from the gate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FloorHeld {
+pub(crate) struct FloorHeld {
     /// The change row, as a regression would have listed it.
-    pub row: crate::history::model::ChangeRow,
+    pub(crate) row: crate::history::model::ChangeRow,
     /// The rule that decided, in words (`min_optimized_time_delta_ms: |Δ| 0.003 ms < 0.05 ms`).
-    pub rule: String,
+    pub(crate) rule: String,
     /// The floor (ms).
-    pub floor_ms: Finite,
+    pub(crate) floor_ms: Finite,
     /// The optimized time's change (ms).
-    pub delta_ms: Finite,
+    pub(crate) delta_ms: Finite,
 }
 
 /// A target whose measurement was too imprecise (or throttled) for the significance test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Inconclusive {
+pub(crate) struct Inconclusive {
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// What was imprecise, with the figures.
-    pub reason: String,
+    pub(crate) reason: String,
     /// Relative half-width of the current speedup interval (percent), when known.
     #[serde(default)]
-    pub speedup_half_width_pct: Option<Finite>,
+    pub(crate) speedup_half_width_pct: Option<Finite>,
 }

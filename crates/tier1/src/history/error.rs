@@ -33,7 +33,7 @@ pub struct HistoryError {
 
 impl HistoryError {
     /// A structural error about `path`.
-    pub fn structural(path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn structural(path: impl Into<String>, message: impl Into<String>) -> Self {
         HistoryError {
             kind: HistoryErrorKind::Structural,
             path: path.into(),
@@ -41,7 +41,7 @@ impl HistoryError {
         }
     }
     /// A failed local write of `path` (a full disk is [`HistoryErrorKind::DiskFull`]).
-    pub fn write(path: impl Into<String>, e: &std::io::Error) -> Self {
+    pub(crate) fn write(path: impl Into<String>, e: &std::io::Error) -> Self {
         HistoryError {
             kind: if crate::exit::is_disk_full(e) {
                 HistoryErrorKind::DiskFull
@@ -53,11 +53,11 @@ impl HistoryError {
         }
     }
     /// True when the error is about the local disk, not the package.
-    pub fn is_local(&self) -> bool {
+    pub(crate) fn is_local(&self) -> bool {
         matches!(self.kind, HistoryErrorKind::Io | HistoryErrorKind::DiskFull)
     }
     /// An integrity error about `path`.
-    pub fn integrity(path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn integrity(path: impl Into<String>, message: impl Into<String>) -> Self {
         HistoryError {
             kind: HistoryErrorKind::Integrity,
             path: path.into(),

@@ -8,43 +8,46 @@ use serde_json::{Map, Value};
 /// The header's member name.
 pub const EXPORT_HEADER: &str = "_tier1-export.json";
 /// `format` of the header.
-pub const EXPORT_FORMAT: &str = "tier1-history-export";
+pub(crate) const EXPORT_FORMAT: &str = "tier1-history-export";
 /// Current `format_version`.
-pub const EXPORT_FORMAT_VERSION: u32 = 1;
+pub(crate) const EXPORT_FORMAT_VERSION: u32 = 1;
 
 /// What an export says about the history it carries (checked again on restore).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExportHeader {
+pub(crate) struct ExportHeader {
     /// Always [`EXPORT_FORMAT`].
-    pub format: String,
+    pub(crate) format: String,
     /// [`EXPORT_FORMAT_VERSION`].
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// Suite identity.
-    pub suite_name: String,
+    pub(crate) suite_name: String,
     /// Suite version.
-    pub suite_version: u32,
+    pub(crate) suite_version: u32,
     /// Runs in the history (live and sealed).
-    pub run_count: usize,
+    pub(crate) run_count: usize,
     /// Runs sealed in segments.
-    pub sealed_run_count: usize,
+    pub(crate) sealed_run_count: usize,
     /// Segments.
-    pub segment_count: usize,
+    pub(crate) segment_count: usize,
     /// The last link of the hash chain.
-    pub chain_head: Option<String>,
+    pub(crate) chain_head: Option<String>,
     /// The latest eligible anchor.
-    pub anchor_run_id: Option<String>,
+    pub(crate) anchor_run_id: Option<String>,
     /// The newest run (publication order).
-    pub latest_run_id: Option<String>,
+    pub(crate) latest_run_id: Option<String>,
     /// Its `generated_at`.
-    pub latest_generated_at: Option<String>,
+    pub(crate) latest_generated_at: Option<String>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 impl ExportHeader {
     /// The header of the (validated) history whose index is `doc`, anchored at `anchor_run_id`.
-    pub fn of(doc: &super::package::IndexDoc, anchor_run_id: Option<String>) -> ExportHeader {
+    pub(crate) fn of(
+        doc: &super::package::IndexDoc,
+        anchor_run_id: Option<String>,
+    ) -> ExportHeader {
         let latest = doc.index.runs.last();
         ExportHeader {
             format: EXPORT_FORMAT.into(),
@@ -63,7 +66,7 @@ impl ExportHeader {
     }
 
     /// The fields that differ between this header and `found` (the history actually carried).
-    pub fn differences(&self, found: &ExportHeader) -> Vec<String> {
+    pub(crate) fn differences(&self, found: &ExportHeader) -> Vec<String> {
         let mut out = Vec::new();
         let mut check = |name: &str, a: String, b: String| {
             if a != b {

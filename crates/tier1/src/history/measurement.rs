@@ -7,90 +7,90 @@ use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
 /// Confidence level of every interval the harness reports.
-pub const CONFIDENCE: f64 = 0.95;
+pub(crate) const CONFIDENCE: f64 = 0.95;
 
 /// How precisely one target was measured (derived from the raw samples of its results file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Measurement {
     /// Confidence level of the intervals ([`CONFIDENCE`]).
-    pub confidence: Finite,
+    pub(crate) confidence: Finite,
     /// Timed rounds: samples per variant, baseline and optimized paired round by round.
     pub rounds: u32,
     /// Clean rounds (both samples at or below their variant's median) the estimates use.
     pub clean_rounds: u32,
     /// Executions batched into one baseline sample.
-    pub baseline_repetitions: u32,
+    pub(crate) baseline_repetitions: u32,
     /// Executions batched into one sample of the best optimized variant.
-    pub optimized_repetitions: u32,
+    pub(crate) optimized_repetitions: u32,
     /// Lower bound of the interval of `best_speedup` (median of the clean rounds' ratios).
     #[serde(default)]
-    pub speedup_ci_low: Option<Finite>,
+    pub(crate) speedup_ci_low: Option<Finite>,
     /// Upper bound of the interval of `best_speedup`.
     #[serde(default)]
-    pub speedup_ci_high: Option<Finite>,
+    pub(crate) speedup_ci_high: Option<Finite>,
     /// Median time of the best optimized variant over the clean rounds (ms).
-    pub optimized_median_ms: Finite,
+    pub(crate) optimized_median_ms: Finite,
     /// Lower bound of the interval of that median (ms).
     #[serde(default)]
-    pub optimized_ci_low_ms: Option<Finite>,
+    pub(crate) optimized_ci_low_ms: Option<Finite>,
     /// Upper bound of the interval of that median (ms).
     #[serde(default)]
-    pub optimized_ci_high_ms: Option<Finite>,
+    pub(crate) optimized_ci_high_ms: Option<Finite>,
     /// Coefficient of variation of the per-round speedups.
-    pub speedup_cv: Finite,
+    pub(crate) speedup_cv: Finite,
     /// Coefficient of variation of the baseline samples.
-    pub baseline_cv: Finite,
+    pub(crate) baseline_cv: Finite,
     /// Coefficient of variation of the optimized samples.
-    pub optimized_cv: Finite,
+    pub(crate) optimized_cv: Finite,
     /// Samples beyond Tukey's fences (baseline and optimized; reported, never dropped).
-    pub outliers: u32,
+    pub(crate) outliers: u32,
     /// The precision asked for: each interval within ± this percent of its estimate.
-    pub precision_pct: Finite,
+    pub(crate) precision_pct: Finite,
     /// The precision was reached (speed goal: both intervals; memory goal: memory measured) and
     /// the device was not throttled.
-    pub precise: bool,
+    pub(crate) precise: bool,
     /// The device reported thermal or power throttling during the measurement (after one
     /// re-measurement).
     #[serde(default)]
-    pub throttled: bool,
+    pub(crate) throttled: bool,
     /// The rule that turned rounds into these estimates (`paired_median`, `clean_rounds`;
     /// absent in older records: `clean_rounds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimator: Option<String>,
+    pub(crate) estimator: Option<String>,
     /// Whether an anchor must reach `precision_pct` (`anchor_precision: required`); absent in
     /// older records, which were always held to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub precision_required: Option<bool>,
+    pub(crate) precision_required: Option<bool>,
     /// The passes an anchor was measured in (empty: one pass).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub passes: Vec<PassValue>,
+    pub(crate) passes: Vec<PassValue>,
 }
 
 /// One pass of an anchor's measurement, as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PassValue {
+pub(crate) struct PassValue {
     /// Rounds of the pass.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// The pass's speedup (`None` when it had no usable round).
     #[serde(default)]
-    pub speedup: Option<Finite>,
+    pub(crate) speedup: Option<Finite>,
     /// The pass's optimized time (ms).
     #[serde(default)]
-    pub optimized_ms: Option<Finite>,
+    pub(crate) optimized_ms: Option<Finite>,
     /// Left out of the pooled estimate: it disagreed with the other passes.
-    pub outlier: bool,
+    pub(crate) outlier: bool,
 }
 
 impl Measurement {
     /// Standard error of ln(best_speedup) from its interval (`None` without an interval).
-    pub fn log_speedup_se(&self) -> Option<f64> {
+    pub(crate) fn log_speedup_se(&self) -> Option<f64> {
         log_se(self.speedup_ci_low, self.speedup_ci_high, self.confidence)
     }
 
     /// Standard error of ln(optimized time) from its interval (`None` without an interval).
-    pub fn log_optimized_se(&self) -> Option<f64> {
+    pub(crate) fn log_optimized_se(&self) -> Option<f64> {
         log_se(
             self.optimized_ci_low_ms,
             self.optimized_ci_high_ms,
@@ -99,13 +99,13 @@ impl Measurement {
     }
 
     /// Relative half-width (the larger side) of the speedup interval, in percent.
-    pub fn speedup_half_width_pct(&self, speedup: impl Into<f64>) -> Option<f64> {
+    pub(crate) fn speedup_half_width_pct(&self, speedup: impl Into<f64>) -> Option<f64> {
         half_width_pct(self.speedup_ci_low, self.speedup_ci_high, speedup)
     }
 
     /// Why this measurement is too imprecise for the significance test or an anchor (`None`
     /// when precise), with the figures; `speedup` is the row's `best_speedup`.
-    pub fn imprecision(&self, speedup: Option<impl Into<f64>>) -> Option<String> {
+    pub(crate) fn imprecision(&self, speedup: Option<impl Into<f64>>) -> Option<String> {
         let speedup: Option<f64> = speedup.map(Into::into);
         if self.throttled {
             return Some("was taken while the device throttled".into());
@@ -140,13 +140,13 @@ impl Measurement {
 
     /// Whether an anchor must reach `precision_pct`: `anchor_precision: required`, and every
     /// record written before that setting existed.
-    pub fn precision_is_required(&self) -> bool {
+    pub(crate) fn precision_is_required(&self) -> bool {
         self.precision_required.unwrap_or(true)
     }
 
     /// Why this measurement cannot be an anchor (`None` when it can): throttled, or imprecise
     /// where precision is required (with the figures and the remedies).
-    pub fn anchor_refusal(&self, speedup: Option<impl Into<f64>>) -> Option<String> {
+    pub(crate) fn anchor_refusal(&self, speedup: Option<impl Into<f64>>) -> Option<String> {
         let speedup: Option<f64> = speedup.map(Into::into);
         if self.throttled {
             return self.imprecision(speedup);
@@ -162,7 +162,7 @@ impl Measurement {
     }
 
     /// Relative half-width (the larger side) of the optimized-time interval, in percent.
-    pub fn optimized_half_width_pct(&self) -> Option<f64> {
+    pub(crate) fn optimized_half_width_pct(&self) -> Option<f64> {
         half_width_pct(
             self.optimized_ci_low_ms,
             self.optimized_ci_high_ms,

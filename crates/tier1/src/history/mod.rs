@@ -2,22 +2,23 @@
 //! snapshots, package I/O. Validation, which re-derives stored verdicts, is `history_check`.
 
 pub mod chain;
-pub mod compacted;
-pub mod detection;
+pub(crate) mod compacted;
+pub(crate) mod detection;
 pub mod error;
 pub mod export_header;
-pub mod measurement;
+pub(crate) mod measurement;
 pub mod model;
 pub mod package;
-pub mod segment;
-pub mod segment_io;
-pub mod sidebyside;
-pub mod trend;
+pub(crate) mod segment;
+pub(crate) mod segment_io;
+pub(crate) mod sidebyside;
+pub(crate) mod trend;
 
-pub use detection::{
-    Detection, DetectionMethod, FloorHeld, Inconclusive, MetricTest, TargetDetection, Verdict,
+pub use detection::Verdict;
+pub(crate) use detection::{
+    Detection, DetectionMethod, FloorHeld, Inconclusive, MetricTest, TargetDetection,
 };
-pub use error::{HistoryError, HistoryErrorKind};
-pub use measurement::Measurement;
+pub(crate) use error::{HistoryError, HistoryErrorKind};
+pub(crate) use measurement::Measurement;
 pub use model::*;
-pub use sidebyside::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};
+pub(crate) use sidebyside::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};

@@ -10,10 +10,10 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// Current `schema_version` of tier1-written indexes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// File names inside a history root.
-pub const INDEX_FILE: &str = "index.json";
+pub(crate) const INDEX_FILE: &str = "index.json";
 /// Per-run file names.
 pub const SUMMARY_FILE: &str = "summary.json";
 /// Per-run regression summary (JSON).
@@ -30,11 +30,11 @@ pub const RECHECKS_FILE: &str = "regression_rechecks.json";
 pub struct Index {
     /// tier1 extension: format version of this index (absent in reference-written files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schema_version: Option<u32>,
+    pub(crate) schema_version: Option<u32>,
     /// Suite identity.
-    pub suite_name: String,
+    pub(crate) suite_name: String,
     /// Suite contract version.
-    pub suite_version: u32,
+    pub(crate) suite_version: u32,
     /// Always `"."`: stored paths are relative to the root.
     #[serde(default = "dot")]
     pub history_root: String,
@@ -49,7 +49,7 @@ pub struct Index {
     pub segments: Vec<super::segment::SegmentRecord>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 fn dot() -> String {
@@ -60,7 +60,7 @@ fn dot() -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChainReset {
     /// RFC 3339 time of the reset.
-    pub at: String,
+    pub(crate) at: String,
     /// The public reason (the bootstrap acceptance note).
     pub reason: String,
     /// Who asked for it.
@@ -72,7 +72,7 @@ pub struct ChainReset {
 /// How an eligible anchor was accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Acceptance {
+pub(crate) enum Acceptance {
     /// Protected promotion (`tier1-promote`).
     AcceptHistoryAnchor,
     /// Reference value: regressions accepted explicitly.
@@ -85,7 +85,7 @@ pub enum Acceptance {
 
 impl Acceptance {
     /// Explicit acceptances need actor, note and workflow-run fields.
-    pub fn is_explicit(self) -> bool {
+    pub(crate) fn is_explicit(self) -> bool {
         !matches!(self, Acceptance::Clean)
     }
 }
@@ -96,42 +96,42 @@ pub struct IndexRow {
     /// Safe run id (`^[A-Za-z0-9][A-Za-z0-9_.-]*$`).
     pub run_id: String,
     /// RFC 3339 UTC time the run was generated.
-    pub generated_at: String,
+    pub(crate) generated_at: String,
     /// `<run_id>/summary.json`.
     pub summary_path: String,
     /// `<run_id>/regression_summary.md`.
-    pub regression_summary_path: String,
+    pub(crate) regression_summary_path: String,
     /// `<run_id>/regression_summary.json`.
-    pub regression_json_path: String,
+    pub(crate) regression_json_path: String,
     /// `<run_id>/trend_snapshot.json`.
-    pub trend_snapshot_path: String,
+    pub(crate) trend_snapshot_path: String,
     /// Aggregates copied from the summary.
     #[serde(default)]
-    pub avg_speedup: Option<Finite>,
+    pub(crate) avg_speedup: Option<Finite>,
     /// Median of per-target speedups.
     #[serde(default)]
-    pub median_speedup: Option<Finite>,
+    pub(crate) median_speedup: Option<Finite>,
     /// Geometric mean of positive speedups.
     #[serde(default)]
-    pub geomean_speedup: Option<Finite>,
+    pub(crate) geomean_speedup: Option<Finite>,
     /// Same as geomean.
     #[serde(default)]
-    pub representative_speedup: Option<Finite>,
+    pub(crate) representative_speedup: Option<Finite>,
     /// Best per-target speedup.
     #[serde(default)]
-    pub max_speedup: Option<Finite>,
+    pub(crate) max_speedup: Option<Finite>,
     /// Counts.
     #[serde(default)]
-    pub succeeded: u32,
+    pub(crate) succeeded: u32,
     /// Targets whose status starts with `failed`.
     #[serde(default)]
-    pub failed: u32,
+    pub(crate) failed: u32,
     /// Targets whose status starts with `skipped`.
     #[serde(default)]
-    pub skipped: u32,
+    pub(crate) skipped: u32,
     /// Targets with no result.
     #[serde(default)]
-    pub missing: u32,
+    pub(crate) missing: u32,
     /// Passed the release gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_accepted: Option<bool>,
@@ -140,19 +140,19 @@ pub struct IndexRow {
     pub baseline_eligible: Option<bool>,
     /// How it was accepted as an anchor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_acceptance: Option<Acceptance>,
+    pub(crate) baseline_acceptance: Option<Acceptance>,
     /// Requester of an explicit acceptance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_acceptance_actor: Option<String>,
+    pub(crate) baseline_acceptance_actor: Option<String>,
     /// `requester` (written by promotion).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_acceptance_actor_role: Option<String>,
     /// Public note of an explicit acceptance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_acceptance_note: Option<String>,
+    pub(crate) baseline_acceptance_note: Option<String>,
     /// HTTPS Actions run URL (or the documented local form).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_acceptance_workflow_run: Option<String>,
+    pub(crate) baseline_acceptance_workflow_run: Option<String>,
     /// tier1 extension: reviewers who approved the protected environment.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub baseline_acceptance_reviewers: Vec<String>,
@@ -164,7 +164,7 @@ pub struct IndexRow {
     pub chain_sha256: Option<String>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 impl IndexRow {
@@ -173,7 +173,7 @@ impl IndexRow {
         self.baseline_eligible == Some(true)
     }
     /// `run_accepted == Some(true)`.
-    pub fn is_accepted(&self) -> bool {
+    pub(crate) fn is_accepted(&self) -> bool {
         self.run_accepted == Some(true)
     }
 }
@@ -182,50 +182,50 @@ impl IndexRow {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Suite identity.
-    pub suite_name: String,
+    pub(crate) suite_name: String,
     /// Suite contract version.
-    pub suite_version: u32,
+    pub(crate) suite_version: u32,
     /// Suite description.
     #[serde(default)]
-    pub description: String,
+    pub(crate) description: String,
     /// The run id.
     pub run_id: String,
     /// RFC 3339 UTC (the result JSON's timestamp).
-    pub generated_at: String,
+    pub(crate) generated_at: String,
     /// `<run_id>/results/benchmark_test_results.json`, relative to the evidence root.
     #[serde(default)]
     pub source_result_json: Option<String>,
     /// `<run_id>/manifest.json`, relative to the evidence root.
     #[serde(default)]
-    pub source_manifest_json: Option<String>,
+    pub(crate) source_manifest_json: Option<String>,
     /// `<run_id>/report.md`, relative to the evidence root.
     #[serde(default)]
-    pub source_markdown_report: Option<String>,
+    pub(crate) source_markdown_report: Option<String>,
     /// 40 lower-hex commit of the checkout.
     #[serde(default)]
-    pub source_git_commit: Option<String>,
+    pub(crate) source_git_commit: Option<String>,
     /// Whether the tree was dirty.
     #[serde(default)]
-    pub source_git_dirty: Option<bool>,
+    pub(crate) source_git_dirty: Option<bool>,
     /// Commit recorded in the manifest.
     #[serde(default)]
-    pub source_manifest_git_commit: Option<String>,
+    pub(crate) source_manifest_git_commit: Option<String>,
     /// `tier1-evidence-<suffix>` (null when run outside CI and not bound).
     #[serde(default)]
     pub evidence_artifact_name: Option<String>,
     /// tier1 extension: the measurement environment (comparisons across keys are refused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub environment: Option<Environment>,
+    pub(crate) environment: Option<Environment>,
     /// tier1 extension: profile the run used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// Per-target rows, in suite order.
     pub targets: Vec<TargetSummary>,
     /// Counts and aggregates.
     pub summary: Aggregates,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 /// Where a run was measured. Two runs are comparable only when their `key()` is equal.
@@ -284,10 +284,10 @@ pub struct TargetSummary {
     pub target: String,
     /// Category.
     #[serde(default)]
-    pub category: String,
+    pub(crate) category: String,
     /// Rationale.
     #[serde(default)]
-    pub rationale: String,
+    pub(crate) rationale: String,
     /// `succeeded`, `failed_*`, `skipped_*` or `missing`.
     pub status: String,
     /// Median baseline time (ms).
@@ -301,44 +301,44 @@ pub struct TargetSummary {
     pub best_optimized_time_ms: Option<Finite>,
     /// Name of the best optimized variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub best_optimization: Option<String>,
+    pub(crate) best_optimization: Option<String>,
     /// `performance`/`speed` or `memory`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub optimization_goal: Option<String>,
+    pub(crate) optimization_goal: Option<String>,
     /// Baseline peak memory (MB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_memory_mb: Option<Finite>,
     /// Best memory savings (percent, may be negative).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub best_memory_savings_pct: Option<Finite>,
+    pub(crate) best_memory_savings_pct: Option<Finite>,
     /// Best optimized peak memory (MB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best_optimized_memory_mb: Option<Finite>,
     /// Baseline p75 (ms) or null.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_p75_ms: Option<Finite>,
+    pub(crate) baseline_p75_ms: Option<Finite>,
     /// Repo-relative file of the baseline implementation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_file: Option<String>,
     /// Evidence references (`<run_id>/...`), keyed by kind.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub artifacts: BTreeMap<String, String>,
+    pub(crate) artifacts: BTreeMap<String, String>,
     /// tier1 extension: verification tolerance applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verification_tolerance: Option<crate::suite::Tolerance>,
+    pub(crate) verification_tolerance: Option<crate::suite::Tolerance>,
     /// tier1 extension: how precisely the target was measured (statistical detection).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measurement: Option<super::Measurement>,
+    pub(crate) measurement: Option<super::Measurement>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 /// The `summary` block of a summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Aggregates {
     /// Number of targets.
-    pub target_count: u32,
+    pub(crate) target_count: u32,
     /// `status == succeeded`.
     pub succeeded: u32,
     /// Status starts with `failed`.
@@ -445,7 +445,7 @@ impl ChangeRow {
         }
     }
     /// The `reason` tag.
-    pub fn reason(&self) -> &'static str {
+    pub(crate) fn reason(&self) -> &'static str {
         match self {
             ChangeRow::Status { .. } => "status",
             ChangeRow::Speedup { .. } => "speedup",
@@ -458,169 +458,169 @@ impl ChangeRow {
 
 /// A regression cleared by its recheck (never eligible, never promotable).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SuppressedRegression {
+pub(crate) struct SuppressedRegression {
     /// The original regression row.
     #[serde(flatten)]
-    pub row: ChangeRow,
+    pub(crate) row: ChangeRow,
     /// Always `recheck_not_regressed`.
-    pub suppression_reason: String,
+    pub(crate) suppression_reason: String,
     /// `<run_id>__recheck__<key>`.
-    pub recheck_run_id: String,
+    pub(crate) recheck_run_id: String,
     /// Speedup measured by the recheck.
     #[serde(default)]
-    pub recheck_speedup: Option<Finite>,
+    pub(crate) recheck_speedup: Option<Finite>,
     /// Optimized time measured by the recheck.
     #[serde(default)]
-    pub recheck_optimized_time_ms: Option<Finite>,
+    pub(crate) recheck_optimized_time_ms: Option<Finite>,
 }
 
 /// One recheck record (also the elements of `regression_rechecks.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecheckRecord {
+pub(crate) struct RecheckRecord {
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// `<run_id>__recheck__<key>`.
-    pub recheck_run_id: String,
+    pub(crate) recheck_run_id: String,
     /// Evidence-relative result JSON of the recheck.
-    pub recheck_output_json: String,
+    pub(crate) recheck_output_json: String,
     /// The recheck's target row.
     #[serde(default)]
-    pub recheck_summary: Option<TargetSummary>,
+    pub(crate) recheck_summary: Option<TargetSummary>,
     /// Regression rows the recheck still shows against the same anchor.
     #[serde(default)]
-    pub recheck_regressions: Vec<ChangeRow>,
+    pub(crate) recheck_regressions: Vec<ChangeRow>,
     /// Whether the recheck's metrics were finite and positive.
-    pub recheck_metrics_valid: bool,
+    pub(crate) recheck_metrics_valid: bool,
     /// True when the regression stands.
-    pub confirmed_regression: bool,
+    pub(crate) confirmed_regression: bool,
 }
 
 /// `<run_id>/regression_summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RegressionSummary {
     /// Anchor run id, null when there was none.
-    pub baseline_run_id: Option<String>,
+    pub(crate) baseline_run_id: Option<String>,
     /// This run.
-    pub current_run_id: Option<String>,
+    pub(crate) current_run_id: Option<String>,
     /// Confirmed regressions.
     #[serde(default)]
     pub regressions: Vec<ChangeRow>,
     /// Improvements.
     #[serde(default)]
-    pub improvements: Vec<ChangeRow>,
+    pub(crate) improvements: Vec<ChangeRow>,
     /// Every decline, with no threshold (holds anchor advancement).
     #[serde(default)]
-    pub anchor_declines: Vec<ChangeRow>,
+    pub(crate) anchor_declines: Vec<ChangeRow>,
     /// Targets new in this run (full target rows).
     #[serde(default)]
-    pub new_targets: Vec<TargetSummary>,
+    pub(crate) new_targets: Vec<TargetSummary>,
     /// Targets of the anchor missing from this run (blocking).
     #[serde(default)]
-    pub missing_targets: Vec<TargetSummary>,
+    pub(crate) missing_targets: Vec<TargetSummary>,
     /// History warnings.
     #[serde(default)]
     pub warnings: Vec<String>,
     /// Regressions cleared by recheck.
     #[serde(default)]
-    pub suppressed_regressions: Vec<SuppressedRegression>,
+    pub(crate) suppressed_regressions: Vec<SuppressedRegression>,
     /// Recheck records.
     #[serde(default)]
-    pub rechecks: Vec<RecheckRecord>,
+    pub(crate) rechecks: Vec<RecheckRecord>,
     /// `<run_id>/regression_rechecks.json` when a previous summary existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regression_rechecks_path: Option<String>,
     /// tier1 extension: changes beyond the thresholds that the significance test attributes to
     /// run-to-run noise (neither regressions nor improvements).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub within_noise: Vec<ChangeRow>,
+    pub(crate) within_noise: Vec<ChangeRow>,
     /// tier1 extension: targets the measurement could not decide (verdict `unknown`), with what
     /// could not be ruled out. (Older records: targets too imprecise for the test, which the
     /// reference rules then decided.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub inconclusive: Vec<super::Inconclusive>,
+    pub(crate) inconclusive: Vec<super::Inconclusive>,
     /// tier1 extension: significant worsenings beyond their threshold that the absolute floor
     /// (`min_optimized_time_delta_ms`) kept from being regressions, each with the rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub held_by_floor: Vec<super::FloorHeld>,
+    pub(crate) held_by_floor: Vec<super::FloorHeld>,
     /// tier1 extension: which rule decided each target, with the test statistics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection: Option<super::Detection>,
     /// tier1 extension: the suspected targets compared side by side with the anchor's own code
     /// (absent in older records and in runs without an anchor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub side_by_side: Option<super::SideBySideBlock>,
+    pub(crate) side_by_side: Option<super::SideBySideBlock>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 /// One row of a trend snapshot's `history` / `evidence_history`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrendRow {
+pub(crate) struct TrendRow {
     /// Run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// RFC 3339 time.
-    pub generated_at: String,
+    pub(crate) generated_at: String,
     /// Aggregates.
-    pub avg_speedup: Option<Finite>,
+    pub(crate) avg_speedup: Option<Finite>,
     /// Median.
-    pub median_speedup: Option<Finite>,
+    pub(crate) median_speedup: Option<Finite>,
     /// Geomean.
-    pub geomean_speedup: Option<Finite>,
+    pub(crate) geomean_speedup: Option<Finite>,
     /// Representative (falls back to geomean).
-    pub representative_speedup: Option<Finite>,
+    pub(crate) representative_speedup: Option<Finite>,
     /// Max.
-    pub max_speedup: Option<Finite>,
+    pub(crate) max_speedup: Option<Finite>,
     /// Counts.
-    pub succeeded: u32,
+    pub(crate) succeeded: u32,
     /// Failed.
-    pub failed: u32,
+    pub(crate) failed: u32,
     /// Skipped.
-    pub skipped: u32,
+    pub(crate) skipped: u32,
     /// Missing.
-    pub missing: u32,
+    pub(crate) missing: u32,
 }
 
 /// `<run_id>/trend_snapshot.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrendSnapshot {
     /// Suite identity.
-    pub suite_name: String,
+    pub(crate) suite_name: String,
     /// Accepted or eligible runs.
     pub run_count: u32,
     /// All runs.
-    pub evidence_run_count: u32,
+    pub(crate) evidence_run_count: u32,
     /// Accepted or eligible runs, by time.
-    pub history: Vec<TrendRow>,
+    pub(crate) history: Vec<TrendRow>,
     /// All runs, by time.
-    pub evidence_history: Vec<TrendRow>,
+    pub(crate) evidence_history: Vec<TrendRow>,
     /// Mean of avg over history.
-    pub avg_speedup: Option<Finite>,
+    pub(crate) avg_speedup: Option<Finite>,
     /// Mean of median over history.
-    pub avg_median_speedup: Option<Finite>,
+    pub(crate) avg_median_speedup: Option<Finite>,
     /// Mean of geomean over history.
-    pub avg_geomean_speedup: Option<Finite>,
+    pub(crate) avg_geomean_speedup: Option<Finite>,
     /// Mean of representative over history.
-    pub representative_speedup: Option<Finite>,
+    pub(crate) representative_speedup: Option<Finite>,
     /// Max of max over history (rejected evidence never counts).
-    pub best_speedup_seen: Option<Finite>,
+    pub(crate) best_speedup_seen: Option<Finite>,
     /// Newest accepted or eligible run.
     pub latest_run_id: Option<String>,
     /// Newest run of any kind.
-    pub latest_evidence_run_id: Option<String>,
+    pub(crate) latest_evidence_run_id: Option<String>,
     /// tier1 extension: in a compacted history, what the sealed segments hold (the counts above
     /// include them; the lists hold the live runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sealed: Option<SealedTrend>,
+    pub(crate) sealed: Option<SealedTrend>,
 }
 
 /// The sealed part of a compacted history's trend snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SealedTrend {
+pub(crate) struct SealedTrend {
     /// Segments.
-    pub segments: u32,
+    pub(crate) segments: u32,
     /// Accepted or eligible sealed runs.
-    pub run_count: u32,
+    pub(crate) run_count: u32,
     /// All sealed runs.
-    pub evidence_run_count: u32,
+    pub(crate) evidence_run_count: u32,
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct IndexDoc {
     /// The stored JSON object.
-    pub raw: Map<String, Value>,
+    pub(crate) raw: Map<String, Value>,
     /// The typed view.
     pub index: Index,
 }
@@ -51,7 +51,7 @@ pub fn write_json<T: serde::Serialize>(
 
 /// [`write_json`] for a file of a staged tree whose stored bytes are `stored`: overwritten in
 /// place (see [`fsx::overwrite_staged`]) when they differ, untouched otherwise.
-pub fn write_json_staged<T: serde::Serialize>(
+pub(crate) fn write_json_staged<T: serde::Serialize>(
     root: &Path,
     rel: &str,
     value: &T,
@@ -77,7 +77,7 @@ impl IndexDoc {
     }
 
     /// Build from a parsed JSON value (structural errors name `index.json`).
-    pub fn from_value(v: Value) -> Result<IndexDoc, HistoryError> {
+    pub(crate) fn from_value(v: Value) -> Result<IndexDoc, HistoryError> {
         let Value::Object(raw) = v else {
             return Err(HistoryError::structural(
                 INDEX_FILE,
@@ -116,7 +116,7 @@ impl IndexDoc {
     }
 
     /// Verify the hash chain.
-    pub fn chain_state(&self) -> Result<ChainState, HistoryError> {
+    pub(crate) fn chain_state(&self) -> Result<ChainState, HistoryError> {
         chain::verify(&self.raw, INDEX_FILE)
     }
 
@@ -206,21 +206,26 @@ fn kind_of(v: &Value) -> &'static str {
 
 /// A run's files, as referenced by its index row.
 #[derive(Debug, Clone)]
-pub struct RunFiles {
+pub(crate) struct RunFiles {
     /// `summary.json`.
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// `regression_summary.json`.
-    pub regression: RegressionSummary,
+    pub(crate) regression: RegressionSummary,
     /// `trend_snapshot.json` (must be an object; its content is rebuilt on publication).
-    pub trend: Map<String, Value>,
+    pub(crate) trend: Map<String, Value>,
     /// `summary.json` as stored.
-    pub summary_bytes: Vec<u8>,
+    pub(crate) summary_bytes: Vec<u8>,
     /// `regression_summary.json` as stored.
-    pub regression_bytes: Vec<u8>,
+    pub(crate) regression_bytes: Vec<u8>,
 }
 
 /// Check that a stored path is a safe relative path under the root; returns the joined path.
-pub fn resolve(root: &Path, rel: &str, field: &str, run_id: &str) -> Result<PathBuf, HistoryError> {
+pub(crate) fn resolve(
+    root: &Path,
+    rel: &str,
+    field: &str,
+    run_id: &str,
+) -> Result<PathBuf, HistoryError> {
     fsx::join_safe(root, rel).ok_or_else(|| {
         HistoryError::integrity(
             INDEX_FILE,
@@ -232,7 +237,7 @@ pub fn resolve(root: &Path, rel: &str, field: &str, run_id: &str) -> Result<Path
 }
 
 /// The four stored paths of a row, by field name.
-pub fn row_paths(row: &IndexRow) -> [(&'static str, &str); 4] {
+pub(crate) fn row_paths(row: &IndexRow) -> [(&'static str, &str); 4] {
     [
         ("summary_path", row.summary_path.as_str()),
         (
@@ -246,7 +251,7 @@ pub fn row_paths(row: &IndexRow) -> [(&'static str, &str); 4] {
 
 /// Load the summary, regression JSON and trend snapshot a row points at (all four files, the
 /// Markdown summary included, must exist). Files that are read are not also checked with a `stat`.
-pub fn load_run(root: &Path, row: &IndexRow) -> Result<RunFiles, HistoryError> {
+pub(crate) fn load_run(root: &Path, row: &IndexRow) -> Result<RunFiles, HistoryError> {
     let missing = |field: &str, rel: &str| {
         HistoryError::structural(
             rel,
@@ -293,21 +298,21 @@ pub fn run_path(run_id: &str, file: &str) -> String {
 
 /// How to build an output history tree.
 #[derive(Debug)]
-pub struct TreePlan<'a> {
+pub(crate) struct TreePlan<'a> {
     /// A tree copied first (the live history), if any.
-    pub base: Option<&'a Path>,
+    pub(crate) base: Option<&'a Path>,
     /// Run directories copied next: (source history root, run id).
-    pub runs: Vec<(&'a Path, &'a str)>,
+    pub(crate) runs: Vec<(&'a Path, &'a str)>,
     /// Trend snapshots written last: (the row's `trend_snapshot_path`, snapshot).
-    pub trends: Vec<(String, TrendSnapshot)>,
+    pub(crate) trends: Vec<(String, TrendSnapshot)>,
     /// The index written at the root.
-    pub index: &'a IndexDoc,
+    pub(crate) index: &'a IndexDoc,
 }
 
 /// Write a history tree into `dest` (absent or empty), staged in a temporary sibling and renamed
 /// into place, so a failure leaves no output. The base tree's files are hard-linked where possible
 /// ([`fsx::link_tree`]); trend snapshots and the index replace their links atomically.
-pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
+pub(crate) fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
     let stage = stage_tree(dest, plan.base, &plan.runs)?;
     finish_tree(stage.path(), &plan.trends, plan.index)?;
     stage.commit()
@@ -315,7 +320,7 @@ pub fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::
 
 /// The first half of [`write_tree`]: a staged tree holding the base (hard-linked) and the runs
 /// copied from their roots, not yet renamed into place.
-pub fn stage_tree(
+pub(crate) fn stage_tree(
     dest: &Path,
     base: Option<&Path>,
     runs: &[(&Path, &str)],
@@ -336,7 +341,7 @@ pub fn stage_tree(
 
 /// The second half of [`write_tree`]: write the trend snapshots, then the index, into the staged
 /// tree at `root` (each replacing its link atomically).
-pub fn finish_tree(
+pub(crate) fn finish_tree(
     root: &Path,
     trends: &[(String, TrendSnapshot)],
     index: &IndexDoc,

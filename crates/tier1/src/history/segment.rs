@@ -8,176 +8,176 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// `schema_version` of an index that has sealed segments.
-pub const SEGMENTED_SCHEMA_VERSION: u32 = 2;
+pub(crate) const SEGMENTED_SCHEMA_VERSION: u32 = 2;
 /// Directory of the segment archives, relative to the history root.
-pub const SEGMENTS_DIR: &str = "segments";
+pub(crate) const SEGMENTS_DIR: &str = "segments";
 /// File-name suffix of a segment archive.
-pub const SEGMENT_SUFFIX: &str = ".tar.gz";
+pub(crate) const SEGMENT_SUFFIX: &str = ".tar.gz";
 /// Name of the manifest, the first member of every segment archive.
-pub const MANIFEST_MEMBER: &str = "segment.json";
+pub(crate) const MANIFEST_MEMBER: &str = "segment.json";
 /// `format` of a segment manifest.
-pub const SEGMENT_FORMAT: &str = "tier1-history-segment";
+pub(crate) const SEGMENT_FORMAT: &str = "tier1-history-segment";
 /// Current `format_version` of segment archives and records.
-pub const SEGMENT_FORMAT_VERSION: u32 = 1;
+pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 1;
 /// Most runs one segment holds.
-pub const MAX_SEGMENT_RUNS: usize = 1_000;
+pub(crate) const MAX_SEGMENT_RUNS: usize = 1_000;
 
 /// A segment's entry in `index.json` `segments` (chain order).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SegmentRecord {
     /// `seg-<6 digits>`, unique in the index.
-    pub name: String,
+    pub(crate) name: String,
     /// `segments/<name>.tar.gz`.
-    pub path: String,
+    pub(crate) path: String,
     /// Format version of the archive (1).
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// `sha256:<64 lower hex>` of the archive file.
-    pub digest: String,
+    pub(crate) digest: String,
     /// Size of the archive file.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Sealed runs.
-    pub run_count: u32,
+    pub(crate) run_count: u32,
     /// Their run ids, in chain (publication) order.
-    pub run_ids: Vec<String>,
+    pub(crate) run_ids: Vec<String>,
     /// The chain link before the first sealed row (`""` at the start of a chain).
-    pub chain_prev: String,
+    pub(crate) chain_prev: String,
     /// The link of the last sealed row.
-    pub chain_head: String,
+    pub(crate) chain_head: String,
     /// Sealed eligible runs that were compared with no anchor (at most one per history).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub initial_anchors: Vec<String>,
+    pub(crate) initial_anchors: Vec<String>,
     /// What the sealed runs add to a trend snapshot.
-    pub trend: TrendTotals,
+    pub(crate) trend: TrendTotals,
     /// The record's own link: SHA-256 hex of `chain_prev` followed by the canonical record
     /// without this field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chain_sha256: Option<String>,
+    pub(crate) chain_sha256: Option<String>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub(crate) extra: Map<String, Value>,
 }
 
 /// The manifest of a segment archive (its first member, `segment.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SegmentManifest {
+pub(crate) struct SegmentManifest {
     /// Always [`SEGMENT_FORMAT`].
-    pub format: String,
+    pub(crate) format: String,
     /// [`SEGMENT_FORMAT_VERSION`].
-    pub format_version: u32,
+    pub(crate) format_version: u32,
     /// The segment's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Suite identity of the history.
-    pub suite_name: String,
+    pub(crate) suite_name: String,
     /// Suite version of the history.
-    pub suite_version: u32,
+    pub(crate) suite_version: u32,
     /// As in the record.
-    pub chain_prev: String,
+    pub(crate) chain_prev: String,
     /// As in the record.
-    pub chain_head: String,
+    pub(crate) chain_head: String,
     /// The sealed runs, in chain order.
-    pub runs: Vec<SealedRun>,
+    pub(crate) runs: Vec<SealedRun>,
 }
 
 /// One sealed run of a manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SealedRun {
+pub(crate) struct SealedRun {
     /// The `index.json` row exactly as it was stored (its `chain_sha256` included).
-    pub row: Map<String, Value>,
+    pub(crate) row: Map<String, Value>,
     /// The anchor its comparison used (`regression_summary.json` `baseline_run_id`).
-    pub baseline_run_id: Option<String>,
+    pub(crate) baseline_run_id: Option<String>,
     /// Every file of the run directory in the archive, sorted by path.
-    pub files: Vec<SealedFile>,
+    pub(crate) files: Vec<SealedFile>,
     /// The summary's targets, as the dashboard charts them.
-    pub targets: Vec<SealedTarget>,
+    pub(crate) targets: Vec<SealedTarget>,
 }
 
 /// A file of a sealed run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SealedFile {
+pub(crate) struct SealedFile {
     /// `<run_id>/<file>`.
-    pub path: String,
+    pub(crate) path: String,
     /// `sha256:<hex>` of its bytes.
-    pub digest: String,
+    pub(crate) digest: String,
     /// Its size.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
 }
 
 /// The chart facts of a sealed run's target (copied from its summary).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SealedTarget {
+pub(crate) struct SealedTarget {
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// Target key.
-    pub key: String,
+    pub(crate) key: String,
     /// Status.
-    pub status: String,
+    pub(crate) status: String,
     /// `optimization_goal`, when recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub optimization_goal: Option<String>,
+    pub(crate) optimization_goal: Option<String>,
     /// Best speedup.
     #[serde(default)]
-    pub best_speedup: Option<Finite>,
+    pub(crate) best_speedup: Option<Finite>,
     /// Best memory savings (percent).
     #[serde(default)]
-    pub best_memory_savings_pct: Option<Finite>,
+    pub(crate) best_memory_savings_pct: Option<Finite>,
     /// Baseline time in ms (what a `time`-goal target charts); absent when not recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_time_ms: Option<Finite>,
+    pub(crate) baseline_time_ms: Option<Finite>,
 }
 
 /// What a set of sealed runs adds to a trend snapshot (`history::trend::totals`): counts, sums for
 /// the means, the best speedup and the latest runs, so a snapshot stays exact for the whole history
 /// while it lists only the live runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TrendTotals {
+pub(crate) struct TrendTotals {
     /// Accepted or eligible runs.
-    pub run_count: u32,
+    pub(crate) run_count: u32,
     /// All runs.
-    pub evidence_run_count: u32,
+    pub(crate) evidence_run_count: u32,
     /// Sum and count of the finite `avg_speedup` of accepted or eligible runs.
-    pub avg_speedup: SumCount,
+    pub(crate) avg_speedup: SumCount,
     /// Same for `median_speedup`.
-    pub median_speedup: SumCount,
+    pub(crate) median_speedup: SumCount,
     /// Same for `geomean_speedup`.
-    pub geomean_speedup: SumCount,
+    pub(crate) geomean_speedup: SumCount,
     /// Same for `representative_speedup` (falling back to geomean).
-    pub representative_speedup: SumCount,
+    pub(crate) representative_speedup: SumCount,
     /// Max `max_speedup` of accepted or eligible runs.
     #[serde(default)]
-    pub best_speedup_seen: Option<Finite>,
+    pub(crate) best_speedup_seen: Option<Finite>,
     /// Newest accepted or eligible run by time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latest: Option<RunAt>,
+    pub(crate) latest: Option<RunAt>,
     /// Newest run of any kind by time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latest_evidence: Option<RunAt>,
+    pub(crate) latest_evidence: Option<RunAt>,
 }
 
 /// A sum of finite values and how many there were.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct SumCount {
+pub(crate) struct SumCount {
     /// The sum.
-    pub sum: Finite,
+    pub(crate) sum: Finite,
     /// The count.
-    pub n: u32,
+    pub(crate) n: u32,
 }
 
 /// A run and its stored `generated_at`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunAt {
+pub(crate) struct RunAt {
     /// Run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// As stored.
-    pub generated_at: String,
+    pub(crate) generated_at: String,
 }
 
 /// The name of the `n`-th segment (1-based).
-pub fn segment_name(n: u32) -> String {
+pub(crate) fn segment_name(n: u32) -> String {
     format!("seg-{n:06}")
 }
 
 /// The number in a segment name, when it is one.
-pub fn segment_number(name: &str) -> Option<u32> {
+pub(crate) fn segment_number(name: &str) -> Option<u32> {
     let digits = name.strip_prefix("seg-")?;
     (digits.len() == 6 && digits.bytes().all(|b| b.is_ascii_digit()))
         .then(|| digits.parse().ok())
@@ -185,12 +185,12 @@ pub fn segment_number(name: &str) -> Option<u32> {
 }
 
 /// `segments/<name>.tar.gz`.
-pub fn segment_path(name: &str) -> String {
+pub(crate) fn segment_path(name: &str) -> String {
     format!("{SEGMENTS_DIR}/{name}{SEGMENT_SUFFIX}")
 }
 
 /// True for a stored path of a segment archive (`segments/<safe name>.tar.gz`, no deeper).
-pub fn is_segment_path(rel: &str) -> bool {
+pub(crate) fn is_segment_path(rel: &str) -> bool {
     rel.strip_prefix(SEGMENTS_DIR)
         .and_then(|r| r.strip_prefix('/'))
         .and_then(|r| r.strip_suffix(SEGMENT_SUFFIX))

@@ -14,33 +14,33 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 /// Caps on reading a segment archive (far above what a segment of whole runs holds).
-pub const READ_LIMITS: ReadLimits = ReadLimits {
+pub(crate) const READ_LIMITS: ReadLimits = ReadLimits {
     max_members: 200_000,
     max_bytes: 512 * 1024 * 1024,
 };
 
 /// What to seal: runs of a history root, contiguous in the chain.
 #[derive(Debug)]
-pub struct SealRequest<'a> {
+pub(crate) struct SealRequest<'a> {
     /// The history root holding the run directories.
-    pub root: &'a Path,
+    pub(crate) root: &'a Path,
     /// The segment's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Suite identity of the history.
-    pub suite: (&'a str, u32),
+    pub(crate) suite: (&'a str, u32),
     /// The chain link before the first row.
-    pub chain_prev: String,
+    pub(crate) chain_prev: String,
     /// The rows, as stored and as parsed, in chain order.
-    pub rows: Vec<(&'a Map<String, Value>, &'a IndexRow)>,
+    pub(crate) rows: Vec<(&'a Map<String, Value>, &'a IndexRow)>,
 }
 
 /// A sealed segment: the archive's bytes and its record (not yet linked).
 #[derive(Debug)]
-pub struct Sealed {
+pub(crate) struct Sealed {
     /// The `.tar.gz` bytes.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// The record for `index.json`.
-    pub record: SegmentRecord,
+    pub(crate) record: SegmentRecord,
 }
 
 fn io(rel: &str) -> impl Fn(std::io::Error) -> HistoryError + '_ {
@@ -53,7 +53,7 @@ fn parse<T: serde::de::DeserializeOwned>(rel: &str, bytes: &[u8]) -> Result<T, H
 }
 
 /// Seal the rows' run directories into one segment archive.
-pub fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
+pub(crate) fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
     let mut members: Vec<(String, Vec<u8>)> = Vec::new();
     let mut runs = Vec::with_capacity(req.rows.len());
     let mut initial_anchors = Vec::new();
@@ -182,7 +182,7 @@ fn manifest_of(rel: &str, name: &str, bytes: &[u8]) -> Result<SegmentManifest, H
 }
 
 /// The manifest of the segment archive at `<root>/<rel>` (only its first member is decompressed).
-pub fn read_manifest(root: &Path, rel: &str) -> Result<SegmentManifest, HistoryError> {
+pub(crate) fn read_manifest(root: &Path, rel: &str) -> Result<SegmentManifest, HistoryError> {
     let f = std::fs::File::open(root.join(rel)).map_err(io(rel))?;
     let mut m = tgz::members(std::io::BufReader::new(f), READ_LIMITS);
     match m.next_member().map_err(|e| refused(rel, e))? {
@@ -192,10 +192,13 @@ pub fn read_manifest(root: &Path, rel: &str) -> Result<SegmentManifest, HistoryE
 }
 
 /// The members of an archive after its manifest: (name, bytes).
-pub type Members = Vec<(String, Vec<u8>)>;
+pub(crate) type Members = Vec<(String, Vec<u8>)>;
 
 /// The manifest and every other member of the segment archive `bytes` (stored at `rel`).
-pub fn read_segment(rel: &str, bytes: &[u8]) -> Result<(SegmentManifest, Members), HistoryError> {
+pub(crate) fn read_segment(
+    rel: &str,
+    bytes: &[u8],
+) -> Result<(SegmentManifest, Members), HistoryError> {
     let mut all = tgz::read(bytes, READ_LIMITS).map_err(|e| refused(rel, e))?;
     if all.is_empty() {
         return Err(HistoryError::integrity(rel, "empty segment archive"));

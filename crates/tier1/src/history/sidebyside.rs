@@ -10,29 +10,29 @@ use serde::{Deserialize, Serialize};
 /// `side_by_side` of a regression summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SideBySideBlock {
+pub(crate) struct SideBySideBlock {
     /// Whether side-by-side confirmation ran for this night.
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Why it ran or why it did not (`side_by_side: off`, no anchor commit, not a repository, ...).
-    pub reason: String,
+    pub(crate) reason: String,
     /// The anchor's commit the suspected targets were compared with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub anchor_commit: Option<String>,
+    pub(crate) anchor_commit: Option<String>,
     /// The night's commit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current_commit: Option<String>,
+    pub(crate) current_commit: Option<String>,
     /// One record per suspected target, in the order they were compared.
     #[serde(default)]
-    pub checks: Vec<SideBySideCheck>,
+    pub(crate) checks: Vec<SideBySideCheck>,
 }
 
 /// The `cause` of a comparison that measured but could not decide.
-pub const TOO_NOISY: &str = "too_noisy";
+pub(crate) const TOO_NOISY: &str = "too_noisy";
 
 /// The three verdicts of a side-by-side comparison, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SbsVerdict {
+pub(crate) enum SbsVerdict {
     /// A significant worsening: a confirmed regression.
     Worse,
     /// No worsening as large as the threshold: cleared (the run is never an anchor).
@@ -43,7 +43,7 @@ pub enum SbsVerdict {
 
 impl SbsVerdict {
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SbsVerdict::Worse => "worse",
             SbsVerdict::Same => "same",
@@ -55,52 +55,52 @@ impl SbsVerdict {
 /// A ratio current/anchor with its interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SbsRatio {
+pub(crate) struct SbsRatio {
     /// The estimate.
-    pub ratio: Finite,
+    pub(crate) ratio: Finite,
     /// Lower bound.
-    pub low: Finite,
+    pub(crate) low: Finite,
     /// Upper bound.
-    pub high: Finite,
+    pub(crate) high: Finite,
 }
 
 /// One suspected target compared side by side.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SideBySideCheck {
+pub(crate) struct SideBySideCheck {
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// Target key.
-    pub key: String,
+    pub(crate) key: String,
     /// What the history test said before (`regressed`, `unknown`, `within_noise`).
-    pub suspected_as: String,
+    pub(crate) suspected_as: String,
     /// The comparison's verdict.
-    pub verdict: SbsVerdict,
+    pub(crate) verdict: SbsVerdict,
     /// One sentence: the figures, or why the verdict is unknown.
-    pub reason: String,
+    pub(crate) reason: String,
     /// Why an `unknown` verdict is unknown (`build_failed`, `too_noisy`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<String>,
+    pub(crate) cause: Option<String>,
     /// The threshold (percent) a worsening was weighed against.
-    pub threshold_pct: Finite,
+    pub(crate) threshold_pct: Finite,
     /// Which metrics decided: `both`, `optimized_time` or `speedup`.
-    pub decided_on: String,
+    pub(crate) decided_on: String,
     /// Optimized time current/anchor (above 1: slower).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub optimized_time_ratio: Option<SbsRatio>,
+    pub(crate) optimized_time_ratio: Option<SbsRatio>,
     /// Speedup current/anchor (below 1: a smaller speedup).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speedup_ratio: Option<SbsRatio>,
+    pub(crate) speedup_ratio: Option<SbsRatio>,
     /// Complete rounds.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// Seconds spent measuring.
-    pub seconds: Finite,
+    pub(crate) seconds: Finite,
     /// Seconds spent building (0 when cached or in place).
     #[serde(default)]
-    pub build_seconds: Option<Finite>,
+    pub(crate) build_seconds: Option<Finite>,
     /// Evidence-relative directory of the comparison (`<run_id>/sidebyside/<key>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence_dir: Option<String>,
+    pub(crate) evidence_dir: Option<String>,
 }
 
 impl SideBySideCheck {
@@ -109,7 +109,7 @@ impl SideBySideCheck {
     /// (`ln` of the time ratio, `−ln` of the speedup ratio): `worse` when `lo > t`, else `same`
     /// when `hi < t`, else `worse` when `lo > 0`, else undecided; the target is `worse` when a metric
     /// is, `same` when all are, else `unknown` (docs/regression-model.md).
-    pub fn derived(&self) -> Option<SbsVerdict> {
+    pub(crate) fn derived(&self) -> Option<SbsVerdict> {
         if self.cause.as_deref().is_some_and(|c| c != "too_noisy") {
             return Some(SbsVerdict::Unknown);
         }
@@ -156,7 +156,7 @@ impl SideBySideCheck {
 impl SideBySideCheck {
     /// One line for people: target, verdict, ratios with their intervals, rounds, and the
     /// reason of an `unknown` verdict.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let r = |name: &str, r: Option<SbsRatio>| {
             r.map(|r| format!("{name} x{:.3} [{:.3}, {:.3}]", r.ratio, r.low, r.high))
         };
@@ -188,7 +188,7 @@ impl SideBySideCheck {
 
 impl SideBySideBlock {
     /// Why the block is not a valid record (names the field, expected and found values).
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if self.reason.trim().is_empty() {
             return Err(
                 "side_by_side.reason: expected why it ran or not, found an empty string".into(),
@@ -248,7 +248,7 @@ impl SideBySideBlock {
     }
 
     /// The target's decided check (`worse` or `same`), if any.
-    pub fn decided(&self, target: &str) -> Option<&SideBySideCheck> {
+    pub(crate) fn decided(&self, target: &str) -> Option<&SideBySideCheck> {
         self.checks
             .iter()
             .find(|c| c.target == target && c.verdict != SbsVerdict::Unknown)
@@ -257,7 +257,7 @@ impl SideBySideBlock {
     /// The regressed or unknown targets side by side found the same as the anchor's code:
     /// cleared, so the run is never an anchor (a target within noise found the same is no
     /// clearance: the history test did not fail it).
-    pub fn cleared(&self) -> impl Iterator<Item = &SideBySideCheck> {
+    pub(crate) fn cleared(&self) -> impl Iterator<Item = &SideBySideCheck> {
         self.checks
             .iter()
             .filter(|c| c.verdict == SbsVerdict::Same && c.suspected_as != "within_noise")
@@ -265,14 +265,14 @@ impl SideBySideBlock {
 
     /// The targets the history test called regressed that the comparison measured but could not
     /// decide (`too_noisy`): their verdict is unknown, never a regression on noise alone.
-    pub fn unconfirmed(&self) -> impl Iterator<Item = &SideBySideCheck> {
+    pub(crate) fn unconfirmed(&self) -> impl Iterator<Item = &SideBySideCheck> {
         self.checks.iter().filter(|c| c.is_unconfirmed())
     }
 }
 
 impl SideBySideCheck {
     /// A regression of the history test that the comparison measured and could not decide.
-    pub fn is_unconfirmed(&self) -> bool {
+    pub(crate) fn is_unconfirmed(&self) -> bool {
         self.verdict == SbsVerdict::Unknown
             && self.suspected_as == "regressed"
             && self.cause.as_deref() == Some(TOO_NOISY)

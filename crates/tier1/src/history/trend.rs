@@ -9,14 +9,14 @@ use crate::json::Finite;
 use chrono::{DateTime, Utc};
 
 /// Parsed UTC time of a stored `generated_at`; an unparsable value counts as the earliest time.
-pub fn parsed_time(s: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn parsed_time(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s.trim())
         .ok()
         .map(|t| t.with_timezone(&Utc))
 }
 
 /// Rows sorted for display: by parsed time (unparsable first), then run id.
-pub fn sorted_by_time(runs: &[IndexRow]) -> Vec<&IndexRow> {
+pub(crate) fn sorted_by_time(runs: &[IndexRow]) -> Vec<&IndexRow> {
     let mut v: Vec<&IndexRow> = runs.iter().collect();
     v.sort_by(|a, b| {
         parsed_time(&a.generated_at)
@@ -52,7 +52,7 @@ fn mean(xs: impl Iterator<Item = Option<Finite>>) -> Option<Finite> {
 }
 
 /// Build the snapshot of an index.
-pub fn build(index: &Index) -> TrendSnapshot {
+pub(crate) fn build(index: &Index) -> TrendSnapshot {
     if !index.segments.is_empty() {
         return build_compacted(index);
     }
@@ -124,7 +124,7 @@ fn build_compacted(index: &Index) -> TrendSnapshot {
 }
 
 /// What `rows` add to a trend snapshot (sealed into a segment record at compaction).
-pub fn totals<'a>(rows: impl Iterator<Item = &'a IndexRow>) -> TrendTotals {
+pub(crate) fn totals<'a>(rows: impl Iterator<Item = &'a IndexRow>) -> TrendTotals {
     let mut t = TrendTotals::default();
     let add = |s: &mut SumCount, x: Option<Finite>| {
         if let Some(x) = x.filter(|x| x.is_finite()) {
@@ -159,7 +159,7 @@ pub fn totals<'a>(rows: impl Iterator<Item = &'a IndexRow>) -> TrendTotals {
 }
 
 /// Two sets of totals as one.
-pub fn merge(mut a: TrendTotals, b: &TrendTotals) -> TrendTotals {
+pub(crate) fn merge(mut a: TrendTotals, b: &TrendTotals) -> TrendTotals {
     let sum = |x: SumCount, y: SumCount| SumCount {
         sum: (x.sum.get() + y.sum.get()).into(),
         n: x.n + y.n,

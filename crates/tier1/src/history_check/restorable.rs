@@ -14,14 +14,14 @@ pub struct Footprint {
     /// Regular files (the zip's members).
     pub members: usize,
     /// Their summed sizes (what extraction writes).
-    pub expanded_bytes: u64,
+    pub(crate) expanded_bytes: u64,
     /// An upper bound of the zip's size (stored bytes plus headers).
-    pub archive_bytes_bound: u64,
+    pub(crate) archive_bytes_bound: u64,
 }
 
 impl Footprint {
     /// This footprint plus another tree's.
-    pub fn plus(self, other: Footprint) -> Footprint {
+    pub(crate) fn plus(self, other: Footprint) -> Footprint {
         Footprint {
             members: self.members + other.members,
             expanded_bytes: self.expanded_bytes + other.expanded_bytes,
@@ -37,7 +37,7 @@ impl Footprint {
 )]
 pub struct PackageRefused {
     /// The member, field or cap, with the expected and found values.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Classify for PackageRefused {

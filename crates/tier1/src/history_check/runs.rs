@@ -76,7 +76,7 @@ pub(super) fn check_row_fields(row: &IndexRow) -> Result<(), HistoryError> {
 }
 
 /// Counts match statuses, `target_count == len(targets)`, run id and suite bound to the row.
-pub fn check_summary(row: &IndexRow, s: &Summary) -> Result<(), HistoryError> {
+pub(crate) fn check_summary(row: &IndexRow, s: &Summary) -> Result<(), HistoryError> {
     let bad = |m: String| Err(HistoryError::structural(&row.summary_path, m));
     if s.run_id != row.run_id {
         return bad(format!(

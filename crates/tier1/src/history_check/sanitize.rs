@@ -14,7 +14,8 @@ use serde_json::Value;
 use std::path::Path;
 
 /// The single warning line that replaces restored warnings.
-pub const GENERIC_WARNING: &str = "Restored package recorded one or more Tier-1 history warnings";
+pub(crate) const GENERIC_WARNING: &str =
+    "Restored package recorded one or more Tier-1 history warnings";
 
 const PATH_FIELDS: [&str; 4] = [
     "summary_path",
@@ -25,7 +26,10 @@ const PATH_FIELDS: [&str; 4] = [
 
 /// Relocate legacy absolute row paths to `<run_id>/<basename>`. Only a legacy (unchained) index may
 /// need it; a chained index with such a path is tampered. Returns whether anything changed.
-pub fn relocate_legacy_paths(doc: &mut IndexDoc, chain: &ChainState) -> Result<bool, HistoryError> {
+pub(crate) fn relocate_legacy_paths(
+    doc: &mut IndexDoc,
+    chain: &ChainState,
+) -> Result<bool, HistoryError> {
     let mut changed = false;
     if let Some(Value::Array(rows)) = doc.raw.get_mut("runs") {
         for row in rows.iter_mut() {
@@ -74,7 +78,7 @@ pub fn relocate_legacy_paths(doc: &mut IndexDoc, chain: &ChainState) -> Result<b
 
 /// A stored reference made portable: kept when it is safe and relative, else cut to the part that
 /// starts at the `run_id` component; None when no such part exists.
-pub fn portable(p: &str, run_id: &str) -> Option<String> {
+pub(crate) fn portable(p: &str, run_id: &str) -> Option<String> {
     if fsx::safe_relative_parts(p).is_some() {
         return Some(p.to_string());
     }
@@ -86,7 +90,11 @@ pub fn portable(p: &str, run_id: &str) -> Option<String> {
 
 /// Sanitize one run's files in memory and write them back under `root`, a staged tree (files are
 /// overwritten in place; the tree is published by one rename).
-pub fn sanitize_run(root: &Path, row: &IndexRow, f: &mut RunFiles) -> Result<(), HistoryError> {
+pub(crate) fn sanitize_run(
+    root: &Path,
+    row: &IndexRow,
+    f: &mut RunFiles,
+) -> Result<(), HistoryError> {
     let id = row.run_id.as_str();
     let s = &mut f.summary;
     let name = s

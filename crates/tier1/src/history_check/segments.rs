@@ -20,11 +20,11 @@ use std::path::Path;
 
 /// What the segments hold, for the checks of the live rows.
 #[derive(Debug, Default)]
-pub struct Sealed {
+pub(crate) struct Sealed {
     /// Every sealed run id.
-    pub run_ids: BTreeSet<String>,
+    pub(crate) run_ids: BTreeSet<String>,
     /// Sealed eligible runs compared with no anchor.
-    pub initial_anchors: Vec<String>,
+    pub(crate) initial_anchors: Vec<String>,
 }
 
 fn bad(rel: &str, name: &str, m: String) -> HistoryError {
@@ -32,7 +32,7 @@ fn bad(rel: &str, name: &str, m: String) -> HistoryError {
 }
 
 /// The shallow checks of every segment record of `doc` against the archives under `root`.
-pub fn check_records(root: &Path, doc: &IndexDoc) -> Result<Sealed, HistoryError> {
+pub(crate) fn check_records(root: &Path, doc: &IndexDoc) -> Result<Sealed, HistoryError> {
     let segments = &doc.index.segments;
     let version = doc.index.schema_version;
     if !segments.is_empty() && version != Some(SEGMENTED_SCHEMA_VERSION) {
@@ -168,14 +168,14 @@ fn check_record(root: &Path, s: &SegmentRecord) -> Result<(), HistoryError> {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct DeepReport {
     /// Segments opened.
-    pub segments: usize,
+    pub(crate) segments: usize,
     /// Sealed runs checked.
     pub runs: usize,
     /// Files whose digests were checked.
-    pub files: usize,
+    pub(crate) files: usize,
 }
 
-/// The deep check of every segment of `doc` under `root` (after [`check_records`]).
+/// The deep check of every segment of `doc` under `root` (after `check_records`).
 pub fn check_deep(root: &Path, doc: &IndexDoc) -> Result<DeepReport, HistoryError> {
     let mut report = DeepReport::default();
     for s in &doc.index.segments {

@@ -19,17 +19,17 @@ impl Finite {
     }
 
     /// The value if it is finite (what a file may hold).
-    pub fn checked(x: f64) -> Option<Finite> {
+    pub(crate) fn checked(x: f64) -> Option<Finite> {
         x.is_finite().then_some(Finite(x))
     }
 
     /// Whether the value is finite (whether a file may hold it).
-    pub fn is_finite(self) -> bool {
+    pub(crate) fn is_finite(self) -> bool {
         self.0.is_finite()
     }
 
     /// The larger of the two values ([`f64::max`]).
-    pub fn max(self, other: Finite) -> Finite {
+    pub(crate) fn max(self, other: Finite) -> Finite {
         Finite(self.0.max(other.0))
     }
 }

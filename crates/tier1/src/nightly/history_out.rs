@@ -22,15 +22,15 @@ const MAX_INDEX_BYTES: u64 = crate::archive::MAX_EXPANDED_BYTES;
 
 /// The job's output roots and the inputs they must stay clear of.
 #[derive(Debug, Clone, Copy)]
-pub struct Roots<'a> {
+pub(crate) struct Roots<'a> {
     /// `--store`.
-    pub store: &'a Path,
+    pub(crate) store: &'a Path,
     /// `--history-out`, when given.
-    pub history_out: Option<&'a Path>,
+    pub(crate) history_out: Option<&'a Path>,
     /// `--repo-root`, the checkout.
-    pub checkout: &'a Path,
+    pub(crate) checkout: &'a Path,
     /// `--suite-config`, when given.
-    pub suite: Option<&'a Path>,
+    pub(crate) suite: Option<&'a Path>,
 }
 
 fn named(flag: &str, e: OutputRootError) -> NightlyError {
@@ -50,7 +50,7 @@ fn refuse_symlink(flag: &str, p: &Path) -> Result<(), NightlyError> {
 }
 
 /// Check both output roots before anything is created (see the module docs).
-pub fn check(roots: &Roots<'_>) -> Result<(), NightlyError> {
+pub(crate) fn check(roots: &Roots<'_>) -> Result<(), NightlyError> {
     refuse_symlink("--store", roots.store)?;
     let mut store_inputs = vec![("checkout", roots.checkout)];
     if let Some(suite) = roots.suite {
@@ -199,7 +199,7 @@ fn history_copy(dir: &Path) -> std::io::Result<Option<String>> {
 
 /// Replace `dest` with a copy of `src`: checked again, staged beside it, then swapped in. On any
 /// failure `dest` is as it was (the old copy, or nothing) and the staged copy is removed.
-pub fn replace(src: &Path, dest: &Path) -> Result<PathBuf, std::io::Error> {
+pub(crate) fn replace(src: &Path, dest: &Path) -> Result<PathBuf, std::io::Error> {
     check_replaceable(dest)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::AlreadyExists, e.to_string()))?;
     let parent = match dest.parent() {

@@ -10,10 +10,10 @@ use crate::store::local::{ARTIFACTS_DIR, LocalStore};
 use std::path::Path;
 
 /// The conclusion recorded for a run whose job was killed.
-pub const ABANDONED_CONCLUSION: &str = "failure";
+pub(crate) const ABANDONED_CONCLUSION: &str = "failure";
 
 /// Complete abandoned runs and collect stale temporary files (see the module docs).
-pub fn tidy(store: &LocalStore, history_out: Option<&Path>) -> Result<(), NightlyError> {
+pub(crate) fn tidy(store: &LocalStore, history_out: Option<&Path>) -> Result<(), NightlyError> {
     for run in store.complete_abandoned_runs(ABANDONED_CONCLUSION)? {
         tracing::warn!(
             run = run.id,

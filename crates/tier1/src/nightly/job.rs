@@ -11,12 +11,12 @@ use std::path::Path;
 
 /// Workflow file the local runs are recorded under unless the suite or `--workflow` names the
 /// project's own ([`crate::suite::run_names`]).
-pub const WORKFLOW_FILE: &str = crate::suite::DEFAULT_WORKFLOW;
+pub(crate) const WORKFLOW_FILE: &str = crate::suite::DEFAULT_WORKFLOW;
 /// Artifact retention, as in the workflow.
-pub const RETENTION_DAYS: u32 = 90;
+pub(crate) const RETENTION_DAYS: u32 = 90;
 
 /// The repository name a local store models: `local/<store dir name>`.
-pub fn local_repository(store_dir: &Path) -> String {
+pub(crate) fn local_repository(store_dir: &Path) -> String {
     let name = store_dir
         .canonicalize()
         .ok()

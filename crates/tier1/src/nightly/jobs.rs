@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// A step of the chain that failed; the chain stops there, as a failed job step does.
 #[derive(Debug, thiserror::Error)]
-pub enum JobError {
+pub(crate) enum JobError {
     /// Restore refused.
     #[error("restore: {0}")]
     Restore(#[from] restore::RestoreError),
@@ -142,19 +142,19 @@ fn restore_into(
 /// What the chain works with.
 pub(super) struct Plan<'a> {
     /// The request (bootstrap and acceptance resolved).
-    pub req: &'a NightlyRequest,
+    pub(crate) req: &'a NightlyRequest,
     /// The workflow and artifact names of this suite's runs.
-    pub names: &'a RunNames,
+    pub(crate) names: &'a RunNames,
     /// The store.
-    pub store: &'a LocalStore,
+    pub(crate) store: &'a LocalStore,
     /// This job's recorded run.
-    pub wf: &'a WorkflowRun,
+    pub(crate) wf: &'a WorkflowRun,
     /// The checkout.
-    pub git: &'a GitInfo,
+    pub(crate) git: &'a GitInfo,
     /// The job's work directory.
-    pub work: &'a Path,
+    pub(crate) work: &'a Path,
     /// The bootstrap was chosen automatically (no history was published when the job started).
-    pub auto_bootstrap: bool,
+    pub(crate) auto_bootstrap: bool,
 }
 
 /// Producer job, then publication or promotion. Returns the job's verdict.

@@ -18,7 +18,7 @@ const POLL: Duration = Duration::from_millis(50);
 
 /// Why a group lock was not taken.
 #[derive(Debug, thiserror::Error)]
-pub enum LockError {
+pub(crate) enum LockError {
     /// The lock file could not be opened or locked.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -28,13 +28,13 @@ pub enum LockError {
 }
 
 /// Concurrency group of the producer job.
-pub const PRODUCER: &str = "tier1-nightly-producer";
+pub(crate) const PRODUCER: &str = "tier1-nightly-producer";
 /// Concurrency group of publication and promotion.
-pub const PUBLICATION: &str = "tier1-history-publication";
+pub(crate) const PUBLICATION: &str = "tier1-history-publication";
 
 /// A held group lock; released when dropped.
 #[derive(Debug)]
-pub struct GroupLock {
+pub(crate) struct GroupLock {
     file: File,
 }
 
@@ -47,7 +47,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
 
 /// Wait for and take the lock of `group` in the store at `store_dir`; stop waiting when a
 /// cancellation is requested ([`crate::process::requested`]).
-pub fn acquire(store_dir: &Path, group: &str) -> Result<GroupLock, LockError> {
+pub(crate) fn acquire(store_dir: &Path, group: &str) -> Result<GroupLock, LockError> {
     let dir = store_dir.join("locks");
     fsx::real_dir(&dir).map_err(io(&dir))?;
     let path = dir.join(format!("{group}.lock"));
@@ -80,7 +80,7 @@ pub fn acquire(store_dir: &Path, group: &str) -> Result<GroupLock, LockError> {
 
 impl GroupLock {
     /// The note the previous holder left (the producer's last run id).
-    pub fn note(&mut self) -> String {
+    pub(crate) fn note(&mut self) -> String {
         let mut s = String::new();
         let _ = self
             .file
@@ -90,7 +90,7 @@ impl GroupLock {
     }
 
     /// Leave a note for the next holder.
-    pub fn set_note(&mut self, note: &str) -> std::io::Result<()> {
+    pub(crate) fn set_note(&mut self, note: &str) -> std::io::Result<()> {
         fault::hit(Point::Write, Path::new("locks"))?;
         self.file.set_len(0)?;
         self.file.seek(SeekFrom::Start(0))?;

@@ -4,16 +4,18 @@
 //! → record the run's conclusion. The same core functions serve the GitHub jobs.
 
 mod error;
-pub mod history_out;
+pub(crate) mod history_out;
 mod housekeeping;
 mod job;
 mod jobs;
-pub mod locks;
+pub(crate) mod locks;
 mod outcome;
 mod request;
 
-pub use error::NightlyError;
-pub use job::{RETENTION_DAYS, WORKFLOW_FILE, local_repository, run};
-pub use jobs::JobError;
-pub use outcome::NightlyOutcome;
-pub use request::{NightlyRequest, validate_request};
+pub(crate) use error::NightlyError;
+pub use job::run;
+pub(crate) use job::{RETENTION_DAYS, WORKFLOW_FILE, local_repository};
+pub(crate) use jobs::JobError;
+pub(crate) use outcome::NightlyOutcome;
+pub use request::NightlyRequest;
+pub(crate) use request::validate_request;

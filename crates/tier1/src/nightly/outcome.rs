@@ -7,39 +7,39 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct NightlyOutcome {
     /// The local workflow run id.
-    pub workflow_run_id: u64,
+    pub(crate) workflow_run_id: u64,
     /// The workflow file the run is recorded under.
-    pub workflow: String,
+    pub(crate) workflow: String,
     /// The artifact prefix of its artifacts.
-    pub artifact_prefix: String,
+    pub(crate) artifact_prefix: String,
     /// `success` or `failure`.
-    pub conclusion: String,
+    pub(crate) conclusion: String,
     /// The tier1 run id.
     pub run_id: Option<String>,
     /// Bootstrap was used (explicitly or because the store was new).
-    pub bootstrap: bool,
+    pub(crate) bootstrap: bool,
     /// The acceptance path ran.
-    pub accept: bool,
+    pub(crate) accept: bool,
     /// Who the acceptance is recorded for (accepting runs only).
-    pub requester: Option<String>,
+    pub(crate) requester: Option<String>,
     /// Restore's status.
-    pub restore: Option<serde_json::Value>,
+    pub(crate) restore: Option<serde_json::Value>,
     /// The run's result.
     pub run: Option<serde_json::Value>,
     /// Evidence artifact name and digest.
-    pub evidence: Option<serde_json::Value>,
+    pub(crate) evidence: Option<serde_json::Value>,
     /// The publish or promote result.
-    pub publication: Option<serde_json::Value>,
+    pub(crate) publication: Option<serde_json::Value>,
     /// The history artifact published.
-    pub history_artifact: Option<String>,
+    pub(crate) history_artifact: Option<String>,
     /// Where the published history was copied.
-    pub history_out: Option<String>,
+    pub(crate) history_out: Option<String>,
     /// Why the job failed, when it did.
     pub failure: Option<String>,
     /// The job's verdict: `passed` exactly when the exit code is 0, with every failing condition
     /// (the run's gate and whatever later step failed), so the JSON never disagrees with the
     /// exit code.
-    pub verdict: crate::gate::Verdict,
+    pub(crate) verdict: crate::gate::Verdict,
     /// The exit code (not serialized).
     #[serde(skip)]
     pub exit: Exit,

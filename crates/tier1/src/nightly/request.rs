@@ -13,10 +13,10 @@ pub struct NightlyRequest {
     /// `--suite-config`; None: [`crate::suite::Suite::discover`] after restore (the restored
     /// history's suite, else the checkout's only suite file, else the embedded suite).
     pub suite_config: Option<PathBuf>,
-    /// Profile; None: [`crate::run::default_profile`] of the suite.
+    /// Profile; None: `crate::run::default_profile` of the suite.
     pub profile: Option<String>,
     /// `--workflow`: the workflow file recorded; None: the suite's `workflow`, else
-    /// [`WORKFLOW_FILE`](super::WORKFLOW_FILE).
+    /// `WORKFLOW_FILE`.
     pub workflow: Option<String>,
     /// `--artifact-prefix`; None: the suite's `artifact_prefix`, else `tier1`.
     pub artifact_prefix: Option<String>,
@@ -44,7 +44,7 @@ pub struct NightlyRequest {
 
 /// The workflow's "Validate canonical request" step, and the promotion's rules for the free text
 /// it will record (the note, the requester), checked before anything runs.
-pub fn validate_request(
+pub(crate) fn validate_request(
     accept: bool,
     bootstrap: bool,
     note: Option<&str>,

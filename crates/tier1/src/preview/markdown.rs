@@ -10,56 +10,56 @@ use crate::regress_md::cell;
 use std::fmt::Write as _;
 
 /// The hidden first line that identifies the preview comment.
-pub const MARKER: &str = "<!-- tier1-preview -->";
+pub(crate) const MARKER: &str = "<!-- tier1-preview -->";
 /// What every preview output says wherever it shows a verdict.
-pub const NOTICE: &str = "preview, not canonical";
+pub(crate) const NOTICE: &str = "preview, not canonical";
 /// The title of the preview's `regression_summary.md`.
-pub const SUMMARY_TITLE: &str = "Tier-1 Regression Summary (preview, not canonical)";
+pub(crate) const SUMMARY_TITLE: &str = "Tier-1 Regression Summary (preview, not canonical)";
 /// At most this many lines of a list (gate reasons, warnings) in the short details.
 const SHORT_LIST: usize = 20;
 
 /// What the comment is about.
 #[derive(Debug, Clone)]
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// The preview's run id.
-    pub run_id: &'a str,
+    pub(crate) run_id: &'a str,
     /// The checked-out commit.
-    pub commit: Option<&'a str>,
+    pub(crate) commit: Option<&'a str>,
     /// The anchor's run id.
-    pub anchor_run_id: &'a str,
+    pub(crate) anchor_run_id: &'a str,
     /// The anchor's commit.
-    pub anchor_commit: Option<&'a str>,
+    pub(crate) anchor_commit: Option<&'a str>,
     /// The branch whose canonical history was restored.
-    pub branch: &'a str,
+    pub(crate) branch: &'a str,
     /// Profile.
-    pub profile: &'a str,
+    pub(crate) profile: &'a str,
     /// Devices measured on (GPU names, or the CPU).
-    pub devices: &'a [String],
+    pub(crate) devices: &'a [String],
     /// Link to the workflow run, when known.
-    pub run_url: Option<&'a str>,
+    pub(crate) run_url: Option<&'a str>,
     /// The nightly gate's verdict on this run.
-    pub gate: &'a Verdict,
+    pub(crate) gate: &'a Verdict,
     /// The rows, most serious first.
-    pub rows: &'a [TargetRow],
+    pub(crate) rows: &'a [TargetRow],
     /// The comparison (after rechecks).
-    pub comparison: &'a RegressionSummary,
+    pub(crate) comparison: &'a RegressionSummary,
     /// Notes about the comparison itself (for example an anchor due for renewal).
-    pub notes: &'a [String],
+    pub(crate) notes: &'a [String],
 }
 
 /// A rendered comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     /// The Markdown, [`MARKER`] first.
-    pub body: String,
+    pub(crate) body: String,
     /// Table rows shown (the rest were cut for size).
-    pub rows_shown: usize,
+    pub(crate) rows_shown: usize,
     /// Whether the full regression summary is in the details.
-    pub full_details: bool,
+    pub(crate) full_details: bool,
 }
 
 /// The one-line verdict.
-pub fn verdict_line(gate: &Verdict) -> String {
+pub(crate) fn verdict_line(gate: &Verdict) -> String {
     if gate.passed {
         format!("### ✅ Tier-1 {NOTICE}: the nightly gate would pass this commit")
     } else {
@@ -70,7 +70,7 @@ pub fn verdict_line(gate: &Verdict) -> String {
 /// The comment for `ctx`, at most `max_chars` characters (GitHub allows 65,536): every row and
 /// the full details when they fit; else the short details; else as many rows as fit, most
 /// serious first, with a note of how many were left out.
-pub fn comment(ctx: &Context<'_>, max_chars: usize) -> Rendered {
+pub(crate) fn comment(ctx: &Context<'_>, max_chars: usize) -> Rendered {
     let head = head(ctx);
     let lines: Vec<String> = ctx.rows.iter().map(row_line).collect();
     let full = details(ctx, true);
@@ -119,7 +119,7 @@ pub fn comment(ctx: &Context<'_>, max_chars: usize) -> Rendered {
 }
 
 /// The comment posted when the preview did not produce a comparison.
-pub fn failure_comment(run_url: Option<&str>) -> String {
+pub(crate) fn failure_comment(run_url: Option<&str>) -> String {
     let link = run_url.map_or_else(
         || "the workflow run".to_string(),
         |u| format!("[the workflow run]({u})"),

@@ -8,17 +8,17 @@
 
 mod compare;
 mod error;
-pub mod markdown;
+pub(crate) mod markdown;
 mod outcome;
 mod outputs;
 pub mod post;
 mod request;
-pub mod rows;
+pub(crate) mod rows;
 
 pub use compare::{default_run_id, preview};
 pub use error::PreviewError;
 pub use outcome::PreviewOutcome;
-pub use outputs::{
+pub(crate) use outputs::{
     COMMENT_MD, PREVIEW_JSON, REGRESSION_JSON, REGRESSION_MD, STEP_SUMMARY_MAX_CHARS,
 };
 pub use request::PreviewRequest;

@@ -10,41 +10,41 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct PreviewOutcome {
     /// Always "preview, not canonical".
-    pub notice: &'static str,
+    pub(crate) notice: &'static str,
     /// Always false: nothing of a preview is canonical.
-    pub canonical: bool,
+    pub(crate) canonical: bool,
     /// The preview's run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The checked-out commit.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// Profile.
-    pub profile: String,
+    pub(crate) profile: String,
     /// Backend.
-    pub backend: String,
+    pub(crate) backend: String,
     /// The branch whose canonical history was compared with.
-    pub branch: String,
+    pub(crate) branch: String,
     /// What restore found (the same status `tier1-restore` prints).
-    pub restore: RestoreOutcome,
+    pub(crate) restore: RestoreOutcome,
     /// The anchor compared with.
-    pub anchor_run_id: String,
+    pub(crate) anchor_run_id: String,
     /// The anchor's commit.
-    pub anchor_commit: Option<String>,
+    pub(crate) anchor_commit: Option<String>,
     /// The nightly gate's verdict on this commit against that anchor.
-    pub gate: Verdict,
+    pub(crate) gate: Verdict,
     /// Counts of the target verdicts.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// One row per target, most serious first.
-    pub targets: Vec<TargetRow>,
+    pub(crate) targets: Vec<TargetRow>,
     /// Notes about the comparison (anchor due for renewal, ...).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Link to the workflow run.
-    pub run_url: Option<String>,
+    pub(crate) run_url: Option<String>,
     /// The output directory.
-    pub output: String,
+    pub(crate) output: String,
     /// Characters of `comment.md` (GitHub allows 65,536).
-    pub comment_chars: usize,
+    pub(crate) comment_chars: usize,
     /// Table rows in the comment (the rest did not fit).
-    pub comment_rows: usize,
+    pub(crate) comment_rows: usize,
 }
 
 impl PreviewOutcome {

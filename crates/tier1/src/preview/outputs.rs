@@ -6,16 +6,16 @@ use crate::history::model::RegressionSummary;
 use std::path::Path;
 
 /// `preview.json`.
-pub const PREVIEW_JSON: &str = "preview.json";
+pub(crate) const PREVIEW_JSON: &str = "preview.json";
 /// The comment body.
-pub const COMMENT_MD: &str = "comment.md";
+pub(crate) const COMMENT_MD: &str = "comment.md";
 /// The comparison, as the nightly would record it.
-pub const REGRESSION_JSON: &str = "regression_summary.json";
+pub(crate) const REGRESSION_JSON: &str = "regression_summary.json";
 /// The comparison in Markdown, titled as a preview.
-pub const REGRESSION_MD: &str = "regression_summary.md";
+pub(crate) const REGRESSION_MD: &str = "regression_summary.md";
 /// Characters of the step summary: GitHub takes at most 1 MiB per step, and a character is at most
 /// 4 bytes.
-pub const STEP_SUMMARY_MAX_CHARS: usize = 1024 * 1024 / 4;
+pub(crate) const STEP_SUMMARY_MAX_CHARS: usize = 1024 * 1024 / 4;
 /// Write the four output files through a staged directory renamed into place.
 pub(super) fn write_outputs(
     dir: &Path,

@@ -26,7 +26,7 @@ pub enum Body {
 
 /// The comment's text, checked: the marker on the first line (so the next run finds it) and at
 /// most GitHub's 65,536 characters.
-pub fn body_text(body: &Body) -> Result<String, PreviewError> {
+pub(crate) fn body_text(body: &Body) -> Result<String, PreviewError> {
     let (text, what) = match body {
         Body::File(p) => {
             let bytes = std::fs::read(p).map_err(|source| PreviewError::Io {
@@ -64,7 +64,7 @@ pub fn body_text(body: &Body) -> Result<String, PreviewError> {
 }
 
 /// Check everything about a comment before any request: the pull request number, the author,
-/// and the body ([`body_text`]). Returns the text to post.
+/// and the body (`body_text`). Returns the text to post.
 pub fn prepare(pr: u64, author: &str, body: &Body) -> Result<String, PreviewError> {
     if pr == 0 {
         return Err(PreviewError::Invalid(

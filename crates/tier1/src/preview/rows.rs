@@ -11,7 +11,7 @@ use serde::Serialize;
 /// What the comparison decided for one target, most serious first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TargetVerdict {
+pub(crate) enum TargetVerdict {
     /// In the anchor, absent from this run (blocks the gate).
     Missing,
     /// Succeeded in the anchor, did not succeed here (blocks the gate).
@@ -37,7 +37,7 @@ pub enum TargetVerdict {
 
 impl TargetVerdict {
     /// The words (and mark) the Markdown shows.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             TargetVerdict::Missing => "❌ missing",
             TargetVerdict::Failed => "❌ failed",
@@ -56,56 +56,56 @@ impl TargetVerdict {
 /// A measured value of one side (speed goal: speedup and optimized time; memory goal: savings and
 /// optimized memory).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Side {
+pub(crate) struct Side {
     /// `succeeded`, `failed_*`, ...
-    pub status: String,
+    pub(crate) status: String,
     /// Best speedup (speed goal).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub speedup: Option<f64>,
+    pub(crate) speedup: Option<f64>,
     /// Optimized time in ms (speed goal).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub optimized_ms: Option<f64>,
+    pub(crate) optimized_ms: Option<f64>,
     /// Memory savings in percent (memory goal).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_savings_pct: Option<f64>,
+    pub(crate) memory_savings_pct: Option<f64>,
     /// Optimized memory in MB (memory goal).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub optimized_mb: Option<f64>,
+    pub(crate) optimized_mb: Option<f64>,
 }
 
 /// One target of the preview.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TargetRow {
+pub(crate) struct TargetRow {
     /// Target key.
-    pub key: String,
+    pub(crate) key: String,
     /// Target string (the comparison's identity).
-    pub target: String,
+    pub(crate) target: String,
     /// `speed` or `memory`.
-    pub goal: &'static str,
+    pub(crate) goal: &'static str,
     /// The anchor's values (None for a new target).
-    pub anchor: Option<Side>,
+    pub(crate) anchor: Option<Side>,
     /// This run's values (None for a missing target).
-    pub current: Option<Side>,
+    pub(crate) current: Option<Side>,
     /// The change shown: the deciding comparison row's, else the headline metric's.
-    pub change: Option<Change>,
+    pub(crate) change: Option<Change>,
     /// The verdict.
-    pub verdict: TargetVerdict,
+    pub(crate) verdict: TargetVerdict,
     /// The smallest slowdown (percent) the comparison could detect for this target.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detectable_pct: Option<f64>,
+    pub(crate) detectable_pct: Option<f64>,
 }
 
 /// A change of one metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     /// `speedup`, `optimized_latency`, `memory_savings`, `optimized_memory` or `status`.
-    pub metric: &'static str,
+    pub(crate) metric: &'static str,
     /// Percent (relative metrics) or percentage points (`memory_savings`); None for `status`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub delta: Option<f64>,
+    pub(crate) delta: Option<f64>,
     /// `before -> after` for a status change.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
 }
 
 impl Change {
@@ -176,7 +176,7 @@ fn goal_name(g: Goal) -> &'static str {
 
 /// The rows of a preview: every target of this run and every missing one, most serious verdict
 /// first, then in suite order.
-pub fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec<TargetRow> {
+pub(crate) fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec<TargetRow> {
     let first_row = |list: &[ChangeRow], target: &str| {
         list.iter()
             .find(|r| r.target() == target)
@@ -269,32 +269,32 @@ pub fn rows(current: &Summary, anchor: &Summary, cmp: &RegressionSummary) -> Vec
 
 /// How many rows have each verdict.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Confirmed regressions.
-    pub regressions: usize,
+    pub(crate) regressions: usize,
     /// Targets that no longer succeed.
-    pub failed: usize,
+    pub(crate) failed: usize,
     /// Targets missing from this run.
-    pub missing: usize,
+    pub(crate) missing: usize,
     /// Regressions their recheck cleared.
-    pub cleared_by_recheck: usize,
+    pub(crate) cleared_by_recheck: usize,
     /// Targets the measurement could not decide.
-    pub unknown: usize,
+    pub(crate) unknown: usize,
     /// Held by the floor.
-    pub held_by_floor: usize,
+    pub(crate) held_by_floor: usize,
     /// Improvements.
-    pub improvements: usize,
+    pub(crate) improvements: usize,
     /// Changes run-to-run noise explains.
-    pub within_noise: usize,
+    pub(crate) within_noise: usize,
     /// New targets.
-    pub new: usize,
+    pub(crate) new: usize,
     /// No change beyond the thresholds.
-    pub unchanged: usize,
+    pub(crate) unchanged: usize,
 }
 
 impl Counts {
     /// Count the verdicts of `rows`.
-    pub fn of(rows: &[TargetRow]) -> Counts {
+    pub(crate) fn of(rows: &[TargetRow]) -> Counts {
         let mut c = Counts::default();
         for r in rows {
             let n = match r.verdict {

@@ -52,7 +52,7 @@ fn read_object(p: &Path, what: &str) -> Result<serde_json::Map<String, Value>, S
 }
 
 /// Check the evidence package of `run_id` against its summary and comparison.
-pub fn check(
+pub(crate) fn check(
     evidence_root: &Path,
     history_root: &Path,
     run_id: &str,

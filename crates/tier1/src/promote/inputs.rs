@@ -43,7 +43,7 @@ pub fn unpack_evidence_archive(
 /// The reviewers who approved `environment`, from all of a run's approval records. At least one
 /// record must cover the environment and every one that does must be `approved`: the records carry
 /// no time or attempt, so a rejection cannot be told apart from a later approval (fail closed).
-pub fn approving_reviewers(
+pub(crate) fn approving_reviewers(
     approvals: &[Approval],
     environment: &str,
 ) -> Result<Vec<String>, PromoteError> {

@@ -12,7 +12,10 @@ use crate::store::StoreError;
 use crate::store::github::GithubStore;
 
 /// Refuse an approval environment without a `required_reviewers` rule naming someone.
-pub fn require_required_reviewers(env: &Environment, repository: &str) -> Result<(), PromoteError> {
+pub(crate) fn require_required_reviewers(
+    env: &Environment,
+    repository: &str,
+) -> Result<(), PromoteError> {
     let named = env
         .required_reviewers()
         .and_then(|r| r.reviewers.as_ref())
@@ -33,7 +36,7 @@ pub fn require_required_reviewers(env: &Environment, repository: &str) -> Result
 }
 
 /// Refuse when nobody but `requester` approved (logins compare case-insensitively, as GitHub's).
-pub fn require_second_person(
+pub(crate) fn require_second_person(
     reviewers: &[String],
     requester: &str,
     environment: &str,

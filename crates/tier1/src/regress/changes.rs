@@ -12,17 +12,17 @@ pub(super) const EPS: f64 = 1e-9;
 
 /// The change rows of one target pair.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct TargetChanges {
+pub(crate) struct TargetChanges {
     /// Rows over the regression thresholds.
-    pub regressions: Vec<ChangeRow>,
+    pub(crate) regressions: Vec<ChangeRow>,
     /// Rows over the improvement thresholds.
-    pub improvements: Vec<ChangeRow>,
+    pub(crate) improvements: Vec<ChangeRow>,
     /// Every decline, without threshold.
-    pub declines: Vec<ChangeRow>,
+    pub(crate) declines: Vec<ChangeRow>,
     /// Rows over a threshold that the significance test attributes to noise.
-    pub within_noise: Vec<ChangeRow>,
+    pub(crate) within_noise: Vec<ChangeRow>,
     /// Significant worsenings over a threshold that the absolute floor kept from the gate.
-    pub held_by_floor: Vec<FloorHeld>,
+    pub(crate) held_by_floor: Vec<FloorHeld>,
 }
 
 /// One metric's movement, oriented so that positive `worse_by` is a worsening.

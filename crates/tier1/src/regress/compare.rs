@@ -15,7 +15,7 @@ use crate::suite::{Goal, ThresholdBook, Thresholds};
 use std::collections::HashSet;
 
 /// [`compare_in`] with no history: a young history (the anchor alone), the prior noise.
-pub fn compare(
+pub(crate) fn compare(
     current: &Summary,
     anchor: Option<&Summary>,
     thresholds: impl Into<ThresholdBook>,
@@ -104,30 +104,30 @@ pub fn compare_in(
 }
 
 /// `<run_id>/regression_rechecks.json`, the path recorded when a previous summary existed.
-pub fn regression_rechecks_path(run_id: &str) -> String {
+pub(crate) fn regression_rechecks_path(run_id: &str) -> String {
     format!("{run_id}/{RECHECKS_FILE}")
 }
 
 /// The anchor's row for a target string (targets are matched by `target`; the last one wins, as
 /// in the reference's dict).
-pub fn find_target<'a>(summary: &'a Summary, target: &str) -> Option<&'a TargetSummary> {
+pub(crate) fn find_target<'a>(summary: &'a Summary, target: &str) -> Option<&'a TargetSummary> {
     summary.targets.iter().rev().find(|t| t.target == target)
 }
 
 /// One target's comparison: its change rows and its finished detection record.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decided {
+pub(crate) struct Decided {
     /// The rows.
-    pub changes: TargetChanges,
+    pub(crate) changes: TargetChanges,
     /// The detection record, with the target's verdict.
-    pub record: crate::history::TargetDetection,
+    pub(crate) record: crate::history::TargetDetection,
     /// The inconclusive entry when the verdict is unknown.
-    pub inconclusive: Option<crate::history::Inconclusive>,
+    pub(crate) inconclusive: Option<crate::history::Inconclusive>,
 }
 
 impl Decided {
     /// Add the rows and the inconclusive entry to a comparison (the record is the caller's).
-    pub fn append_to(&self, out: &mut RegressionSummary) {
+    pub(crate) fn append_to(&self, out: &mut RegressionSummary) {
         let c = self.changes.clone();
         out.regressions.extend(c.regressions);
         out.improvements.extend(c.improvements);
@@ -139,7 +139,7 @@ impl Decided {
 }
 
 /// Compare one target present in both runs: decide, file the rows, give the verdict.
-pub fn decide_target(
+pub(crate) fn decide_target(
     detector: &Detector<'_>,
     cur: &TargetSummary,
     prev: &TargetSummary,
@@ -156,7 +156,7 @@ pub fn decide_target(
 }
 
 /// The detector of a comparison: `alpha` split over the speed and time targets both runs have.
-pub fn detector<'a>(
+pub(crate) fn detector<'a>(
     current: &Summary,
     anchor: &Summary,
     thresholds: ThresholdBook,
@@ -172,7 +172,7 @@ pub fn detector<'a>(
 
 /// Every rule of contract §3.2 for one target present in both runs, by the reference rules
 /// alone (no significance test).
-pub fn compare_target(
+pub(crate) fn compare_target(
     cur: &TargetSummary,
     prev: &TargetSummary,
     thresholds: &Thresholds,
@@ -188,7 +188,7 @@ pub fn compare_target(
 
 /// Every rule of contract §3.2 for one target present in both runs; under a statistical
 /// `decision` a speed change over its threshold must also be significant.
-pub fn compare_target_with(
+pub(crate) fn compare_target_with(
     cur: &TargetSummary,
     prev: &TargetSummary,
     thresholds: &Thresholds,

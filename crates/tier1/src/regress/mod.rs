@@ -2,20 +2,21 @@
 //! (status, speedup, optimized latency with the absolute floor, memory savings points, optimized
 //! memory, new and missing targets, anchor declines), refusing runs from different environments;
 //! under `detection: statistical` a speed change must also be significant given run-to-run noise
-//! ([`significance`]), else it is recorded as `within_noise`.
+//! (`significance`), else it is recorded as `within_noise`.
 
 mod changes;
 mod compare;
 mod error;
 pub mod noise;
-pub mod pool;
-pub mod significance;
+pub(crate) mod pool;
+pub(crate) mod significance;
 mod single;
-pub mod verdict;
+pub(crate) mod verdict;
 
-pub use changes::TargetChanges;
-pub use compare::{
-    Decided, compare, compare_in, compare_target, compare_target_with, decide_target, detector,
-    find_target, regression_rechecks_path,
+pub(crate) use changes::TargetChanges;
+pub use compare::compare_in;
+pub(crate) use compare::{
+    Decided, compare, compare_target, compare_target_with, decide_target, detector, find_target,
+    regression_rechecks_path,
 };
-pub use error::RegressError;
+pub(crate) use error::RegressError;

@@ -31,7 +31,7 @@ pub struct NoiseHistory {
 
 /// One metric of one target over the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
+pub(crate) enum Metric {
     /// ln(best_speedup).
     Speedup,
     /// ln(best_optimized_time_ms).
@@ -40,7 +40,7 @@ pub enum Metric {
 
 impl Metric {
     /// The metric's row reason name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Metric::Speedup => "speedup",
             Metric::OptimizedLatency => "optimized_latency",
@@ -50,7 +50,7 @@ impl Metric {
     /// The log value and its within-run variance of a target row (`None` when the row did not
     /// succeed or the value is not positive). Without a measurement record the within-run
     /// variance is unknown and taken as 0 (which only makes the between-run estimate larger).
-    pub fn point(self, t: &TargetSummary) -> Option<(f64, f64)> {
+    pub(crate) fn point(self, t: &TargetSummary) -> Option<(f64, f64)> {
         if t.status != crate::aggregate::SUCCEEDED {
             return None;
         }
@@ -70,15 +70,15 @@ impl Metric {
 
 /// A point of the window: segment, log value, within-run variance.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Point {
+pub(crate) struct Point {
     /// Run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// Segment (anchor run id).
-    pub segment: String,
+    pub(crate) segment: String,
     /// ln value.
-    pub y: f64,
+    pub(crate) y: f64,
     /// Within-run variance of `y`.
-    pub v: f64,
+    pub(crate) v: f64,
 }
 
 impl NoiseHistory {
@@ -136,7 +136,7 @@ impl NoiseHistory {
     }
 
     /// The points of `metric` of the target string `target`, oldest first.
-    pub fn points(&self, target: &str, metric: Metric) -> Vec<Point> {
+    pub(crate) fn points(&self, target: &str, metric: Metric) -> Vec<Point> {
         self.runs
             .iter()
             .filter_map(|r| {
@@ -157,7 +157,7 @@ impl NoiseHistory {
 /// pooled anchor's passes is data about the run-to-run noise from the first night on (their
 /// within-pass variance is not recorded and taken as 0, which only makes the estimate larger).
 /// Outlier passes (left out of the anchor) are left out here too.
-pub fn pass_points(anchor: &TargetSummary, metric: Metric) -> Vec<Point> {
+pub(crate) fn pass_points(anchor: &TargetSummary, metric: Metric) -> Vec<Point> {
     let Some(m) = &anchor.measurement else {
         return Vec::new();
     };
@@ -213,20 +213,20 @@ fn history_run(
 /// robust SD being 1.4826 MAD but at least the prior noise (`prior_noise_pct`), so a window of
 /// near-identical values does not flag every small change.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MadRule {
+pub(crate) struct MadRule {
     /// Median of the values.
-    pub median: f64,
+    pub(crate) median: f64,
     /// Robust standard deviation (with the floor).
-    pub sd: f64,
+    pub(crate) sd: f64,
     /// Allowed distance from the median.
-    pub bound: f64,
+    pub(crate) bound: f64,
     /// Values it was computed from.
-    pub n: usize,
+    pub(crate) n: usize,
 }
 
 impl MadRule {
     /// The rule of `ys`; `None` with fewer than `anchor_outlier_min_runs` (at least 3) values.
-    pub fn of(ys: &[f64], th: &crate::suite::Thresholds) -> Option<MadRule> {
+    pub(crate) fn of(ys: &[f64], th: &crate::suite::Thresholds) -> Option<MadRule> {
         if ys.len() < (th.anchor_outlier_min_runs as usize).max(3) {
             return None;
         }
@@ -241,13 +241,13 @@ impl MadRule {
     }
 
     /// Whether `y` lies beyond the bound.
-    pub fn is_outlier(&self, y: f64) -> bool {
+    pub(crate) fn is_outlier(&self, y: f64) -> bool {
         (y - self.median).abs() > self.bound
     }
 }
 
 /// The points the MAD rule flags (none when there are too few for it).
-pub fn outliers(points: &[Point], th: &crate::suite::Thresholds) -> Vec<bool> {
+pub(crate) fn outliers(points: &[Point], th: &crate::suite::Thresholds) -> Vec<bool> {
     let ys: Vec<f64> = points.iter().map(|p| p.y).collect();
     match MadRule::of(&ys, th) {
         Some(rule) => ys.iter().map(|y| rule.is_outlier(*y)).collect(),
@@ -260,7 +260,7 @@ pub fn outliers(points: &[Point], th: &crate::suite::Thresholds) -> Vec<bool> {
 /// noise), each as a message naming the target and the figures. Needs
 /// `anchor_outlier_min_runs` values; targets in `exempt` (regressions a recheck confirmed) are
 /// not judged.
-pub fn anchor_outliers(
+pub(crate) fn anchor_outliers(
     summary: &Summary,
     history: &NoiseHistory,
     th: &crate::suite::Thresholds,
@@ -300,22 +300,22 @@ pub fn anchor_outliers(
 
 /// What the window says about the run-to-run noise of one metric of one target.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Estimate {
+pub(crate) struct Estimate {
     /// Between-run variance (τ², log scale) after blending with the prior.
-    pub tau2: f64,
+    pub(crate) tau2: f64,
     /// Degrees of freedom of `tau2` (data plus the prior's pseudo-runs).
-    pub df: f64,
+    pub(crate) df: f64,
     /// Points the data part of the estimate used.
-    pub noise_runs: usize,
+    pub(crate) noise_runs: usize,
 }
 
 /// The prior a young history is blended with: τ0 (log scale) and its weight in runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Prior {
+pub(crate) struct Prior {
     /// Prior between-run standard deviation (log scale, ≈ relative).
-    pub tau: f64,
+    pub(crate) tau: f64,
     /// Pseudo-runs (degrees of freedom) it counts for.
-    pub runs: f64,
+    pub(crate) runs: f64,
 }
 
 /// Estimate the between-run variance from `points` (outliers already removed).
@@ -324,7 +324,7 @@ pub struct Prior {
 /// pooled variance s² = Σ (y − ȳ_segment)² / (N − S) estimates τ² + mean v; the moment estimate
 /// τ̂² = max(0, s² − mean v) (DerSimonian-Laird style) is blended with the prior:
 /// τ² = (ν0·τ0² + df·τ̂²) / (ν0 + df), df = N − S. With no history it is the prior alone.
-pub fn estimate(points: &[Point], prior: Prior) -> Estimate {
+pub(crate) fn estimate(points: &[Point], prior: Prior) -> Estimate {
     let mut segments: Vec<(&str, Vec<f64>)> = Vec::new();
     for p in points {
         match segments.iter_mut().find(|(s, _)| *s == p.segment) {

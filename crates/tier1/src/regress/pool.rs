@@ -12,14 +12,14 @@ use crate::history::Measurement;
 use crate::history::model::TargetSummary;
 
 /// Estimator name recorded on a pooled row's measurement.
-pub const POOLED: &str = "pooled_first_and_recheck";
+pub(crate) const POOLED: &str = "pooled_first_and_recheck";
 /// Two measurements of one night further apart than this many standard errors of their
 /// difference (`|y₁ − y₂| / √(v₁ + v₂)`) on a metric are not the same quantity: not pooled.
-pub const CONSISTENT_Z: f64 = 3.0;
+pub(crate) const CONSISTENT_Z: f64 = 3.0;
 
 /// The first row and its recheck's, pooled; `None` when they cannot be (a row without a
 /// measurement record or a usable interval).
-pub fn pool(first: &TargetSummary, recheck: &TargetSummary) -> Option<TargetSummary> {
+pub(crate) fn pool(first: &TargetSummary, recheck: &TargetSummary) -> Option<TargetSummary> {
     let (m1, m2) = (first.measurement.as_ref()?, recheck.measurement.as_ref()?);
     let speed = combine(
         Metric::Speedup.point(first)?,

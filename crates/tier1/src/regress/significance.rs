@@ -26,32 +26,32 @@ use crate::suite::{Goal, ThresholdBook, Thresholds};
 
 /// Probability with which the stated detectable change is caught, and the one-sided level of
 /// the bound an `unchanged` verdict rules a threshold-sized change out with.
-pub const POWER: f64 = 0.95;
+pub(crate) const POWER: f64 = 0.95;
 
 /// The statistical side of one comparison.
 #[derive(Debug, Clone)]
-pub struct Detector<'a> {
+pub(crate) struct Detector<'a> {
     /// The suite's thresholds per target (detection settings from its base).
-    pub thresholds: ThresholdBook,
+    pub(crate) thresholds: ThresholdBook,
     /// The accepted runs of the noise window.
-    pub history: &'a NoiseHistory,
+    pub(crate) history: &'a NoiseHistory,
     /// Per-test significance level.
-    pub alpha: f64,
+    pub(crate) alpha: f64,
 }
 
 /// How one target is decided.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TargetDecision {
+pub(crate) struct TargetDecision {
     /// The detection record (its target verdict is set once the rows are known).
-    pub record: TargetDetection,
+    pub(crate) record: TargetDetection,
     /// Why every metric is unknown whatever the figures (throttling), when it is.
-    pub forced_unknown: Option<String>,
+    pub(crate) forced_unknown: Option<String>,
 }
 
 impl TargetDecision {
     /// The verdict of `metric`: `Some(verdict)` under the statistical method, `None` when the
     /// reference rules alone decide.
-    pub fn verdict(&self, metric: Metric) -> Option<Verdict> {
+    pub(crate) fn verdict(&self, metric: Metric) -> Option<Verdict> {
         if self.record.method != DetectionMethod::Statistical {
             return None;
         }
@@ -66,7 +66,7 @@ impl TargetDecision {
 impl<'a> Detector<'a> {
     /// A detector whose family-wise level `thresholds.alpha` is split (Bonferroni) over the two
     /// tests (speedup and optimized latency) of each of `compared` targets.
-    pub fn new(
+    pub(crate) fn new(
         thresholds: impl Into<ThresholdBook>,
         history: &'a NoiseHistory,
         compared: usize,
@@ -88,7 +88,7 @@ impl<'a> Detector<'a> {
     }
 
     /// Decide how `cur` is compared with the anchor's row `prev`.
-    pub fn decide(&self, cur: &TargetSummary, prev: &TargetSummary) -> TargetDecision {
+    pub(crate) fn decide(&self, cur: &TargetSummary, prev: &TargetSummary) -> TargetDecision {
         let reference = |reason: String| TargetDecision {
             record: TargetDetection::reference(&cur.target, reason),
             forced_unknown: None,
@@ -188,19 +188,19 @@ impl<'a> Detector<'a> {
 
 /// A metric's thresholds on the log scale of its worsening.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// The worsening (log) that is a regression: a speedup drop of `s` % is `−ln(1 − s/100)`,
     /// a time growth of `l` % is `ln(1 + l/100)`.
-    pub worse: f64,
+    pub(crate) worse: f64,
     /// The improvement (log, positive) that is an improvement.
-    pub better: f64,
+    pub(crate) better: f64,
     /// The regression threshold as the suite states it (percent).
-    pub worse_pct: f64,
+    pub(crate) worse_pct: f64,
 }
 
 impl Limits {
     /// The limits of `metric` under `th`.
-    pub fn of(metric: Metric, th: &Thresholds) -> Limits {
+    pub(crate) fn of(metric: Metric, th: &Thresholds) -> Limits {
         let down = |pct: f64| -(1.0 - pct / 100.0).max(0.0).ln();
         let up = |pct: f64| (1.0 + pct / 100.0).ln();
         match metric {
@@ -223,7 +223,7 @@ const EPS: f64 = 1e-9;
 
 /// The verdict of one metric from its worsening `worse` (log), standard error `se`, the test's
 /// significance and the limits (see the module docs).
-pub fn metric_verdict(worse: f64, se: f64, significant: bool, limits: Limits) -> Verdict {
+pub(crate) fn metric_verdict(worse: f64, se: f64, significant: bool, limits: Limits) -> Verdict {
     if significant && worse > 0.0 && worse >= limits.worse - EPS {
         return Verdict::Regressed;
     }
@@ -241,7 +241,7 @@ pub fn metric_verdict(worse: f64, se: f64, significant: bool, limits: Limits) ->
 /// The smallest worsening (percent slower) caught with probability [`POWER`]: the point estimate
 /// must clear both the threshold (`limit`, log) and the test's critical value, so the change
 /// must exceed the larger of the two by `z₀.₉₅` standard errors.
-pub fn detectable(limit: f64, critical: f64, se: f64) -> f64 {
+pub(crate) fn detectable(limit: f64, critical: f64, se: f64) -> f64 {
     let z = crate::stats::normal_quantile(POWER);
     (((limit.max(critical * se)) + z * se).exp() - 1.0) * 100.0
 }

@@ -14,7 +14,7 @@ use crate::text::{fmt_pct, fmt_sig};
 
 /// The finished record (verdict, detectable change, floor marks) and, for an unknown target,
 /// its inconclusive entry.
-pub fn finish(
+pub(crate) fn finish(
     decision: TargetDecision,
     changes: &TargetChanges,
     cur: &TargetSummary,
@@ -72,7 +72,7 @@ fn unknown_reason(tests: &[&MetricTest], forced: Option<&str>) -> String {
 
 /// `speedup 2.73 -> 2.55 (-6.6 %): a 5 % worsening is not ruled out at this noise (p = 0.04,
 /// run-to-run ±2.1 %; detectable 12.4 %)`.
-pub fn describe(t: &MetricTest) -> String {
+pub(crate) fn describe(t: &MetricTest) -> String {
     let unit = if t.metric == "speedup" { "x" } else { " ms" };
     format!(
         "{} {}{unit} -> {}{unit} ({}): a {} % worsening is not ruled out at this noise (p = {}, run-to-run ±{} %; detectable {} %)",
@@ -92,7 +92,7 @@ pub fn describe(t: &MetricTest) -> String {
 /// change (`labs/a:a speedup 2.731x -> 2.310x (-15.4 %; threshold -5 %; detectable 8.1 %)`).
 /// The thresholds are those the target's test recorded, else the suite defaults (rows decided
 /// by the reference rules carry no test).
-pub fn describe_row(
+pub(crate) fn describe_row(
     row: &crate::history::model::ChangeRow,
     detection: Option<&crate::history::Detection>,
 ) -> String {

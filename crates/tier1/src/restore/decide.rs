@@ -22,7 +22,7 @@
 //! fatal without bootstrap, else bootstrap.
 
 /// Conclusions that prove a run did not succeed (a structurally bad package from one is skipped).
-pub const NON_SUCCESS_CONCLUSIONS: [&str; 8] = [
+pub(crate) const NON_SUCCESS_CONCLUSIONS: [&str; 8] = [
     "action_required",
     "cancelled",
     "failure",
@@ -35,7 +35,7 @@ pub const NON_SUCCESS_CONCLUSIONS: [&str; 8] = [
 
 /// What the source run's conclusion proves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunVerdict {
+pub(crate) enum RunVerdict {
     /// `success`.
     Success,
     /// One of [`NON_SUCCESS_CONCLUSIONS`]: the run provably did not succeed.
@@ -46,7 +46,7 @@ pub enum RunVerdict {
 
 impl RunVerdict {
     /// The verdict of a run's conclusion.
-    pub fn of(conclusion: Option<&str>) -> Self {
+    pub(crate) fn of(conclusion: Option<&str>) -> Self {
         match conclusion {
             Some("success") => RunVerdict::Success,
             Some(c) if NON_SUCCESS_CONCLUSIONS.contains(&c) => RunVerdict::NonSuccess,
@@ -58,7 +58,7 @@ impl RunVerdict {
 /// The class of a candidate's failure (§5.6); a failure of the store or the disk is not the
 /// candidate's and never reaches [`decide`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// Baseline evidence unavailable (expired, deleted, never uploaded).
     Unavailable,
     /// A structurally bad package.
@@ -71,7 +71,7 @@ pub enum Failure {
 
 /// Where restore stands when it decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Situation {
+pub(crate) enum Situation {
     /// A candidate failed; its run's conclusion proves `run`.
     Failed {
         /// The failure's class.
@@ -87,16 +87,16 @@ pub enum Situation {
 
 /// The two facts about the walk the decision reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Walk {
+pub(crate) struct Walk {
     /// `--allow-bootstrap`.
-    pub allow_bootstrap: bool,
+    pub(crate) allow_bootstrap: bool,
     /// Discovery hit a cap or an incomplete listing: more candidates may exist.
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 /// Why restore refuses (each one error, with its message and exit code, in [`select`](super::select)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// The candidate failed integrity validation.
     Integrity,
     /// The anchor evidence needs a protected renewal.
@@ -113,7 +113,7 @@ pub enum Refusal {
 
 /// What restore does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Record the rejection and try the next, older candidate (or decide again when none is left).
     Skip,
     /// Record the rejection of a failed candidate, if any, and print the bootstrap status.
@@ -123,7 +123,7 @@ pub enum Decision {
 }
 
 /// The decision of contract §5.4 and §5.6 (the tables in this module's documentation).
-pub fn decide(situation: Situation, walk: Walk) -> Decision {
+pub(crate) fn decide(situation: Situation, walk: Walk) -> Decision {
     use Decision::{Bootstrap, Refuse, Skip};
     match situation {
         Situation::Failed { failure, run } => match (failure, run) {

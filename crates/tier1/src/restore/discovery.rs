@@ -13,26 +13,26 @@ use crate::store::{ArtifactMeta, ArtifactStore, WorkflowRun};
 
 /// A history artifact with its run and the same run's evidence artifact.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The history artifact.
-    pub history: ArtifactMeta,
+    pub(crate) history: ArtifactMeta,
     /// The evidence artifact of the same run and suffix.
-    pub evidence: ArtifactMeta,
+    pub(crate) evidence: ArtifactMeta,
     /// The run that uploaded both.
-    pub run: WorkflowRun,
+    pub(crate) run: WorkflowRun,
 }
 
 /// What discovery found.
 #[derive(Debug, Clone)]
-pub struct Discovery {
+pub(crate) struct Discovery {
     /// Candidates, newest history artifact first, at most [`MAX_ARTIFACT_CANDIDATES`].
-    pub candidates: Vec<Candidate>,
+    pub(crate) candidates: Vec<Candidate>,
     /// True when a cap was hit or a listing was incomplete: more candidates may exist.
-    pub truncated: bool,
+    pub(crate) truncated: bool,
     /// Runs scanned.
-    pub runs_scanned: usize,
+    pub(crate) runs_scanned: usize,
     /// Artifact records the store skipped, as rejections.
-    pub rejections: Vec<Rejection>,
+    pub(crate) rejections: Vec<Rejection>,
 }
 
 /// Of several artifacts with one name in a run (re-run attempts), the one with the highest id.
@@ -44,7 +44,7 @@ fn latest_named<'a>(arts: &'a [ArtifactMeta], name: &str) -> Option<&'a Artifact
 
 /// Find history candidates (`<prefix>-history-<suffix>` paired with `<prefix>-evidence-<suffix>`)
 /// of `workflow` on `branch`, skipping `current_run_id`.
-pub fn discover(
+pub(crate) fn discover(
     store: &dyn ArtifactStore,
     workflow: &str,
     branch: &str,

@@ -8,10 +8,10 @@ use std::path::Path;
 
 /// The reference message when nothing can be restored and bootstrap is not allowed; the store's
 /// [`crate::store::ArtifactStore::bootstrap_hint`] follows it.
-pub const NO_CANDIDATE_MESSAGE: &str =
+pub(crate) const NO_CANDIDATE_MESSAGE: &str =
     "No prior completed Tier-1 run has a matching unexpired history and evidence artifact pair.";
 /// The reference renewal message.
-pub const RENEWAL_MESSAGE: &str = "Tier-1 baseline evidence is at least 60 days old. Run a protected manual anchor renewal before the 90-day evidence artifact expires.";
+pub(crate) const RENEWAL_MESSAGE: &str = "Tier-1 baseline evidence is at least 60 days old. Run a protected manual anchor renewal before the 90-day evidence artifact expires.";
 
 /// A refusal or failure of restore. Nothing is written to the destination.
 #[derive(Debug, thiserror::Error)]
@@ -105,7 +105,7 @@ impl Classify for RestoreError {
 
 /// Why one candidate could not be restored (the §5.6 error classes).
 #[derive(Debug)]
-pub enum CandidateError {
+pub(crate) enum CandidateError {
     /// Baseline evidence unavailable (expired, deleted, never uploaded).
     Unavailable(String),
     /// Structurally bad package.
@@ -120,7 +120,7 @@ pub enum CandidateError {
 
 impl CandidateError {
     /// Classify a store failure met while working on a candidate.
-    pub fn from_store(e: StoreError) -> Self {
+    pub(crate) fn from_store(e: StoreError) -> Self {
         match e {
             StoreError::NotFound { .. } | StoreError::Expired { .. } => {
                 CandidateError::Unavailable(e.to_string())

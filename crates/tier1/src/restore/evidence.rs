@@ -11,19 +11,19 @@ use crate::store::{ArtifactMeta, ArtifactStore};
 use chrono::{DateTime, Duration, Utc};
 
 /// Evidence this old or older needs a protected anchor renewal.
-pub const ANCHOR_RENEWAL_DAYS: i64 = 60;
+pub(crate) const ANCHOR_RENEWAL_DAYS: i64 = 60;
 /// A creation time further than this in the future is refused.
-pub const CLOCK_SKEW_MINUTES: i64 = 5;
+pub(crate) const CLOCK_SKEW_MINUTES: i64 = 5;
 
 /// What the evidence check needs to know about the canonical source.
 #[derive(Debug, Clone)]
-pub struct Canon<'a> {
+pub(crate) struct Canon<'a> {
     /// `owner/name`.
-    pub repository: &'a str,
+    pub(crate) repository: &'a str,
     /// Workflow file name (`tier1-nightly.yml`).
-    pub workflow: &'a str,
+    pub(crate) workflow: &'a str,
     /// Branch.
-    pub branch: &'a str,
+    pub(crate) branch: &'a str,
 }
 
 /// Why one evidence artifact does not match, or None when it does.
@@ -87,7 +87,7 @@ fn mismatch(
 }
 
 /// The newest retained evidence artifact of the anchor that matches the canonical contract.
-pub fn find_evidence(
+pub(crate) fn find_evidence(
     store: &dyn ArtifactStore,
     anchor: &AnchorRef,
     canon: &Canon<'_>,
@@ -120,7 +120,10 @@ pub fn find_evidence(
 
 /// Whether evidence created at `created` needs renewal at `now` (60 days or older). A creation
 /// time more than 5 minutes in the future is an integrity error.
-pub fn requires_renewal(a: &ArtifactMeta, now: DateTime<Utc>) -> Result<bool, CandidateError> {
+pub(crate) fn requires_renewal(
+    a: &ArtifactMeta,
+    now: DateTime<Utc>,
+) -> Result<bool, CandidateError> {
     let created = a.created_at;
     if created > now + Duration::minutes(CLOCK_SKEW_MINUTES) {
         return Err(CandidateError::Integrity(format!(

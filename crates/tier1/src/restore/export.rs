@@ -33,28 +33,28 @@ pub struct ExportRestoreOptions {
 #[derive(Debug, Clone, Serialize)]
 pub struct ExportRestoreOutcome {
     /// Always `restored`.
-    pub status: &'static str,
+    pub(crate) status: &'static str,
     /// Always `export`.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
     /// Always true.
-    pub history_restored: bool,
+    pub(crate) history_restored: bool,
     /// The export archive.
-    pub export: String,
+    pub(crate) export: String,
     /// Its SHA-256 (`sha256:<hex>`).
-    pub export_digest: String,
+    pub(crate) export_digest: String,
     /// Where the expected digest came from: `--sha256`, `digest file`, or `none` (then only the
     /// chain and the segments' digests vouch for the content).
-    pub export_digest_checked_against: &'static str,
+    pub(crate) export_digest_checked_against: &'static str,
     /// The latest eligible anchor.
-    pub anchor_run_id: Option<String>,
+    pub(crate) anchor_run_id: Option<String>,
     /// Always false: the anchor's evidence artifact cannot be checked offline.
-    pub anchor_evidence_checked: bool,
+    pub(crate) anchor_evidence_checked: bool,
     /// Runs restored (live and sealed).
-    pub run_count: usize,
+    pub(crate) run_count: usize,
     /// Of which sealed in segments.
-    pub sealed_run_count: usize,
+    pub(crate) sealed_run_count: usize,
     /// Segments.
-    pub segment_count: usize,
+    pub(crate) segment_count: usize,
 }
 
 /// Why a restore from an export was refused; nothing was written to the destination.

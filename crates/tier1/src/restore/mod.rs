@@ -1,22 +1,24 @@
 //! Restore of canonical history (contract §5): discovery of the runs that can be provenance
 //! ([`provenance`]), per-candidate download with digest check, safe extraction, validation and
 //! sanitizing, evidence provenance by metadata, renewal and expiry, the skip-versus-refuse policy
-//! (§5.6, [`decide`]), bootstrap, and the atomic install into an empty destination. Restoring from
+//! (§5.6, `decide`), bootstrap, and the atomic install into an empty destination. Restoring from
 //! a `tier1-export` archive instead, offline, is [`export`].
 
 mod attempt;
-pub mod decide;
-pub mod discovery;
-pub mod error;
-pub mod evidence;
+pub(crate) mod decide;
+pub(crate) mod discovery;
+pub(crate) mod error;
+pub(crate) mod evidence;
 pub mod export;
-pub mod options;
-pub mod outcome;
+pub(crate) mod options;
+pub(crate) mod outcome;
 pub mod provenance;
-pub mod select;
+pub(crate) mod select;
 
-pub use decide::NON_SUCCESS_CONCLUSIONS;
-pub use error::{CandidateError, NO_CANDIDATE_MESSAGE, RENEWAL_MESSAGE, RestoreError};
-pub use options::{DEFAULT_WORKFLOW, MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN, RestoreOptions};
-pub use outcome::{Rejection, RestoreOutcome};
+pub(crate) use decide::NON_SUCCESS_CONCLUSIONS;
+pub use error::RestoreError;
+pub(crate) use error::{CandidateError, NO_CANDIDATE_MESSAGE, RENEWAL_MESSAGE};
+pub use options::RestoreOptions;
+pub(crate) use options::{DEFAULT_WORKFLOW, MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN};
+pub(crate) use outcome::{Rejection, RestoreOutcome};
 pub use select::restore;

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 /// At most this many runs (of every status) are scanned.
-pub const MAX_RUNS_TO_SCAN: usize = 100;
+pub(crate) const MAX_RUNS_TO_SCAN: usize = 100;
 /// At most this many history candidates are tried.
-pub const MAX_ARTIFACT_CANDIDATES: usize = 20;
+pub(crate) const MAX_ARTIFACT_CANDIDATES: usize = 20;
 /// Default workflow file.
-pub const DEFAULT_WORKFLOW: &str = "tier1-nightly.yml";
+pub(crate) const DEFAULT_WORKFLOW: &str = "tier1-nightly.yml";
 /// What to restore and where.
 #[derive(Debug, Clone)]
 pub struct RestoreOptions {

@@ -5,51 +5,51 @@ use serde::Serialize;
 
 /// A candidate that was skipped, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Rejection {
+pub(crate) struct Rejection {
     /// History artifact id.
-    pub artifact_id: u64,
+    pub(crate) artifact_id: u64,
     /// History artifact name.
-    pub artifact_name: String,
+    pub(crate) artifact_name: String,
     /// Its run.
-    pub workflow_run_id: u64,
+    pub(crate) workflow_run_id: u64,
     /// Its run's conclusion.
-    pub workflow_run_conclusion: Option<String>,
+    pub(crate) workflow_run_conclusion: Option<String>,
     /// Why it was skipped.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// The JSON status printed on success: the reference keys plus additions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RestoreOutcome {
     /// `restored` or `bootstrap`.
-    pub status: &'static str,
+    pub(crate) status: &'static str,
     /// True when a history tree was installed.
     pub history_restored: bool,
     /// The restored history artifact's id.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub artifact_id: Option<u64>,
+    pub(crate) artifact_id: Option<u64>,
     /// The restored history artifact's name.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub artifact_name: Option<String>,
+    pub(crate) artifact_name: Option<String>,
     /// The anchor's evidence artifact id.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub evidence_artifact_id: Option<u64>,
+    pub(crate) evidence_artifact_id: Option<u64>,
     /// The anchor's evidence artifact name.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub evidence_artifact_name: Option<String>,
+    pub(crate) evidence_artifact_name: Option<String>,
     /// True when the evidence is 60 days old or more (allowed only with renewal).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub anchor_renewal_required: Option<bool>,
+    pub(crate) anchor_renewal_required: Option<bool>,
     /// Skipped candidates.
-    pub rejections: Vec<Rejection>,
+    pub(crate) rejections: Vec<Rejection>,
     /// Addition: the run that uploaded the restored history.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub workflow_run_id: Option<u64>,
+    pub(crate) workflow_run_id: Option<u64>,
     /// Addition: the latest eligible anchor's run id.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub anchor_run_id: Option<String>,
+    pub(crate) anchor_run_id: Option<String>,
     /// Addition: whether discovery hit a cap.
-    pub discovery_truncated: bool,
+    pub(crate) discovery_truncated: bool,
 }
 
 /// The bootstrap status: nothing restored, with the skipped candidates.

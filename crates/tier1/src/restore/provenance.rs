@@ -3,8 +3,8 @@
 //! whose base and head repository are both the canonical repository (a fork's branch named `main`
 //! passes the branch filter). An artifact record: one that names its uploading run with both
 //! repository ids present and equal (a fork's pull-request run can upload any name). The store
-//! reports the facts ([`RunProvenance`], [`ArtifactProvenance`]); these rules, given by the caller
-//! to the store's listings (by [`discovery`](super::discovery), the anchor's evidence lookup and
+//! reports the facts (`RunProvenance`, `ArtifactProvenance`); these rules, given by the caller
+//! to the store's listings (by `discovery`, the anchor's evidence lookup and
 //! `tier1-evidence verify`), reject.
 
 use crate::store::{ArtifactProvenance, RunProvenance, WorkflowRun};
@@ -53,7 +53,7 @@ pub fn run_rejection(run: &WorkflowRun, repository: &str) -> Option<String> {
 /// pull-request run can upload artifacts with any name into the base repository, and every field
 /// of `workflow_run` is optional in the API description: absent provenance is refused, never
 /// trusted as "not a fork". The store applies this rule, given by its caller, to each record
-/// before it picks the newest artifact per name ([`crate::store::ArtifactRule`]).
+/// before it picks the newest artifact per name (`crate::store::ArtifactRule`).
 pub fn artifact_rejection(p: &ArtifactProvenance) -> Option<String> {
     if !p.workflow_run_reported {
         return Some("provenance unknown: workflow_run is absent or null".into());

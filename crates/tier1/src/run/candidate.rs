@@ -11,7 +11,11 @@ use crate::history::package::{IndexDoc, run_path};
 use std::path::Path;
 
 /// The row a run appends to the index.
-pub fn index_row(summary: &Summary, run_accepted: bool, baseline_eligible: bool) -> IndexRow {
+pub(crate) fn index_row(
+    summary: &Summary,
+    run_accepted: bool,
+    baseline_eligible: bool,
+) -> IndexRow {
     let id = &summary.run_id;
     let a = &summary.summary;
     IndexRow {
@@ -47,19 +51,19 @@ pub fn index_row(summary: &Summary, run_accepted: bool, baseline_eligible: bool)
 
 /// Everything a run adds to the history.
 #[derive(Debug)]
-pub struct CandidateRun<'a> {
+pub(crate) struct CandidateRun<'a> {
     /// The summary.
-    pub summary: &'a Summary,
+    pub(crate) summary: &'a Summary,
     /// The comparison (after rechecks).
-    pub regression: &'a RegressionSummary,
+    pub(crate) regression: &'a RegressionSummary,
     /// Gate result.
-    pub run_accepted: bool,
+    pub(crate) run_accepted: bool,
     /// Eligibility under normal publication.
-    pub baseline_eligible: bool,
+    pub(crate) baseline_eligible: bool,
 }
 
 /// Append `run` to the history at `root` (created when absent).
-pub fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, HistoryError> {
+pub(crate) fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, HistoryError> {
     let id = &run.summary.run_id;
     let io = |what: &str, e: &std::io::Error| HistoryError::write(what, e);
     std::fs::create_dir_all(root).map_err(|e| io(&root.display().to_string(), &e))?;

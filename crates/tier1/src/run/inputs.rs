@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Read attestation JSON files into one object keyed by file stem (`attest`, `preflight`, ...).
-pub fn read_attestations(files: &[PathBuf]) -> Result<Option<Value>, RunError> {
+pub(crate) fn read_attestations(files: &[PathBuf]) -> Result<Option<Value>, RunError> {
     if files.is_empty() {
         return Ok(None);
     }
@@ -37,13 +37,13 @@ pub fn detect_git(repo_root: &Path, outputs: &[&Path]) -> GitInfo {
     git
 }
 
-/// [`default_run_id`] at the current time.
+/// `default_run_id` at the current time.
 pub fn default_run_id_now(commit: Option<&str>) -> String {
     default_run_id(chrono::Utc::now(), commit)
 }
 
 /// `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>` (sha8 `00000000` outside a git checkout).
-pub fn default_run_id(now: chrono::DateTime<chrono::Utc>, commit: Option<&str>) -> String {
+pub(crate) fn default_run_id(now: chrono::DateTime<chrono::Utc>, commit: Option<&str>) -> String {
     let sha8 = commit.and_then(|c| c.get(..8)).unwrap_or("00000000");
     format!("{}_tier1_nightly_{sha8}", now.format("%Y%m%d_%H%M%S"))
 }
@@ -66,7 +66,7 @@ pub fn backend_for(suite: &Suite, profile: &str) -> Result<Arc<dyn Backend>, Har
 
 /// The profile to use when none is given: the suite's default when a CUDA device is usable, else
 /// the first profile for the CPU backend (`cpu` in the canonical suite).
-pub fn default_profile(suite: &Suite) -> String {
+pub(crate) fn default_profile(suite: &Suite) -> String {
     if crate::bench::cuda_backend().is_ok() {
         return suite.default_profile.clone();
     }

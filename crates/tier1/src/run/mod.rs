@@ -3,24 +3,25 @@
 //! accepted anchor, recheck each speed or latency regression once (`<run_id>__recheck__<key>`),
 //! decide the gate, and append the run to the candidate history.
 
-pub mod candidate;
+pub(crate) mod candidate;
 mod error;
 mod execute;
 mod inputs;
 mod outcome;
-pub mod report;
+pub(crate) mod report;
 mod request;
-pub mod setup;
-pub mod side_by_side;
+pub(crate) mod setup;
+pub(crate) mod side_by_side;
 mod step;
 mod summary;
-pub mod verdicts;
+pub(crate) mod verdicts;
 
 pub use error::RunError;
-pub use inputs::{
-    backend_for, default_profile, default_run_id, default_run_id_now, detect_git, read_attestations,
-};
-pub use outcome::{Ran, RunOutcome, SuiteUsed, TargetFailed};
+pub use inputs::{backend_for, default_run_id_now, detect_git};
+pub(crate) use inputs::{default_profile, default_run_id, read_attestations};
+pub use outcome::RunOutcome;
+pub(crate) use outcome::{Ran, SuiteUsed, TargetFailed};
 pub use request::RunRequest;
-pub use step::{run, run_and_compare};
-pub use summary::build_summary;
+pub use step::run;
+pub(crate) use step::run_and_compare;
+pub(crate) use summary::build_summary;

@@ -11,75 +11,75 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct RunOutcome {
     /// The run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The suite run: name, version and how it was chosen.
-    pub suite: SuiteUsed,
+    pub(crate) suite: SuiteUsed,
     /// Profile.
-    pub profile: String,
+    pub(crate) profile: String,
     /// Backend.
-    pub backend: String,
+    pub(crate) backend: String,
     /// Counts and aggregates.
-    pub summary: Aggregates,
+    pub(crate) summary: Aggregates,
     /// Every target that did not succeed, with its status and why.
-    pub failures: Vec<TargetFailed>,
+    pub(crate) failures: Vec<TargetFailed>,
     /// The anchor compared against.
-    pub baseline_run_id: Option<String>,
+    pub(crate) baseline_run_id: Option<String>,
     /// Confirmed regressions.
-    pub regressions: usize,
+    pub(crate) regressions: usize,
     /// Improvements.
-    pub improvements: usize,
+    pub(crate) improvements: usize,
     /// Anchor declines (hold advancement, do not block).
-    pub anchor_declines: usize,
+    pub(crate) anchor_declines: usize,
     /// Regressions cleared by recheck.
-    pub suppressed_regressions: usize,
+    pub(crate) suppressed_regressions: usize,
     /// Targets the measurement could not decide (verdict `unknown`).
-    pub unknown: usize,
+    pub(crate) unknown: usize,
     /// Significant worsenings the absolute floor kept from being regressions.
-    pub held_by_floor: usize,
+    pub(crate) held_by_floor: usize,
     /// Targets missing against the anchor.
-    pub missing_targets: usize,
+    pub(crate) missing_targets: usize,
     /// Recheck run ids executed.
-    pub rechecks: Vec<String>,
+    pub(crate) rechecks: Vec<String>,
     /// Gate result.
-    pub run_accepted: bool,
+    pub(crate) run_accepted: bool,
     /// Why not accepted.
-    pub run_accepted_reasons: Vec<String>,
+    pub(crate) run_accepted_reasons: Vec<String>,
     /// Anchor eligibility under normal publication.
-    pub baseline_eligible: bool,
+    pub(crate) baseline_eligible: bool,
     /// Why not eligible.
-    pub baseline_eligible_reasons: Vec<String>,
+    pub(crate) baseline_eligible_reasons: Vec<String>,
     /// The exit verdict.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// History-relative path of the summary.
-    pub summary_path: String,
+    pub(crate) summary_path: String,
     /// Evidence directories written (evidence-root relative).
-    pub evidence_dirs: Vec<String>,
+    pub(crate) evidence_dirs: Vec<String>,
     /// Each compared target's verdict, with its figures and detectable change.
-    pub targets: Vec<verdicts::TargetVerdict>,
+    pub(crate) targets: Vec<verdicts::TargetVerdict>,
 }
 
 /// A target that did not succeed, as printed.
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetFailed {
+pub(crate) struct TargetFailed {
     /// Target key.
-    pub key: String,
+    pub(crate) key: String,
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// Its status (`failed_error`, `failed_timeout`, ...).
-    pub status: String,
+    pub(crate) status: String,
     /// Why.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// The suite a run used, as printed.
 #[derive(Debug, Clone, Serialize)]
-pub struct SuiteUsed {
+pub(crate) struct SuiteUsed {
     /// `suite_name`.
-    pub name: String,
+    pub(crate) name: String,
     /// `version`.
-    pub version: u32,
+    pub(crate) version: u32,
     /// How it was chosen.
-    pub source: SuiteSource,
+    pub(crate) source: SuiteSource,
 }
 
 impl RunOutcome {
@@ -105,13 +105,13 @@ impl RunOutcome {
 /// Everything a run decided: its JSON outcome, the summaries it compared and the comparison
 /// (after rechecks), as written to the history.
 #[derive(Debug, Clone)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// What is printed as JSON.
-    pub outcome: RunOutcome,
+    pub(crate) outcome: RunOutcome,
     /// The run's summary.
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// The anchor's summary (None without an anchor).
-    pub anchor: Option<Summary>,
+    pub(crate) anchor: Option<Summary>,
     /// The final comparison.
-    pub comparison: RegressionSummary,
+    pub(crate) comparison: RegressionSummary,
 }

@@ -14,7 +14,7 @@ fn num(x: Option<Finite>, unit: &str) -> String {
 }
 
 /// The per-target table shared by the report and the step summary.
-pub fn target_table(summary: &Summary) -> String {
+pub(crate) fn target_table(summary: &Summary) -> String {
     let mut s = String::from(
         "| Target | Goal | Status | Baseline | Optimized | Speedup | Memory savings |\n|---|---|---|---|---|---|---|\n",
     );
@@ -36,7 +36,7 @@ pub fn target_table(summary: &Summary) -> String {
 
 /// How precisely each target was measured: rounds (clean), the 95 % intervals, spread and
 /// whether the precision was reached.
-pub fn measurement_table(summary: &Summary) -> String {
+pub(crate) fn measurement_table(summary: &Summary) -> String {
     let mut s = String::from(
         "| Target | Rounds (clean) | Speedup 95 % interval | Optimized 95 % interval | Ratio CV | Outliers | Precise |\n|---|---|---|---|---|---|---|\n",
     );
@@ -68,7 +68,7 @@ pub fn measurement_table(summary: &Summary) -> String {
 }
 
 /// Write `<run_dir>/report.md`.
-pub fn write(
+pub(crate) fn write(
     run_dir: &Path,
     summary: &Summary,
     comparison: &RegressionSummary,
@@ -150,7 +150,11 @@ pub fn write(
 
 /// Markdown for `$GITHUB_STEP_SUMMARY`: the verdict, counts, the measurement table and the
 /// regression summary.
-pub fn step_summary(o: &RunOutcome, summary: &Summary, comparison: &RegressionSummary) -> String {
+pub(crate) fn step_summary(
+    o: &RunOutcome,
+    summary: &Summary,
+    comparison: &RegressionSummary,
+) -> String {
     let a = &o.summary;
     let mut s = format!("## Tier-1 run `{}`\n\n", o.run_id);
     let _ = writeln!(

@@ -10,19 +10,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The inputs of [`prepare`].
-pub struct SetupRequest<'a> {
+pub(crate) struct SetupRequest<'a> {
     /// `--suite-config`; None: [`Suite::discover`]'s rule.
-    pub suite_config: Option<&'a Path>,
+    pub(crate) suite_config: Option<&'a Path>,
     /// `--profile`; None: [`super::default_profile`] of the suite.
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// The checkout whose commit and cleanliness are recorded.
-    pub repo_root: &'a Path,
+    pub(crate) repo_root: &'a Path,
     /// The history whose recorded suite is the default, if the binary reads one.
-    pub history_root: Option<&'a Path>,
+    pub(crate) history_root: Option<&'a Path>,
     /// The trees the run writes (left out of the checkout's cleanliness).
-    pub outputs: &'a [&'a Path],
+    pub(crate) outputs: &'a [&'a Path],
     /// Attestation JSON files to embed in the manifest.
-    pub environment_json: &'a [PathBuf],
+    pub(crate) environment_json: &'a [PathBuf],
 }
 
 /// The suite, profile, checkout identity, attestations and backend of a measuring run.
@@ -43,7 +43,7 @@ pub struct Setup {
 
 /// Choose the suite ([`Suite::discover`]) and the profile, detect the checkout, read the
 /// attestations and pick the backend, in that order (the first failure is the one reported).
-pub fn prepare(req: &SetupRequest) -> Result<Setup, RunError> {
+pub(crate) fn prepare(req: &SetupRequest) -> Result<Setup, RunError> {
     let discovered = Suite::discover(req.suite_config, req.repo_root, req.history_root)?;
     let suite = discovered.suite;
     let profile = req

@@ -15,11 +15,11 @@ use crate::sidebyside::{self, Budget, ConfirmRequest, DecideOn, InPlace, RatioCi
 use crate::suite::{SideBySideSetting, TargetKind};
 
 /// The directory under a run's evidence that holds its side-by-side comparisons.
-pub const EVIDENCE_SUBDIR: &str = "sidebyside";
+pub(crate) const EVIDENCE_SUBDIR: &str = "sidebyside";
 
 /// The block of a night with `suspects` (None when nothing is suspected). SIGINT or SIGTERM
 /// during a comparison ends the run (nothing is written to the history).
-pub fn confirm_suspects(
+pub(crate) fn confirm_suspects(
     req: &RunRequest<'_>,
     suspects: &[Suspect],
     anchor: &Summary,
@@ -64,7 +64,7 @@ pub fn confirm_suspects(
 }
 
 /// The operator's switch: `off` turns side by side off for one run without editing the suite.
-pub const OFF_SWITCH: &str = "TIER1_SIDE_BY_SIDE";
+pub(crate) const OFF_SWITCH: &str = "TIER1_SIDE_BY_SIDE";
 
 /// Why side by side cannot run for this night, if it cannot.
 fn usable(req: &RunRequest<'_>, anchor: &Summary, commit: Option<&str>) -> Result<(), String> {

@@ -31,7 +31,7 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
 
 /// [`run`] without the step summary, returning the summaries and the comparison as well (the
 /// preview reports them in its own words).
-pub fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
+pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     let anchor = preflight(req)?;
     let passes = anchor_passes(req, anchor.is_none());
     crate::gha::group(&format!("Tier-1 suite: profile {}", req.profile));

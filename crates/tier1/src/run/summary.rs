@@ -9,7 +9,7 @@ use crate::suite::Suite;
 
 /// The run's `summary.json` from its results file: targets by [`result::summarize`], aggregates by
 /// [`crate::aggregate::compute`], identity from the suite and the checkout.
-pub fn build_summary(
+pub(crate) fn build_summary(
     suite: &Suite,
     results: &ResultsFile,
     git: &GitInfo,

@@ -9,60 +9,60 @@ use serde::Serialize;
 
 /// One target's verdict, as printed.
 #[derive(Debug, Clone, Serialize)]
-pub struct TargetVerdict {
+pub(crate) struct TargetVerdict {
     /// Target key.
-    pub key: String,
+    pub(crate) key: String,
     /// Target string.
-    pub target: String,
+    pub(crate) target: String,
     /// `regressed`, `improved`, `unchanged` or `unknown`.
-    pub verdict: String,
+    pub(crate) verdict: String,
     /// The smallest slowdown (percent) this comparison catches in 95 % of nights.
-    pub detectable_pct: Option<f64>,
+    pub(crate) detectable_pct: Option<f64>,
     /// `statistical` or `reference`.
-    pub decided_by: String,
+    pub(crate) decided_by: String,
     /// Why the reference rules decided, or what an unknown target could not rule out.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// The tested metrics.
-    pub metrics: Vec<MetricVerdict>,
+    pub(crate) metrics: Vec<MetricVerdict>,
     /// The side-by-side comparison with the anchor's own code, when the target was suspected.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub side_by_side: Option<SideBySideShown>,
+    pub(crate) side_by_side: Option<SideBySideShown>,
 }
 
 /// A suspected target's side-by-side comparison, as printed.
 #[derive(Debug, Clone, Serialize)]
-pub struct SideBySideShown {
+pub(crate) struct SideBySideShown {
     /// `worse`, `same` or `unknown`.
-    pub verdict: String,
+    pub(crate) verdict: String,
     /// What it measured or why it could not decide.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// One metric of a target, as printed.
 #[derive(Debug, Clone, Serialize)]
-pub struct MetricVerdict {
+pub(crate) struct MetricVerdict {
     /// `speedup` or `optimized_latency`.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The anchor's value.
-    pub anchor: f64,
+    pub(crate) anchor: f64,
     /// This run's value.
-    pub current: f64,
+    pub(crate) current: f64,
     /// `(current / anchor - 1) * 100`.
-    pub change_pct: f64,
+    pub(crate) change_pct: f64,
     /// The regression threshold (percent).
-    pub threshold_pct: Option<f64>,
+    pub(crate) threshold_pct: Option<f64>,
     /// The smallest slowdown (percent) this test catches in 95 % of nights.
-    pub detectable_pct: f64,
+    pub(crate) detectable_pct: f64,
     /// One-sided p-value.
-    pub p_value: f64,
+    pub(crate) p_value: f64,
     /// The metric's verdict.
-    pub verdict: Option<String>,
+    pub(crate) verdict: Option<String>,
     /// A significant worsening the floor kept from being a regression.
-    pub held_by_floor: bool,
+    pub(crate) held_by_floor: bool,
 }
 
 /// Every compared target of `comparison`, in suite order.
-pub fn targets(summary: &Summary, comparison: &RegressionSummary) -> Vec<TargetVerdict> {
+pub(crate) fn targets(summary: &Summary, comparison: &RegressionSummary) -> Vec<TargetVerdict> {
     let Some(d) = &comparison.detection else {
         return Vec::new();
     };
@@ -140,7 +140,7 @@ fn metric(m: &MetricTest) -> MetricVerdict {
 
 /// Say on stderr what a reader must not miss: regressions, unknown targets (what they could not
 /// rule out) and significant changes held by the floor, each with its figures and rule.
-pub fn log(comparison: &RegressionSummary) {
+pub(crate) fn log(comparison: &RegressionSummary) {
     let detection = comparison.detection.as_ref();
     for row in &comparison.regressions {
         tracing::error!(

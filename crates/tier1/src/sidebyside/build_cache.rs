@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// `schema` of a completion marker.
-pub const MARKER_SCHEMA: &str = "tier1.build.v1";
+pub(crate) const MARKER_SCHEMA: &str = "tier1.build.v1";
 /// The bare repository inside the cache that owns every worktree.
-pub const MIRROR: &str = "repo.git";
+pub(crate) const MIRROR: &str = "repo.git";
 
 /// The default cache directory: `$RUNNER_TOOL_CACHE/tier1-builds` inside GitHub Actions (kept
 /// between jobs on a self-hosted runner), else `<repo_root>/.tier1/builds`.
@@ -48,23 +48,23 @@ struct Marker {
 
 /// What to build.
 #[derive(Debug, Clone)]
-pub struct BuildRequest<'a> {
+pub(crate) struct BuildRequest<'a> {
     /// The repository the worktree is made from.
-    pub repo: &'a Path,
+    pub(crate) repo: &'a Path,
     /// The cache directory.
-    pub cache_dir: &'a Path,
+    pub(crate) cache_dir: &'a Path,
     /// The full commit id.
-    pub commit: &'a str,
+    pub(crate) commit: &'a str,
     /// The step.
-    pub step: &'a BuildStep,
+    pub(crate) step: &'a BuildStep,
     /// Which side (for messages).
-    pub side: Side,
+    pub(crate) side: Side,
     /// Wall-clock limit of the build step.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 /// A ready build of `req.commit`: from the cache when its entry checks out, else built now.
-pub fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
+pub(crate) fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
     let io = |m: String| Problem::new(Cause::CheckoutFailed, Some(req.side), m);
     std::fs::create_dir_all(req.cache_dir).map_err(|e| {
         io(format!(
@@ -191,7 +191,7 @@ fn record(req: &BuildRequest, entry: &Path, marker: &Marker, reused: bool) -> Bu
 }
 
 /// Where the built `tier1-run` of an entry lies.
-pub fn tier1_run_program(entry: &Path) -> PathBuf {
+pub(crate) fn tier1_run_program(entry: &Path) -> PathBuf {
     entry.join("target").join("release").join("tier1-run")
 }
 

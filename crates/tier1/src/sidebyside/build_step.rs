@@ -15,7 +15,7 @@ const LOG_TAIL_LINES: usize = 20;
 
 /// What builds a commit for a target.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BuildStep {
+pub(crate) enum BuildStep {
     /// Nothing to build (a command target of a suite without `build`).
     Nothing,
     /// The suite's `build` argv, run in the worktree.
@@ -28,7 +28,7 @@ pub enum BuildStep {
 impl BuildStep {
     /// The step a target needs: `tier1-run` for a built-in target, the suite's `build` for a
     /// command target.
-    pub fn for_target(suite: &Suite, target: &Target) -> BuildStep {
+    pub(crate) fn for_target(suite: &Suite, target: &Target) -> BuildStep {
         match target.kind {
             TargetKind::Builtin => BuildStep::Tier1Run,
             TargetKind::Command if suite.build.is_empty() => BuildStep::Nothing,
@@ -37,7 +37,7 @@ impl BuildStep {
     }
 
     /// The argv as recorded (`[]` for nothing).
-    pub fn argv(&self) -> Vec<String> {
+    pub(crate) fn argv(&self) -> Vec<String> {
         match self {
             BuildStep::Nothing => Vec::new(),
             BuildStep::Argv(a) => a.clone(),
@@ -55,7 +55,7 @@ impl BuildStep {
     }
 
     /// The name of the step's files in an entry: `none`, `tier1-run`, or `cmd-<digest prefix>`.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         match self {
             BuildStep::Nothing => "none".into(),
             BuildStep::Tier1Run => "tier1-run".into(),
@@ -71,7 +71,7 @@ impl BuildStep {
     /// The environment of the step run in `src` and the toolchain it builds with: for
     /// `tier1-run`, cargo's target directory `target` and `RUSTUP_TOOLCHAIN` when the worktree
     /// pins a `rust-version` without a `rust-toolchain` file.
-    pub fn environment(
+    pub(crate) fn environment(
         &self,
         src: &Path,
         target: &Path,
@@ -93,7 +93,7 @@ impl BuildStep {
 
 /// The toolchain a worktree pins for rustup: none when it has a `rust-toolchain(.toml)` file
 /// (rustup reads it itself), else the `rust-version` of its `Cargo.toml`.
-pub fn pinned_rust_version(src: &Path) -> Option<String> {
+pub(crate) fn pinned_rust_version(src: &Path) -> Option<String> {
     if src.join("rust-toolchain.toml").exists() || src.join("rust-toolchain").exists() {
         return None;
     }
@@ -130,7 +130,7 @@ fn installed_toolchains() -> Vec<String> {
 /// The installed toolchain that is `version`: named exactly so (`1.95-<host>`), else its newest
 /// patch release (`1.95.0-<host>` for `1.95`); `version` itself when none is installed (rustup
 /// then installs it or the build fails naming it).
-pub fn installed_toolchain(version: &str, installed: &[String]) -> String {
+pub(crate) fn installed_toolchain(version: &str, installed: &[String]) -> String {
     let release = |name: &str| -> Option<Vec<u64>> {
         let v = name.split('-').next()?;
         (v == version || v.starts_with(&format!("{version}.")))
@@ -162,7 +162,7 @@ fn rustc_version(src: &Path, env: &[(String, String)]) -> Option<String> {
 }
 
 /// Run `argv` in `dir` with its stdout and stderr in `log`; an error says how it ended.
-pub fn run_logged(
+pub(crate) fn run_logged(
     argv: &[String],
     dir: &Path,
     env: &[(String, String)],
@@ -197,7 +197,7 @@ pub fn run_logged(
 }
 
 /// The last lines of a log (lossy UTF-8, made safe for people).
-pub fn log_tail(log: &Path) -> String {
+pub(crate) fn log_tail(log: &Path) -> String {
     let text = std::fs::read(log)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Wall-clock limit of one build step.
-pub const BUILD_TIMEOUT: Duration = Duration::from_secs(3600);
+pub(crate) const BUILD_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// What to compare.
 #[derive(Debug, Clone)]
@@ -56,20 +56,20 @@ pub struct ConfirmRequest<'a> {
 /// is the same commit, the anchor side is this build too (an A/A comparison that still cancels
 /// the machine's drift).
 #[derive(Debug, Clone)]
-pub struct InPlace {
+pub(crate) struct InPlace {
     /// The `tier1-run` binary of this build (built-in targets); `None`: build it through the cache.
-    pub program: Option<PathBuf>,
+    pub(crate) program: Option<PathBuf>,
 }
 
 /// Compare the target side by side; see the module docs. The rounds hold
-/// [`crate::bench::harness::MEASURE_LOCK`] (and pin the process to one CPU when the profile says
+/// `crate::bench::harness::MEASURE_LOCK` (and pin the process to one CPU when the profile says
 /// so): call it after a suite run, never from inside one.
 pub fn confirm(req: &ConfirmRequest) -> SideBySideOutcome {
     confirm_from(req, None)
 }
 
 /// [`confirm`] with the current side taken from the checkout in place ([`InPlace`]).
-pub fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> SideBySideOutcome {
+pub(crate) fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> SideBySideOutcome {
     let mut out = SideBySideOutcome {
         schema: SIDEBYSIDE_SCHEMA.into(),
         target: req.target_key.into(),

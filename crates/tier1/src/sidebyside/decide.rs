@@ -23,11 +23,11 @@ use crate::stats::{ShiftCi, hodges_lehmann};
 
 /// The state of one metric after some rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MetricState {
+pub(crate) struct MetricState {
     /// Shift of the worsenings (log scale) with its interval.
-    pub ci: ShiftCi,
+    pub(crate) ci: ShiftCi,
     /// Settled already (`Some(Worse)` or `Some(Same)`) or still open.
-    pub settled: Option<Verdict>,
+    pub(crate) settled: Option<Verdict>,
 }
 
 /// Growth of the interval between two looks.
@@ -35,7 +35,7 @@ const LOOK_GROWTH: f64 = 1.5;
 
 /// The rounds at which the intervals are looked at: `min_rounds`, then ×1.5 (rounded up) while
 /// below `max_rounds`, then `max_rounds`.
-pub fn looks(min_rounds: u32, max_rounds: u32) -> Vec<u32> {
+pub(crate) fn looks(min_rounds: u32, max_rounds: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut n = min_rounds.max(1);
     while n < max_rounds {
@@ -47,17 +47,17 @@ pub fn looks(min_rounds: u32, max_rounds: u32) -> Vec<u32> {
 }
 
 /// The level of every interval: `1 − (1 − confidence) / (metrics × looks)`.
-pub fn interval_level(confidence: f64, looks: usize, metrics: usize) -> f64 {
+pub(crate) fn interval_level(confidence: f64, looks: usize, metrics: usize) -> f64 {
     1.0 - (1.0 - confidence) / (metrics.max(1) * looks.max(1)) as f64
 }
 
 /// The log threshold `ln(1 + pct / 100)`.
-pub fn log_threshold(threshold_pct: f64) -> f64 {
+pub(crate) fn log_threshold(threshold_pct: f64) -> f64 {
     (threshold_pct / 100.0).ln_1p()
 }
 
 /// A metric's state from its worsenings (`None` with too few rounds for an interval).
-pub fn metric(worsenings: &[f64], threshold_pct: f64, level: f64) -> Option<MetricState> {
+pub(crate) fn metric(worsenings: &[f64], threshold_pct: f64, level: f64) -> Option<MetricState> {
     let ci = hodges_lehmann(worsenings, level)?;
     let t = log_threshold(threshold_pct);
     let settled = if ci.low > t {
@@ -72,7 +72,7 @@ pub fn metric(worsenings: &[f64], threshold_pct: f64, level: f64) -> Option<Metr
 
 /// Whether the rounds may stop now, and why: a metric settled worse, both settled same, or both
 /// intervals within `precision_pct` (half the interval's width, in percent of the ratio).
-pub fn early_stop(metrics: &[MetricState], precision_pct: f64) -> Option<Stop> {
+pub(crate) fn early_stop(metrics: &[MetricState], precision_pct: f64) -> Option<Stop> {
     if metrics.iter().any(|m| m.settled == Some(Verdict::Worse))
         || metrics.iter().all(|m| m.settled == Some(Verdict::Same))
     {
@@ -87,7 +87,7 @@ pub fn early_stop(metrics: &[MetricState], precision_pct: f64) -> Option<Stop> {
 
 /// What one metric says when the rounds stop: settled, else `worse` when its interval lies
 /// above 0, else `unknown`.
-pub fn metric_verdict(m: &MetricState) -> Verdict {
+pub(crate) fn metric_verdict(m: &MetricState) -> Verdict {
     match m.settled {
         Some(v) => v,
         None if m.ci.low > 0.0 => Verdict::Worse,
@@ -96,7 +96,7 @@ pub fn metric_verdict(m: &MetricState) -> Verdict {
 }
 
 /// The verdict when the rounds stop (see the module docs).
-pub fn final_verdict(metrics: &[MetricState]) -> Verdict {
+pub(crate) fn final_verdict(metrics: &[MetricState]) -> Verdict {
     let each: Vec<Verdict> = metrics.iter().map(metric_verdict).collect();
     if each.contains(&Verdict::Worse) {
         Verdict::Worse
@@ -108,7 +108,7 @@ pub fn final_verdict(metrics: &[MetricState]) -> Verdict {
 }
 
 /// The ratio current/anchor of a metric: `exp(shift)` for the time, `exp(-shift)` for the speedup.
-pub fn ratio(ci: &ShiftCi, inverted: bool) -> RatioCi {
+pub(crate) fn ratio(ci: &ShiftCi, inverted: bool) -> RatioCi {
     if inverted {
         RatioCi {
             ratio: ((-ci.estimate).exp()).into(),

@@ -18,7 +18,7 @@ const REDIRECTING_VARS: [&str; 6] = [
 ];
 
 /// `git <args>` in `dir`: its stdout, or a message with the command and git's stderr.
-pub fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     let mut cmd = Command::new("git");
     cmd.arg("-c").arg("core.hooksPath=/dev/null").args(args);
     for v in REDIRECTING_VARS {
@@ -42,12 +42,12 @@ pub fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
 }
 
 /// True when `s` is a full commit id (40 lower-case hex digits).
-pub fn is_full_commit(s: &str) -> bool {
+pub(crate) fn is_full_commit(s: &str) -> bool {
     s.len() == 40 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The top-level directory of the repository at `repo` (a refusal naming it when it is none).
-pub fn toplevel(repo: &Path) -> Result<PathBuf, Problem> {
+pub(crate) fn toplevel(repo: &Path) -> Result<PathBuf, Problem> {
     if !repo.is_dir() {
         return Err(Problem::new(
             Cause::NotARepository,
@@ -73,7 +73,7 @@ pub fn toplevel(repo: &Path) -> Result<PathBuf, Problem> {
 }
 
 /// The full id of the commit `rev` names in `repo`; `side` says which build it is for.
-pub fn resolve(repo: &Path, rev: &str, side: Option<Side>) -> Result<String, Problem> {
+pub(crate) fn resolve(repo: &Path, rev: &str, side: Option<Side>) -> Result<String, Problem> {
     let not_found = |detail: String| {
         Problem::new(
             Cause::CommitNotFound,
@@ -110,7 +110,7 @@ pub fn resolve(repo: &Path, rev: &str, side: Option<Side>) -> Result<String, Pro
 
 /// The commits after `good` up to and including `bad` on `bad`'s first-parent chain, oldest
 /// first; `None` when `good` is not on that chain.
-pub fn first_parent_range(
+pub(crate) fn first_parent_range(
     repo: &Path,
     good: &str,
     bad: &str,
@@ -131,7 +131,7 @@ pub fn first_parent_range(
 }
 
 /// The first line of `commit`'s message.
-pub fn subject(repo: &Path, commit: &str) -> String {
+pub(crate) fn subject(repo: &Path, commit: &str) -> String {
     git(repo, &["log", "-1", "--format=%s", commit])
         .map(|s| s.trim().to_string())
         .unwrap_or_default()

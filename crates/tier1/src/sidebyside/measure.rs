@@ -20,79 +20,79 @@ use std::time::Instant;
 
 /// One build of the pair, ready to invoke.
 #[derive(Debug, Clone)]
-pub struct Contender {
+pub(crate) struct Contender {
     /// Which side.
-    pub side: Side,
+    pub(crate) side: Side,
     /// The directory its invocations start in (its worktree).
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The target as invoked: a command target whose argv runs this build.
-    pub target: Target,
+    pub(crate) target: Target,
 }
 
 /// How to measure.
 #[derive(Debug, Clone)]
-pub struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     /// The profile's shapes of the target.
-    pub shapes: &'a Shapes,
+    pub(crate) shapes: &'a Shapes,
     /// Profile, seed (the inputs' seed: the same for both builds).
-    pub opts: &'a HarnessOptions,
+    pub(crate) opts: &'a HarnessOptions,
     /// Warm-up, rounds per invocation, shortest sample, per-invocation timeout.
-    pub timing: Timing,
+    pub(crate) timing: Timing,
     /// Seconds and rounds of the comparison, precision, confidence.
     pub budget: Budget,
     /// Threshold (percent).
-    pub threshold_pct: f64,
+    pub(crate) threshold_pct: f64,
     /// Which metrics decide.
-    pub decide_on: DecideOn,
+    pub(crate) decide_on: DecideOn,
     /// Seed of the order of the builds in each round.
-    pub order_seed: u64,
+    pub(crate) order_seed: u64,
     /// Where each invocation's raw document is written (`round-0001-current.json`, ...).
-    pub raw_dir: &'a Path,
+    pub(crate) raw_dir: &'a Path,
 }
 
 /// One invocation reduced to its best verified variant (fastest samples).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Estimate {
+pub(crate) struct Estimate {
     /// The variant.
-    pub variant: String,
+    pub(crate) variant: String,
     /// Its speedup over the baseline (fastest baseline sample / fastest of its samples).
-    pub speedup: f64,
+    pub(crate) speedup: f64,
     /// Its fastest sample (ms).
-    pub optimized_ms: f64,
+    pub(crate) optimized_ms: f64,
 }
 
 /// One round.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Round {
+pub(crate) struct Round {
     /// 1-based.
-    pub round: u32,
+    pub(crate) round: u32,
     /// The build invoked first.
-    pub first: Side,
+    pub(crate) first: Side,
     /// The current build's estimate.
-    pub current: Estimate,
+    pub(crate) current: Estimate,
     /// The anchor build's estimate.
-    pub anchor: Estimate,
+    pub(crate) anchor: Estimate,
 }
 
 /// What the rounds gave.
 #[derive(Debug, Clone)]
-pub struct Measured {
+pub(crate) struct Measured {
     /// Complete rounds.
-    pub rounds: Vec<Round>,
+    pub(crate) rounds: Vec<Round>,
     /// Seconds spent.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Time and speedup metrics (after at least the minimum rounds).
-    pub metrics: Option<(MetricState, MetricState)>,
+    pub(crate) metrics: Option<(MetricState, MetricState)>,
     /// The verdict (`Unknown` on a failure).
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// Why the rounds stopped.
-    pub stop: Stop,
+    pub(crate) stop: Stop,
     /// The failure that stopped them, if one did.
-    pub failure: Option<Problem>,
+    pub(crate) failure: Option<Problem>,
 }
 
 /// Run rounds until the intervals decide, the precision is reached or the budget is spent.
-pub fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
+pub(crate) fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
     let started = Instant::now();
     let mut rng = Rng::new(plan.order_seed, 0x7369_6465_6279_7369);
     let mut rounds: Vec<Round> = Vec::new();
@@ -225,7 +225,7 @@ fn invoke(c: &Contender, plan: &Plan, round: u32) -> Result<Estimate, Problem> {
 /// The verified optimized variant with the highest speedup, each variant's time its fastest
 /// sample: on a shared machine interference only adds time, and the fastest of an invocation's
 /// samples varies least from process to process (docs/performance.md, "Side by side").
-pub fn best_verified(out: &CommandOutput) -> Option<Estimate> {
+pub(crate) fn best_verified(out: &CommandOutput) -> Option<Estimate> {
     let fastest = |xs: &[f64]| {
         xs.iter()
             .copied()

@@ -6,7 +6,7 @@ use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 
 /// `schema` of a [`SideBySideOutcome`].
-pub const SIDEBYSIDE_SCHEMA: &str = "tier1.sidebyside.v1";
+pub(crate) const SIDEBYSIDE_SCHEMA: &str = "tier1.sidebyside.v1";
 
 /// The verdict of one comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ pub enum Side {
 
 impl Side {
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Side::Current => "current",
             Side::Anchor => "anchor",
@@ -82,7 +82,7 @@ pub enum DecideOn {
 
 impl DecideOn {
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             DecideOn::Both => "both",
             DecideOn::OptimizedTime => "optimized_time",
@@ -98,7 +98,7 @@ impl DecideOn {
     }
 
     /// The deciding ones of the time and speedup values, in that order.
-    pub fn select<T: Copy>(self, time: T, speedup: T) -> Vec<T> {
+    pub(crate) fn select<T: Copy>(self, time: T, speedup: T) -> Vec<T> {
         match self {
             DecideOn::Both => vec![time, speedup],
             DecideOn::OptimizedTime => vec![time],
@@ -109,18 +109,18 @@ impl DecideOn {
 
 /// A failure that makes a comparison `unknown`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// What kind of failure.
-    pub cause: Cause,
+    pub(crate) cause: Cause,
     /// The build it is about, when it is about one.
-    pub side: Option<Side>,
+    pub(crate) side: Option<Side>,
     /// What happened, naming the file, commit or command with expected and found values.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Problem {
     /// A problem of `cause` about `side`.
-    pub fn new(cause: Cause, side: Option<Side>, message: String) -> Problem {
+    pub(crate) fn new(cause: Cause, side: Option<Side>, message: String) -> Problem {
         Problem {
             cause,
             side,
@@ -148,7 +148,7 @@ pub struct Budget {
     /// Stop once both intervals are within ± this percent.
     pub precision_pct: f64,
     /// Family confidence: no more than `1 − confidence` false alarms over the deciding metrics
-    /// and every look (each interval is made at [`crate::sidebyside::decide::interval_level`]).
+    /// and every look (each interval is made at `crate::sidebyside::decide::interval_level`).
     pub confidence: f64,
 }
 
@@ -167,7 +167,7 @@ impl Budget {
     }
 
     /// Why the budget is unusable, if it is.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let finite_pos = |x: f64| x.is_finite() && x > 0.0;
         if !finite_pos(self.seconds) || !finite_pos(self.precision_pct) {
             return Err(format!(
@@ -222,11 +222,11 @@ pub enum Stop {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SideBySideOutcome {
     /// [`SIDEBYSIDE_SCHEMA`].
-    pub schema: String,
+    pub(crate) schema: String,
     /// Target key.
-    pub target: String,
+    pub(crate) target: String,
     /// Profile.
-    pub profile: String,
+    pub(crate) profile: String,
     /// The commit measured as current.
     pub current_commit: String,
     /// The commit measured as anchor.
@@ -242,35 +242,35 @@ pub struct SideBySideOutcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<Side>,
     /// Threshold (percent) a worsening is weighed against.
-    pub threshold_pct: Finite,
+    pub(crate) threshold_pct: Finite,
     /// Family confidence of the decision ([`Budget::confidence`]).
-    pub confidence: Finite,
+    pub(crate) confidence: Finite,
     /// Level of each interval reported and decided on (Bonferroni over the deciding metrics and
     /// every look of the schedule).
     pub interval_level: Finite,
     /// Which metrics decided the verdict.
-    pub decided_on: DecideOn,
+    pub(crate) decided_on: DecideOn,
     /// Optimized time current/anchor (above 1: the current build is slower).
     #[serde(default)]
     pub optimized_time_ratio: Option<RatioCi>,
     /// What the optimized time alone says.
     #[serde(default)]
-    pub optimized_time_verdict: Option<Verdict>,
+    pub(crate) optimized_time_verdict: Option<Verdict>,
     /// Speedup current/anchor (below 1: the current build's speedup is smaller).
     #[serde(default)]
-    pub speedup_ratio: Option<RatioCi>,
+    pub(crate) speedup_ratio: Option<RatioCi>,
     /// What the speedup alone says.
     #[serde(default)]
-    pub speedup_verdict: Option<Verdict>,
+    pub(crate) speedup_verdict: Option<Verdict>,
     /// Complete rounds (one invocation of each build).
     pub rounds: u32,
     /// Seconds spent measuring (builds excluded).
-    pub seconds: Finite,
+    pub(crate) seconds: Finite,
     /// Why the rounds stopped.
     #[serde(default)]
     pub stopped_by: Option<Stop>,
     /// Seed of the shuffled order of the builds in each round.
-    pub order_seed: u64,
+    pub(crate) order_seed: u64,
     /// The builds used (current first), as far as they were made.
     #[serde(default)]
     pub builds: Vec<BuildRecord>,
@@ -288,17 +288,17 @@ pub struct BuildRecord {
     /// Which side of the comparison.
     pub side: Side,
     /// The commit built.
-    pub commit: String,
+    pub(crate) commit: String,
     /// The build step's argv (`[]`: nothing to build).
-    pub step: Vec<String>,
+    pub(crate) step: Vec<String>,
     /// Taken from the cache (no build ran).
     pub reused: bool,
     /// The worktree the invocations run in.
-    pub worktree: String,
+    pub(crate) worktree: String,
     /// SHA-256 over the outputs' paths and digests.
-    pub outputs_digest: String,
+    pub(crate) outputs_digest: String,
     /// How many outputs were recorded.
-    pub outputs: usize,
+    pub(crate) outputs: usize,
     /// `rustc --version` of the toolchain that built `tier1-run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toolchain: Option<String>,
@@ -306,7 +306,7 @@ pub struct BuildRecord {
     pub seconds: f64,
     /// The build log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub log: Option<String>,
+    pub(crate) log: Option<String>,
     /// The `tier1-run` binary built (built-in targets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,

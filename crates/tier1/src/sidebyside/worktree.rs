@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// How strictly [`verify`] looks at files git does not track.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Untracked {
+pub(crate) enum Untracked {
     /// Untracked files make the worktree dirty (a fresh checkout).
     Refused,
     /// Untracked and ignored files are allowed (build outputs; checked by digest elsewhere).
@@ -22,7 +22,7 @@ pub enum Untracked {
 /// Create a detached worktree at `commit` in `path` (which must not exist) from the bare `mirror`
 /// (created when missing), fetching the commit from `repo` first; then verify it is exactly the
 /// commit with no untracked file.
-pub fn create(
+pub(crate) fn create(
     repo: &Path,
     mirror: &Path,
     commit: &str,
@@ -75,7 +75,12 @@ pub fn create(
 
 /// Check that the worktree at `path` is exactly `commit`: `HEAD` equal, no tracked change, and
 /// with [`Untracked::Refused`] no untracked file either.
-pub fn verify(path: &Path, commit: &str, side: Side, untracked: Untracked) -> Result<(), Problem> {
+pub(crate) fn verify(
+    path: &Path,
+    commit: &str,
+    side: Side,
+    untracked: Untracked,
+) -> Result<(), Problem> {
     let dirty = |m: String| Problem::new(Cause::DirtyWorktree, Some(side), m);
     let head = git(path, &["rev-parse", "HEAD"]).map_err(|e| {
         dirty(format!(
@@ -116,12 +121,12 @@ pub fn verify(path: &Path, commit: &str, side: Side, untracked: Untracked) -> Re
 
 /// Whether git can still read the worktree at `path` (its record under the repository's
 /// `.git/worktrees/` may be gone when the repository was cloned again).
-pub fn is_readable(path: &Path) -> bool {
+pub(crate) fn is_readable(path: &Path) -> bool {
     git(path, &["rev-parse", "--git-dir"]).is_ok()
 }
 
 /// Remove the worktree at `path` (its directory and the mirror's record of it), best effort.
-pub fn remove(mirror: &Path, path: &Path) {
+pub(crate) fn remove(mirror: &Path, path: &Path) {
     let _ = git(
         mirror,
         &["worktree", "remove", "--force", &path.to_string_lossy()],
@@ -131,7 +136,7 @@ pub fn remove(mirror: &Path, path: &Path) {
 
 /// The files of the worktree that git does not track, ignored ones included, as `/`-separated
 /// paths relative to it (what a build step left behind).
-pub fn untracked_files(path: &Path) -> Result<Vec<String>, String> {
+pub(crate) fn untracked_files(path: &Path) -> Result<Vec<String>, String> {
     let out = git(path, &["ls-files", "--others", "-z"])?;
     let mut files: Vec<String> = out
         .split('\0')

@@ -55,7 +55,7 @@ fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
 }
 
 /// The regularized incomplete beta function I_x(a, b), 0 <= x <= 1, a, b > 0.
-pub fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
+pub(crate) fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
     if x <= 0.0 {
         return 0.0;
     }
@@ -73,7 +73,7 @@ pub fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
 
 /// P(T <= t) for Student's t with `df` degrees of freedom (df > 0; `f64::INFINITY` is the
 /// normal distribution).
-pub fn t_cdf(t: f64, df: f64) -> f64 {
+pub(crate) fn t_cdf(t: f64, df: f64) -> f64 {
     if df.is_infinite() {
         return normal_cdf(t);
     }
@@ -87,7 +87,7 @@ pub fn t_cdf(t: f64, df: f64) -> f64 {
 
 /// The `p`-quantile of Student's t with `df` degrees of freedom (0 < p < 1), by bisection on
 /// [`t_cdf`] (monotone, so 200 halvings reach full precision).
-pub fn t_quantile(p: f64, df: f64) -> f64 {
+pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
     if df.is_infinite() {
         return normal_quantile(p);
     }
@@ -119,7 +119,7 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
 }
 
 /// P(Z <= z) for the standard normal distribution.
-pub fn normal_cdf(z: f64) -> f64 {
+pub(crate) fn normal_cdf(z: f64) -> f64 {
     if z.is_nan() {
         return f64::NAN;
     }
@@ -181,7 +181,7 @@ fn erf_small(x: f64) -> f64 {
 
 /// The `p`-quantile of the standard normal (0 < p < 1): Acklam's approximation refined by two
 /// Newton steps on [`normal_cdf`].
-pub fn normal_quantile(p: f64) -> f64 {
+pub(crate) fn normal_quantile(p: f64) -> f64 {
     if !(p > 0.0 && p < 1.0) {
         return f64::NAN;
     }

@@ -3,14 +3,15 @@
 //! intervals), robust spread (MAD, Tukey fences) and the Hodges-Lehmann shift of paired
 //! differences with its signed-rank interval. No I/O, no randomness, no dependencies.
 
-pub mod dist;
+pub(crate) mod dist;
 mod moments;
 pub mod order;
-pub mod robust;
-pub mod shift;
+pub(crate) mod robust;
+pub(crate) mod shift;
 
-pub use dist::{normal_cdf, normal_quantile, t_cdf, t_quantile};
+pub(crate) use dist::{normal_cdf, normal_quantile, t_cdf, t_quantile};
 pub use moments::{mean, sample_variance};
-pub use order::{MedianCi, median, median_ci, percentile};
-pub use robust::{mad, tukey_outliers};
-pub use shift::{ShiftCi, hodges_lehmann};
+pub(crate) use order::{MedianCi, median_ci};
+pub use order::{median, percentile};
+pub(crate) use robust::{mad, tukey_outliers};
+pub(crate) use shift::{ShiftCi, hodges_lehmann};

@@ -13,7 +13,7 @@ pub fn median(xs: &[f64]) -> Option<f64> {
 }
 
 /// Median of ascending, non-empty values.
-pub fn median_sorted(sorted: &[f64]) -> f64 {
+pub(crate) fn median_sorted(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
         sorted[n / 2]
@@ -37,19 +37,19 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// A median with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MedianCi {
+pub(crate) struct MedianCi {
     /// The sample median.
-    pub median: f64,
+    pub(crate) median: f64,
     /// Lower bound (an order statistic).
-    pub low: f64,
+    pub(crate) low: f64,
     /// Upper bound (an order statistic).
-    pub high: f64,
+    pub(crate) high: f64,
 }
 
 impl MedianCi {
     /// The larger distance from the median to a bound, relative to the median (`None` when the
     /// median is not positive).
-    pub fn relative_half_width(&self) -> Option<f64> {
+    pub(crate) fn relative_half_width(&self) -> Option<f64> {
         (self.median > 0.0)
             .then(|| ((self.high - self.median).max(self.median - self.low)) / self.median)
     }
@@ -60,7 +60,7 @@ impl MedianCi {
 /// `(1 - level) / 2`: `l` is the largest rank with `P(Bin(n, p) <= l - 1) <= (1 - level) / 2`,
 /// `u` the smallest with `P(Bin(n, p) <= u - 1) >= (1 + level) / 2`. `None` when no such pair
 /// of ranks exists (too few values for the level; fewer than 6 for a median at 95 %).
-pub fn quantile_ci_ranks(n: usize, p: f64, level: f64) -> Option<(usize, usize)> {
+pub(crate) fn quantile_ci_ranks(n: usize, p: f64, level: f64) -> Option<(usize, usize)> {
     if n == 0 || !(p > 0.0 && p < 1.0) || !(level > 0.0 && level < 1.0) {
         return None;
     }
@@ -92,7 +92,7 @@ pub fn quantile_ci_ranks(n: usize, p: f64, level: f64) -> Option<(usize, usize)>
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QuantileCi {
     /// The sample quantile (linear interpolation).
-    pub value: f64,
+    pub(crate) value: f64,
     /// Lower bound (an order statistic).
     pub low: f64,
     /// Upper bound (an order statistic).
@@ -116,7 +116,7 @@ pub fn quantile_ci(xs: &[f64], p: f64, level: f64) -> Option<QuantileCi> {
 }
 
 /// The median of `xs` and its distribution-free `level` confidence interval.
-pub fn median_ci(xs: &[f64], level: f64) -> Option<MedianCi> {
+pub(crate) fn median_ci(xs: &[f64], level: f64) -> Option<MedianCi> {
     let q = quantile_ci(xs, 0.5, level)?;
     Some(MedianCi {
         median: q.value,

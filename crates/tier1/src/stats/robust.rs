@@ -5,10 +5,10 @@ use super::order::{median_sorted, percentile};
 
 /// Scale that makes the MAD a consistent estimator of the standard deviation of normal data
 /// (1 / Φ⁻¹(¾)).
-pub const MAD_SCALE: f64 = 1.482_602_218_505_602;
+pub(crate) const MAD_SCALE: f64 = 1.482_602_218_505_602;
 
 /// Median and median absolute deviation (unscaled) of `xs`; `None` when empty or any is NaN.
-pub fn mad(xs: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn mad(xs: &[f64]) -> Option<(f64, f64)> {
     if xs.is_empty() || xs.iter().any(|x| x.is_nan()) {
         return None;
     }
@@ -22,7 +22,7 @@ pub fn mad(xs: &[f64]) -> Option<(f64, f64)> {
 
 /// Number of values beyond Tukey's fences `Q1 - 1.5·IQR` and `Q3 + 1.5·IQR` (quartiles by linear
 /// interpolation); 0 with fewer than four values.
-pub fn tukey_outliers(xs: &[f64]) -> u32 {
+pub(crate) fn tukey_outliers(xs: &[f64]) -> u32 {
     if xs.len() < 4 || xs.iter().any(|x| x.is_nan()) {
         return 0;
     }

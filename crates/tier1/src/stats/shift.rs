@@ -8,23 +8,23 @@ use super::dist::normal_quantile;
 use super::order::median_sorted;
 
 /// Up to this many values the signed-rank distribution is computed exactly.
-pub const EXACT_MAX_N: usize = 120;
+pub(crate) const EXACT_MAX_N: usize = 120;
 
 /// A shift with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ShiftCi {
+pub(crate) struct ShiftCi {
     /// The Hodges-Lehmann estimate.
-    pub estimate: f64,
+    pub(crate) estimate: f64,
     /// Lower bound (a Walsh average).
-    pub low: f64,
+    pub(crate) low: f64,
     /// Upper bound (a Walsh average).
-    pub high: f64,
+    pub(crate) high: f64,
 }
 
 /// The 1-based rank `c` such that `[A_(c), A_(M+1-c)]` of the `M = n(n+1)/2` sorted Walsh averages
 /// covers the shift with probability at least `level`: the largest `c` with
 /// `P(W+ <= c - 1) <= (1 - level) / 2`. `None` when no rank qualifies (fewer than 6 values at 95 %).
-pub fn signed_rank_ci_rank(n: usize, level: f64) -> Option<usize> {
+pub(crate) fn signed_rank_ci_rank(n: usize, level: f64) -> Option<usize> {
     if n == 0 || !(level > 0.0 && level < 1.0) {
         return None;
     }
@@ -63,7 +63,7 @@ pub fn signed_rank_ci_rank(n: usize, level: f64) -> Option<usize> {
 
 /// The Hodges-Lehmann shift of `xs` with its `level` interval (`None` when empty, when a value is
 /// not finite, or with too few values for the level).
-pub fn hodges_lehmann(xs: &[f64], level: f64) -> Option<ShiftCi> {
+pub(crate) fn hodges_lehmann(xs: &[f64], level: f64) -> Option<ShiftCi> {
     if xs.is_empty() || xs.iter().any(|x| !x.is_finite()) {
         return None;
     }

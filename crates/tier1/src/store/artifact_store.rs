@@ -43,7 +43,7 @@ pub trait ArtifactStore {
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError>;
 
     /// Artifacts uploaded by a run (expired ones included, flagged), the newest per name of the
-    /// records `reject` accepts (the caller's provenance rule: [`ArtifactRule`]; a record it
+    /// records `reject` accepts (the caller's provenance rule: `ArtifactRule`; a record it
     /// rejects is listed as skipped, with its reason).
     fn list_run_artifacts(
         &self,
@@ -52,7 +52,7 @@ pub trait ArtifactStore {
     ) -> Result<Listing<ArtifactMeta>, StoreError>;
 
     /// Artifacts of the repository with exactly this name, newest first, of the records `reject`
-    /// accepts ([`ArtifactRule`]).
+    /// accepts (`ArtifactRule`).
     fn find_artifacts_by_name(
         &self,
         name: &str,
@@ -60,7 +60,7 @@ pub trait ArtifactStore {
     ) -> Result<Listing<ArtifactMeta>, StoreError>;
 
     /// The artifact named `name` uploaded by run `run_id`, of the records `reject` accepts
-    /// ([`ArtifactRule`]); where a re-run uploaded the name twice, the one with the highest id.
+    /// (`ArtifactRule`); where a re-run uploaded the name twice, the one with the highest id.
     /// `NotFound` when the run has none.
     fn find_run_artifact(
         &self,
@@ -98,7 +98,7 @@ pub trait ArtifactStore {
 }
 
 /// The reference's bootstrap instruction for GitHub Actions.
-pub const GITHUB_BOOTSTRAP_HINT: &str = "Run one manual main-branch dispatch with bootstrap_history enabled to establish the canonical B200 anchor.";
+pub(crate) const GITHUB_BOOTSTRAP_HINT: &str = "Run one manual main-branch dispatch with bootstrap_history enabled to establish the canonical B200 anchor.";
 
 /// Run `run_id`'s artifact named `name` out of `listing` (the highest id where a re-run uploaded
 /// it twice), or why there is none: a skipped record of that name, an incomplete listing

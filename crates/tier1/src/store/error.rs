@@ -89,7 +89,7 @@ impl crate::exit::Classify for StoreError {
 
 /// The error for a wanted artifact whose record was skipped (the reasons of every skipped record
 /// with that name).
-pub fn skipped_error(skipped: &[Skipped], run_id: u64, name: &str) -> StoreError {
+pub(crate) fn skipped_error(skipped: &[Skipped], run_id: u64, name: &str) -> StoreError {
     let reasons: Vec<String> = skipped
         .iter()
         .filter(|s| s.name == name)

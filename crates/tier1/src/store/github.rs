@@ -40,7 +40,7 @@ pub struct Approval {
     /// Reviewer numeric id.
     pub reviewer_id: u64,
     /// Reviewer comment (may be empty).
-    pub comment: String,
+    pub(crate) comment: String,
     /// Names of the environments the review covered.
     pub environments: Vec<String>,
 }
@@ -64,7 +64,7 @@ impl GithubStore {
     }
 
     /// Fix the clock used for age checks (`--now`); the default is the system clock.
-    pub fn with_now(mut self, now: DateTime<Utc>) -> Self {
+    pub(crate) fn with_now(mut self, now: DateTime<Utc>) -> Self {
         self.now = Some(now);
         self
     }
@@ -80,7 +80,7 @@ impl GithubStore {
     }
 
     /// Numeric id of a workflow given by file name (`tier1-nightly.yml`), resolved once.
-    pub fn workflow_id(&self, workflow: &str) -> Result<u64, StoreError> {
+    pub(crate) fn workflow_id(&self, workflow: &str) -> Result<u64, StoreError> {
         if let Ok(n) = workflow.parse::<u64>() {
             return Ok(n);
         }
@@ -130,7 +130,7 @@ impl GithubStore {
 
     /// A deployment environment and its protection rules (`GET …/environments/{name}`); a name
     /// that is not plain (letters, digits, `.`, `_`, `-`) is refused, never encoded.
-    pub fn environment(&self, name: &str) -> Result<Environment, StoreError> {
+    pub(crate) fn environment(&self, name: &str) -> Result<Environment, StoreError> {
         if !environments::is_plain_name(name) {
             return Err(StoreError::Invalid(format!(
                 "environment name {name:?}: expected letters, digits, '.', '_' or '-'"
@@ -339,7 +339,7 @@ impl ArtifactStore for GithubStore {
 
 /// The store's record of a run, with the provenance facts the record reports; `listed_workflow_id`
 /// is the workflow id the listing asked for.
-pub fn workflow_run(run: ApiRun, listed_workflow_id: Option<u64>) -> WorkflowRun {
+pub(crate) fn workflow_run(run: ApiRun, listed_workflow_id: Option<u64>) -> WorkflowRun {
     let path = run.path.as_deref().unwrap_or_default();
     let path = path.split('@').next().unwrap_or_default();
     let path = match path.find(".github/workflows/") {
@@ -416,7 +416,7 @@ fn artifact_meta(a: ApiArtifact, reject: ArtifactRule<'_>) -> Result<ArtifactMet
 }
 
 /// Keep, for each name, the artifact with the highest id (a re-run attempt uploads a name again).
-pub fn latest_per_name(items: Vec<ArtifactMeta>) -> Vec<ArtifactMeta> {
+pub(crate) fn latest_per_name(items: Vec<ArtifactMeta>) -> Vec<ArtifactMeta> {
     let mut best: BTreeMap<String, ArtifactMeta> = BTreeMap::new();
     for a in items {
         match best.get(&a.name) {

@@ -5,7 +5,7 @@
 //! (`local_check`), and runs may hold a lease that tells an abandoned run from a live one
 //! (`local_lease`). Layout documented in docs/local-store.md.
 
-pub use super::local_check::{ARTIFACTS_DIR, LOCK_FILE, LOCKS_DIR, STATE_FILE};
+pub(crate) use super::local_check::{ARTIFACTS_DIR, LOCK_FILE, LOCKS_DIR, STATE_FILE};
 use super::local_check::{
     Counters, check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
     next_artifact_id,
@@ -23,9 +23,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Version of the `store.json` layout.
-pub const STORE_SCHEMA_VERSION: u32 = 1;
+pub(crate) const STORE_SCHEMA_VERSION: u32 = 1;
 /// Longest retention GitHub allows (private repositories), in days.
-pub const MAX_RETENTION_DAYS: u32 = 400;
+pub(crate) const MAX_RETENTION_DAYS: u32 = 400;
 
 /// One stored artifact as `store.json` records it. `expired` is a forced flag (deleted); the
 /// effective state also expires when the clock reaches `expires_at`.
@@ -54,13 +54,13 @@ pub struct StoredArtifact {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoreState {
     /// [`STORE_SCHEMA_VERSION`].
-    pub schema_version: u32,
+    pub(crate) schema_version: u32,
     /// `owner/name` this store models; the default repository of new runs.
     pub repository: String,
     /// Next run id to hand out.
-    pub next_run_id: u64,
+    pub(crate) next_run_id: u64,
     /// Next artifact id to hand out.
-    pub next_artifact_id: u64,
+    pub(crate) next_artifact_id: u64,
     /// Every run, in creation order.
     pub runs: Vec<WorkflowRun>,
     /// Every artifact, in upload order.
@@ -101,17 +101,17 @@ pub struct NewRun {
     /// Workflow file path, e.g. `.github/workflows/tier1-nightly.yml`.
     pub workflow_path: String,
     /// Branch.
-    pub head_branch: String,
+    pub(crate) head_branch: String,
     /// 40-hex commit.
-    pub head_sha: String,
+    pub(crate) head_sha: String,
     /// Triggering event (`schedule`, `workflow_dispatch`, ...).
     pub event: String,
     /// Base repository; None: the store's repository.
-    pub repository: Option<String>,
+    pub(crate) repository: Option<String>,
     /// Head repository; None: the base repository.
     pub head_repository: Option<String>,
     /// Attempt number (1-based).
-    pub run_attempt: u32,
+    pub(crate) run_attempt: u32,
 }
 
 impl NewRun {
@@ -145,7 +145,7 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
 }
 
 /// True when an artifact name is acceptable to `actions/upload-artifact`.
-pub fn is_valid_artifact_name(name: &str) -> bool {
+pub(crate) fn is_valid_artifact_name(name: &str) -> bool {
     !name.is_empty()
         && !name.chars().any(|c| {
             matches!(
@@ -220,7 +220,7 @@ impl LocalStore {
     }
 
     /// The store directory.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -303,7 +303,10 @@ impl LocalStore {
     /// Start a run owned by this process: its lease (`leases/<id>.lock`) is taken before the run
     /// is recorded and held until the returned [`RunLease`] is dropped or the process ends, so
     /// [`LocalStore::complete_abandoned_runs`] can complete it if the process dies first.
-    pub fn create_run_leased(&self, new: &NewRun) -> Result<(WorkflowRun, RunLease), StoreError> {
+    pub(crate) fn create_run_leased(
+        &self,
+        new: &NewRun,
+    ) -> Result<(WorkflowRun, RunLease), StoreError> {
         let (run, lease) = self.new_run(new, true)?;
         let lease = lease.ok_or_else(|| StoreError::NotFound {
             what: format!("the lease of run {}", run.id),
@@ -356,7 +359,7 @@ impl LocalStore {
     /// Complete every `in_progress` run whose lease no process holds any more (its process was
     /// killed) with `conclusion`, as GitHub completes the run of a runner that vanished: what it
     /// uploaded stays, and restore sees it like any completed run's artifacts. Returns them.
-    pub fn complete_abandoned_runs(
+    pub(crate) fn complete_abandoned_runs(
         &self,
         conclusion: &str,
     ) -> Result<Vec<WorkflowRun>, StoreError> {

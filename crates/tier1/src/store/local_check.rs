@@ -9,32 +9,32 @@ use super::local_lease::LEASES_DIR;
 use std::path::Path;
 
 /// Name of the metadata file in the store directory.
-pub const STATE_FILE: &str = "store.json";
+pub(crate) const STATE_FILE: &str = "store.json";
 /// Name of the lock file every writer holds exclusively.
-pub const LOCK_FILE: &str = "store.lock";
+pub(crate) const LOCK_FILE: &str = "store.lock";
 /// Directory of artifact bytes, one `<id>.bin` per artifact.
-pub const ARTIFACTS_DIR: &str = "artifacts";
+pub(crate) const ARTIFACTS_DIR: &str = "artifacts";
 /// Directory of the job locks `tier1-nightly` keeps in the store.
-pub const LOCKS_DIR: &str = "locks";
+pub(crate) const LOCKS_DIR: &str = "locks";
 
 /// What [`check_counters`] compares: the counters `store.json` hands ids out from, and the
 /// highest ids it records.
 #[derive(Debug, Clone, Copy)]
-pub struct Counters<'a> {
+pub(crate) struct Counters<'a> {
     /// `next_run_id`.
-    pub next_run_id: u64,
+    pub(crate) next_run_id: u64,
     /// `next_artifact_id`.
-    pub next_artifact_id: u64,
+    pub(crate) next_artifact_id: u64,
     /// The highest recorded run id.
-    pub max_run_id: Option<u64>,
+    pub(crate) max_run_id: Option<u64>,
     /// The highest recorded artifact id and its name.
-    pub max_artifact: Option<(u64, &'a str)>,
+    pub(crate) max_artifact: Option<(u64, &'a str)>,
 }
 
 /// Refuse a store where any of its own files or directories (`store.json`, `store.lock`,
 /// `artifacts/`, `locks/`, `leases/` and every entry directly inside those three) is a symbolic
 /// link: tier1 would read or write wherever it points.
-pub fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
     let refuse = |p: &Path| {
         StoreError::Corrupt {
         path: p.display().to_string(),
@@ -68,7 +68,7 @@ pub fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
 }
 
 /// The ids of the `<id>.bin` files under `<dir>/artifacts`, ascending.
-pub fn artifact_ids_on_disk(dir: &Path) -> Result<Vec<u64>, StoreError> {
+pub(crate) fn artifact_ids_on_disk(dir: &Path) -> Result<Vec<u64>, StoreError> {
     let art = dir.join(ARTIFACTS_DIR);
     let entries = match std::fs::read_dir(&art) {
         Ok(e) => e,
@@ -101,7 +101,7 @@ pub fn artifact_ids_on_disk(dir: &Path) -> Result<Vec<u64>, StoreError> {
 
 /// Refuse to start a store in a directory that holds anything but a store's own entries (the
 /// operator pointed `--store` at another directory).
-pub fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
     let io = |source| StoreError::Io {
         path: dir.display().to_string(),
         source,
@@ -124,7 +124,7 @@ pub fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
 
 /// Refuse to start a new `store.json` in `dir` when artifacts already exist there: the store's
 /// record of them was lost, and a fresh one would hand out their ids again.
-pub fn check_no_lost_state(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn check_no_lost_state(dir: &Path) -> Result<(), StoreError> {
     let ids = artifact_ids_on_disk(dir)?;
     if ids.is_empty() {
         return Ok(());
@@ -147,7 +147,7 @@ pub fn check_no_lost_state(dir: &Path) -> Result<(), StoreError> {
 
 /// Refuse counters that were rewound: every recorded run and artifact id must be below the next
 /// id `store.json` would hand out.
-pub fn check_counters(dir: &Path, c: &Counters<'_>) -> Result<(), StoreError> {
+pub(crate) fn check_counters(dir: &Path, c: &Counters<'_>) -> Result<(), StoreError> {
     let corrupt = |message: String| StoreError::Corrupt {
         path: dir.join(STATE_FILE).display().to_string(),
         message,
@@ -173,7 +173,7 @@ pub fn check_counters(dir: &Path, c: &Counters<'_>) -> Result<(), StoreError> {
 
 /// The id of the next artifact: `store.json`'s `next_artifact_id` (`recorded`), or past the
 /// highest `<id>.bin` on disk when a crash left bytes whose record was never written.
-pub fn next_artifact_id(dir: &Path, recorded: u64) -> Result<u64, StoreError> {
+pub(crate) fn next_artifact_id(dir: &Path, recorded: u64) -> Result<u64, StoreError> {
     let on_disk = artifact_ids_on_disk(dir)?.last().copied();
     match on_disk {
         Some(max) if max >= recorded => {

@@ -10,19 +10,19 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 /// Directory of run lease files in the store.
-pub const LEASES_DIR: &str = "leases";
+pub(crate) const LEASES_DIR: &str = "leases";
 
 /// The lock a live run holds; released (and its file removed) when the run completes, or released
 /// by the kernel when the process ends.
 #[derive(Debug)]
-pub struct RunLease {
+pub(crate) struct RunLease {
     _file: File,
     path: PathBuf,
 }
 
 impl RunLease {
     /// The lease file.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }
@@ -35,7 +35,7 @@ fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
 }
 
 /// The lease file of run `id`.
-pub fn lease_path(dir: &Path, id: u64) -> PathBuf {
+pub(crate) fn lease_path(dir: &Path, id: u64) -> PathBuf {
     dir.join(LEASES_DIR).join(format!("{id}.lock"))
 }
 
@@ -54,7 +54,7 @@ fn open(path: &Path, create: bool) -> Result<Option<File>, StoreError> {
 }
 
 /// Create and lock the lease of run `id` (the caller holds the store lock).
-pub fn take(dir: &Path, id: u64) -> Result<RunLease, StoreError> {
+pub(crate) fn take(dir: &Path, id: u64) -> Result<RunLease, StoreError> {
     let leases = dir.join(LEASES_DIR);
     fsx::real_dir(&leases).map_err(io_at(&leases))?;
     let path = lease_path(dir, id);
@@ -69,7 +69,7 @@ pub fn take(dir: &Path, id: u64) -> Result<RunLease, StoreError> {
 }
 
 /// True when run `id` was started with a lease that no process holds any more.
-pub fn is_abandoned(dir: &Path, id: u64) -> Result<bool, StoreError> {
+pub(crate) fn is_abandoned(dir: &Path, id: u64) -> Result<bool, StoreError> {
     let path = lease_path(dir, id);
     let Some(file) = open(&path, false)? else {
         return Ok(false);
@@ -82,7 +82,7 @@ pub fn is_abandoned(dir: &Path, id: u64) -> Result<bool, StoreError> {
 }
 
 /// Remove the lease file of run `id` (it may be absent).
-pub fn remove(dir: &Path, id: u64) -> Result<(), StoreError> {
+pub(crate) fn remove(dir: &Path, id: u64) -> Result<(), StoreError> {
     let path = lease_path(dir, id);
     match std::fs::remove_file(&path) {
         Ok(()) => Ok(()),

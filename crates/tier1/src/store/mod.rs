@@ -1,19 +1,22 @@
 //! The `ArtifactStore` trait: what restore, publish and promote need from "GitHub Actions artifacts",
 //! with two backends, `local` (a directory that models runs and artifacts) and `github` (REST).
 
-pub mod artifact_store;
-pub mod error;
+pub(crate) mod artifact_store;
+pub(crate) mod error;
 pub mod github;
 pub mod local;
 mod local_check;
-pub mod local_lease;
-pub mod open;
-pub mod records;
+pub(crate) mod local_lease;
+pub(crate) mod open;
+pub(crate) mod records;
 
-pub use artifact_store::{ArtifactStore, GITHUB_BOOTSTRAP_HINT};
-pub use error::{StoreError, skipped_error};
-pub use open::{StoreConfig, open_store};
-pub use records::{
-    ArtifactMeta, ArtifactProvenance, ArtifactRule, Downloaded, Listing, RepositoryRef,
-    RunProvenance, Skipped, WorkflowRun,
+pub use artifact_store::ArtifactStore;
+pub(crate) use artifact_store::GITHUB_BOOTSTRAP_HINT;
+pub use error::StoreError;
+pub(crate) use error::skipped_error;
+pub(crate) use open::StoreConfig;
+pub use open::open_store;
+pub use records::{ArtifactMeta, WorkflowRun};
+pub(crate) use records::{
+    ArtifactProvenance, ArtifactRule, Downloaded, Listing, RepositoryRef, RunProvenance, Skipped,
 };

@@ -9,11 +9,11 @@ use chrono::{DateTime, Utc};
 #[derive(Debug, Clone, Default)]
 pub struct StoreConfig {
     /// `owner/name` the caller works for.
-    pub repository: String,
+    pub(crate) repository: String,
     /// REST base URL (`GITHUB_API_URL`), for the github store.
-    pub api_url: Option<String>,
+    pub(crate) api_url: Option<String>,
     /// Fixed clock (`--now`); None: the system clock.
-    pub now: Option<DateTime<Utc>>,
+    pub(crate) now: Option<DateTime<Utc>>,
 }
 
 /// Open a store from its spec: `local:DIR` (an existing local store) or `github`.

@@ -46,13 +46,13 @@ pub struct WorkflowRun {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunProvenance {
     /// The workflow id the listing asked for (None for a run fetched by id).
-    pub listed_workflow_id: Option<u64>,
+    pub(crate) listed_workflow_id: Option<u64>,
     /// The base repository's id.
-    pub repository_id: u64,
+    pub(crate) repository_id: u64,
     /// The head repository object (None when the record has none: a deleted fork).
-    pub head_repository: Option<RepositoryRef>,
+    pub(crate) head_repository: Option<RepositoryRef>,
     /// The record's own `head_repository_id` field, when present.
-    pub head_repository_id: Option<u64>,
+    pub(crate) head_repository_id: Option<u64>,
 }
 
 /// What an artifact record says about the run that uploaded it (GitHub: its `workflow_run`, every
@@ -61,11 +61,11 @@ pub struct RunProvenance {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArtifactProvenance {
     /// Whether the record names its uploading run at all (`workflow_run` present and not null).
-    pub workflow_run_reported: bool,
+    pub(crate) workflow_run_reported: bool,
     /// The uploading run's base repository id, when present.
-    pub repository_id: Option<u64>,
+    pub(crate) repository_id: Option<u64>,
     /// The uploading run's head repository id, when present (differs for a fork's run).
-    pub head_repository_id: Option<u64>,
+    pub(crate) head_repository_id: Option<u64>,
 }
 
 /// The caller's rule for artifact records: why a record's [`ArtifactProvenance`] cannot be
@@ -73,15 +73,15 @@ pub struct ArtifactProvenance {
 /// record before anything else (before the newest-per-name pick); a rejected record is listed as
 /// [`Skipped`] with the rule's reason. A store whose records report none (the local store, which
 /// models the operator's own runs) has nothing to judge.
-pub type ArtifactRule<'a> = &'a dyn Fn(&ArtifactProvenance) -> Option<String>;
+pub(crate) type ArtifactRule<'a> = &'a dyn Fn(&ArtifactProvenance) -> Option<String>;
 
 /// A repository as a run record names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepositoryRef {
+pub(crate) struct RepositoryRef {
     /// Repository id.
-    pub id: u64,
+    pub(crate) id: u64,
     /// `owner/name`.
-    pub full_name: String,
+    pub(crate) full_name: String,
 }
 
 fn one() -> u32 {
@@ -102,20 +102,20 @@ pub struct ArtifactMeta {
     pub digest: Option<String>,
     /// Whether it expired.
     #[serde(default)]
-    pub expired: bool,
+    pub(crate) expired: bool,
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// Expiry time.
     #[serde(default)]
-    pub expires_at: Option<DateTime<Utc>>,
+    pub(crate) expires_at: Option<DateTime<Utc>>,
     /// The run that uploaded it.
-    pub workflow_run_id: u64,
+    pub(crate) workflow_run_id: u64,
     /// That run's branch, as the artifact record states it.
     #[serde(default)]
-    pub workflow_run_head_branch: Option<String>,
+    pub(crate) workflow_run_head_branch: Option<String>,
     /// That run's commit, as the artifact record states it.
     #[serde(default)]
-    pub workflow_run_head_sha: Option<String>,
+    pub(crate) workflow_run_head_sha: Option<String>,
 }
 
 /// A list that may have been cut short by a cap or an incomplete listing.
@@ -132,7 +132,7 @@ pub struct Listing<T> {
 
 impl<T> Listing<T> {
     /// A listing with nothing skipped.
-    pub fn of(items: Vec<T>, truncated: bool) -> Self {
+    pub(crate) fn of(items: Vec<T>, truncated: bool) -> Self {
         Listing {
             items,
             truncated,
@@ -144,7 +144,7 @@ impl<T> Listing<T> {
 impl Listing<WorkflowRun> {
     /// The runs a listing keeps, newest first (creation time, then id), at most `cap` of them;
     /// truncated when more were found than `cap` or `more` says the source has more.
-    pub fn newest_runs(mut runs: Vec<WorkflowRun>, cap: usize, more: bool) -> Self {
+    pub(crate) fn newest_runs(mut runs: Vec<WorkflowRun>, cap: usize, more: bool) -> Self {
         runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         let truncated = more || runs.len() > cap;
         runs.truncate(cap);
@@ -158,9 +158,9 @@ pub struct Skipped {
     /// Its id.
     pub id: u64,
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// The run the record names, when it names one.
-    pub workflow_run_id: Option<u64>,
+    pub(crate) workflow_run_id: Option<u64>,
     /// Why it was left out, naming the field and what was found.
     pub reason: String,
 }

@@ -10,17 +10,17 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Where suite files are looked for, relative to the repository root.
-pub const SUITE_DIR: &str = "configs/benchmark_suites";
+pub(crate) const SUITE_DIR: &str = "configs/benchmark_suites";
 
 /// A suite's identity as a history records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SuiteId {
+pub(crate) struct SuiteId {
     /// `suite_name`.
     #[serde(rename = "suite_name")]
-    pub name: String,
+    pub(crate) name: String,
     /// `suite_version`.
     #[serde(rename = "suite_version")]
-    pub version: u32,
+    pub(crate) version: u32,
 }
 
 impl std::fmt::Display for SuiteId {
@@ -54,7 +54,7 @@ pub enum SuiteSource {
 
 impl SuiteSource {
     /// The file the suite was read from, None for the embedded suite.
-    pub fn path(&self) -> Option<&Path> {
+    pub(crate) fn path(&self) -> Option<&Path> {
         match self {
             SuiteSource::Given { path }
             | SuiteSource::Recorded { path }
@@ -70,11 +70,11 @@ pub struct Discovered {
     /// The suite.
     pub suite: Suite,
     /// Where it came from.
-    pub source: SuiteSource,
+    pub(crate) source: SuiteSource,
 }
 
 /// The suite identity `<history>/index.json` records, None when it has no index.
-pub fn recorded_identity(history: &Path) -> Result<Option<SuiteId>, SuiteError> {
+pub(crate) fn recorded_identity(history: &Path) -> Result<Option<SuiteId>, SuiteError> {
     let index = history.join("index.json");
     if !index.is_file() {
         return Ok(None);

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// The output format of a command target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// A `tier1.command_result.v1` document (docs/command-targets.md).
     #[default]
     Tier1,
@@ -28,7 +28,7 @@ pub enum OutputFormat {
 
 impl OutputFormat {
     /// The suite spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             OutputFormat::Tier1 => "tier1",
             OutputFormat::PytestBenchmark => "pytest-benchmark",
@@ -40,7 +40,7 @@ impl OutputFormat {
     }
 
     /// Whether this is the default (tier1's own document).
-    pub fn is_tier1(&self) -> bool {
+    pub(crate) fn is_tier1(&self) -> bool {
         *self == OutputFormat::Tier1
     }
 }
@@ -48,17 +48,17 @@ impl OutputFormat {
 /// Which of a tool's benchmarks are the target's variants (the names as the tool prints them).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct VariantMap {
+pub(crate) struct VariantMap {
     /// The baseline (for a single benchmark, its only variant).
-    pub baseline: String,
+    pub(crate) baseline: String,
     /// The optimized variants (none for a single benchmark).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub optimized: Vec<String>,
+    pub(crate) optimized: Vec<String>,
 }
 
 /// A tool's benchmark name as a tier1 variant name: every character outside `[A-Za-z0-9_.-]`
 /// becomes `_` (`BM_Sort/1024` is `BM_Sort_1024`).
-pub fn variant_name(tool_name: &str) -> String {
+pub(crate) fn variant_name(tool_name: &str) -> String {
     tool_name
         .chars()
         .map(|c| {
@@ -73,7 +73,7 @@ pub fn variant_name(tool_name: &str) -> String {
 
 /// The rules of `format` and `variants` for one target: a field (relative to the target) and
 /// the message when broken.
-pub fn check(t: &Target) -> Result<(), (&'static str, String)> {
+pub(crate) fn check(t: &Target) -> Result<(), (&'static str, String)> {
     let key = &t.key;
     let Some(map) = &t.variants else {
         if !t.format.is_tier1() {

@@ -9,42 +9,42 @@ use std::io::Read;
 use std::path::Path;
 
 /// Largest suite file read, in bytes.
-pub const MAX_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 1 << 20;
 /// Longest name (suite, target key, category, profile, shape parameter), in bytes.
-pub const MAX_NAME_BYTES: usize = 64;
+pub(crate) const MAX_NAME_BYTES: usize = 64;
 /// Longest target string and history root, in bytes.
-pub const MAX_PATH_BYTES: usize = 256;
+pub(crate) const MAX_PATH_BYTES: usize = 256;
 /// Longest free text (descriptions, rationale), in bytes: each is copied into every summary.
-pub const MAX_TEXT_BYTES: usize = 4096;
+pub(crate) const MAX_TEXT_BYTES: usize = 4096;
 /// Most targets.
-pub const MAX_TARGETS: usize = 64;
+pub(crate) const MAX_TARGETS: usize = 64;
 /// Most profiles.
-pub const MAX_PROFILES: usize = 32;
+pub(crate) const MAX_PROFILES: usize = 32;
 /// Most shape parameters of one target under one profile.
-pub const MAX_SHAPE_PARAMS: usize = 32;
+pub(crate) const MAX_SHAPE_PARAMS: usize = 32;
 /// Largest shape value (the built-in targets index with 32-bit integers on the GPU); the memory a
 /// shape needs is also checked against the machine before anything is allocated.
-pub const MAX_SHAPE_VALUE: u64 = (1 << 31) - 1;
+pub(crate) const MAX_SHAPE_VALUE: u64 = (1 << 31) - 1;
 /// Most arguments of a command target.
-pub const MAX_COMMAND_ARGS: usize = 256;
+pub(crate) const MAX_COMMAND_ARGS: usize = 256;
 /// Longest argument of a command target, in bytes (Linux refuses longer ones, 128 KiB, to exec).
-pub const MAX_ARG_BYTES: usize = 65_536;
+pub(crate) const MAX_ARG_BYTES: usize = 65_536;
 /// Longest `timeout_s` and `budget_s`: one day.
-pub const MAX_SECONDS: u64 = 86_400;
+pub(crate) const MAX_SECONDS: u64 = 86_400;
 /// Most warm-up executions, timed rounds (`iterations`, `max_rounds`).
-pub const MAX_ROUNDS: u32 = 1_000_000;
+pub(crate) const MAX_ROUNDS: u32 = 1_000_000;
 /// Longest `min_sample_ms`: one minute.
-pub const MAX_SAMPLE_MS: f64 = 60_000.0;
+pub(crate) const MAX_SAMPLE_MS: f64 = 60_000.0;
 /// Largest `precision_pct`.
-pub const MAX_PRECISION_PCT: f64 = 1000.0;
+pub(crate) const MAX_PRECISION_PCT: f64 = 1000.0;
 /// Largest threshold (percent, points, ratios, counts of prior runs, robust deviations).
-pub const MAX_THRESHOLD: f64 = 1e6;
+pub(crate) const MAX_THRESHOLD: f64 = 1e6;
 /// Longest `history_window` and `anchor_outlier_min_runs`.
-pub const MAX_WINDOW: u32 = 10_000;
+pub(crate) const MAX_WINDOW: u32 = 10_000;
 
 /// Read a suite file: at most [`MAX_FILE_BYTES`] bytes (a device such as `/dev/zero` included),
 /// and UTF-8.
-pub fn read_text(path: &Path) -> Result<String, SuiteError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, SuiteError> {
     let shown = path.display().to_string();
     let io = |source| SuiteError::Io {
         path: shown.clone(),
@@ -73,7 +73,7 @@ pub fn read_text(path: &Path) -> Result<String, SuiteError> {
 }
 
 /// A value out of range: the field (a dotted path) and the message.
-pub type OutOfRange = (String, String);
+pub(crate) type OutOfRange = (String, String);
 
 fn text(at: &str, v: &str, max: usize) -> Result<(), OutOfRange> {
     if v.len() > max {
@@ -103,7 +103,7 @@ fn at_most<T: PartialOrd + std::fmt::Display>(at: &str, v: T, max: T) -> Result<
 }
 
 /// Check every size and number of `suite` against the limits above.
-pub fn check(suite: &Suite) -> Result<(), OutOfRange> {
+pub(crate) fn check(suite: &Suite) -> Result<(), OutOfRange> {
     text("suite_name", &suite.suite_name, MAX_NAME_BYTES)?;
     text("description", &suite.description, MAX_TEXT_BYTES)?;
     text("history_root", &suite.history_root, MAX_PATH_BYTES)?;

@@ -8,19 +8,19 @@ use std::collections::HashMap;
 
 /// 1-based lines of the items of one YAML document, by dotted path.
 #[derive(Debug, Default)]
-pub struct Lines {
+pub(crate) struct Lines {
     map: HashMap<String, usize>,
 }
 
 /// A key that appears twice in one mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DuplicateKey {
+pub(crate) struct DuplicateKey {
     /// Dotted path of the key.
-    pub path: String,
+    pub(crate) path: String,
     /// Line of the repeat.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Line of the first occurrence.
-    pub first: usize,
+    pub(crate) first: usize,
 }
 
 enum Frame {
@@ -46,7 +46,7 @@ fn join(path: &str, part: &str) -> String {
 impl Lines {
     /// Walk `text`. A YAML syntax error ends the walk quietly (the deserializer reports it); a
     /// repeated key is returned as an error.
-    pub fn scan(text: &str) -> Result<Lines, DuplicateKey> {
+    pub(crate) fn scan(text: &str) -> Result<Lines, DuplicateKey> {
         let mut lines = Lines::default();
         let mut stack: Vec<Frame> = Vec::new();
         for item in Parser::new_from_str(text) {
@@ -115,7 +115,7 @@ impl Lines {
 
     /// The line of `path`, else of its longest located prefix (an absent field points at its
     /// parent); 0 when nothing is located.
-    pub fn line(&self, path: &str) -> usize {
+    pub(crate) fn line(&self, path: &str) -> usize {
         let mut p = path;
         loop {
             if let Some(&l) = self.map.get(p) {

@@ -9,19 +9,19 @@ use crate::artifacts::ArtifactPrefix;
 use std::path::Path;
 
 /// The workflow file tier1's own runs are recorded under.
-pub const DEFAULT_WORKFLOW: &str = "tier1-nightly.yml";
+pub(crate) const DEFAULT_WORKFLOW: &str = "tier1-nightly.yml";
 
 /// The names a local run records.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunNames {
+pub(crate) struct RunNames {
     /// Workflow file name (`benchmarks.yml`).
-    pub workflow: String,
+    pub(crate) workflow: String,
     /// Artifact prefix (`acme`).
-    pub artifact_prefix: ArtifactPrefix,
+    pub(crate) artifact_prefix: ArtifactPrefix,
 }
 
 /// Check a workflow file name: `<name>.yml` or `<name>.yaml`, a single safe path component.
-pub fn check_workflow(name: &str) -> Result<(), String> {
+pub(crate) fn check_workflow(name: &str) -> Result<(), String> {
     let stem = name
         .strip_suffix(".yml")
         .or_else(|| name.strip_suffix(".yaml"));
@@ -36,7 +36,7 @@ pub fn check_workflow(name: &str) -> Result<(), String> {
 /// The names: `workflow` and `artifact_prefix` (flags) when given, else the suite's fields, else
 /// the defaults. The suite is only read when a flag is missing; when it cannot be chosen without
 /// a history (several suite files), the defaults apply.
-pub fn run_names(
+pub(crate) fn run_names(
     workflow: Option<&str>,
     artifact_prefix: Option<&str>,
     suite_config: Option<&Path>,

@@ -10,42 +10,42 @@ use std::collections::BTreeMap;
 /// `precision_pct` is set: at ±0.3 T the within-run part of a comparison's standard error is
 /// under a fifth of a T-sized change, so the run-to-run noise, not the measurement, decides
 /// what the gate can detect (docs/regression-model.md §7).
-pub const PRECISION_PER_THRESHOLD: f64 = 0.3;
+pub(crate) const PRECISION_PER_THRESHOLD: f64 = 0.3;
 /// Bounds of a derived precision (percent).
-pub const DERIVED_PRECISION_RANGE: (f64, f64) = (0.25, 10.0);
+pub(crate) const DERIVED_PRECISION_RANGE: (f64, f64) = (0.25, 10.0);
 /// Passes an anchor is measured in when the profile does not say.
-pub const DEFAULT_ANCHOR_PASSES: u32 = 3;
+pub(crate) const DEFAULT_ANCHOR_PASSES: u32 = 3;
 /// Most passes a profile may ask for.
-pub const MAX_ANCHOR_PASSES: u32 = 9;
+pub(crate) const MAX_ANCHOR_PASSES: u32 = 9;
 
 /// Threshold fields a target may override (`targets[].thresholds`); unset fields keep the
 /// suite's value. The detection settings (alpha, prior, window) stay suite-wide.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ThresholdOverrides {
+pub(crate) struct ThresholdOverrides {
     /// See [`Thresholds::speedup_regression_pct`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speedup_regression_pct: Option<f64>,
+    pub(crate) speedup_regression_pct: Option<f64>,
     /// See [`Thresholds::optimized_latency_regression_pct`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub optimized_latency_regression_pct: Option<f64>,
+    pub(crate) optimized_latency_regression_pct: Option<f64>,
     /// See [`Thresholds::min_optimized_time_delta_ms`] (the floor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_optimized_time_delta_ms: Option<f64>,
+    pub(crate) min_optimized_time_delta_ms: Option<f64>,
     /// See [`Thresholds::memory_savings_regression_points`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_savings_regression_points: Option<f64>,
+    pub(crate) memory_savings_regression_points: Option<f64>,
     /// See [`Thresholds::optimized_memory_regression_pct`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub optimized_memory_regression_pct: Option<f64>,
+    pub(crate) optimized_memory_regression_pct: Option<f64>,
     /// See [`Thresholds::min_speedup`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_speedup: Option<f64>,
+    pub(crate) min_speedup: Option<f64>,
 }
 
 impl ThresholdOverrides {
     /// `base` with every set field replaced.
-    pub fn apply(&self, base: Thresholds) -> Thresholds {
+    pub(crate) fn apply(&self, base: Thresholds) -> Thresholds {
         Thresholds {
             speedup_regression_pct: self
                 .speedup_regression_pct
@@ -68,7 +68,7 @@ impl ThresholdOverrides {
     }
 
     /// The set fields, by name (for validation messages).
-    pub fn fields(&self) -> Vec<(&'static str, f64)> {
+    pub(crate) fn fields(&self) -> Vec<(&'static str, f64)> {
         [
             ("speedup_regression_pct", self.speedup_regression_pct),
             (
@@ -110,7 +110,7 @@ pub enum Clock {
 
 impl Clock {
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Clock::Wall => "wall",
             Clock::Cpu => "cpu",
@@ -121,7 +121,7 @@ impl Clock {
 /// Whether an anchor must reach its precision (`profiles.<name>.anchor_precision`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum AnchorPrecision {
+pub(crate) enum AnchorPrecision {
     /// The anchor is made whatever precision the machine reached, and carries it; every later
     /// verdict states the smallest change it can detect (ordinary machines).
     #[default]
@@ -133,7 +133,7 @@ pub enum AnchorPrecision {
 
 impl AnchorPrecision {
     /// The stored name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             AnchorPrecision::Measured => "measured",
             AnchorPrecision::Required => "required",
@@ -143,7 +143,7 @@ impl AnchorPrecision {
 
 /// The precision (± percent, 95 %) a measurement aims for when none is set: a share of the
 /// smaller speed threshold ([`PRECISION_PER_THRESHOLD`]), within [`DERIVED_PRECISION_RANGE`].
-pub fn derived_precision_pct(th: &Thresholds) -> f64 {
+pub(crate) fn derived_precision_pct(th: &Thresholds) -> f64 {
     let t = th
         .speedup_regression_pct
         .min(th.optimized_latency_regression_pct);
@@ -155,27 +155,27 @@ pub fn derived_precision_pct(th: &Thresholds) -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TargetSettings {
     /// Precision aimed for (± percent, 95 %).
-    pub precision_pct: f64,
+    pub(crate) precision_pct: f64,
     /// Whether the precision was set (suite or target) rather than derived.
-    pub precision_set: bool,
+    pub(crate) precision_set: bool,
     /// Timing budget (seconds) of one pass.
-    pub budget_s: f64,
+    pub(crate) budget_s: f64,
     /// Shortest sample (ms).
-    pub min_sample_ms: f64,
+    pub(crate) min_sample_ms: f64,
 }
 
 /// Per target string, the thresholds that judge it (the suite's, with its own overrides).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ThresholdBook {
     /// The suite's thresholds (and the detection settings every target shares).
-    pub base: Thresholds,
+    pub(crate) base: Thresholds,
     /// Targets with overrides, by `target` string.
-    pub targets: BTreeMap<String, Thresholds>,
+    pub(crate) targets: BTreeMap<String, Thresholds>,
 }
 
 impl ThresholdBook {
     /// The thresholds of `target` (a `target` string).
-    pub fn get(&self, target: &str) -> &Thresholds {
+    pub(crate) fn get(&self, target: &str) -> &Thresholds {
         self.targets.get(target).unwrap_or(&self.base)
     }
 }
@@ -203,7 +203,7 @@ impl From<Thresholds> for ThresholdBook {
 
 /// The first per-target setting of `t` that is out of range: (field path under the target,
 /// message with the expected and found values).
-pub fn target_setting_problem(t: &Target) -> Option<(String, String)> {
+pub(crate) fn target_setting_problem(t: &Target) -> Option<(String, String)> {
     let positive = [
         ("precision_pct", t.precision_pct),
         ("budget_s", t.budget_s),
@@ -240,7 +240,7 @@ pub fn target_setting_problem(t: &Target) -> Option<(String, String)> {
 /// side with the anchor's own code (docs/suite.md, docs/regression-model.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SideBySideSetting {
+pub(crate) enum SideBySideSetting {
     /// On where the anchor's commit is reachable in the checkout's repository (the default).
     #[default]
     Auto,
@@ -259,7 +259,7 @@ impl Suite {
     }
 
     /// Every target's thresholds.
-    pub fn threshold_book(&self) -> ThresholdBook {
+    pub(crate) fn threshold_book(&self) -> ThresholdBook {
         ThresholdBook {
             base: self.thresholds,
             targets: self
@@ -285,7 +285,7 @@ impl Suite {
     }
 
     /// The side-by-side setting under `profile`: the profile's, else the suite's, else `auto`.
-    pub fn side_by_side_for(&self, profile: &str) -> SideBySideSetting {
+    pub(crate) fn side_by_side_for(&self, profile: &str) -> SideBySideSetting {
         self.profile(profile)
             .and_then(|p| p.side_by_side)
             .or(self.side_by_side)

@@ -3,7 +3,7 @@
 //! they differ (1.047 against 1.05 reads "1.047x below 1.05x", never "1.05x below 1.05x").
 
 /// `x` with `digits` significant digits (at least one decimal, no exponent).
-pub fn fmt_sig(x: impl Into<f64>, digits: u32) -> String {
+pub(crate) fn fmt_sig(x: impl Into<f64>, digits: u32) -> String {
     let x: f64 = x.into();
     if !x.is_finite() {
         return x.to_string();
@@ -18,7 +18,7 @@ pub fn fmt_sig(x: impl Into<f64>, digits: u32) -> String {
 
 /// `value` and `limit` with `decimals` decimals, more where `value != limit` would otherwise
 /// print the same (up to 9 decimals).
-pub fn fmt_apart(value: f64, limit: f64, decimals: usize) -> (String, String) {
+pub(crate) fn fmt_apart(value: f64, limit: f64, decimals: usize) -> (String, String) {
     let mut d = decimals;
     loop {
         let (v, l) = (format!("{value:.d$}"), format!("{limit:.d$}"));
@@ -30,7 +30,7 @@ pub fn fmt_apart(value: f64, limit: f64, decimals: usize) -> (String, String) {
 }
 
 /// A signed percentage with `decimals` decimals (`+5.20 %`, `-12.00 %`).
-pub fn fmt_pct(x: impl Into<f64>, decimals: usize) -> String {
+pub(crate) fn fmt_pct(x: impl Into<f64>, decimals: usize) -> String {
     let x: f64 = x.into();
     format!("{x:+.decimals$} %")
 }

@@ -21,7 +21,7 @@ type PtxSet = Arc<Vec<compile::CompiledKernel>>;
 static PTX_CACHE: OnceLock<Mutex<HashMap<String, PtxSet>>> = OnceLock::new();
 
 /// Every kernel compiled for `arch` (cached: NVRTC runs once per architecture and process).
-pub fn compiled_for(arch: &str) -> Result<PtxSet, CudaError> {
+pub(crate) fn compiled_for(arch: &str) -> Result<PtxSet, CudaError> {
     let cache = PTX_CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(set) = map.get(arch) {
@@ -72,7 +72,7 @@ fn device_state(uuid: &str) -> Option<crate::bench::machine::GpuState> {
 }
 
 /// The CUDA backend over one device.
-pub struct CudaBackend {
+pub(crate) struct CudaBackend {
     info: DeviceInfo,
     stream: Arc<CudaStream>,
     functions: BTreeMap<String, CudaFunction>,
@@ -89,7 +89,7 @@ impl std::fmt::Debug for CudaBackend {
 
 impl CudaBackend {
     /// Probe device `ordinal`, compile (or reuse) the kernels for its architecture, load them.
-    pub fn new(ordinal: usize) -> Result<CudaBackend, CudaError> {
+    pub(crate) fn new(ordinal: usize) -> Result<CudaBackend, CudaError> {
         let info = probe::probe_device(ordinal)?;
         for k in super::KERNELS {
             if info.capability < k.min_capability {
@@ -130,12 +130,12 @@ impl CudaBackend {
     }
 
     /// The probed device.
-    pub fn device(&self) -> &DeviceInfo {
+    pub(crate) fn device(&self) -> &DeviceInfo {
         &self.info
     }
 
     /// A loaded kernel by entry name.
-    pub fn function(&self, name: &str) -> Option<&CudaFunction> {
+    pub(crate) fn function(&self, name: &str) -> Option<&CudaFunction> {
         self.functions.get(name)
     }
 }

@@ -11,9 +11,9 @@ use std::ffi::{CStr, CString};
 #[derive(Debug, Clone)]
 pub struct CompiledKernel {
     /// The source it came from.
-    pub kernel: KernelSource,
+    pub(crate) kernel: KernelSource,
     /// The `--gpu-architecture` it targets.
-    pub arch: String,
+    pub(crate) arch: String,
     /// PTX text, ready for `CudaContext::load_module(Ptx::from_src(..))`.
     pub ptx: String,
 }
@@ -25,7 +25,7 @@ pub fn nvrtc_present() -> bool {
 }
 
 /// The options every kernel is compiled with.
-pub fn options(arch: &str) -> Vec<String> {
+pub(crate) fn options(arch: &str) -> Vec<String> {
     vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".into(),
@@ -98,6 +98,6 @@ pub fn compile_kernel(kernel: &KernelSource, arch: &str) -> Result<CompiledKerne
 }
 
 /// Compile every kernel file for `arch`; the first failure is returned.
-pub fn compile_all(arch: &str) -> Result<Vec<CompiledKernel>, CudaError> {
+pub(crate) fn compile_all(arch: &str) -> Result<Vec<CompiledKernel>, CudaError> {
     KERNELS.iter().map(|k| compile_kernel(k, arch)).collect()
 }

@@ -7,7 +7,7 @@ use crate::bench::targets::kv_standard;
 
 /// The contents of one input buffer.
 #[derive(Debug, Clone, PartialEq)]
-pub enum HostData {
+pub(crate) enum HostData {
     /// f32 values.
     F32(Vec<f32>),
     /// Raw bytes (packed codes, scales).
@@ -16,7 +16,7 @@ pub enum HostData {
 
 impl HostData {
     /// Size in bytes.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         match self {
             HostData::F32(v) => v.len() * 4,
             HostData::U8(v) => v.len(),
@@ -25,12 +25,12 @@ impl HostData {
 }
 
 /// Named input buffers.
-pub type Inputs = Vec<(&'static str, HostData)>;
+pub(crate) type Inputs = Vec<(&'static str, HostData)>;
 
 /// Byte ranges `(offset, len)` of the written tokens of a kernel-layout cache
 /// `[batch, layers, 2, heads, max_seq, d]` with `elem` bytes per value, in compact order
 /// `[batch, active_layers, 2, heads, steps, d]`.
-pub fn kv_segments(p: &kv_standard::Params, elem: usize) -> Vec<(usize, usize)> {
+pub(crate) fn kv_segments(p: &kv_standard::Params, elem: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::with_capacity(p.batch * p.active_layers * 2 * p.heads);
     for b in 0..p.batch {
         for layer in 0..p.active_layers {
@@ -50,7 +50,11 @@ pub fn kv_segments(p: &kv_standard::Params, elem: usize) -> Vec<(usize, usize)> 
 
 /// Dequantize the compact written tokens (bf16 bits when `scales` is `None`, else E4M3 codes with
 /// `scales[layer · max_seq + pos]`) into the CPU twin's order (`kv_standard::read_back`).
-pub fn kv_decode(p: &kv_standard::Params, compact: &[u8], scales: Option<&[f32]>) -> Vec<f32> {
+pub(crate) fn kv_decode(
+    p: &kv_standard::Params,
+    compact: &[u8],
+    scales: Option<&[f32]>,
+) -> Vec<f32> {
     let d = p.head_dim;
     let mut out = Vec::with_capacity(p.steps * p.active_layers * p.token_elems());
     for tok in 0..p.steps * p.active_layers {
@@ -80,7 +84,7 @@ pub fn kv_decode(p: &kv_standard::Params, compact: &[u8], scales: Option<&[f32]>
 }
 
 /// Rows `rows × cols` of an f32 matrix with row stride `ld`, from little-endian bytes.
-pub fn crop_f32(bytes: &[u8], rows: usize, cols: usize, ld: usize) -> Vec<f32> {
+pub(crate) fn crop_f32(bytes: &[u8], rows: usize, cols: usize, ld: usize) -> Vec<f32> {
     let mut out = Vec::with_capacity(rows * cols);
     for r in 0..rows {
         let row = &bytes[r * ld * 4..(r * ld + cols) * 4];

@@ -1,13 +1,14 @@
-//! The kernel registry, derived from the table of targets ([`crate::bench::table::TARGETS`]): every
+//! The kernel registry, derived from the table of targets (`crate::bench::table::TARGETS`): every
 //! embedded kernel file (`kernels/<key>.cu`) and which `extern "C" __global__` entries each
 //! target's launchers use, per variant.
 
 use crate::bench::table::TARGETS;
 
-pub use super::launch_sizes::{
+pub(crate) use super::launch_sizes::{
     BLOCK_REDUCE_SHARED, FUSED_MMA_SHARED, GEMM_TILE_SHARED, MMA_TILE, flash_shared,
 };
-pub use super::source::{COMMON, KernelSource, ParamKind, entry_points, kernel_params};
+pub(crate) use super::source::{COMMON, ParamKind, kernel_params};
+pub use super::source::{KernelSource, entry_points};
 
 /// Every kernel file, one per target, in table order.
 pub const KERNELS: [KernelSource; TARGETS.len()] = {

@@ -4,22 +4,23 @@
 //! plan file per target (`plans`). Every GPU path is guarded: a missing library or device is a
 //! [`CudaError`], never a panic.
 
-pub mod backend;
-pub mod compile;
-pub mod error;
-pub mod host;
+pub(crate) mod backend;
+pub(crate) mod compile;
+pub(crate) mod error;
+pub(crate) mod host;
 pub mod kernels;
-pub mod launch_sizes;
-pub mod plan;
-pub mod plans;
-pub mod probe;
-pub mod shared;
-pub mod source;
+pub(crate) mod launch_sizes;
+pub(crate) mod plan;
+pub(crate) mod plans;
+pub(crate) mod probe;
+pub(crate) mod shared;
+pub(crate) mod source;
 
-pub use backend::CudaBackend;
-pub use compile::{CompiledKernel, compile_all, compile_kernel, nvrtc_present};
+pub(crate) use backend::CudaBackend;
+pub(crate) use compile::{CompiledKernel, compile_all};
+pub use compile::{compile_kernel, nvrtc_present};
 pub use error::CudaError;
 pub(crate) use error::guarded;
 pub use kernels::{KERNELS, KernelSource, LAUNCHES, entry_points};
-pub use probe::{DeviceInfo, probe_device};
+pub(crate) use probe::{DeviceInfo, probe_device};
 pub use shared::cuda_backend;

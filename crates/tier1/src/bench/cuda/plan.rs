@@ -8,11 +8,11 @@ use crate::bench::backend::BackendError;
 use crate::bench::targets::kv_standard;
 
 /// Shared memory a block may use without opting in (`cudaFuncSetAttribute`): 48 KiB.
-pub const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+pub(crate) const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// One kernel argument.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Arg {
+pub(crate) enum Arg {
     /// The device address of buffer `name` plus `offset` bytes.
     Buf {
         /// Buffer name in [`Plan::buffers`].
@@ -30,7 +30,7 @@ pub enum Arg {
 
 impl Arg {
     /// The parameter kind this argument fills.
-    pub fn kind(&self) -> ParamKind {
+    pub(crate) fn kind(&self) -> ParamKind {
         match self {
             Arg::Buf { .. } => ParamKind::Ptr,
             Arg::I32(_) => ParamKind::I32,
@@ -41,12 +41,12 @@ impl Arg {
 }
 
 /// Buffer `name` at offset 0.
-pub fn buf(name: &'static str) -> Arg {
+pub(crate) fn buf(name: &'static str) -> Arg {
     Arg::Buf { name, offset: 0 }
 }
 
 /// Buffer `name` at `offset` bytes.
-pub fn buf_at(name: &'static str, offset: usize) -> Arg {
+pub(crate) fn buf_at(name: &'static str, offset: usize) -> Arg {
     Arg::Buf {
         name,
         offset: offset as u64,
@@ -55,23 +55,23 @@ pub fn buf_at(name: &'static str, offset: usize) -> Arg {
 
 /// One kernel launch.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Launch {
+pub(crate) struct Launch {
     /// `extern "C"` entry name.
-    pub kernel: &'static str,
+    pub(crate) kernel: &'static str,
     /// Grid (blocks).
-    pub grid: (u32, u32, u32),
+    pub(crate) grid: (u32, u32, u32),
     /// Block (threads).
-    pub block: (u32, u32, u32),
+    pub(crate) block: (u32, u32, u32),
     /// Static shared memory of the kernel in bytes (from the `__shared__` arrays of its source;
     /// dynamic shared memory is 0 for every kernel).
-    pub shared_bytes: u32,
+    pub(crate) shared_bytes: u32,
     /// Arguments in the kernel's parameter order.
-    pub args: Vec<Arg>,
+    pub(crate) args: Vec<Arg>,
 }
 
 /// One step of a variant, enqueued in order on the backend's stream.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     /// A kernel launch.
     Launch(Launch),
     /// Zero a whole buffer.
@@ -89,7 +89,7 @@ pub enum Step {
 
 /// Who owns a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     /// An input uploaded once from the host, shared by every variant.
     Input,
     /// Scratch or output of variant `i` (zero-initialized; counted as that variant's memory).
@@ -101,18 +101,18 @@ pub enum Owner {
 
 /// A device buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BufSpec {
+pub(crate) struct BufSpec {
     /// Name used by [`Arg::Buf`].
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Size in bytes.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Owner.
-    pub owner: Owner,
+    pub(crate) owner: Owner,
 }
 
 /// How a variant's output is read back as the CPU twin's `Vec<f32>`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Output {
+pub(crate) enum Output {
     /// f32 matrix `rows×cols` with row stride `ld` elements (cropped when `ld > cols`).
     F32 {
         /// Buffer.
@@ -138,36 +138,36 @@ pub enum Output {
 
 /// One variant's plan.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VariantPlan {
+pub(crate) struct VariantPlan {
     /// `baseline` or `optimized_<technique>`.
-    pub name: String,
+    pub(crate) name: String,
     /// Steps of one run.
-    pub steps: Vec<Step>,
+    pub(crate) steps: Vec<Step>,
     /// Capture the steps into a CUDA graph once and replay it per run.
-    pub graph: bool,
+    pub(crate) graph: bool,
     /// Output read-back.
-    pub output: Output,
+    pub(crate) output: Output,
 }
 
 /// A target's device plan: buffers, then variants (baseline first).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Suite target key.
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// Every buffer.
-    pub buffers: Vec<BufSpec>,
+    pub(crate) buffers: Vec<BufSpec>,
     /// Baseline first.
-    pub variants: Vec<VariantPlan>,
+    pub(crate) variants: Vec<VariantPlan>,
 }
 
 impl Plan {
     /// The buffer named `name`.
-    pub fn buffer(&self, name: &str) -> Option<&BufSpec> {
+    pub(crate) fn buffer(&self, name: &str) -> Option<&BufSpec> {
         self.buffers.iter().find(|b| b.name == name)
     }
 
     /// Bytes of the buffers variant `i` owns (its device memory figure).
-    pub fn variant_bytes(&self, i: usize) -> u64 {
+    pub(crate) fn variant_bytes(&self, i: usize) -> u64 {
         self.buffers
             .iter()
             .filter(|b| b.owner == Owner::Variant(i) || b.owner == Owner::Each)
@@ -178,7 +178,7 @@ impl Plan {
     /// Every structural rule a launch must satisfy, as a list of problems (empty when valid):
     /// names resolve, offsets stay inside buffers, grid and block within device limits, static
     /// shared memory within [`DEFAULT_SHARED_LIMIT`], variant owners exist, names are unique.
-    pub fn validate(&self) -> Vec<String> {
+    pub(crate) fn validate(&self) -> Vec<String> {
         let mut bad = Vec::new();
         for (i, b) in self.buffers.iter().enumerate() {
             if self.buffers[..i].iter().any(|o| o.name == b.name) {
@@ -256,7 +256,7 @@ impl Plan {
     /// Every launch's argument kinds against the kernel's declared parameters (parsed from the
     /// embedded `.cu` sources `kernels`, normally [`super::KERNELS`]), as a list of mismatches
     /// (empty when all agree).
-    pub fn check_signatures(&self, kernels: &[KernelSource]) -> Vec<String> {
+    pub(crate) fn check_signatures(&self, kernels: &[KernelSource]) -> Vec<String> {
         let mut bad = Vec::new();
         for v in &self.variants {
             for step in &v.steps {
@@ -280,17 +280,17 @@ impl Plan {
 }
 
 /// Blocks of `block` threads covering `n` items (at least 1).
-pub fn blocks(n: usize, block: u32) -> u32 {
+pub(crate) fn blocks(n: usize, block: u32) -> u32 {
     n.div_ceil(block as usize).clamp(1, u32::MAX as usize) as u32
 }
 
 /// Blocks for a grid-stride kernel: enough to cover `n`, at most `cap`.
-pub fn blocks_capped(n: usize, block: u32, cap: u32) -> u32 {
+pub(crate) fn blocks_capped(n: usize, block: u32, cap: u32) -> u32 {
     blocks(n, block).min(cap)
 }
 
 /// A shape value as a kernel `int`, or a shape error naming it.
-pub fn int(key: &str, param: &str, v: usize) -> Result<i32, BackendError> {
+pub(crate) fn int(key: &str, param: &str, v: usize) -> Result<i32, BackendError> {
     i32::try_from(v).map_err(|_| BackendError::Shape {
         key: key.into(),
         param: param.into(),
@@ -299,7 +299,7 @@ pub fn int(key: &str, param: &str, v: usize) -> Result<i32, BackendError> {
 }
 
 /// A 1-D launch.
-pub fn launch(
+pub(crate) fn launch(
     kernel: &'static str,
     grid: u32,
     block: u32,
@@ -316,7 +316,7 @@ pub fn launch(
 }
 
 /// A launch with explicit 3-D grid and block.
-pub fn launch3(
+pub(crate) fn launch3(
     kernel: &'static str,
     grid: (u32, u32, u32),
     block: (u32, u32, u32),

@@ -3,13 +3,13 @@
 //! buffers; layouts as documented in `kernels/<key>.cu`), and the helpers they share (`build`).
 //! Each file's `CUDA` is the CUDA side of its line in [`crate::bench::table::TARGETS`].
 
-pub mod block_scaling;
-pub mod build;
-pub mod flashattention4_alibi;
-pub mod gradient_fusion;
-pub mod kv_standard;
-pub mod llama_3_1_8b;
-pub mod persistent_decode;
+pub(crate) mod block_scaling;
+pub(crate) mod build;
+pub(crate) mod flashattention4_alibi;
+pub(crate) mod gradient_fusion;
+pub(crate) mod kv_standard;
+pub(crate) mod llama_3_1_8b;
+pub(crate) mod persistent_decode;
 
 #[cfg(test)]
 mod tests;

@@ -8,33 +8,33 @@ use std::sync::Arc;
 
 /// What the probe found about one device.
 #[derive(Debug, Clone)]
-pub struct DeviceInfo {
+pub(crate) struct DeviceInfo {
     /// Ordinal.
-    pub ordinal: usize,
+    pub(crate) ordinal: usize,
     /// Device name (`NVIDIA H200`).
-    pub name: String,
+    pub(crate) name: String,
     /// `GPU-xxxxxxxx-xxxx-...` as `nvidia-smi` prints it.
-    pub uuid: String,
+    pub(crate) uuid: String,
     /// Compute capability (major, minor).
-    pub capability: (u32, u32),
+    pub(crate) capability: (u32, u32),
     /// Total memory in bytes.
-    pub total_mem: usize,
+    pub(crate) total_mem: usize,
     /// Driver's CUDA version as `major.minor` (e.g. `12.8`).
-    pub driver_cuda_version: String,
+    pub(crate) driver_cuda_version: String,
     /// The context, ready for module loads.
-    pub context: Arc<CudaContext>,
+    pub(crate) context: Arc<CudaContext>,
 }
 
 impl DeviceInfo {
     /// `--gpu-architecture` for this device: `sm_XY`, with the `a` suffix on 9.0 and 10.x so
     /// arch-specific instructions are allowed.
-    pub fn arch(&self) -> String {
+    pub(crate) fn arch(&self) -> String {
         arch_for(self.capability)
     }
 }
 
 /// `sm_XY` for a compute capability; `a` suffix where arch-specific features exist (9.0, 10.x).
-pub fn arch_for((major, minor): (u32, u32)) -> String {
+pub(crate) fn arch_for((major, minor): (u32, u32)) -> String {
     let suffix = if major >= 9 && !(major == 9 && minor != 0) && major <= 10 {
         "a"
     } else {
@@ -51,7 +51,7 @@ fn driver_err(call: &str) -> impl Fn(cudarc::driver::DriverError) -> CudaError +
 }
 
 /// Probe the driver and open device `ordinal`. A missing driver or device is an error value.
-pub fn probe_device(ordinal: usize) -> Result<DeviceInfo, CudaError> {
+pub(crate) fn probe_device(ordinal: usize) -> Result<DeviceInfo, CudaError> {
     // SAFETY: a dlopen probe over candidate names; no CUDA symbol is called.
     if !unsafe { sys::is_culib_present() } {
         return Err(CudaError::NoDriver);
@@ -84,7 +84,7 @@ pub fn probe_device(ordinal: usize) -> Result<DeviceInfo, CudaError> {
 }
 
 /// `GPU-` plus the 16 bytes as 8-4-4-4-12 lowercase hex.
-pub fn format_uuid(bytes: &[u8; 16]) -> String {
+pub(crate) fn format_uuid(bytes: &[u8; 16]) -> String {
     let h = hex::encode(bytes);
     format!(
         "GPU-{}-{}-{}-{}-{}",

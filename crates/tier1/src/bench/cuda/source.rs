@@ -3,7 +3,7 @@
 //! entries and their parameter kinds (what the launch plans are checked against).
 
 /// Device helpers prepended to every kernel file before NVRTC sees it (NVRTC has no headers).
-pub const COMMON: &str = include_str!("../../../../../kernels/common.cuh");
+pub(crate) const COMMON: &str = include_str!("../../../../../kernels/common.cuh");
 
 /// One kernel file and the suite target it implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub struct KernelSource {
 
 impl KernelSource {
     /// The translation unit NVRTC compiles: `common.cuh`, then a `#line` reset, then the file.
-    pub fn full_source(&self) -> String {
+    pub(crate) fn full_source(&self) -> String {
         format!("{COMMON}\n#line 1 \"{}\"\n{}", self.file, self.source)
     }
 }
@@ -56,7 +56,7 @@ pub fn entry_points(source: &str) -> Vec<String> {
 
 /// Kind of one kernel parameter, as the launch plans pass it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
+pub(crate) enum ParamKind {
     /// Any pointer (`const float* __restrict__`, `u8*`, ...): a device address.
     Ptr,
     /// `int`.
@@ -69,7 +69,7 @@ pub enum ParamKind {
 
 /// The parameter kinds of entry `entry` declared in `source` (`None` when the entry is absent or
 /// a parameter has a type the launch plans cannot pass).
-pub fn kernel_params(source: &str, entry: &str) -> Option<Vec<ParamKind>> {
+pub(crate) fn kernel_params(source: &str, entry: &str) -> Option<Vec<ParamKind>> {
     const MARK: &str = "extern \"C\" __global__";
     let mut rest = source;
     while let Some(at) = rest.find(MARK) {

@@ -54,7 +54,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
 
 /// The benchmarks criterion wrote below `home`, one sample per criterion sample (time per
 /// execution).
-pub fn scan(home: &Path) -> Result<Vec<Measured>, String> {
+pub(crate) fn scan(home: &Path) -> Result<Vec<Measured>, String> {
     let mut out = Vec::new();
     for dir in new_dirs(home) {
         let bench = dir.join("benchmark.json");

@@ -42,7 +42,7 @@ fn unit_ms(unit: Option<&str>) -> Result<f64, String> {
 }
 
 /// The benchmarks of the output, one sample per repetition, in repetition order.
-pub fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
     let file: File = serde_json::from_slice(bytes)
         .map_err(|e| format!("not a Google Benchmark JSON document: {e}"))?;
     let mut out: Vec<Measured> = Vec::new();

@@ -20,7 +20,7 @@ struct Result_ {
 }
 
 /// The commands of the file, one sample per run.
-pub fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
     let file: File = serde_json::from_slice(bytes)
         .map_err(|e| format!("not a hyperfine --export-json file: {e}"))?;
     Ok(file

@@ -63,7 +63,7 @@ impl Summary {
 
 /// The states of the file; `json_dir` is the JSON file's directory (sample files are relative to
 /// it and must lie inside it).
-pub fn parse(bytes: &[u8], json_dir: &Path) -> Result<Vec<Measured>, String> {
+pub(crate) fn parse(bytes: &[u8], json_dir: &Path) -> Result<Vec<Measured>, String> {
     let file: File =
         serde_json::from_slice(bytes).map_err(|e| format!("not an nvbench JSON file: {e}"))?;
     let mut out = Vec::new();

@@ -26,7 +26,7 @@ struct Stats {
 }
 
 /// The benchmarks of the file, each under its `name` and its `fullname`.
-pub fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
     let file: File = serde_json::from_slice(bytes)
         .map_err(|e| format!("not a pytest-benchmark JSON file: {e}"))?;
     let mut out = Vec::new();

@@ -10,12 +10,12 @@ use crate::json::Finite;
 use crate::suite::Goal;
 
 /// Bytes to MB (2^20).
-pub fn bytes_to_mb(bytes: u64) -> f64 {
+pub(crate) fn bytes_to_mb(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
 /// The speed-gate message of the reference harness.
-pub fn no_speedup_message(best: f64, min: f64) -> String {
+pub(crate) fn no_speedup_message(best: f64, min: f64) -> String {
     // The reference's two decimals, more where they would print the two values the same
     // (1.047 against 1.05 reads 1.047x below 1.050x, never 1.05x below 1.05x).
     let (best, min) = crate::text::fmt_apart(best, min, 2);
@@ -27,7 +27,7 @@ pub fn no_speedup_message(best: f64, min: f64) -> String {
 /// variant that is unverified fails the whole target (fail closed).
 /// A single benchmark (`optimization_goal: time`, one variant) succeeds when its variant ran with a
 /// positive time; its time and interval come from [`crate::bench::single`].
-pub fn derive(
+pub(crate) fn derive(
     t: &TargetResult,
     min_speedup: f64,
     estimator: Estimator,
@@ -319,7 +319,7 @@ fn measurement(
 }
 
 impl TargetResult {
-    /// Fill `status`, `message` and `metrics` from the raw facts ([`derive()`]).
+    /// Fill `status`, `message` and `metrics` from the raw facts (`derive()`).
     pub fn finalize(&mut self, min_speedup: f64) {
         let (s, msg, m) = derive(
             self,

@@ -9,15 +9,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Where the results file lives inside a run directory (evidence root `<run_id>/...`).
-pub const RESULTS_REL_PATH: &str = "results/benchmark_test_results.json";
+pub(crate) const RESULTS_REL_PATH: &str = "results/benchmark_test_results.json";
 /// Format version of the results file (3: every round counts in the estimates, anchors in
 /// passes, per-target settings, the clock; 2: rounds, batching, precision, the clean-round
 /// estimates; version 1 files, one unbatched sample per iteration, still validate).
 pub const RESULTS_SCHEMA_VERSION: u32 = 3;
 /// The oldest results format still read.
-pub const RESULTS_SCHEMA_MIN: u32 = 1;
+pub(crate) const RESULTS_SCHEMA_MIN: u32 = 1;
 /// Name of the baseline variant.
-pub const BASELINE: &str = "baseline";
+pub(crate) const BASELINE: &str = "baseline";
 
 /// Status values written by the harness (`failed_*` counts as failed in aggregates).
 pub mod status {
@@ -26,7 +26,7 @@ pub mod status {
     /// A variant's output or input signature did not match, or verification is missing.
     pub const FAILED_VERIFICATION: &str = "failed_verification";
     /// Speed goal with a best verified speedup below `min_speedup`.
-    pub const FAILED_NO_SPEEDUP: &str = "failed_no_speedup";
+    pub(crate) const FAILED_NO_SPEEDUP: &str = "failed_no_speedup";
     /// The target panicked, errored or returned a malformed result.
     pub const FAILED_ERROR: &str = "failed_error";
     /// The target ran past the profile's `timeout_s`.
@@ -104,11 +104,11 @@ pub struct Work {
 #[serde(deny_unknown_fields)]
 pub struct TensorSpec {
     /// Name (`a`, `q`, `grads`...).
-    pub name: String,
+    pub(crate) name: String,
     /// Shape.
-    pub shape: Vec<u64>,
+    pub(crate) shape: Vec<u64>,
     /// Element type (`f32`, `e2m1`, `e8m0`...).
-    pub dtype: String,
+    pub(crate) dtype: String,
 }
 
 /// What a variant consumes: tensors (shapes, dtypes) and the seed. Must be identical across a pair.
@@ -123,7 +123,7 @@ pub struct InputSignature {
 
 impl InputSignature {
     /// One line for messages: `seed=42 a:e2m1[64,128] ...`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut s = format!("seed={}", self.seed);
         for t in &self.inputs {
             let dims: Vec<String> = t.shape.iter().map(u64::to_string).collect();
@@ -138,11 +138,11 @@ impl InputSignature {
 #[serde(deny_unknown_fields)]
 pub struct ReferenceCheck {
     /// Within tolerance everywhere.
-    pub passed: bool,
+    pub(crate) passed: bool,
     /// Largest `|out - ref|`.
-    pub max_abs_err: Finite,
+    pub(crate) max_abs_err: Finite,
     /// Largest `|out - ref| / |ref|` over elements with `ref != 0`.
-    pub max_rel_err: Finite,
+    pub(crate) max_rel_err: Finite,
 }
 
 /// Verification of one optimized variant (run outside the timed region).
@@ -238,9 +238,9 @@ pub struct Sampling {
 #[serde(deny_unknown_fields)]
 pub struct TargetFailure {
     /// `failed_error` or `failed_timeout`.
-    pub status: String,
+    pub(crate) status: String,
     /// What happened.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// One target's raw facts and derived verdict.
@@ -299,7 +299,7 @@ pub struct Metrics {
     pub baseline_time_ms: Option<Finite>,
     /// Baseline p75 (ms).
     #[serde(default)]
-    pub baseline_p75_ms: Option<Finite>,
+    pub(crate) baseline_p75_ms: Option<Finite>,
     /// Best `baseline median / variant median` over verified variants.
     #[serde(default)]
     pub best_speedup: Option<Finite>,
@@ -308,26 +308,26 @@ pub struct Metrics {
     pub best_optimization: Option<String>,
     /// Baseline peak (MB, 2^20 bytes).
     #[serde(default)]
-    pub baseline_memory_mb: Option<Finite>,
+    pub(crate) baseline_memory_mb: Option<Finite>,
     /// Best `(base - opt) / base * 100` over verified variants (may be negative).
     #[serde(default)]
     pub best_memory_savings_pct: Option<Finite>,
     /// Largest error against the baseline over optimized variants.
     #[serde(default)]
-    pub max_abs_err: Option<Finite>,
+    pub(crate) max_abs_err: Option<Finite>,
     /// Largest relative error against the baseline over optimized variants.
     #[serde(default)]
-    pub max_rel_err: Option<Finite>,
+    pub(crate) max_rel_err: Option<Finite>,
     /// Intervals, spread and precision of the best pair.
     #[serde(default)]
     pub measurement: Option<crate::history::Measurement>,
 }
 
 /// Precision assumed for results that do not record one (version 1 files).
-pub const DEFAULT_PRECISION_PCT: f64 = 1.0;
+pub(crate) const DEFAULT_PRECISION_PCT: f64 = 1.0;
 
 /// An empty target result for `t` (raw facts to be filled in).
-pub fn empty_result(t: &Target, shapes: &BTreeMap<String, u64>) -> TargetResult {
+pub(crate) fn empty_result(t: &Target, shapes: &BTreeMap<String, u64>) -> TargetResult {
     TargetResult {
         key: t.key.clone(),
         target: t.target.clone(),

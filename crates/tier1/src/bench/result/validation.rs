@@ -7,7 +7,7 @@ use crate::bench::estimate::Estimator;
 use crate::bench::stats::Stats;
 
 /// Check the file: schema, names, finite samples, statistics equal to a recomputation from the
-/// samples, and stored verdicts equal to [`derive()`]. A file that fails is not a usable result.
+/// samples, and stored verdicts equal to `derive()`. A file that fails is not a usable result.
 pub fn validate(r: &ResultsFile) -> Result<(), ResultError> {
     let file = "benchmark_test_results.json";
     if !(RESULTS_SCHEMA_MIN..=RESULTS_SCHEMA_VERSION).contains(&r.schema_version) {

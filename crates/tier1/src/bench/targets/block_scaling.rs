@@ -13,23 +13,23 @@ use serde::Deserialize;
 use std::sync::Arc;
 
 /// Values along K that share one scale.
-pub const BLOCK: usize = 16;
+pub(crate) const BLOCK: usize = 16;
 /// The e2m1 code table (bit 3 is the sign).
-pub const E2M1: [f32; 16] = [
+pub(crate) const E2M1: [f32; 16] = [
     0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0,
 ];
 /// Source of the baseline (repo-relative).
-pub const FILE: &str = "crates/tier1/src/bench/targets/block_scaling.rs";
+pub(crate) const FILE: &str = "crates/tier1/src/bench/targets/block_scaling.rs";
 
 /// Problem size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub struct Params {
+pub(crate) struct Params {
     /// Rows of A and C.
-    pub m: usize,
+    pub(crate) m: usize,
     /// Columns of C (rows of the stored B).
-    pub n: usize,
+    pub(crate) n: usize,
     /// Reduction length (a multiple of 16).
-    pub k: usize,
+    pub(crate) k: usize,
 }
 
 impl ShapeParams for Params {
@@ -53,26 +53,26 @@ impl ShapeParams for Params {
 
 /// Quantized operands: codes packed two per byte (even index in the low nibble), scales as e8m0.
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// Sizes.
-    pub p: Params,
+    pub(crate) p: Params,
     /// A codes, `M×K/2` bytes.
-    pub a: Vec<u8>,
+    pub(crate) a: Vec<u8>,
     /// A scales, `M×K/16`.
-    pub a_scale: Vec<u8>,
+    pub(crate) a_scale: Vec<u8>,
     /// B codes (stored `N×K`), `N×K/2` bytes.
-    pub b: Vec<u8>,
+    pub(crate) b: Vec<u8>,
     /// B scales, `N×K/16`.
-    pub b_scale: Vec<u8>,
+    pub(crate) b_scale: Vec<u8>,
 }
 
 /// e8m0 scale byte to its value `2^(e-127)`.
-pub fn e8m0(e: u8) -> f32 {
+pub(crate) fn e8m0(e: u8) -> f32 {
     2f32.powi(i32::from(e) - 127)
 }
 
 /// Seeded inputs: uniform codes, scale exponents in `2^-3..=2^3`.
-pub fn inputs(p: Params, seed: u64) -> Inputs {
+pub(crate) fn inputs(p: Params, seed: u64) -> Inputs {
     let mut r = crate::bench::rng::Rng::new(seed, 1);
     let mut bytes = |n: usize| (0..n).map(|_| r.below(256) as u8).collect::<Vec<u8>>();
     let a = bytes(p.m * p.k / 2);
@@ -91,7 +91,14 @@ pub fn inputs(p: Params, seed: u64) -> Inputs {
 }
 
 /// Dequantize values `k0..k0+out.len()` of row `row` of a `rows×k` operand.
-pub fn dequant(codes: &[u8], scales: &[u8], k: usize, row: usize, k0: usize, out: &mut [f32]) {
+pub(crate) fn dequant(
+    codes: &[u8],
+    scales: &[u8],
+    k: usize,
+    row: usize,
+    k0: usize,
+    out: &mut [f32],
+) {
     let base = row * k;
     for (j, o) in out.iter_mut().enumerate() {
         let idx = base + k0 + j;
@@ -106,7 +113,7 @@ pub fn dequant(codes: &[u8], scales: &[u8], k: usize, row: usize, k0: usize, out
 }
 
 /// Baseline: materialize f32 A and B, then a plain dot-product GEMM.
-pub fn baseline(inp: &Inputs, c: &mut [f32]) {
+pub(crate) fn baseline(inp: &Inputs, c: &mut [f32]) {
     let Params { m, n, k } = inp.p;
     let mut a = vec![0.0f32; m * k];
     let mut b = vec![0.0f32; n * k];
@@ -129,7 +136,7 @@ const KB: usize = 256;
 /// Optimized: rows of C split across threads; per (N-block, K-block) a dequantized B panel
 /// (`KB×NB`, k-major) and one A row segment at a time feed a vectorized axpy kernel. Products
 /// below `gemm::PARALLEL_MIN_MACS` run on one thread.
-pub fn optimized(inp: &Inputs, c: &mut [f32], threads: usize) {
+pub(crate) fn optimized(inp: &Inputs, c: &mut [f32], threads: usize) {
     let Params { m, n, k } = inp.p;
     let threads = if m * n * k < super::gemm::PARALLEL_MIN_MACS {
         1
@@ -167,7 +174,7 @@ pub fn optimized(inp: &Inputs, c: &mut [f32], threads: usize) {
 }
 
 /// f64 reference (the dequantized values are exact in f32 and f64).
-pub fn reference(inp: &Inputs) -> Vec<f64> {
+pub(crate) fn reference(inp: &Inputs) -> Vec<f64> {
     let Params { m, n, k } = inp.p;
     let deq = |codes: &[u8], scales: &[u8], rows: usize| {
         let mut v = vec![0.0f32; rows * k];
@@ -193,19 +200,19 @@ pub fn reference(inp: &Inputs) -> Vec<f64> {
 
 /// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub fn footprint(shapes: &Shapes) -> f64 {
+pub(crate) fn footprint(shapes: &Shapes) -> f64 {
     let (m, n, k) = (dim(shapes, "m"), dim(shapes, "n"), dim(shapes, "k"));
     (m + n) * k * 5.0 + m * n * 16.0
 }
 
 /// The CPU workload.
-pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
     workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
 }
 
 /// The CPU workload over inputs already generated (the CUDA backend takes its work, input
 /// signature and reference from here, so both backends describe the same problem).
-pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
     let p = inp.p;
     let sig = signature(
         seed,

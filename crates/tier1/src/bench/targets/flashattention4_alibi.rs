@@ -13,19 +13,19 @@ use serde::Deserialize;
 use std::sync::Arc;
 
 /// Source of the baseline (repo-relative).
-pub const FILE: &str = "crates/tier1/src/bench/targets/flashattention4_alibi.rs";
+pub(crate) const FILE: &str = "crates/tier1/src/bench/targets/flashattention4_alibi.rs";
 
 /// Problem size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub struct Params {
+pub(crate) struct Params {
     /// Batch.
-    pub batch: usize,
+    pub(crate) batch: usize,
     /// Heads.
-    pub heads: usize,
+    pub(crate) heads: usize,
     /// Sequence length.
-    pub seq: usize,
+    pub(crate) seq: usize,
     /// Head dimension.
-    pub head_dim: usize,
+    pub(crate) head_dim: usize,
 }
 
 impl ShapeParams for Params {
@@ -34,26 +34,26 @@ impl ShapeParams for Params {
 
 /// Q, K, V (`[batch, heads, seq, head_dim]`) and the per-head ALiBi slopes.
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// Sizes.
-    pub p: Params,
+    pub(crate) p: Params,
     /// Queries.
-    pub q: Vec<f32>,
+    pub(crate) q: Vec<f32>,
     /// Keys.
-    pub k: Vec<f32>,
+    pub(crate) k: Vec<f32>,
     /// Values.
-    pub v: Vec<f32>,
+    pub(crate) v: Vec<f32>,
     /// `2^(-8 (h+1) / heads)`.
-    pub slopes: Vec<f32>,
+    pub(crate) slopes: Vec<f32>,
 }
 
 /// The ALiBi slope of head `h` of `heads`.
-pub fn alibi_slope(h: usize, heads: usize) -> f32 {
+pub(crate) fn alibi_slope(h: usize, heads: usize) -> f32 {
     2f32.powf(-8.0 * (h + 1) as f32 / heads as f32)
 }
 
 /// Seeded inputs.
-pub fn inputs(p: Params, seed: u64) -> Inputs {
+pub(crate) fn inputs(p: Params, seed: u64) -> Inputs {
     let n = p.batch * p.heads * p.seq * p.head_dim;
     let mut r = crate::bench::rng::Rng::new(seed, 10);
     Inputs {
@@ -66,7 +66,7 @@ pub fn inputs(p: Params, seed: u64) -> Inputs {
 }
 
 /// Baseline: per (batch, head) materialize scores, add bias and mask, softmax, then P·V.
-pub fn baseline(inp: &Inputs, out: &mut [f32]) {
+pub(crate) fn baseline(inp: &Inputs, out: &mut [f32]) {
     let Params {
         seq: s,
         head_dim: d,
@@ -118,7 +118,7 @@ const BR: usize = 32;
 const BC: usize = 64;
 
 /// Flash attention of one head: `q`, `k`, `v`, `out` are `seq×d`; causal, bias `-slope·(i-j)`.
-pub fn attend_causal(
+pub(crate) fn attend_causal(
     q: &[f32],
     k: &[f32],
     v: &[f32],
@@ -188,7 +188,7 @@ pub fn attend_causal(
 
 /// Optimized: [`attend_causal`] per (batch, head), heads split across threads (one thread below
 /// `gemm::PARALLEL_MIN_MACS` multiply-adds).
-pub fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
+pub(crate) fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
     let Params {
         seq: s,
         head_dim: d,
@@ -217,7 +217,7 @@ pub fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
 }
 
 /// f64 reference.
-pub fn reference(inp: &Inputs) -> Vec<f64> {
+pub(crate) fn reference(inp: &Inputs) -> Vec<f64> {
     let Params {
         seq: s,
         head_dim: d,
@@ -259,20 +259,20 @@ pub fn reference(inp: &Inputs) -> Vec<f64> {
 
 /// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub fn footprint(shapes: &Shapes) -> f64 {
+pub(crate) fn footprint(shapes: &Shapes) -> f64 {
     let g = |name| dim(shapes, name);
     let n = g("batch") * g("heads") * g("seq") * g("head_dim");
     n * 28.0 + g("seq") * g("seq") * 8.0
 }
 
 /// The CPU workload.
-pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
     workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
 }
 
 /// The CPU workload over inputs already generated (the CUDA backend takes its work, input
 /// signature and reference from here, so both backends describe the same problem).
-pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
     let p = inp.p;
     let dims = [p.batch, p.heads, p.seq, p.head_dim];
     let sig = signature(

@@ -33,12 +33,12 @@ pub fn sgemm(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], beta: f32, c: &
 }
 
 /// Below this many multiply-adds a GEMM runs on one thread (spawning costs more than it saves).
-pub const PARALLEL_MIN_MACS: usize = 1 << 20;
+pub(crate) const PARALLEL_MIN_MACS: usize = 1 << 20;
 
 /// [`sgemm`] with the rows of `a` and `c` split across `threads` scoped threads (one thread for
 /// products smaller than [`PARALLEL_MIN_MACS`]).
 #[allow(clippy::too_many_arguments)]
-pub fn sgemm_par(
+pub(crate) fn sgemm_par(
     m: usize,
     k: usize,
     n: usize,
@@ -68,7 +68,7 @@ pub fn sgemm_par(
 }
 
 /// Naive `c[m×n] = a[m×k] · b[k×n]` (i-k-j order, one thread): the baselines' GEMM.
-pub fn gemm_naive(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+pub(crate) fn gemm_naive(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
     for i in 0..m {
         let crow = &mut c[i * n..(i + 1) * n];
         crow.fill(0.0);

@@ -15,21 +15,21 @@ use serde::Deserialize;
 use std::sync::{Arc, Barrier, OnceLock};
 
 /// Source of the baseline (repo-relative).
-pub const FILE: &str = "crates/tier1/src/bench/targets/gradient_fusion.rs";
+pub(crate) const FILE: &str = "crates/tier1/src/bench/targets/gradient_fusion.rs";
 
 /// Problem size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub struct Params {
+pub(crate) struct Params {
     /// Gradient tensors per rank.
-    pub tensors: usize,
+    pub(crate) tensors: usize,
     /// Elements per tensor.
-    pub tensor_elems: usize,
+    pub(crate) tensor_elems: usize,
     /// All-reduce repetitions per run.
-    pub repeats: usize,
+    pub(crate) repeats: usize,
     /// Worker threads ("ranks").
-    pub ranks: usize,
+    pub(crate) ranks: usize,
     /// Elements per fused bucket.
-    pub bucket_elems: usize,
+    pub(crate) bucket_elems: usize,
 }
 
 impl ShapeParams for Params {
@@ -38,25 +38,25 @@ impl ShapeParams for Params {
 
 /// Per rank, per tensor gradients (`grads[rank][tensor]`, separate allocations like real ones).
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// Sizes.
-    pub p: Params,
+    pub(crate) p: Params,
     /// Gradients.
-    pub grads: Vec<Vec<Vec<f32>>>,
+    pub(crate) grads: Vec<Vec<Vec<f32>>>,
     /// Each rank's gradients in one flat buffer (the fused layout), built on first use.
-    pub packed: OnceLock<Vec<Vec<f32>>>,
+    pub(crate) packed: OnceLock<Vec<Vec<f32>>>,
 }
 
 impl Inputs {
     /// Each rank's gradients as one flat buffer (built once).
-    pub fn packed(&self) -> &[Vec<f32>] {
+    pub(crate) fn packed(&self) -> &[Vec<f32>] {
         self.packed
             .get_or_init(|| self.grads.iter().map(|g| g.concat()).collect())
     }
 }
 
 /// Seeded inputs.
-pub fn inputs(p: Params, seed: u64) -> Inputs {
+pub(crate) fn inputs(p: Params, seed: u64) -> Inputs {
     let mut r = crate::bench::rng::Rng::new(seed, 40);
     Inputs {
         p,
@@ -90,7 +90,7 @@ fn rank_slices(out: &mut [f32], seg: usize, ranks: usize) -> Vec<Vec<(usize, &mu
 }
 
 /// Baseline: per repeat, per tensor, each rank reduces its chunk across ranks, then a barrier.
-pub fn baseline(inp: &Inputs, out: &mut [f32]) {
+pub(crate) fn baseline(inp: &Inputs, out: &mut [f32]) {
     let p = inp.p;
     out.fill(0.0);
     let barrier = Barrier::new(p.ranks);
@@ -121,7 +121,7 @@ pub fn baseline(inp: &Inputs, out: &mut [f32]) {
 /// Optimized: per repeat every rank reduces its chunk of each bucket of the ranks' flat buffers
 /// ([`Inputs::packed`]), with one barrier per bucket. Same threads as the baseline: no extra
 /// spawns.
-pub fn optimized(inp: &Inputs, out: &mut [f32]) {
+pub(crate) fn optimized(inp: &Inputs, out: &mut [f32]) {
     let p = inp.p;
     out.fill(0.0);
     let bufs: Vec<&[f32]> = inp.packed().iter().map(Vec::as_slice).collect();
@@ -149,7 +149,7 @@ pub fn optimized(inp: &Inputs, out: &mut [f32]) {
 }
 
 /// f64 reference.
-pub fn reference(inp: &Inputs) -> Vec<f64> {
+pub(crate) fn reference(inp: &Inputs) -> Vec<f64> {
     let p = inp.p;
     let mut out = vec![0.0f64; p.tensors * p.tensor_elems];
     for (i, o) in out.iter_mut().enumerate() {
@@ -162,20 +162,20 @@ pub fn reference(inp: &Inputs) -> Vec<f64> {
 
 /// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub fn footprint(shapes: &Shapes) -> f64 {
+pub(crate) fn footprint(shapes: &Shapes) -> f64 {
     let g = |name| dim(shapes, name);
     let n = g("tensors") * g("tensor_elems");
     g("ranks") * n * 4.0 + n * 16.0 + g("bucket_elems") * g("ranks") * 4.0
 }
 
 /// The CPU workload.
-pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
     workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
 }
 
 /// The CPU workload over inputs already generated (the CUDA backend takes its work, input
 /// signature and reference from here, so both backends describe the same problem).
-pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
     let p = inp.p;
     let sig = signature(
         seed,

@@ -12,27 +12,27 @@ use serde::Deserialize;
 use std::sync::Arc;
 
 /// Source of the baseline (repo-relative).
-pub const FILE: &str = "crates/tier1/src/bench/targets/kv_standard.rs";
+pub(crate) const FILE: &str = "crates/tier1/src/bench/targets/kv_standard.rs";
 /// Largest finite E4M3 value.
-pub const E4M3_MAX: f32 = 448.0;
+pub(crate) const E4M3_MAX: f32 = 448.0;
 
 /// Problem size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub struct Params {
+pub(crate) struct Params {
     /// Batch.
-    pub batch: usize,
+    pub(crate) batch: usize,
     /// Layers of the cache.
-    pub layers: usize,
+    pub(crate) layers: usize,
     /// KV heads.
-    pub heads: usize,
+    pub(crate) heads: usize,
     /// Cache capacity in tokens.
-    pub max_seq: usize,
+    pub(crate) max_seq: usize,
     /// Head dimension.
-    pub head_dim: usize,
+    pub(crate) head_dim: usize,
     /// Tokens appended per run.
-    pub steps: usize,
+    pub(crate) steps: usize,
     /// Layers written per token.
-    pub active_layers: usize,
+    pub(crate) active_layers: usize,
 }
 
 impl ShapeParams for Params {
@@ -57,27 +57,27 @@ impl ShapeParams for Params {
 
 impl Params {
     /// Values of one token in one layer (K and V): `2 × batch × heads × head_dim`.
-    pub fn token_elems(&self) -> usize {
+    pub(crate) fn token_elems(&self) -> usize {
         2 * self.batch * self.heads * self.head_dim
     }
 
     /// Elements of the whole cache `[layers, 2, batch, heads, max_seq, head_dim]`.
-    pub fn cache_elems(&self) -> usize {
+    pub(crate) fn cache_elems(&self) -> usize {
         self.layers * self.max_seq * self.token_elems()
     }
 }
 
 /// New K/V values: `[steps, active_layers, 2, batch, heads, head_dim]`.
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// Sizes.
-    pub p: Params,
+    pub(crate) p: Params,
     /// Token values.
-    pub kv: Vec<f32>,
+    pub(crate) kv: Vec<f32>,
 }
 
 /// Seeded inputs.
-pub fn inputs(p: Params, seed: u64) -> Inputs {
+pub(crate) fn inputs(p: Params, seed: u64) -> Inputs {
     let mut r = crate::bench::rng::Rng::new(seed, 30);
     Inputs {
         p,
@@ -86,18 +86,18 @@ pub fn inputs(p: Params, seed: u64) -> Inputs {
 }
 
 /// f32 to bf16 bits, round to nearest even.
-pub fn to_bf16(x: f32) -> u16 {
+pub(crate) fn to_bf16(x: f32) -> u16 {
     let b = x.to_bits();
     ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) as u16
 }
 
 /// bf16 bits to f32.
-pub fn from_bf16(h: u16) -> f32 {
+pub(crate) fn from_bf16(h: u16) -> f32 {
     f32::from_bits(u32::from(h) << 16)
 }
 
 /// f32 (already scaled into ±448) to an E4M3 code, round to nearest even, saturating.
-pub fn to_e4m3(x: f32) -> u8 {
+pub(crate) fn to_e4m3(x: f32) -> u8 {
     let sign = if x.is_sign_negative() { 0x80 } else { 0 };
     let a = x.abs();
     if a.is_nan() {
@@ -123,7 +123,7 @@ pub fn to_e4m3(x: f32) -> u8 {
 }
 
 /// E4M3 code to f32.
-pub fn from_e4m3(c: u8) -> f32 {
+pub(crate) fn from_e4m3(c: u8) -> f32 {
     let sign = if c & 0x80 != 0 { -1.0 } else { 1.0 };
     let e = i32::from((c >> 3) & 0xF);
     let m = f32::from(c & 7);
@@ -140,7 +140,7 @@ fn cache_index(p: &Params, layer: usize, kvb: usize, pos: usize) -> usize {
 }
 
 /// A cache after a run: bf16 values, or E4M3 codes with per-(layer, position) scales.
-pub enum Cache {
+pub(crate) enum Cache {
     /// `[layers, 2, batch, heads, max_seq, head_dim]` bf16 bits.
     Bf16(Vec<u16>),
     /// Codes of the same shape and scales `[layers, max_seq]`.
@@ -148,7 +148,7 @@ pub enum Cache {
 }
 
 /// Baseline: allocate the bf16 cache and append every token.
-pub fn append_bf16(inp: &Inputs) -> Cache {
+pub(crate) fn append_bf16(inp: &Inputs) -> Cache {
     let p = inp.p;
     let d = p.head_dim;
     let mut cache = vec![0u16; p.cache_elems()];
@@ -165,7 +165,7 @@ pub fn append_bf16(inp: &Inputs) -> Cache {
 }
 
 /// Optimized: allocate the E4M3 cache and scales, quantize each token once and append it.
-pub fn append_fp8(inp: &Inputs) -> Cache {
+pub(crate) fn append_fp8(inp: &Inputs) -> Cache {
     let p = inp.p;
     let d = p.head_dim;
     let mut codes = vec![0u8; p.cache_elems()];
@@ -187,7 +187,7 @@ pub fn append_fp8(inp: &Inputs) -> Cache {
 }
 
 /// Dequantize every written token, in input order.
-pub fn read_back(p: &Params, cache: &Cache) -> Vec<f32> {
+pub(crate) fn read_back(p: &Params, cache: &Cache) -> Vec<f32> {
     let d = p.head_dim;
     let mut out = Vec::with_capacity(p.steps * p.active_layers * p.token_elems());
     for tok in 0..p.steps * p.active_layers {
@@ -235,7 +235,7 @@ impl VariantRun for KvRun {
 
 /// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub fn footprint(shapes: &Shapes) -> f64 {
+pub(crate) fn footprint(shapes: &Shapes) -> f64 {
     let g = |name| dim(shapes, name);
     let token = 2.0 * g("batch") * g("heads") * g("head_dim");
     let cache = g("layers") * g("max_seq") * token;
@@ -243,13 +243,13 @@ pub fn footprint(shapes: &Shapes) -> f64 {
 }
 
 /// The CPU workload.
-pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
     workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
 }
 
 /// The CPU workload over inputs already generated (the CUDA backend takes its work, input
 /// signature and reference from here, so both backends describe the same problem).
-pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
     let p = inp.p;
     let sig = signature(
         seed,

@@ -15,29 +15,29 @@ use serde::Deserialize;
 use std::sync::Arc;
 
 /// Source of the baseline (repo-relative).
-pub const FILE: &str = "crates/tier1/src/bench/targets/llama_3_1_8b.rs";
+pub(crate) const FILE: &str = "crates/tier1/src/bench/targets/llama_3_1_8b.rs";
 /// RMSNorm epsilon.
-pub const EPS: f32 = 1e-5;
+pub(crate) const EPS: f32 = 1e-5;
 /// RoPE base of Llama 3.1.
-pub const ROPE_THETA: f32 = 500_000.0;
+pub(crate) const ROPE_THETA: f32 = 500_000.0;
 
 /// Model and input size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub struct Params {
+pub(crate) struct Params {
     /// Decoder blocks.
-    pub layers: usize,
+    pub(crate) layers: usize,
     /// Hidden size.
-    pub hidden: usize,
+    pub(crate) hidden: usize,
     /// Query heads.
-    pub heads: usize,
+    pub(crate) heads: usize,
     /// Key/value heads (grouped-query attention).
-    pub kv_heads: usize,
+    pub(crate) kv_heads: usize,
     /// MLP inner size.
-    pub mlp: usize,
+    pub(crate) mlp: usize,
     /// Tokens.
-    pub seq: usize,
+    pub(crate) seq: usize,
     /// Sequences.
-    pub batch: usize,
+    pub(crate) batch: usize,
 }
 
 impl ShapeParams for Params {
@@ -78,58 +78,58 @@ impl ShapeParams for Params {
 
 impl Params {
     /// Head dimension.
-    pub fn head_dim(&self) -> usize {
+    pub(crate) fn head_dim(&self) -> usize {
         self.hidden / self.heads
     }
 
     /// Width of the K and V projections.
-    pub fn kv_dim(&self) -> usize {
+    pub(crate) fn kv_dim(&self) -> usize {
         self.kv_heads * self.head_dim()
     }
 }
 
 /// One decoder block's weights (`[in, out]` row-major, so `y = x · W`).
 #[derive(Debug, Clone)]
-pub struct Layer {
+pub(crate) struct Layer {
     /// Attention RMSNorm weight.
-    pub attn_norm: Vec<f32>,
+    pub(crate) attn_norm: Vec<f32>,
     /// Query projection.
-    pub wq: Vec<f32>,
+    pub(crate) wq: Vec<f32>,
     /// Key projection.
-    pub wk: Vec<f32>,
+    pub(crate) wk: Vec<f32>,
     /// Value projection.
-    pub wv: Vec<f32>,
+    pub(crate) wv: Vec<f32>,
     /// Output projection.
-    pub wo: Vec<f32>,
+    pub(crate) wo: Vec<f32>,
     /// MLP RMSNorm weight.
-    pub mlp_norm: Vec<f32>,
+    pub(crate) mlp_norm: Vec<f32>,
     /// SwiGLU gate.
-    pub w_gate: Vec<f32>,
+    pub(crate) w_gate: Vec<f32>,
     /// SwiGLU up.
-    pub w_up: Vec<f32>,
+    pub(crate) w_up: Vec<f32>,
     /// SwiGLU down.
-    pub w_down: Vec<f32>,
+    pub(crate) w_down: Vec<f32>,
 }
 
 /// Weights, RoPE tables and the input activations `[batch, seq, hidden]`.
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// Sizes.
-    pub p: Params,
+    pub(crate) p: Params,
     /// Blocks.
-    pub layers: Vec<Layer>,
+    pub(crate) layers: Vec<Layer>,
     /// Final RMSNorm weight.
-    pub final_norm: Vec<f32>,
+    pub(crate) final_norm: Vec<f32>,
     /// `cos` table `[seq, head_dim/2]`.
-    pub cos: Vec<f32>,
+    pub(crate) cos: Vec<f32>,
     /// `sin` table `[seq, head_dim/2]`.
-    pub sin: Vec<f32>,
+    pub(crate) sin: Vec<f32>,
     /// Input activations.
-    pub x: Vec<f32>,
+    pub(crate) x: Vec<f32>,
 }
 
 /// Seeded weights (`N(0, 1/fan_in)`) and inputs.
-pub fn inputs(p: Params, seed: u64) -> Inputs {
+pub(crate) fn inputs(p: Params, seed: u64) -> Inputs {
     let mut r = crate::bench::rng::Rng::new(seed, 50);
     let (h, kvd, m) = (p.hidden, p.kv_dim(), p.mlp);
     let mut w = |fan_in: usize, n: usize| r.normal_vec(n, 1.0 / (fan_in as f32).sqrt());
@@ -171,7 +171,7 @@ pub fn inputs(p: Params, seed: u64) -> Inputs {
 }
 
 /// Rotate pairs `(2i, 2i+1)` of every head of `x` (`[seq, heads·head_dim]`) by the position angle.
-pub fn rope(p: &Params, inp: &Inputs, x: &mut [f32], heads: usize) {
+pub(crate) fn rope(p: &Params, inp: &Inputs, x: &mut [f32], heads: usize) {
     let d = p.head_dim();
     let half = d / 2;
     for (pos, row) in x.chunks_mut(heads * d).enumerate() {
@@ -270,7 +270,7 @@ fn baseline_seq(inp: &Inputs, x0: &[f32], out: &mut [f32]) {
 }
 
 /// Baseline: every sequence through `baseline_seq`, one thread.
-pub fn baseline(inp: &Inputs, out: &mut [f32]) {
+pub(crate) fn baseline(inp: &Inputs, out: &mut [f32]) {
     let n = inp.p.seq * inp.p.hidden;
     for (b, o) in out.chunks_mut(n).enumerate() {
         baseline_seq(inp, &inp.x[b * n..(b + 1) * n], o);
@@ -356,7 +356,7 @@ fn optimized_seq(inp: &Inputs, x0: &[f32], out: &mut [f32], threads: usize) {
 }
 
 /// Optimized: every sequence through the fused path.
-pub fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
+pub(crate) fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
     let n = inp.p.seq * inp.p.hidden;
     for (b, o) in out.chunks_mut(n).enumerate() {
         optimized_seq(inp, &inp.x[b * n..(b + 1) * n], o, threads);
@@ -365,7 +365,7 @@ pub fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
 
 /// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub fn footprint(shapes: &Shapes) -> f64 {
+pub(crate) fn footprint(shapes: &Shapes) -> f64 {
     let g = |name| dim(shapes, name);
     let (h, m) = (g("hidden"), g("mlp"));
     let t = g("batch") * g("seq");
@@ -373,13 +373,13 @@ pub fn footprint(shapes: &Shapes) -> f64 {
 }
 
 /// The CPU workload (no f64 reference: too costly; verified against the baseline).
-pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
     workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
 }
 
 /// The CPU workload over inputs already generated (the CUDA backend takes its work, input
 /// signature and reference from here, so both backends describe the same problem).
-pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
     let p = inp.p;
     let sig = signature(
         seed,

@@ -6,7 +6,7 @@ use crate::bench::backend::Shapes;
 
 /// Dot product with eight independent accumulators (vectorizes; the order differs from a plain
 /// sequential sum, which is what verification tolerances are for).
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0f32; 8];
@@ -27,7 +27,7 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Numerically stable softmax of each `row_len` row of `x`, in place (the baselines' form).
-pub fn softmax_rows(x: &mut [f32], row_len: usize) {
+pub(crate) fn softmax_rows(x: &mut [f32], row_len: usize) {
     for row in x.chunks_mut(row_len.max(1)) {
         let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut sum = 0.0;
@@ -42,7 +42,7 @@ pub fn softmax_rows(x: &mut [f32], row_len: usize) {
 }
 
 /// Sequential dot product (the baselines' naive form).
-pub fn dot_naive(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot_naive(a: &[f32], b: &[f32]) -> f32 {
     let mut s = 0.0f32;
     for (x, y) in a.iter().zip(b) {
         s += x * y;
@@ -52,7 +52,7 @@ pub fn dot_naive(a: &[f32], b: &[f32]) -> f32 {
 
 /// Run `f(rows, chunk)` over `out` split into row ranges of `row_len` elements, on up to
 /// `threads` scoped threads (the last range runs on the calling thread).
-pub fn par_rows(
+pub(crate) fn par_rows(
     out: &mut [f32],
     row_len: usize,
     threads: usize,
@@ -74,7 +74,7 @@ pub fn par_rows(
 }
 
 /// Split `0..n` into `parts` contiguous ranges of near-equal length (some empty when `n < parts`).
-pub fn split_ranges(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn split_ranges(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
     let parts = parts.max(1);
     let base = n / parts;
     let extra = n % parts;
@@ -90,7 +90,7 @@ pub fn split_ranges(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
 
 /// The `t × t` causal mask, row-major: `0` where column `j ≤ row i`, `-∞` above the diagonal
 /// (the llama baseline adds it to its scores; the CUDA backend uploads the same matrix).
-pub fn causal_mask(t: usize) -> Vec<f32> {
+pub(crate) fn causal_mask(t: usize) -> Vec<f32> {
     (0..t * t)
         .map(|ij| {
             if ij % t <= ij / t {
@@ -103,6 +103,6 @@ pub fn causal_mask(t: usize) -> Vec<f32> {
 }
 
 /// Shape `name` as f64 (0 when absent): memory estimates multiply these without overflowing.
-pub fn dim(shapes: &Shapes, name: &str) -> f64 {
+pub(crate) fn dim(shapes: &Shapes, name: &str) -> f64 {
     shapes.get(name).copied().map_or(0.0, |v| v as f64)
 }

@@ -10,7 +10,7 @@ use serde::de::value::{StrDeserializer, U64Deserializer};
 use serde::de::{DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 
 /// A target's parameters, read from the shapes by [`read`].
-pub trait ShapeParams: DeserializeOwned {
+pub(crate) trait ShapeParams: DeserializeOwned {
     /// Suite target key (named in errors).
     const KEY: &'static str;
 
@@ -31,7 +31,7 @@ pub trait ShapeParams: DeserializeOwned {
 }
 
 /// `P` from `shapes`: every field present, at least its minimum, fitting `usize`, then `P::check`.
-pub fn read<P: ShapeParams>(shapes: &Shapes) -> Result<P, BackendError> {
+pub(crate) fn read<P: ShapeParams>(shapes: &Shapes) -> Result<P, BackendError> {
     P::deserialize(ShapesDe {
         shapes,
         min: P::min,

@@ -13,17 +13,17 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Source of the baseline (repo-relative).
-pub const FILE: &str = "crates/tier1/src/bench/targets/persistent_decode.rs";
+pub(crate) const FILE: &str = "crates/tier1/src/bench/targets/persistent_decode.rs";
 
 /// Problem size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub struct Params {
+pub(crate) struct Params {
     /// Sequences decoded together.
-    pub batch: usize,
+    pub(crate) batch: usize,
     /// Decode steps.
-    pub steps: usize,
+    pub(crate) steps: usize,
     /// Head dimension.
-    pub head_dim: usize,
+    pub(crate) head_dim: usize,
 }
 
 impl ShapeParams for Params {
@@ -32,19 +32,19 @@ impl ShapeParams for Params {
 
 /// `q`, `k`, `v`: `[steps, batch, head_dim]`.
 #[derive(Debug, Clone)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// Sizes.
-    pub p: Params,
+    pub(crate) p: Params,
     /// Queries.
-    pub q: Vec<f32>,
+    pub(crate) q: Vec<f32>,
     /// Keys.
-    pub k: Vec<f32>,
+    pub(crate) k: Vec<f32>,
     /// Values.
-    pub v: Vec<f32>,
+    pub(crate) v: Vec<f32>,
 }
 
 /// Seeded inputs.
-pub fn inputs(p: Params, seed: u64) -> Inputs {
+pub(crate) fn inputs(p: Params, seed: u64) -> Inputs {
     let n = p.steps * p.batch * p.head_dim;
     let mut r = crate::bench::rng::Rng::new(seed, 20);
     Inputs {
@@ -56,7 +56,7 @@ pub fn inputs(p: Params, seed: u64) -> Inputs {
 }
 
 /// One fused step: `out[b,:] = v[b,:] * dot(q[b,:], k[b,:])` for every row `b`.
-pub fn fused_step(p: Params, inp: &Inputs, t: usize, out: &mut [f32]) {
+pub(crate) fn fused_step(p: Params, inp: &Inputs, t: usize, out: &mut [f32]) {
     let d = p.head_dim;
     for b in 0..p.batch {
         let o = (t * p.batch + b) * d;
@@ -68,14 +68,14 @@ pub fn fused_step(p: Params, inp: &Inputs, t: usize, out: &mut [f32]) {
 }
 
 /// The whole decode in one loop (the optimized variant's task body).
-pub fn persistent(inp: &Inputs, out: &mut [f32]) {
+pub(crate) fn persistent(inp: &Inputs, out: &mut [f32]) {
     for t in 0..inp.p.steps {
         fused_step(inp.p, inp, t, out);
     }
 }
 
 /// f64 reference.
-pub fn reference(inp: &Inputs) -> Vec<f64> {
+pub(crate) fn reference(inp: &Inputs) -> Vec<f64> {
     let d = inp.p.head_dim;
     let mut out = vec![0.0; inp.q.len()];
     for o in (0..inp.q.len()).step_by(d) {
@@ -231,20 +231,20 @@ fn variant(
 
 /// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub fn footprint(shapes: &Shapes) -> f64 {
+pub(crate) fn footprint(shapes: &Shapes) -> f64 {
     let g = |name| dim(shapes, name);
     let n = g("steps") * g("batch") * g("head_dim");
     n * 24.0 + g("batch") * g("head_dim") * 8.0
 }
 
 /// The CPU workload.
-pub fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload(shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
     workload_with(Arc::new(inputs(Params::from_shapes(shapes)?, seed)), seed)
 }
 
 /// The CPU workload over inputs already generated (the CUDA backend takes its work, input
 /// signature and reference from here, so both backends describe the same problem).
-pub fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
+pub(crate) fn workload_with(inp: Arc<Inputs>, seed: u64) -> Result<Workload, BackendError> {
     let p = inp.p;
     let dims = [p.steps, p.batch, p.head_dim];
     let sig = signature(

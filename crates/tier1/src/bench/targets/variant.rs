@@ -6,7 +6,7 @@ use crate::bench::result::{InputSignature, TensorSpec};
 use std::sync::Arc;
 
 /// A tensor spec (`name`, `dtype`, shape).
-pub fn tensor(name: &str, dtype: &str, shape: &[usize]) -> TensorSpec {
+pub(crate) fn tensor(name: &str, dtype: &str, shape: &[usize]) -> TensorSpec {
     TensorSpec {
         name: name.into(),
         shape: shape.iter().map(|&d| d as u64).collect(),
@@ -15,7 +15,7 @@ pub fn tensor(name: &str, dtype: &str, shape: &[usize]) -> TensorSpec {
 }
 
 /// An input signature from tensors and the seed.
-pub fn signature(seed: u64, inputs: Vec<TensorSpec>) -> InputSignature {
+pub(crate) fn signature(seed: u64, inputs: Vec<TensorSpec>) -> InputSignature {
     InputSignature { seed, inputs }
 }
 
@@ -43,7 +43,7 @@ impl<I: Send + Sync> VariantRun for FnRun<I> {
 }
 
 /// A variant over shared inputs writing `out_len` f32 outputs; `f` may own scratch state.
-pub fn fn_variant<I: Send + Sync + 'static>(
+pub(crate) fn fn_variant<I: Send + Sync + 'static>(
     name: &str,
     signature: InputSignature,
     inputs: Arc<I>,

@@ -14,7 +14,7 @@ use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `block_scaling`: plan, host buffers, launched entries.
-pub const CUDA: CudaSpec = CudaSpec {
+pub(crate) const CUDA: CudaSpec = CudaSpec {
     plan: |shapes| plan(Params::from_shapes(shapes)?),
     inputs,
     baseline: &["block_scaling_dequant_bf16", "block_scaling_gemm_bf16"],
@@ -28,7 +28,7 @@ fn inputs(shapes: &Shapes, seed: u64) -> Result<(host::Inputs, Workload), Backen
 }
 
 /// Padded sizes of the block-scaled operands: M and N to 128, K to 32 (zero codes add nothing).
-pub fn padded(p: Params) -> (usize, usize, usize) {
+pub(crate) fn padded(p: Params) -> (usize, usize, usize) {
     (
         p.m.next_multiple_of(MMA_TILE.0),
         p.n.next_multiple_of(MMA_TILE.1),
@@ -37,7 +37,7 @@ pub fn padded(p: Params) -> (usize, usize, usize) {
 }
 
 /// The plan at `p`.
-pub fn plan(p: Params) -> Result<Plan, BackendError> {
+pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
     let key = "block_scaling";
     let (mp, np, kp) = padded(p);
     let (m, n, k) = (int(key, "m", mp)?, int(key, "n", np)?, int(key, "k", kp)?);
@@ -120,7 +120,7 @@ pub fn plan(p: Params) -> Result<Plan, BackendError> {
 }
 
 /// Codes and scales re-laid with the padded row length and row count (zero padding).
-pub fn host_inputs(inp: &block_scaling::Inputs) -> host::Inputs {
+pub(crate) fn host_inputs(inp: &block_scaling::Inputs) -> host::Inputs {
     let p = inp.p;
     let (mp, np, kp) = padded(p);
     let pad = |src: &[u8], rows: usize, per_row: usize, rows_p: usize, per_row_p: usize| {

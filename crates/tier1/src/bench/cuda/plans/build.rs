@@ -5,7 +5,7 @@ use crate::bench::backend::BackendError;
 use crate::bench::cuda::plan::{BufSpec, Output, Owner, Step, VariantPlan};
 
 /// An input buffer, uploaded once and shared by every variant.
-pub fn input(name: &'static str, bytes: usize) -> BufSpec {
+pub(crate) fn input(name: &'static str, bytes: usize) -> BufSpec {
     BufSpec {
         name,
         bytes: bytes as u64,
@@ -14,7 +14,7 @@ pub fn input(name: &'static str, bytes: usize) -> BufSpec {
 }
 
 /// A buffer only variant `variant` uses.
-pub fn owned(name: &'static str, bytes: usize, variant: usize) -> BufSpec {
+pub(crate) fn owned(name: &'static str, bytes: usize, variant: usize) -> BufSpec {
     BufSpec {
         name,
         bytes: bytes as u64,
@@ -23,7 +23,7 @@ pub fn owned(name: &'static str, bytes: usize, variant: usize) -> BufSpec {
 }
 
 /// A variant without graph capture.
-pub fn variant(name: &str, steps: Vec<Step>, output: Output) -> VariantPlan {
+pub(crate) fn variant(name: &str, steps: Vec<Step>, output: Output) -> VariantPlan {
     VariantPlan {
         name: name.into(),
         steps,
@@ -33,7 +33,7 @@ pub fn variant(name: &str, steps: Vec<Step>, output: Output) -> VariantPlan {
 }
 
 /// A contiguous `rows × cols` f32 output.
-pub fn f32_out(buf: &'static str, rows: usize, cols: usize) -> Output {
+pub(crate) fn f32_out(buf: &'static str, rows: usize, cols: usize) -> Output {
     Output::F32 {
         buf,
         rows,
@@ -43,7 +43,7 @@ pub fn f32_out(buf: &'static str, rows: usize, cols: usize) -> Output {
 }
 
 /// A shape error of target `key` naming `param`.
-pub fn shape_err(key: &str, param: &str, message: String) -> BackendError {
+pub(crate) fn shape_err(key: &str, param: &str, message: String) -> BackendError {
     BackendError::Shape {
         key: key.into(),
         param: param.into(),
@@ -52,7 +52,7 @@ pub fn shape_err(key: &str, param: &str, message: String) -> BackendError {
 }
 
 /// Per-sequence activations both variants use; each variant allocates its own copy.
-pub fn each(name: &'static str, bytes: usize) -> BufSpec {
+pub(crate) fn each(name: &'static str, bytes: usize) -> BufSpec {
     BufSpec {
         name,
         bytes: bytes as u64,

@@ -12,7 +12,7 @@ use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `flashattention4_alibi`: plan, host buffers, launched entries.
-pub const CUDA: CudaSpec = CudaSpec {
+pub(crate) const CUDA: CudaSpec = CudaSpec {
     plan: |shapes| plan(Params::from_shapes(shapes)?),
     inputs,
     baseline: &["alibi_scores", "alibi_softmax", "alibi_pv"],
@@ -32,7 +32,7 @@ fn inputs(shapes: &Shapes, seed: u64) -> Result<(host::Inputs, Workload), Backen
 }
 
 /// The plan at `p`.
-pub fn plan(p: Params) -> Result<Plan, BackendError> {
+pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
     let key = "flashattention4_alibi";
     if p.head_dim > 64 {
         return Err(shape_err(
@@ -135,7 +135,7 @@ pub fn plan(p: Params) -> Result<Plan, BackendError> {
 }
 
 /// `q`, `k`, `v` as the CPU twin lays them out.
-pub fn host_inputs(inp: &flashattention4_alibi::Inputs) -> host::Inputs {
+pub(crate) fn host_inputs(inp: &flashattention4_alibi::Inputs) -> host::Inputs {
     vec![
         ("q", HostData::F32(inp.q.clone())),
         ("k", HostData::F32(inp.k.clone())),

@@ -11,7 +11,7 @@ use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `gradient_fusion`: plan, host buffers, launched entries.
-pub const CUDA: CudaSpec = CudaSpec {
+pub(crate) const CUDA: CudaSpec = CudaSpec {
     plan: |shapes| plan(Params::from_shapes(shapes)?),
     inputs,
     baseline: &["grad_reduce_tensor"],
@@ -28,7 +28,7 @@ fn inputs(shapes: &Shapes, seed: u64) -> Result<(host::Inputs, Workload), Backen
 }
 
 /// The plan at `p`.
-pub fn plan(p: Params) -> Result<Plan, BackendError> {
+pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
     let key = "gradient_fusion";
     let n = p.tensors * p.tensor_elems;
     let (len, ranks) = (
@@ -96,7 +96,7 @@ pub fn plan(p: Params) -> Result<Plan, BackendError> {
 }
 
 /// The gradients of every rank, contiguous.
-pub fn host_inputs(inp: &gradient_fusion::Inputs) -> host::Inputs {
+pub(crate) fn host_inputs(inp: &gradient_fusion::Inputs) -> host::Inputs {
     let grads: Vec<f32> = inp.grads.iter().flatten().flatten().copied().collect();
     vec![("grads", HostData::F32(grads))]
 }

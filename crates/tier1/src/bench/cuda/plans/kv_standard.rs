@@ -12,7 +12,7 @@ use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `kv_standard`: plan, host buffers, launched entries.
-pub const CUDA: CudaSpec = CudaSpec {
+pub(crate) const CUDA: CudaSpec = CudaSpec {
     plan: |shapes| plan(Params::from_shapes(shapes)?),
     inputs,
     baseline: &["kv_append_bf16"],
@@ -26,7 +26,7 @@ fn inputs(shapes: &Shapes, seed: u64) -> Result<(host::Inputs, Workload), Backen
 }
 
 /// The plan at `p`.
-pub fn plan(p: Params) -> Result<Plan, BackendError> {
+pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
     let key = "kv_standard";
     let te = p.token_elems();
     let step_elems = p.active_layers * te;
@@ -111,7 +111,7 @@ pub fn plan(p: Params) -> Result<Plan, BackendError> {
 
 /// CPU tokens `[steps, active_layers, 2, batch, heads, d]` to the kernels'
 /// `[steps, active_layers, batch, 2, heads, d]`.
-pub fn kv_src(inp: &kv_standard::Inputs) -> Vec<f32> {
+pub(crate) fn kv_src(inp: &kv_standard::Inputs) -> Vec<f32> {
     let p = inp.p;
     let (b, h, d) = (p.batch, p.heads, p.head_dim);
     let mut out = vec![0.0f32; inp.kv.len()];
@@ -129,6 +129,6 @@ pub fn kv_src(inp: &kv_standard::Inputs) -> Vec<f32> {
 }
 
 /// The source tokens in the kernels' layout.
-pub fn host_inputs(inp: &kv_standard::Inputs) -> host::Inputs {
+pub(crate) fn host_inputs(inp: &kv_standard::Inputs) -> host::Inputs {
     vec![("src", HostData::F32(kv_src(inp)))]
 }

@@ -19,7 +19,7 @@ use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;
 
 /// The CUDA side of `llama_3_1_8b`: plan, host buffers, launched entries.
-pub const CUDA: CudaSpec = CudaSpec {
+pub(crate) const CUDA: CudaSpec = CudaSpec {
     plan: |shapes| plan(Params::from_shapes(shapes)?),
     inputs,
     baseline: &[
@@ -135,7 +135,7 @@ fn elementwise(kernel: &'static str, n: usize, args: Vec<Arg>) -> Step {
 }
 
 /// The plan at `p`.
-pub fn plan(p: Params) -> Result<Plan, BackendError> {
+pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
     let hd = p.head_dim();
     if hd > 128 {
         return Err(BackendError::Shape {
@@ -378,13 +378,13 @@ pub fn plan(p: Params) -> Result<Plan, BackendError> {
 /// Head-dim permutation that turns the CPU's interleaved RoPE pairs `(2i, 2i+1)` into the
 /// kernel's halves `(i, i + hd/2)`: kernel feature `c` reads CPU feature `rope_perm(c, hd)`.
 /// Scores `q·k` are unchanged (both sides permuted alike), so attention outputs match.
-pub fn rope_perm(c: usize, hd: usize) -> usize {
+pub(crate) fn rope_perm(c: usize, hd: usize) -> usize {
     let half = hd / 2;
     if c < half { 2 * c } else { 2 * (c - half) + 1 }
 }
 
 /// Llama weights `[in, out]` to the kernels' `[out, in]`, Q/K rows permuted by [`rope_perm`].
-pub fn host_inputs(inp: &llama_3_1_8b::Inputs) -> host::Inputs {
+pub(crate) fn host_inputs(inp: &llama_3_1_8b::Inputs) -> host::Inputs {
     let p = inp.p;
     let (h, hd, kvd, m) = (p.hidden, p.head_dim(), p.kv_dim(), p.mlp);
     // Row `r` of the transposed [out, in] matrix is column `col(r)` of the [in, out] source.

@@ -12,7 +12,7 @@ use crate::bench::targets::persistent_decode::{self, Params};
 use std::sync::Arc;
 
 /// The CUDA side of `persistent_decode`: plan, host buffers, launched entries.
-pub const CUDA: CudaSpec = CudaSpec {
+pub(crate) const CUDA: CudaSpec = CudaSpec {
     plan: |shapes| plan(Params::from_shapes(shapes)?),
     inputs,
     baseline: // The CUDA-graph variant replays the same three baseline launches.
@@ -38,7 +38,7 @@ fn row_block(d: usize) -> u32 {
 }
 
 /// The plan at `p`.
-pub fn plan(p: Params) -> Result<Plan, BackendError> {
+pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
     let key = "persistent_decode";
     let row = p.batch * p.head_dim;
     let (rows, d) = (int(key, "batch", row)?, int(key, "head_dim", p.head_dim)?);
@@ -129,7 +129,7 @@ pub fn plan(p: Params) -> Result<Plan, BackendError> {
 }
 
 /// `q`, `k`, `v` as the CPU twin lays them out.
-pub fn host_inputs(inp: &persistent_decode::Inputs) -> host::Inputs {
+pub(crate) fn host_inputs(inp: &persistent_decode::Inputs) -> host::Inputs {
     vec![
         ("q", HostData::F32(inp.q.clone())),
         ("k", HostData::F32(inp.k.clone())),
