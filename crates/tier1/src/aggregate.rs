@@ -57,20 +57,6 @@ pub(crate) fn optimized_memory_mb(t: &TargetSummary) -> Option<f64> {
         .or_else(|| best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct))
 }
 
-/// Fill `best_optimized_time_ms` and `best_optimized_memory_mb` where they are absent and can be
-/// derived (the restore sanitizer's memory backfill, and summary building).
-pub(crate) fn backfill(t: &mut TargetSummary) {
-    if t.best_optimized_time_ms.is_none() {
-        t.best_optimized_time_ms =
-            best_optimized_time(t.baseline_time_ms, t.best_speedup).map(Finite::from);
-    }
-    if t.best_optimized_memory_mb.is_none() {
-        t.best_optimized_memory_mb =
-            best_optimized_memory(t.baseline_memory_mb, t.best_memory_savings_pct)
-                .map(Finite::from);
-    }
-}
-
 /// The target's goal (`performance`, empty or absent mean speed).
 pub(crate) fn goal(t: &TargetSummary) -> Goal {
     Goal::from_stored(non_empty(t.optimization_goal.as_deref()))
@@ -300,19 +286,6 @@ mod tests {
         let mut t = memory_target("kv_standard", 2048.0, 50.0);
         t.best_optimized_memory_mb = None;
         assert_eq!(optimized_memory_mb(&t), Some(1024.0));
-        backfill(&mut t);
-        assert_eq!(t.best_optimized_memory_mb, Some(1024.0.into()));
-    }
-
-    #[test]
-    fn backfill_keeps_stored_values() {
-        let mut t = speed_target("a", 10.0, 2.0);
-        t.best_optimized_time_ms = Some(4.0.into());
-        backfill(&mut t);
-        assert_eq!(t.best_optimized_time_ms, Some(4.0.into()));
-        t.best_optimized_time_ms = None;
-        backfill(&mut t);
-        assert_eq!(t.best_optimized_time_ms, Some(5.0.into()));
     }
 
     #[test]

@@ -52,7 +52,8 @@ impl ArtifactPrefix {
         Ok(ArtifactPrefix(s.to_string()))
     }
 
-    /// The prefix text.
+    /// The prefix text (the tests compare it).
+    #[cfg(test)]
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }

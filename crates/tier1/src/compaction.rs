@@ -8,7 +8,6 @@
 pub(crate) mod keep;
 pub(crate) mod package;
 
-pub(crate) use package::PackageReport;
 pub use package::{PackagePlan, write_package};
 
 use crate::archive::{MAX_EXPANDED_BYTES, MAX_MEMBERS};

@@ -133,10 +133,6 @@ impl Hasher {
     pub(crate) fn len(&self) -> u64 {
         self.len
     }
-    /// True when nothing was fed.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
     /// The final digest.
     pub(crate) fn finish(self) -> Digest {
         Digest::from_bytes(&self.inner.finalize().into())

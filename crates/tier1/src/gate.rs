@@ -109,11 +109,6 @@ pub(crate) fn baseline_metrics(summary: &Summary) -> Check {
     c
 }
 
-/// `baseline_metrics(summary).passed()`.
-pub(crate) fn summary_has_baseline_metrics(summary: &Summary) -> bool {
-    baseline_metrics(summary).passed()
-}
-
 fn show(x: Option<Finite>) -> String {
     x.map_or_else(|| "null".into(), |v| v.to_string())
 }
@@ -144,11 +139,6 @@ pub(crate) fn provenance(summary: &Summary) -> Check {
         )
     });
     c
-}
-
-/// `provenance(summary).passed()`.
-pub(crate) fn has_accepted_provenance(summary: &Summary) -> bool {
-    provenance(summary).passed()
 }
 
 /// Reference `_tier1_run_accepted`: complete metrics, accepted provenance, no history warnings,
@@ -268,16 +258,6 @@ pub(crate) fn baseline_eligibility(
     c
 }
 
-/// `baseline_eligibility(..).passed()`.
-pub(crate) fn baseline_eligible(
-    summary: &Summary,
-    comparison: &RegressionSummary,
-    run_accepted: bool,
-    allow_initial_anchor: bool,
-) -> bool {
-    baseline_eligibility(summary, comparison, run_accepted, allow_initial_anchor).passed()
-}
-
 fn no_suppressed(comparison: &RegressionSummary) -> Check {
     let mut c = Check::default();
     let s = comparison.suppressed_regressions.len();
@@ -388,10 +368,6 @@ pub(crate) struct Verdict {
 }
 
 impl Verdict {
-    /// Number of failing conditions (the reference's failure count).
-    pub(crate) fn failure_count(&self) -> usize {
-        self.failures.len()
-    }
     /// `Exit::Ok` when passed, else `Exit::Gate`.
     pub(crate) fn exit(&self) -> Exit {
         if self.passed { Exit::Ok } else { Exit::Gate }
@@ -431,11 +407,6 @@ pub(crate) fn verdict(outcome: &RunOutcome<'_>) -> Verdict {
         passed: c.passed(),
         failures: c.reasons,
     }
-}
-
-/// `verdict(outcome).failure_count()`.
-pub(crate) fn failure_count(outcome: &RunOutcome<'_>) -> usize {
-    verdict(outcome).failure_count()
 }
 
 #[cfg(test)]

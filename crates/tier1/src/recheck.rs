@@ -264,7 +264,7 @@ fn judge(
 mod tests {
     use super::*;
     use crate::aggregate::fixtures::*;
-    use crate::gate::{baseline_eligible, run_accepted};
+    use crate::gate::{baseline_eligibility, run_accepted};
     use crate::regress::compare;
     use crate::suite::Thresholds;
 
@@ -373,7 +373,7 @@ mod tests {
         );
         assert!(out.regressions.is_empty());
         assert!(run_accepted(&current, &out, false, false));
-        assert!(!baseline_eligible(&current, &out, true, true));
+        assert!(!baseline_eligibility(&current, &out, true, true).passed());
     }
 
     #[test]

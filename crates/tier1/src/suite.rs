@@ -9,9 +9,9 @@ mod lines;
 mod names;
 pub(crate) mod settings;
 
-pub(crate) use discover::{Discovered, SUITE_DIR, SuiteId, SuiteSource, recorded_identity};
+pub(crate) use discover::SuiteSource;
 pub(crate) use format::{OutputFormat, VariantMap, variant_name};
-pub(crate) use names::{DEFAULT_WORKFLOW, RunNames, check_workflow, run_names};
+pub(crate) use names::{RunNames, run_names};
 use serde::{Deserialize, Serialize};
 pub use settings::Clock;
 pub(crate) use settings::{
@@ -128,16 +128,6 @@ pub enum UnknownRule {
     Pass,
     /// Fail the gate while any target is unknown (strict canonical runners).
     Fail,
-}
-
-impl UnknownRule {
-    /// The stored name.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            UnknownRule::Pass => "pass",
-            UnknownRule::Fail => "fail",
-        }
-    }
 }
 
 impl Thresholds {

@@ -15,11 +15,10 @@ pub(crate) mod sources;
 pub(crate) mod version;
 
 pub use checks::RunnerEnv;
-pub(crate) use checks::attest;
 pub use error::RunnerError;
-pub(crate) use jobs::{Job, JobsPage, read_jobs_file};
-pub(crate) use machine::Machine;
+pub(crate) use jobs::Job;
+#[cfg(test)]
+pub(crate) use policy::DEFAULT_REQUIRED_LABELS;
 pub use policy::Policy;
-pub(crate) use policy::{DEFAULT_REQUIRED_LABELS, MIN_NODE24_RUNNER_VERSION, NODE24_LABEL};
-pub(crate) use record::{Attestation, Check, SCOPE};
+pub(crate) use record::Check;
 pub use sources::{JobsSource, VersionSource, attest_from};

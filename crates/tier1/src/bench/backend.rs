@@ -149,32 +149,6 @@ fn host_name() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// Read a required shape parameter of `key` as `usize`, at least `min`.
-pub(crate) fn param(
-    key: &str,
-    shapes: &Shapes,
-    name: &str,
-    min: u64,
-) -> Result<usize, BackendError> {
-    let v = *shapes.get(name).ok_or_else(|| BackendError::Shape {
-        key: key.into(),
-        param: name.into(),
-        message: "missing from the profile's shapes".into(),
-    })?;
-    if v < min {
-        return Err(BackendError::Shape {
-            key: key.into(),
-            param: name.into(),
-            message: format!("expected at least {min}, found {v}"),
-        });
-    }
-    usize::try_from(v).map_err(|_| BackendError::Shape {
-        key: key.into(),
-        param: name.into(),
-        message: format!("{v} does not fit this machine's address size"),
-    })
-}
-
 /// Number of worker threads the optimized CPU variants use.
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

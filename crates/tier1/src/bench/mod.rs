@@ -32,8 +32,6 @@ pub(crate) mod target_spec;
 pub mod targets;
 pub mod verify;
 
-pub(crate) use backend::Backend;
 pub use cpu::CpuBackend;
 pub use cuda::cuda_backend;
 pub use harness::{HarnessOptions, run_suite, write_results};
-pub(crate) use result::{ResultsFile, summarize};

@@ -11,11 +11,13 @@ mod format;
 mod summary;
 mod validation;
 
-pub(crate) use derived::{bytes_to_mb, derive, no_speedup_message};
+#[cfg(test)]
+pub(crate) use derived::{derive, no_speedup_message};
 pub(crate) use error::ResultError;
+#[cfg(test)]
+pub(crate) use format::Metrics;
 pub(crate) use format::{
-    BASELINE, DEFAULT_PRECISION_PCT, Metrics, RESULTS_REL_PATH, RESULTS_SCHEMA_MIN, ReferenceCheck,
-    TargetFailure, TensorSpec, Work, empty_result,
+    BASELINE, RESULTS_REL_PATH, ReferenceCheck, TargetFailure, TensorSpec, Work, empty_result,
 };
 pub use format::{
     InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, Sampling, TargetResult,

@@ -30,11 +30,6 @@ impl Rng {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
-    /// Uniform in `[lo, hi)`.
-    pub(crate) fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
     /// Uniform integer in `0..n` (`n > 0`).
     pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n.max(1)

@@ -5,20 +5,23 @@
 //!
 //! Adding a target: write `targets/<key>.rs` (`Params`, `inputs`, `workload`, `footprint`),
 //! `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers, launched entries),
-//! declare the two modules (`pub mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`), import
-//! `targets::<key>` here and add one line, `target!(<key>, (major, minor))`, to [`TARGETS`] (and
-//! the target to the suite file). The line names only the key and the compute capability: every
-//! file is found by the key.
+//! declare the two modules (`pub(crate) mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`),
+//! import `targets::<key>` here and add one line, `target!(<key>, (major, minor))`, to
+//! [`TARGETS`] (and the target to the suite file). The line names only the key and the compute
+//! capability: every file is found by the key.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::plans;
 use crate::bench::cuda::source::KernelSource;
-pub(crate) use crate::bench::target_spec::{CudaSpec, TargetSpec};
+#[cfg(test)]
+pub(crate) use crate::bench::target_spec::CudaSpec;
+pub(crate) use crate::bench::target_spec::TargetSpec;
 use crate::bench::targets::block_scaling;
 use crate::bench::targets::flashattention4_alibi;
 use crate::bench::targets::gradient_fusion;
 use crate::bench::targets::kv_standard;
 use crate::bench::targets::llama_3_1_8b;
+#[cfg(test)]
 use crate::bench::targets::params::ShapeParams;
 use crate::bench::targets::persistent_decode;
 
@@ -30,6 +33,7 @@ macro_rules! target {
     ($key:ident, $cap:expr) => {
         TargetSpec {
             key: stringify!($key),
+            #[cfg(test)]
             params: |shapes| $key::Params::from_shapes(shapes).map(drop),
             workload: $key::workload,
             footprint: $key::footprint,
@@ -54,7 +58,8 @@ pub(crate) const TARGETS: &[TargetSpec] = &[
     target!(llama_3_1_8b, (7, 0)),
 ];
 
-/// Keys of the built-in targets, in suite order.
+/// Keys of the built-in targets, in suite order (the tests walk them).
+#[cfg(test)]
 pub(crate) const BUILTIN_KEYS: [&str; TARGETS.len()] = {
     let mut out = [""; TARGETS.len()];
     let mut i = 0;

@@ -14,7 +14,9 @@ pub(crate) struct TargetSpec {
     /// Suite target key (`configs/benchmark_suites/tier1.yaml`).
     pub(crate) key: &'static str,
     /// Reads and checks the target's `Params` from the profile's shapes (serde,
-    /// [`crate::bench::targets::params::read`]); the error names the field and what was expected.
+    /// `crate::bench::targets::params::read`); the error names the field and what was expected.
+    /// The workloads read them the same way; the table's tests check every profile with it.
+    #[cfg(test)]
     pub(crate) params: fn(&Shapes) -> Result<(), BackendError>,
     /// The CPU workload at the profile's shapes and seed (reads and checks the shapes).
     pub(crate) workload: fn(&Shapes, u64) -> Result<Workload, BackendError>,

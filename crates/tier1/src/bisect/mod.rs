@@ -8,8 +8,6 @@ pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod search;
 
-pub(crate) use report::Step;
 pub use report::{BisectReport, BisectStatus};
 pub use run::{BisectError, BisectRequest, bisect};
 pub use search::Mark;
-pub(crate) use search::Search;

@@ -86,9 +86,6 @@ pub struct PackageReport {
     pub(crate) members: usize,
     /// Their summed size.
     pub(crate) expanded_bytes: u64,
-    /// The final index.
-    #[serde(skip)]
-    pub(crate) doc: IndexDoc,
 }
 
 /// Write the package of `plan` (see the module documentation).
@@ -134,6 +131,5 @@ pub fn write_package(plan: PackagePlan<'_>) -> Result<PackageReport, PackageErro
         runs_sealed: sealed.run_ids.len(),
         members: f.members,
         expanded_bytes: f.expanded_bytes,
-        doc,
     })
 }

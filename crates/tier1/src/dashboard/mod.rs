@@ -30,5 +30,5 @@ mod write;
 pub(crate) use error::ReportError;
 pub use options::DashboardOptions;
 pub(crate) use outcome::DashboardOutcome;
+pub(crate) use write::parse_now;
 pub use write::write_dashboard;
-pub(crate) use write::{HTML_FILE, MARKDOWN_FILE, parse_now};

@@ -4,8 +4,6 @@
 use super::error::EvidenceError;
 use std::path::Path;
 
-/// Default evidence root, relative to the repository root.
-pub(crate) const DEFAULT_EVIDENCE_ROOT: &str = "artifacts/runs";
 /// Manifest file inside a run's evidence directory.
 pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 /// Markdown report inside a run's evidence directory.

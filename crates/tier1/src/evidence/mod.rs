@@ -13,6 +13,5 @@ pub mod verify;
 
 pub(crate) use error::EvidenceError;
 pub(crate) use layout::{
-    DEFAULT_EVIDENCE_ROOT, MANIFEST_FILE, RECHECK_INFIX, REPORT_FILE, manifest_rel, report_rel,
-    results_rel, run_dirs,
+    MANIFEST_FILE, REPORT_FILE, manifest_rel, report_rel, results_rel, run_dirs,
 };

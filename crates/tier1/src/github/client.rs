@@ -20,8 +20,6 @@ use std::time::Duration;
 pub(crate) struct Paged<T> {
     /// Items of every page fetched, in order.
     pub(crate) items: Vec<T>,
-    /// `total_count` of the last page fetched.
-    pub(crate) total_count: u64,
     /// True when the last page was reached and the item count covers `total_count`.
     pub(crate) complete: bool,
 }
@@ -334,17 +332,12 @@ impl GithubClient {
                             items.len()
                         );
                     }
-                    return Ok(Paged {
-                        items,
-                        total_count,
-                        complete,
-                    });
+                    return Ok(Paged { items, complete });
                 }
                 Step::Capped => {
                     tracing::warn!("{endpoint}: stopped after {} pages", walk.pages());
                     return Ok(Paged {
                         items,
-                        total_count,
                         complete: false,
                     });
                 }

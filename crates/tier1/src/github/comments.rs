@@ -31,8 +31,6 @@ pub(crate) struct ApiIssueComment {
     pub(crate) html_url: String,
     /// Creation time.
     pub(crate) created_at: DateTime<Utc>,
-    /// Last update.
-    pub(crate) updated_at: DateTime<Utc>,
 }
 
 impl ApiIssueComment {

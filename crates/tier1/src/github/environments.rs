@@ -44,21 +44,6 @@ pub(crate) struct ReviewerName {
     pub(crate) slug: Option<String>,
 }
 
-impl Reviewer {
-    /// `login`, or `team:<slug>`, or `?` when the record names neither.
-    pub(crate) fn label(&self) -> String {
-        let r = self.reviewer.as_ref();
-        match (
-            r.and_then(|r| r.login.clone()),
-            r.and_then(|r| r.slug.clone()),
-        ) {
-            (Some(login), _) => login,
-            (None, Some(slug)) => format!("team:{slug}"),
-            (None, None) => "?".into(),
-        }
-    }
-}
-
 /// An environment as the API returns it (the fields tier1 reads).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub(crate) struct Environment {
@@ -99,6 +84,19 @@ pub(crate) fn get(client: &GithubClient, name: &str) -> Result<Environment, Gith
 mod tests {
     use super::*;
 
+    /// `login`, or `team:<slug>`, or `?` when the record names neither.
+    fn label(r: &Reviewer) -> String {
+        let r = r.reviewer.as_ref();
+        match (
+            r.and_then(|r| r.login.clone()),
+            r.and_then(|r| r.slug.clone()),
+        ) {
+            (Some(login), _) => login,
+            (None, Some(slug)) => format!("team:{slug}"),
+            (None, None) => "?".into(),
+        }
+    }
+
     #[test]
     fn the_spec_example_parses_and_names_its_reviewers() {
         let v = serde_json::json!({
@@ -117,7 +115,7 @@ mod tests {
         let e: Environment = serde_json::from_value(v).unwrap();
         let r = e.required_reviewers().expect("required reviewers");
         assert_eq!(r.prevent_self_review, Some(false));
-        let names: Vec<String> = r.reviewers.iter().flatten().map(Reviewer::label).collect();
+        let names: Vec<String> = r.reviewers.iter().flatten().map(label).collect();
         assert_eq!(names, ["octocat", "team:justice-league"]);
         let bare: Environment = serde_json::from_value(serde_json::json!({"name": "x"})).unwrap();
         assert!(bare.required_reviewers().is_none() && bare.rules().is_empty());

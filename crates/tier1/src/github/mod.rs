@@ -16,5 +16,4 @@ pub use client::GithubClient;
 pub use config::GithubConfig;
 pub(crate) use config::{API_VERSION, DEFAULT_API_URL, USER_AGENT};
 pub(crate) use error::GithubError;
-pub(crate) use retry::RetryPolicy;
 pub use token::Token;

@@ -10,14 +10,6 @@ use serde::Deserialize;
 pub(crate) struct ApiWorkflow {
     /// Numeric workflow id.
     pub(crate) id: u64,
-    /// Display name.
-    #[serde(default)]
-    pub(crate) name: Option<String>,
-    /// `.github/workflows/<file>`.
-    pub(crate) path: String,
-    /// `active`, `disabled_manually`, ...
-    #[serde(default)]
-    pub(crate) state: Option<String>,
 }
 
 /// The `minimal-repository` object embedded in a run.
@@ -105,9 +97,6 @@ pub(crate) struct ApiArtifact {
     pub(crate) name: String,
     /// Size of the stored bytes.
     pub(crate) size_in_bytes: u64,
-    /// `…/actions/artifacts/{id}/zip`.
-    #[serde(default)]
-    pub(crate) archive_download_url: Option<String>,
     /// Whether it expired.
     pub(crate) expired: bool,
     /// `sha256:<hex>`; null for artifacts older than upload-artifact v4.
@@ -185,9 +174,6 @@ pub(crate) struct ApiUser {
 /// An environment named in an approval.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct ApiApprovalEnvironment {
-    /// Environment id.
-    #[serde(default)]
-    pub(crate) id: Option<u64>,
     /// Environment name.
     #[serde(default)]
     pub(crate) name: Option<String>,

@@ -11,4 +11,5 @@ pub(crate) mod record;
 
 pub use error::GpuError;
 pub use inventory::Inventory;
+#[cfg(test)]
 pub(crate) use record::{Clocks, GpuRecord, MigMode};

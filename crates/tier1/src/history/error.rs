@@ -52,10 +52,6 @@ impl HistoryError {
             message: format!("cannot write: {e}"),
         }
     }
-    /// True when the error is about the local disk, not the package.
-    pub(crate) fn is_local(&self) -> bool {
-        matches!(self.kind, HistoryErrorKind::Io | HistoryErrorKind::DiskFull)
-    }
     /// An integrity error about `path`.
     pub(crate) fn integrity(path: impl Into<String>, message: impl Into<String>) -> Self {
         HistoryError {

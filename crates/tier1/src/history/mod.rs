@@ -18,7 +18,7 @@ pub use detection::Verdict;
 pub(crate) use detection::{
     Detection, DetectionMethod, FloorHeld, Inconclusive, MetricTest, TargetDetection,
 };
-pub(crate) use error::{HistoryError, HistoryErrorKind};
+pub(crate) use error::HistoryError;
 pub(crate) use measurement::Measurement;
 pub use model::*;
 pub(crate) use sidebyside::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};

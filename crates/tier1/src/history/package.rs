@@ -211,8 +211,6 @@ pub(crate) struct RunFiles {
     pub(crate) summary: Summary,
     /// `regression_summary.json`.
     pub(crate) regression: RegressionSummary,
-    /// `trend_snapshot.json` (must be an object; its content is rebuilt on publication).
-    pub(crate) trend: Map<String, Value>,
     /// `summary.json` as stored.
     pub(crate) summary_bytes: Vec<u8>,
     /// `regression_summary.json` as stored.
@@ -275,17 +273,17 @@ pub(crate) fn load_run(root: &Path, row: &IndexRow) -> Result<RunFiles, HistoryE
     let trend_bytes = read("trend_snapshot_path", &row.trend_snapshot_path)?;
     let summary: Summary = parse_json(&row.summary_path, &summary_bytes)?;
     let regression: RegressionSummary = parse_json(&row.regression_json_path, &regression_bytes)?;
+    // The snapshot must be an object; its content is rebuilt on publication, so it is not kept.
     let trend: Value = parse_json(&row.trend_snapshot_path, &trend_bytes)?;
-    let Value::Object(trend) = trend else {
+    if !trend.is_object() {
         return Err(HistoryError::structural(
             &row.trend_snapshot_path,
             format!("expected a JSON object, found {}", kind_of(&trend)),
         ));
-    };
+    }
     Ok(RunFiles {
         summary,
         regression,
-        trend,
         summary_bytes,
         regression_bytes,
     })
@@ -296,30 +294,10 @@ pub fn run_path(run_id: &str, file: &str) -> String {
     format!("{run_id}/{file}")
 }
 
-/// How to build an output history tree.
-#[derive(Debug)]
-pub(crate) struct TreePlan<'a> {
-    /// A tree copied first (the live history), if any.
-    pub(crate) base: Option<&'a Path>,
-    /// Run directories copied next: (source history root, run id).
-    pub(crate) runs: Vec<(&'a Path, &'a str)>,
-    /// Trend snapshots written last: (the row's `trend_snapshot_path`, snapshot).
-    pub(crate) trends: Vec<(String, TrendSnapshot)>,
-    /// The index written at the root.
-    pub(crate) index: &'a IndexDoc,
-}
-
-/// Write a history tree into `dest` (absent or empty), staged in a temporary sibling and renamed
-/// into place, so a failure leaves no output. The base tree's files are hard-linked where possible
-/// ([`fsx::link_tree`]); trend snapshots and the index replace their links atomically.
-pub(crate) fn write_tree(dest: &Path, plan: &TreePlan<'_>) -> Result<PathBuf, std::io::Error> {
-    let stage = stage_tree(dest, plan.base, &plan.runs)?;
-    finish_tree(stage.path(), &plan.trends, plan.index)?;
-    stage.commit()
-}
-
-/// The first half of [`write_tree`]: a staged tree holding the base (hard-linked) and the runs
-/// copied from their roots, not yet renamed into place.
+/// A history tree for `dest` (absent or empty), staged in a temporary sibling: the base tree
+/// (the live history) hard-linked where possible ([`fsx::link_tree`]) and the runs copied from
+/// their roots. [`finish_tree`] then writes the trend snapshots and the index, and committing the
+/// stage renames it into place, so a failure leaves no output.
 pub(crate) fn stage_tree(
     dest: &Path,
     base: Option<&Path>,
@@ -339,8 +317,8 @@ pub(crate) fn stage_tree(
     Ok(stage)
 }
 
-/// The second half of [`write_tree`]: write the trend snapshots, then the index, into the staged
-/// tree at `root` (each replacing its link atomically).
+/// The second half of a tree write ([`stage_tree`] is the first): write the trend snapshots, then
+/// the index, into the staged tree at `root` (each replacing its link atomically).
 pub(crate) fn finish_tree(
     root: &Path,
     trends: &[(String, TrendSnapshot)],
@@ -396,17 +374,14 @@ mod tests {
         std::fs::write(base.join("r0/summary.json"), b"{}\n").unwrap();
         std::fs::write(base.join(INDEX_FILE), b"{\"runs\": []}\n").unwrap();
         let doc = IndexDoc::new_chained("tier1", 1);
-        let plan = TreePlan {
-            base: Some(&base),
-            runs: vec![],
-            trends: vec![(
-                "r0/trend_snapshot.json".into(),
-                super::super::trend::build(&doc.index),
-            )],
-            index: &doc,
-        };
+        let trends = vec![(
+            "r0/trend_snapshot.json".to_string(),
+            super::super::trend::build(&doc.index),
+        )];
         let out = t.path().join("out");
-        write_tree(&out, &plan).unwrap();
+        let stage = stage_tree(&out, Some(&base), &[]).unwrap();
+        finish_tree(stage.path(), &trends, &doc).unwrap();
+        stage.commit().unwrap();
         assert_eq!(
             std::fs::read(base.join("r0/trend_snapshot.json")).unwrap(),
             b"{\"old\": true}\n"

@@ -14,6 +14,5 @@ pub(crate) mod validate;
 pub(crate) mod validated;
 
 pub(crate) use crate::artifacts::is_evidence_artifact_name;
-pub(crate) use runs::check_summary;
 pub use validate::{sanitize_restored, validate_history_root};
 pub(crate) use validated::{AnchorRef, ValidatedHistory};

@@ -19,17 +19,6 @@ pub struct Footprint {
     pub(crate) archive_bytes_bound: u64,
 }
 
-impl Footprint {
-    /// This footprint plus another tree's.
-    pub(crate) fn plus(self, other: Footprint) -> Footprint {
-        Footprint {
-            members: self.members + other.members,
-            expanded_bytes: self.expanded_bytes + other.expanded_bytes,
-            archive_bytes_bound: self.archive_bytes_bound + other.archive_bytes_bound,
-        }
-    }
-}
-
 /// Why restore would refuse a package built from a tree; nothing was written.
 #[derive(Debug, thiserror::Error)]
 #[error(

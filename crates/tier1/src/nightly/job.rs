@@ -9,9 +9,6 @@ use crate::store::StoreError;
 use crate::store::local::{LocalStore, NewRun};
 use std::path::Path;
 
-/// Workflow file the local runs are recorded under unless the suite or `--workflow` names the
-/// project's own ([`crate::suite::run_names`]).
-pub(crate) const WORKFLOW_FILE: &str = crate::suite::DEFAULT_WORKFLOW;
 /// Artifact retention, as in the workflow.
 pub(crate) const RETENTION_DAYS: u32 = 90;
 

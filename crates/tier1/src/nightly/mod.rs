@@ -13,9 +13,8 @@ mod outcome;
 mod request;
 
 pub(crate) use error::NightlyError;
+pub(crate) use job::RETENTION_DAYS;
 pub use job::run;
-pub(crate) use job::{RETENTION_DAYS, WORKFLOW_FILE, local_repository};
-pub(crate) use jobs::JobError;
 pub(crate) use outcome::NightlyOutcome;
 pub use request::NightlyRequest;
 pub(crate) use request::validate_request;

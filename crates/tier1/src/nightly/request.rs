@@ -16,7 +16,7 @@ pub struct NightlyRequest {
     /// Profile; None: `crate::run::default_profile` of the suite.
     pub profile: Option<String>,
     /// `--workflow`: the workflow file recorded; None: the suite's `workflow`, else
-    /// `WORKFLOW_FILE`.
+    /// `tier1-nightly.yml` (`crate::suite::DEFAULT_WORKFLOW`).
     pub workflow: Option<String>,
     /// `--artifact-prefix`; None: the suite's `artifact_prefix`, else `tier1`.
     pub artifact_prefix: Option<String>,

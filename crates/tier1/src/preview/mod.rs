@@ -18,7 +18,5 @@ pub(crate) mod rows;
 pub use compare::{default_run_id, preview};
 pub use error::PreviewError;
 pub use outcome::PreviewOutcome;
-pub(crate) use outputs::{
-    COMMENT_MD, PREVIEW_JSON, REGRESSION_JSON, REGRESSION_MD, STEP_SUMMARY_MAX_CHARS,
-};
+pub(crate) use outputs::STEP_SUMMARY_MAX_CHARS;
 pub use request::PreviewRequest;

@@ -9,12 +9,14 @@ use super::{single, verdict};
 use crate::aggregate::{
     SUCCEEDED, finite, optimized_memory_mb, optimized_time_ms, pair_goal, positive,
 };
+use crate::history::Detection;
 use crate::history::model::{ChangeRow, RECHECKS_FILE, RegressionSummary, Summary, TargetSummary};
-use crate::history::{Detection, DetectionMethod};
 use crate::suite::{Goal, ThresholdBook, Thresholds};
 use std::collections::HashSet;
 
-/// [`compare_in`] with no history: a young history (the anchor alone), the prior noise.
+/// [`compare_in`] with no history: a young history (the anchor alone), the prior noise (the
+/// tests' shorthand).
+#[cfg(test)]
 pub(crate) fn compare(
     current: &Summary,
     anchor: Option<&Summary>,
@@ -171,14 +173,15 @@ pub(crate) fn detector<'a>(
 }
 
 /// Every rule of contract §3.2 for one target present in both runs, by the reference rules
-/// alone (no significance test).
+/// alone (no significance test; the tests' reference).
+#[cfg(test)]
 pub(crate) fn compare_target(
     cur: &TargetSummary,
     prev: &TargetSummary,
     thresholds: &Thresholds,
 ) -> TargetChanges {
     let reference = Thresholds {
-        detection: DetectionMethod::Reference,
+        detection: crate::history::DetectionMethod::Reference,
         ..*thresholds
     };
     let history = NoiseHistory::default();

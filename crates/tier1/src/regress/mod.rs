@@ -15,8 +15,7 @@ pub(crate) mod verdict;
 
 pub(crate) use changes::TargetChanges;
 pub use compare::compare_in;
-pub(crate) use compare::{
-    Decided, compare, compare_target, compare_target_with, decide_target, detector, find_target,
-    regression_rechecks_path,
-};
+pub(crate) use compare::{Decided, decide_target, find_target};
+#[cfg(test)]
+pub(crate) use compare::{compare, compare_target};
 pub(crate) use error::RegressError;

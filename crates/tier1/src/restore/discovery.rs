@@ -11,13 +11,12 @@ use super::{MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN, Rejection, RestoreError};
 use crate::artifacts::ArtifactPrefix;
 use crate::store::{ArtifactMeta, ArtifactStore, WorkflowRun};
 
-/// A history artifact with its run and the same run's evidence artifact.
+/// A history artifact with its run; the same run also holds the evidence artifact of the same
+/// suffix (discovery keeps only such pairs; the anchor's evidence is checked on its own).
 #[derive(Debug, Clone)]
 pub(crate) struct Candidate {
     /// The history artifact.
     pub(crate) history: ArtifactMeta,
-    /// The evidence artifact of the same run and suffix.
-    pub(crate) evidence: ArtifactMeta,
     /// The run that uploaded both.
     pub(crate) run: WorkflowRun,
 }
@@ -98,7 +97,7 @@ pub(crate) fn discover(
         names.dedup();
         for (name, suffix) in names {
             let evidence_name = prefix.evidence(suffix);
-            let (Some(history), Some(evidence)) = (
+            let (Some(history), Some(_evidence)) = (
                 latest_named(&arts.items, name),
                 latest_named(&arts.items, &evidence_name),
             ) else {
@@ -107,7 +106,6 @@ pub(crate) fn discover(
             };
             candidates.push(Candidate {
                 history: history.clone(),
-                evidence: evidence.clone(),
                 run: run.clone(),
             });
         }

@@ -15,9 +15,8 @@ pub(crate) mod outcome;
 pub mod provenance;
 pub(crate) mod select;
 
-pub(crate) use decide::NON_SUCCESS_CONCLUSIONS;
+pub(crate) use error::CandidateError;
 pub use error::RestoreError;
-pub(crate) use error::{CandidateError, NO_CANDIDATE_MESSAGE, RENEWAL_MESSAGE};
 pub use options::RestoreOptions;
 pub(crate) use options::{DEFAULT_WORKFLOW, MAX_ARTIFACT_CANDIDATES, MAX_RUNS_TO_SCAN};
 pub(crate) use outcome::{Rejection, RestoreOutcome};

@@ -18,7 +18,7 @@ pub(crate) mod verdicts;
 
 pub use error::RunError;
 pub use inputs::{backend_for, default_run_id_now, detect_git};
-pub(crate) use inputs::{default_profile, default_run_id, read_attestations};
+pub(crate) use inputs::{default_profile, read_attestations};
 pub use outcome::RunOutcome;
 pub(crate) use outcome::{Ran, SuiteUsed, TargetFailed};
 pub use request::RunRequest;

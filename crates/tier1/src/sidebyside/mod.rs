@@ -15,9 +15,8 @@ pub(crate) mod outcome;
 pub(crate) mod worktree;
 
 pub use build_cache::default_cache_dir;
-pub(crate) use build_step::BuildStep;
 pub use confirm::ConfirmRequest;
 pub use confirm::confirm;
 pub(crate) use confirm::{InPlace, confirm_from};
+pub(crate) use outcome::RatioCi;
 pub use outcome::{Budget, Cause, DecideOn, Side, SideBySideOutcome, Stop, Verdict};
-pub(crate) use outcome::{BuildRecord, Problem, RatioCi};

@@ -9,7 +9,7 @@ pub mod order;
 pub(crate) mod robust;
 pub(crate) mod shift;
 
-pub(crate) use dist::{normal_cdf, normal_quantile, t_cdf, t_quantile};
+pub(crate) use dist::{normal_quantile, t_cdf, t_quantile};
 pub use moments::{mean, sample_variance};
 pub(crate) use order::{MedianCi, median_ci};
 pub use order::{median, percentile};

@@ -46,15 +46,6 @@ pub(crate) struct MedianCi {
     pub(crate) high: f64,
 }
 
-impl MedianCi {
-    /// The larger distance from the median to a bound, relative to the median (`None` when the
-    /// median is not positive).
-    pub(crate) fn relative_half_width(&self) -> Option<f64> {
-        (self.median > 0.0)
-            .then(|| ((self.high - self.median).max(self.median - self.low)) / self.median)
-    }
-}
-
 /// 1-based ranks `(l, u)` such that `[x_(l), x_(u)]` covers the `p`-quantile of the
 /// population with probability at least `level`, each tail missing it with probability at most
 /// `(1 - level) / 2`: `l` is the largest rank with `P(Bin(n, p) <= l - 1) <= (1 - level) / 2`,
@@ -193,7 +184,6 @@ mod tests {
         let xs: Vec<f64> = (1..=10).map(f64::from).collect();
         let ci = median_ci(&xs, 0.95).unwrap();
         assert_eq!((ci.low, ci.median, ci.high), (2.0, 5.5, 9.0));
-        assert!((ci.relative_half_width().unwrap() - 3.5 / 5.5).abs() < 1e-12);
         assert!(median_ci(&xs[..5], 0.95).is_none());
     }
 }

@@ -498,7 +498,6 @@ mod tests {
             id: 9,
             name: "tier1-history-1-1".into(),
             size_in_bytes: 1,
-            archive_download_url: None,
             expired: false,
             digest: None,
             created_at: Some(Utc::now()),

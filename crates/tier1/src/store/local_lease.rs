@@ -17,14 +17,6 @@ pub(crate) const LEASES_DIR: &str = "leases";
 #[derive(Debug)]
 pub(crate) struct RunLease {
     _file: File,
-    path: PathBuf,
-}
-
-impl RunLease {
-    /// The lease file.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -65,7 +57,7 @@ pub(crate) fn take(dir: &Path, id: u64) -> Result<RunLease, StoreError> {
         path: path.display().to_string(),
         message: format!("the lease of new run {id} is already held ({e}): refusing to start it"),
     })?;
-    Ok(RunLease { _file: file, path })
+    Ok(RunLease { _file: file })
 }
 
 /// True when run `id` was started with a lease that no process holds any more.

@@ -11,9 +11,7 @@ pub(crate) mod open;
 pub(crate) mod records;
 
 pub use artifact_store::ArtifactStore;
-pub(crate) use artifact_store::GITHUB_BOOTSTRAP_HINT;
 pub use error::StoreError;
-pub(crate) use error::skipped_error;
 pub(crate) use open::StoreConfig;
 pub use open::open_store;
 pub use records::{ArtifactMeta, WorkflowRun};

@@ -52,18 +52,6 @@ pub enum SuiteSource {
     Embedded,
 }
 
-impl SuiteSource {
-    /// The file the suite was read from, None for the embedded suite.
-    pub(crate) fn path(&self) -> Option<&Path> {
-        match self {
-            SuiteSource::Given { path }
-            | SuiteSource::Recorded { path }
-            | SuiteSource::Only { path } => Some(path),
-            SuiteSource::Embedded => None,
-        }
-    }
-}
-
 /// A suite and how it was chosen.
 #[derive(Debug, Clone)]
 pub struct Discovered {
@@ -270,8 +258,10 @@ mod tests {
         let d = Suite::discover(None, r.path(), Some(&h)).unwrap();
         assert_eq!(d.suite.suite_name, "acme");
         assert_eq!(
-            d.source.path().unwrap(),
-            r.path().join(SUITE_DIR).join("bench.yml")
+            d.source,
+            SuiteSource::Recorded {
+                path: r.path().join(SUITE_DIR).join("bench.yml")
+            }
         );
     }
 

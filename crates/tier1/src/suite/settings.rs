@@ -131,16 +131,6 @@ pub(crate) enum AnchorPrecision {
     Required,
 }
 
-impl AnchorPrecision {
-    /// The stored name.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            AnchorPrecision::Measured => "measured",
-            AnchorPrecision::Required => "required",
-        }
-    }
-}
-
 /// The precision (± percent, 95 %) a measurement aims for when none is set: a share of the
 /// smaller speed threshold ([`PRECISION_PER_THRESHOLD`]), within [`DERIVED_PRECISION_RANGE`].
 pub(crate) fn derived_precision_pct(th: &Thresholds) -> f64 {

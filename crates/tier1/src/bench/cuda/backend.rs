@@ -128,16 +128,6 @@ impl CudaBackend {
             })
         })
     }
-
-    /// The probed device.
-    pub(crate) fn device(&self) -> &DeviceInfo {
-        &self.info
-    }
-
-    /// A loaded kernel by entry name.
-    pub(crate) fn function(&self, name: &str) -> Option<&CudaFunction> {
-        self.functions.get(name)
-    }
 }
 
 impl Backend for CudaBackend {

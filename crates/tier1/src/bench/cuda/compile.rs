@@ -12,8 +12,6 @@ use std::ffi::{CStr, CString};
 pub struct CompiledKernel {
     /// The source it came from.
     pub(crate) kernel: KernelSource,
-    /// The `--gpu-architecture` it targets.
-    pub(crate) arch: String,
     /// PTX text, ready for `CudaContext::load_module(Ptx::from_src(..))`.
     pub ptx: String,
 }
@@ -91,7 +89,6 @@ pub fn compile_kernel(kernel: &KernelSource, arch: &str) -> Result<CompiledKerne
             .map_err(|e| failed(format!("get PTX: {e:?}"), String::new()))?;
         Ok(CompiledKernel {
             kernel: *kernel,
-            arch: arch.into(),
             ptx: c_text(&ptx),
         })
     })

@@ -4,10 +4,6 @@
 
 use crate::bench::table::TARGETS;
 
-pub(crate) use super::launch_sizes::{
-    BLOCK_REDUCE_SHARED, FUSED_MMA_SHARED, GEMM_TILE_SHARED, MMA_TILE, flash_shared,
-};
-pub(crate) use super::source::{COMMON, ParamKind, kernel_params};
 pub use super::source::{KernelSource, entry_points};
 
 /// Every kernel file, one per target, in table order.

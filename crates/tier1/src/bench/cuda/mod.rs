@@ -16,11 +16,9 @@ pub(crate) mod probe;
 pub(crate) mod shared;
 pub(crate) mod source;
 
-pub(crate) use backend::CudaBackend;
-pub(crate) use compile::{CompiledKernel, compile_all};
 pub use compile::{compile_kernel, nvrtc_present};
 pub use error::CudaError;
 pub(crate) use error::guarded;
 pub use kernels::{KERNELS, KernelSource, LAUNCHES, entry_points};
-pub(crate) use probe::{DeviceInfo, probe_device};
+pub(crate) use probe::DeviceInfo;
 pub use shared::cuda_backend;

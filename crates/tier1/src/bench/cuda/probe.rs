@@ -9,16 +9,12 @@ use std::sync::Arc;
 /// What the probe found about one device.
 #[derive(Debug, Clone)]
 pub(crate) struct DeviceInfo {
-    /// Ordinal.
-    pub(crate) ordinal: usize,
     /// Device name (`NVIDIA H200`).
     pub(crate) name: String,
     /// `GPU-xxxxxxxx-xxxx-...` as `nvidia-smi` prints it.
     pub(crate) uuid: String,
     /// Compute capability (major, minor).
     pub(crate) capability: (u32, u32),
-    /// Total memory in bytes.
-    pub(crate) total_mem: usize,
     /// Driver's CUDA version as `major.minor` (e.g. `12.8`).
     pub(crate) driver_cuda_version: String,
     /// The context, ready for module loads.
@@ -63,20 +59,15 @@ pub(crate) fn probe_device(ordinal: usize) -> Result<DeviceInfo, CudaError> {
             .compute_capability()
             .map_err(driver_err("cuDeviceGetAttribute(compute capability)"))?;
         let uuid = context.uuid().map_err(driver_err("cuDeviceGetUuid"))?;
-        let total_mem = context
-            .total_mem()
-            .map_err(driver_err("cuDeviceTotalMem"))?;
         let mut version: std::ffi::c_int = 0;
         // SAFETY: the driver is loaded (the context exists); the out-pointer is a live local.
         unsafe { sys::cuDriverGetVersion(&mut version) }
             .result()
             .map_err(driver_err("cuDriverGetVersion"))?;
         Ok(DeviceInfo {
-            ordinal,
             name,
             uuid: format_uuid(&uuid.bytes.map(|b| b as u8)),
             capability: (major.max(0) as u32, minor.max(0) as u32),
-            total_mem,
             driver_cuda_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
             context,
         })

@@ -16,7 +16,4 @@ pub(crate) mod params;
 pub(crate) mod persistent_decode;
 pub(crate) mod variant;
 
-pub(crate) use crate::bench::table::BUILTIN_KEYS;
 pub use crate::bench::table::cpu_workload;
-pub(crate) use math::{causal_mask, dot, dot_naive, par_rows, softmax_rows, split_ranges};
-pub(crate) use variant::{fn_variant, signature, tensor};

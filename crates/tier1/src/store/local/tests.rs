@@ -244,6 +244,9 @@ fn an_abandoned_run_is_completed_and_a_live_one_is_not() {
         "in_progress",
         "a run without a lease is never touched"
     );
+    let lease_file = super::local_lease::lease_path(s.dir(), live.id);
+    assert!(lease_file.exists());
     s.complete_run(live.id, "success").unwrap();
-    assert!(!lease.path().exists(), "the lease file goes with the run");
+    assert!(!lease_file.exists(), "the lease file goes with the run");
+    drop(lease);
 }
