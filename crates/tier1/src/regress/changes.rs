@@ -150,3 +150,89 @@ fn floor_held(row: &ChangeRow, floor: Option<(f64, f64)>) -> FloorHeld {
 pub(super) fn relative_pct(before: f64, after: f64) -> Option<f64> {
     finite(Some((after - before) / before * 100.0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn th(floor_ms: f64) -> Thresholds {
+        Thresholds {
+            optimized_latency_regression_pct: 10.0,
+            min_optimized_time_delta_ms: floor_ms,
+            ..Thresholds::default()
+        }
+    }
+
+    fn row(ch: &[ChangeRow]) -> Option<(f64, f64, f64, f64)> {
+        match ch {
+            [
+                ChangeRow::OptimizedLatency {
+                    before,
+                    after,
+                    delta_pct,
+                    optimized_time_delta_ms,
+                    ..
+                },
+            ] => Some((
+                before.get(),
+                after.get(),
+                delta_pct.get(),
+                optimized_time_delta_ms.get(),
+            )),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_latency_change_is_one_row_judged_on_its_threshold_floor_and_verdict() {
+        // 10 -> 12 ms: +20 % over the 10 % threshold and the 1 ms floor, no test: a regression.
+        let mut ch = TargetChanges::default();
+        let counted = ch.record_latency("t", (10.0, 12.0), &th(1.0), None, Counted::default());
+        assert!(counted.regressed && !counted.improved);
+        assert_eq!(row(&ch.regressions), Some((10.0, 12.0, 20.0, 2.0)));
+        assert_eq!(row(&ch.declines), Some((10.0, 12.0, 20.0, 2.0)));
+
+        // The same +20 % under a 5 ms floor: a decline, not a regression.
+        let mut ch = TargetChanges::default();
+        ch.record_latency("t", (10.0, 12.0), &th(5.0), None, Counted::default());
+        assert!(ch.regressions.is_empty());
+        assert_eq!(ch.declines.len(), 1);
+
+        // The test calls it a regression but the floor holds it: listed with the rule.
+        let mut ch = TargetChanges::default();
+        let test = Some(Verdict::Regressed);
+        ch.record_latency("t", (10.0, 12.0), &th(5.0), test, Counted::default());
+        assert!(ch.regressions.is_empty());
+        assert_eq!(ch.held_by_floor.len(), 1);
+        let held = &ch.held_by_floor[0];
+        assert_eq!((held.floor_ms.get(), held.delta_ms.get()), (5.0, 2.0));
+        assert!(
+            held.rule.starts_with("min_optimized_time_delta_ms"),
+            "{}",
+            held.rule
+        );
+
+        // An earlier check of the target already counted the regression: not listed twice.
+        let mut ch = TargetChanges::default();
+        let already = Counted {
+            regressed: true,
+            improved: false,
+        };
+        let counted = ch.record_latency("t", (10.0, 12.0), &th(1.0), None, already);
+        assert!(counted.regressed && ch.regressions.is_empty());
+
+        // 12 -> 10 ms: an improvement, no decline.
+        let mut ch = TargetChanges::default();
+        ch.record_latency("t", (12.0, 10.0), &th(1.0), None, Counted::default());
+        assert_eq!(ch.improvements.len(), 1);
+        assert!(ch.declines.is_empty());
+    }
+
+    #[test]
+    fn a_latency_change_without_a_finite_relative_change_files_nothing() {
+        let mut ch = TargetChanges::default();
+        let counted = ch.record_latency("t", (0.0, 12.0), &th(1.0), None, Counted::default());
+        assert!(!counted.regressed && !counted.improved);
+        assert_eq!(ch, TargetChanges::default());
+    }
+}
