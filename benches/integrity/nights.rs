@@ -140,7 +140,8 @@ fn run_night(root: &Path, side_by_side: bool) -> Night {
             .map(|c| {
                 c["seconds"].as_f64().unwrap_or(0.0) + c["build_seconds"].as_f64().unwrap_or(0.0)
             })
-            .sum()
+            // A fold from +0.0: `Sum` of no f64 is -0.0, printed as "-0.0 s".
+            .fold(0.0, |a, b| a + b)
     });
     let night = Night {
         side_by_side,
