@@ -175,8 +175,17 @@ fn comparison_blockers(comparison: &RegressionSummary) -> Check {
     let mut c = Check::default();
     let detection = comparison.detection.as_ref();
     for row in &comparison.regressions {
+        // A comparison with the anchor's own code that found the target worse is what confirmed
+        // it (possibly against the history test's figures): its figures go with the message.
+        let side_by_side = comparison
+            .side_by_side
+            .as_ref()
+            .and_then(|b| b.decided(row.target()))
+            .filter(|k| k.verdict == crate::history::SbsVerdict::Worse)
+            .map(|k| format!("; side by side with the anchor's code: worse, {}", k.reason))
+            .unwrap_or_default();
         c.fail(format!(
-            "confirmed regression: {}",
+            "confirmed regression: {}{side_by_side}",
             crate::regress::verdict::describe_row(row, detection)
         ));
     }

@@ -524,3 +524,62 @@ fn verdict_fails_closed_on_each_condition() {
         "run_accepted is false",
     );
 }
+
+/// A regression side by side confirmed names that comparison's figures too: a history change
+/// just under the threshold (-4.9 %) is blocking because the comparison with the anchor's own
+/// code found it worse, and the message must say so rather than leave the reader to wonder.
+#[test]
+fn a_regression_confirmed_side_by_side_names_the_comparison() {
+    use crate::history::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};
+    let anchor = clean();
+    let mut slower = clean();
+    slower.targets[0] = speed_opt("a", 2.0, 100.0);
+    let mut cmp = against(&anchor, &slower);
+    let ratio = |r: f64, lo: f64, hi: f64| SbsRatio {
+        ratio: r.into(),
+        low: lo.into(),
+        high: hi.into(),
+    };
+    let reason = "optimized time x1.0612 [1.0401, 1.0830], speedup x0.9400 [0.9200, 0.9610] current/anchor over 24 rounds: a significant worsening that may reach the 5 % threshold";
+    cmp.side_by_side = Some(SideBySideBlock {
+        enabled: true,
+        reason: "on".into(),
+        anchor_commit: None,
+        current_commit: None,
+        checks: vec![SideBySideCheck {
+            target: "labs/a:a".into(),
+            key: "a".into(),
+            suspected_as: "within_noise".into(),
+            verdict: SbsVerdict::Worse,
+            reason: reason.into(),
+            cause: None,
+            threshold_pct: 5.0.into(),
+            decided_on: "both".into(),
+            optimized_time_ratio: Some(ratio(1.0612, 1.0401, 1.0830)),
+            speedup_ratio: Some(ratio(0.94, 0.92, 0.961)),
+            rounds: 24,
+            seconds: 10.0.into(),
+            build_seconds: None,
+            evidence_dir: None,
+        }],
+    });
+    let c = run_acceptance(&slower, &cmp, false, false);
+    assert!(
+        has(
+            &c,
+            &format!(
+                "confirmed regression: labs/a:a optimized time 50.00 ms -> 100.0 ms (+100.0 %, 50.0 ms; threshold +5.00 % and 0.0500 ms); side by side with the anchor's code: worse, {reason}"
+            )
+        ),
+        "{c:?}"
+    );
+    // Without a decided comparison the message is the history test's alone.
+    cmp.side_by_side = None;
+    let c = run_acceptance(&slower, &cmp, false, false);
+    assert!(
+        c.reasons
+            .iter()
+            .all(|r| !r.contains("side by side with the anchor's code")),
+        "{c:?}"
+    );
+}
