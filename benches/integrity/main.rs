@@ -12,6 +12,7 @@
 //!    nights of a command-target suite whose optimized work grows by 10 % (detections). Method in
 //!    docs/regression-model.md.
 
+mod builtin_nights;
 mod nights;
 mod real;
 mod sim;

@@ -89,7 +89,7 @@ fn commit_change(root: &Path, pct: u32, revision: usize) {
 }
 
 /// One night's record.
-struct Night {
+pub(crate) struct Night {
     side_by_side: bool,
     exit: i32,
     wall_s: f64,
@@ -113,9 +113,20 @@ pub fn child() -> bool {
 /// the child's environment only).
 fn run_night(root: &Path, side_by_side: bool) -> Night {
     let mut cmd = std::process::Command::new(std::env::current_exe().expect("the bench binary"));
-    cmd.current_dir(root)
-        .env("TIER1_NIGHTS_CHILD", root)
-        .env_remove("TIER1_SIDE_BY_SIDE");
+    cmd.env("TIER1_NIGHTS_CHILD", root);
+    run_night_with(cmd, root, side_by_side, &KEYS)
+}
+
+/// One night of `cmd` (this bench's child, or a `tier1-nightly` binary) run in the checkout
+/// `root` that keeps its published history in `.tier1/history`; the run id is read from a
+/// `run_id=` line or from the job's JSON on stdout. What it said of `keys` is recorded.
+pub(crate) fn run_night_with(
+    mut cmd: std::process::Command,
+    root: &Path,
+    side_by_side: bool,
+    keys: &[&str],
+) -> Night {
+    cmd.current_dir(root).env_remove("TIER1_SIDE_BY_SIDE");
     if !side_by_side {
         cmd.env("TIER1_SIDE_BY_SIDE", "off");
     }
@@ -124,9 +135,15 @@ fn run_night(root: &Path, side_by_side: bool) -> Night {
         .stderr(std::process::Stdio::inherit())
         .output()
         .expect("run a night");
-    let run_id = String::from_utf8_lossy(&out.stdout)
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let run_id = stdout
         .lines()
         .find_map(|l| l.strip_prefix("run_id=").map(str::to_string))
+        .or_else(|| {
+            serde_json::from_str::<serde_json::Value>(&stdout)
+                .ok()
+                .and_then(|v| v["run_id"].as_str().map(str::to_string))
+        })
         .filter(|id| !id.is_empty());
     let exit = out.status.code().unwrap_or(-1);
     let wall_s = t.elapsed().as_secs_f64();
@@ -148,7 +165,7 @@ fn run_night(root: &Path, side_by_side: bool) -> Night {
         exit,
         wall_s,
         regressed,
-        said: KEYS.iter().map(|k| said(&reg, k)).collect(),
+        said: keys.iter().map(|k| said(&reg, k)).collect(),
         confirm_s,
     };
     println!(
@@ -178,16 +195,18 @@ fn median(xs: &mut [f64]) -> f64 {
     tier1::stats::median(xs).unwrap_or(f64::NAN)
 }
 
-fn report(pct: u32, nights: &[Night]) {
+/// One table row per mode for the nights of one change; `keys` as the nights recorded them.
+pub(crate) fn report(pct: u32, nights: &[Night], keys: &[&str]) {
     for mode in [true, false] {
         let ns: Vec<&Night> = nights.iter().filter(|n| n.side_by_side == mode).collect();
         let failed = ns.iter().filter(|n| n.exit != 0).count();
-        let caught: Vec<usize> = KEYS
+        let caught: Vec<String> = keys
             .iter()
             .map(|k| {
                 ns.iter()
                     .filter(|n| n.regressed.iter().any(|r| r == k))
                     .count()
+                    .to_string()
             })
             .collect();
         let sbs = |v: &str| {
@@ -204,11 +223,10 @@ fn report(pct: u32, nights: &[Night]) {
         let mut walls: Vec<f64> = ns.iter().map(|n| n.wall_s).collect();
         let mut confirm = confirmations.clone();
         println!(
-            "| {pct} % | {} | {} | {failed} | {} | {} | {}/{}/{} | {:.1} s | {} |",
+            "| {pct} % | {} | {} | {failed} | {} | {}/{}/{} | {:.1} s | {} |",
             if mode { "auto" } else { "off" },
             ns.len(),
-            caught[0],
-            caught[1],
+            caught.join(" | "),
             sbs("worse"),
             sbs("same"),
             sbs("unknown"),
@@ -227,8 +245,24 @@ fn report(pct: u32, nights: &[Night]) {
     }
 }
 
-/// Run the whole-night cells.
-pub fn main(n: usize) {
+/// The nights of one bench: a bootstrap (tried up to three times) and `history` unchanged nights
+/// with side by side, then per change a commit (`commit(pct, revision)`) and `n` nights with side
+/// by side alternated with `n` without (`night(side_by_side)`).
+pub(crate) struct Cells {
+    /// Per change, its nights.
+    pub(crate) cells: Vec<(u32, Vec<Night>)>,
+    /// Bootstrap nights it took.
+    pub(crate) attempts: usize,
+    /// Unchanged nights of history, and how many of them failed the gate.
+    pub(crate) history: usize,
+    pub(crate) history_failures: usize,
+    /// Seconds in all.
+    pub(crate) seconds: f64,
+}
+
+/// The changes to commit (`TIER1_NIGHTS_CHANGES`, default `0,5,10,20`) and the unchanged nights
+/// of history (`TIER1_NIGHTS_HISTORY`, default `history`).
+fn plan(history: usize) -> (Vec<u32>, usize) {
     let changes: Vec<u32> = std::env::var("TIER1_NIGHTS_CHANGES")
         .unwrap_or_else(|_| "0,5,10,20".into())
         .split(',')
@@ -237,34 +271,75 @@ pub fn main(n: usize) {
     let history: usize = std::env::var("TIER1_NIGHTS_HISTORY")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
-    let (_t, root) = checkout();
+        .unwrap_or(history);
+    (changes, history)
+}
+
+/// Run the cells of [`Cells`].
+pub(crate) fn run_cells(
+    n: usize,
+    default_history: usize,
+    mut night: impl FnMut(bool) -> Night,
+    mut commit: impl FnMut(u32, usize),
+) -> Cells {
+    let (changes, history) = plan(default_history);
     let t0 = Instant::now();
-    let ((), attempts) = bootstrap_with(|| (run_night(&root, true).exit == 0).then_some(()));
+    let ((), attempts) = bootstrap_with(|| (night(true).exit == 0).then_some(()));
     let mut history_failures = 0;
     for _ in 0..history {
-        history_failures += usize::from(run_night(&root, true).exit != 0);
+        history_failures += usize::from(night(true).exit != 0);
     }
     let mut cells = Vec::new();
     for (revision, pct) in changes.iter().enumerate() {
-        commit_change(&root, *pct, revision);
+        commit(*pct, revision);
         println!("\nchange {pct} %:");
         let mut nights = Vec::new();
         for _ in 0..n {
-            nights.push(run_night(&root, true));
-            nights.push(run_night(&root, false));
+            nights.push(night(true));
+            nights.push(night(false));
         }
         cells.push((*pct, nights));
     }
-    println!(
-        "\n### Whole nights of a Python and a C command target, with and without side by side ({:.0} s in all; bootstrap nights needed: {attempts}; {history} unchanged nights of history, gate failures {history_failures})\n",
-        t0.elapsed().as_secs_f64()
-    );
-    println!(
-        "| change in the commit | side by side | nights | gate failed | py_dot regressed | c_matmul regressed | side by side worse/same/unknown | night (median) | confirmations |"
-    );
-    println!("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |");
-    for (pct, nights) in &cells {
-        report(*pct, nights);
+    Cells {
+        cells,
+        attempts,
+        history,
+        history_failures,
+        seconds: t0.elapsed().as_secs_f64(),
     }
+}
+
+/// The table of [`Cells`]: a heading, then [`report`]'s rows.
+pub(crate) fn table(title: &str, c: &Cells, keys: &[&str]) {
+    println!(
+        "\n### {title}, with and without side by side ({:.0} s in all; bootstrap nights needed: {}; {} unchanged nights of history, gate failures {})\n",
+        c.seconds, c.attempts, c.history, c.history_failures
+    );
+    let regressed: Vec<String> = keys
+        .iter()
+        .map(|k| format!("{} regressed", k.rsplit(':').next().unwrap_or(k)))
+        .collect();
+    println!(
+        "| change in the commit | side by side | nights | gate failed | {} | side by side worse/same/unknown | night (median) | confirmations |",
+        regressed.join(" | ")
+    );
+    println!(
+        "| --- | --- | ---: | ---: | {}--- | ---: | --- |",
+        "---: | ".repeat(keys.len())
+    );
+    for (pct, nights) in &c.cells {
+        report(*pct, nights, keys);
+    }
+}
+
+/// Run the whole-night cells.
+pub fn main(n: usize) {
+    let (_t, root) = checkout();
+    let c = run_cells(
+        n,
+        3,
+        |side_by_side| run_night(&root, side_by_side),
+        |pct, revision| commit_change(&root, pct, revision),
+    );
+    table("Whole nights of a Python and a C command target", &c, &KEYS);
 }

@@ -377,10 +377,15 @@ pub fn main() {
         );
         return;
     }
-    // TIER1_INTEGRITY_REAL_ONLY=unchanged|slowdown runs one half.
+    // TIER1_INTEGRITY_REAL_ONLY=unchanged|slowdown runs one half; nights|builtin_nights, whole nights
+    // with and without side by side.
     let only = std::env::var("TIER1_INTEGRITY_REAL_ONLY").unwrap_or_default();
     if only == "nights" {
         crate::nights::main(runs);
+        return;
+    }
+    if only == "builtin_nights" {
+        crate::builtin_nights::main(runs);
         return;
     }
     if only != "slowdown" {
