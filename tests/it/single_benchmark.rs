@@ -1,6 +1,6 @@
 //! A single benchmark (`optimization_goal: time`, one variant) through the real `tier1-nightly`:
-//! its first run is green, an unchanged time passes, and a 20 % slowdown is a regression that
-//! fails the gate.
+//! its first run is green, an unchanged time passes, and a 20 % slowdown committed in its code is a
+//! regression that fails the gate, confirmed side by side with the anchor's own code.
 
 use crate::support::command;
 use crate::support::exit_code::{Exit, exit_code};
@@ -9,10 +9,9 @@ use crate::support::nightly_repo::git;
 use serde_json::Value;
 use std::path::Path;
 
-fn nightly(root: &Path, ms: f64) -> (i32, Value, String) {
+fn nightly(root: &Path) -> (i32, Value, String) {
     let out = command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
         .current_dir(root)
-        .env("TIER1_FAKE_MS", ms.to_string())
         .args(["--store", ".tier1/store", "--history-out", ".tier1/history"])
         .output()
         .expect("tier1-nightly runs");
@@ -56,7 +55,7 @@ fn a_single_benchmark_is_gated_on_its_absolute_time() {
     git(root, &["add", "."]);
     git(root, &["commit", "-q", "-m", "a single benchmark"]);
 
-    let (code, json, stderr) = nightly(root, 10.0);
+    let (code, json, stderr) = nightly(root);
     assert_eq!(code, exit_code(Exit::Ok), "first run: {json}\n{stderr}");
     let summary: Value = serde_json::from_slice(
         &std::fs::read(
@@ -73,14 +72,26 @@ fn a_single_benchmark_is_gated_on_its_absolute_time() {
     assert_eq!(row["baseline_time_ms"], 10.0);
     assert!(row["best_speedup"].is_null(), "{row}");
 
-    let (code, json, stderr) = nightly(root, 10.0);
+    let (code, json, stderr) = nightly(root);
     assert_eq!(code, exit_code(Exit::Ok), "unchanged: {json}\n{stderr}");
     let r = latest_regression(root);
     assert_eq!(r["regressions"], serde_json::json!([]), "{r}");
 
-    let (code, json, stderr) = nightly(root, 12.0);
+    // The slowdown is in the code (a commit), as a real one is: side by side measures the anchor's
+    // commit beside this one (an environment variable would slow both alike).
+    let script = root.join("fixed_single.py");
+    let code_text = std::fs::read_to_string(&script).unwrap();
+    let slowed = code_text.replace(r#""TIER1_FAKE_MS", "10""#, r#""TIER1_FAKE_MS", "12""#);
+    assert_ne!(slowed, code_text, "the fixture's default time");
+    std::fs::write(&script, slowed).unwrap();
+    git(root, &["commit", "-q", "-am", "20 % slower"]);
+    let (code, json, stderr) = nightly(root);
     assert_eq!(code, exit_code(Exit::Gate), "20 % slower: {json}\n{stderr}");
     let r = latest_regression(root);
+    assert_eq!(
+        r["side_by_side"]["checks"][0]["verdict"], "worse",
+        "a single benchmark is compared side by side on its time: {r}"
+    );
     let rows = r["regressions"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{r}");
     assert_eq!(rows[0]["reason"], "optimized_latency", "{r}");

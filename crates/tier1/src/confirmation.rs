@@ -1,6 +1,7 @@
 //! Where side by side enters the verdict (docs/regression-model.md, "Side by side"). After the
-//! pooled recheck a speed or time target is *suspected* when it is a regression, `unknown`, or
-//! over a threshold but within noise ([`suspected`]). Its side-by-side comparison with the
+//! pooled recheck a speed or time target is *suspected* when it is a regression, `unknown`, a
+//! regression before the recheck that the recheck cleared, or over a threshold but within noise
+//! ([`suspected`]). Its side-by-side comparison with the
 //! anchor's own code then decides ([`apply`]): `worse` is a confirmed regression (even where the
 //! history test said unknown or noise); `same` clears it (its regression rows move to
 //! `suppressed_regressions` with [`CLEARED_REASON`]: the run passes the gate and is never an
@@ -10,12 +11,17 @@
 use crate::aggregate::{goal, optimized_time_ms, positive};
 use crate::history::model::{ChangeRow, RegressionSummary, Summary, SuppressedRegression};
 use crate::history::{SbsVerdict, SideBySideBlock, SideBySideCheck};
-use crate::recheck::is_rechecked;
+use crate::recheck::{SUPPRESSION_REASON, is_rechecked};
 use crate::regress::find_target;
 use crate::suite::Goal;
 
 /// The `suppression_reason` of a regression side by side found the same as the anchor's code.
 pub(crate) const CLEARED_REASON: &str = "side_by_side_same";
+
+/// The `suspected_as` of a target whose regression the pooled recheck cleared: a regression before
+/// the recheck, so still compared side by side (a drift of the anchor's recorded figures can hide
+/// a real change from the recheck).
+pub(crate) const RECHECK_CLEARED: &str = "cleared_by_recheck";
 
 /// A target to compare side by side.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +36,8 @@ pub(crate) struct Suspect {
 }
 
 /// The suspected speed and time targets of a comparison after its recheck, once each, in the
-/// order: regressions, unknown, within noise (empty without an anchor).
+/// order: regressions, unknown, regressions the recheck cleared ([`RECHECK_CLEARED`]), within
+/// noise (empty without an anchor).
 pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect> {
     let mut out: Vec<Suspect> = Vec::new();
     if c.baseline_run_id.is_none() {
@@ -65,6 +72,20 @@ pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect
     }
     for t in &c.inconclusive {
         push(&t.target, "unknown", Vec::new());
+    }
+    let cleared: Vec<&ChangeRow> = c
+        .suppressed_regressions
+        .iter()
+        .filter(|s| s.suppression_reason == SUPPRESSION_REASON && is_rechecked(&s.row))
+        .map(|s| &s.row)
+        .collect();
+    for r in &cleared {
+        let reasons = cleared
+            .iter()
+            .filter(|x| x.target() == r.target())
+            .map(|x| x.reason())
+            .collect();
+        push(r.target(), RECHECK_CLEARED, reasons);
     }
     for r in c.within_noise.iter().filter(|r| is_rechecked(r)) {
         push(

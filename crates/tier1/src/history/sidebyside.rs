@@ -256,11 +256,12 @@ impl SideBySideBlock {
 
     /// The regressed or unknown targets side by side found the same as the anchor's code:
     /// cleared, so the run is never an anchor (a target within noise found the same is no
-    /// clearance: the history test did not fail it).
+    /// clearance: the history test did not fail it; nor is one the recheck had cleared already).
     pub(crate) fn cleared(&self) -> impl Iterator<Item = &SideBySideCheck> {
-        self.checks
-            .iter()
-            .filter(|c| c.verdict == SbsVerdict::Same && c.suspected_as != "within_noise")
+        self.checks.iter().filter(|c| {
+            c.verdict == SbsVerdict::Same
+                && matches!(c.suspected_as.as_str(), "regressed" | "unknown")
+        })
     }
 
     /// The targets the history test called regressed that the comparison measured but could not
