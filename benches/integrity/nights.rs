@@ -196,7 +196,7 @@ fn median(xs: &mut [f64]) -> f64 {
 }
 
 /// One table row per mode for the nights of one change; `keys` as the nights recorded them.
-pub(crate) fn report(pct: u32, nights: &[Night], keys: &[&str]) {
+fn report(pct: u32, nights: &[Night], keys: &[&str]) {
     for mode in [true, false] {
         let ns: Vec<&Night> = nights.iter().filter(|n| n.side_by_side == mode).collect();
         let failed = ns.iter().filter(|n| n.exit != 0).count();

@@ -73,19 +73,14 @@ pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect
     for t in &c.inconclusive {
         push(&t.target, "unknown", Vec::new());
     }
-    let cleared: Vec<&ChangeRow> = c
+    let cleared: Vec<ChangeRow> = c
         .suppressed_regressions
         .iter()
-        .filter(|s| s.suppression_reason == SUPPRESSION_REASON && is_rechecked(&s.row))
-        .map(|s| &s.row)
+        .filter(|s| s.suppression_reason == SUPPRESSION_REASON)
+        .map(|s| s.row.clone())
         .collect();
-    for r in &cleared {
-        let reasons = cleared
-            .iter()
-            .filter(|x| x.target() == r.target())
-            .map(|x| x.reason())
-            .collect();
-        push(r.target(), RECHECK_CLEARED, reasons);
+    for r in cleared.iter().filter(|r| is_rechecked(r)) {
+        push(r.target(), RECHECK_CLEARED, rows_of(&cleared, r.target()));
     }
     for r in c.within_noise.iter().filter(|r| is_rechecked(r)) {
         push(

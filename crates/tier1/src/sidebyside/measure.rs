@@ -223,8 +223,9 @@ fn invoke(c: &Contender, plan: &Plan, round: u32) -> Result<Estimate, Problem> {
 }
 
 /// The verified optimized variant with the highest speedup (a single benchmark: its one variant,
-/// speedup 1), each variant's time its fastest sample: on a shared machine interference only adds time, and the fastest of an invocation's
-/// samples varies least from process to process (docs/performance.md, "Side by side").
+/// speedup 1), each variant's time its fastest sample: on a shared machine interference only adds
+/// time, and the fastest of an invocation's samples varies least from process to process
+/// (docs/performance.md, "Side by side").
 pub(crate) fn best_verified(out: &CommandOutput) -> Option<Estimate> {
     let fastest = |xs: &[f64]| {
         xs.iter()
