@@ -133,7 +133,13 @@ fn a_culprit_is_worse_unchanged_code_is_same_and_a_second_confirmation_builds_no
     assert_eq!(raw, 2 * worse.rounds as usize);
     for side in ["current", "anchor"] {
         let doc = std::fs::read(dir.join("raw").join(format!("round-0001-{side}.json"))).unwrap();
-        tier1::bench::command::parse("loop", &doc).expect("a raw command result");
+        let doc = tier1::bench::command::parse("loop", &doc).expect("a raw command result");
+        // One short invocation per build and round: its fastest sample is all a round keeps.
+        assert!(
+            doc.variants.iter().all(|v| v.samples_ms.len() == 3),
+            "{side}: {:?}",
+            doc.variants
+        );
     }
     let rounds: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("rounds.json")).unwrap()).unwrap();
@@ -407,22 +413,32 @@ fn too_noisy_within_the_budget_is_unknown_never_a_pass() {
 #[test]
 fn tier1_run_emits_a_builtin_target_as_a_command_result_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |key: &str| {
+    let run = |key: &str, samples: &str| {
         crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-run"))
             .args(["--emit-target", key, "--profile", "smoke"])
-            .env("TIER1_ITERATIONS", "6")
+            .env("TIER1_ITERATIONS", samples)
             .env("TIER1_MIN_SAMPLE_MS", "0.2")
             .env("TIER1_SEED", "9")
             .current_dir(dir.path())
             .output()
             .unwrap()
     };
-    let o = run("gradient_fusion");
+    let o = run("gradient_fusion", "6");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let doc = tier1::bench::command::parse("gradient_fusion", &o.stdout).expect("valid document");
     assert_eq!(doc.variants[0].samples_ms.len(), 6);
     assert_eq!(doc.variants[0].input_signature.seed, 9);
-    let o = run("nope");
+    // The caller sizes the pass: a side-by-side invocation asks for 3 samples and gets 3 (not a
+    // measurement's minimum of 6: each invocation's cost is paid twice per round).
+    let o = run("gradient_fusion", "3");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc = tier1::bench::command::parse("gradient_fusion", &o.stdout).expect("valid document");
+    assert!(
+        doc.variants.iter().all(|v| v.samples_ms.len() == 3),
+        "{:?}",
+        doc.variants
+    );
+    let o = run("nope", "6");
     assert_eq!(o.status.code(), Some(exit_code(Exit::Invalid)));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -122,11 +122,12 @@ pub fn emit_target(
         {
             p.min_sample_ms = m;
         }
-        // One short pass: the profile's minimum rounds, nothing adaptive; the caller pins.
-        p.max_rounds = p.iterations.max(crate::suite::MIN_ROUNDS);
+        // The caller pins.
         p.pin_cpu = false;
     }
     let mut opts = HarnessOptions::new(profile, "emit");
+    // One short pass of exactly the warm-up and samples asked for: its caller sizes it.
+    opts.pass_as_given = true;
     opts.only = vec![key.to_string()];
     if let Some(seed) = var(env, "TIER1_SEED", "a whole number")? {
         opts.seed = seed;

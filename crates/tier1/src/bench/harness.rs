@@ -130,7 +130,10 @@ pub fn run_suite(
     } else {
         None
     };
-    let base = Timing::of_profile(suite, profile, opts.timeout, opts.seed);
+    let mut base = Timing::of_profile(suite, profile, opts.timeout, opts.seed);
+    if opts.pass_as_given {
+        base = base.as_given(profile);
+    }
     let mut environment = backend.fingerprint();
     environment.profile = Some(opts.profile.clone());
     if profile.clock != crate::bench::clock::Clock::Wall {

@@ -30,6 +30,10 @@ pub struct HarnessOptions {
     /// Passes every target is measured in (1 for a night; the profile's `anchor_passes` for a
     /// run that may become the anchor): pooled per target ([`crate::bench::passes`]).
     pub(crate) passes: u32,
+    /// The profile's `warmup` and `iterations` are one short pass sized by its caller
+    /// (`tier1-run --emit-target`), taken as given: not raised to a measurement's minimums and
+    /// never extended adaptively.
+    pub(crate) pass_as_given: bool,
 }
 
 impl std::fmt::Debug for HarnessOptions {
@@ -42,6 +46,7 @@ impl std::fmt::Debug for HarnessOptions {
             .field("timeout", &self.timeout)
             .field("hook", &self.hook.is_some())
             .field("passes", &self.passes)
+            .field("pass_as_given", &self.pass_as_given)
             .finish()
     }
 }
@@ -58,6 +63,7 @@ impl HarnessOptions {
             timeout: None,
             hook: None,
             passes: 1,
+            pass_as_given: false,
         }
     }
 }
@@ -112,6 +118,18 @@ impl Timing {
             seed,
             clock: profile.clock,
             precision_required: profile.anchor_precision == crate::suite::AnchorPrecision::Required,
+        }
+    }
+
+    /// The one short pass of `profile` its caller asked for: its `warmup` and `iterations` (at
+    /// least 1) exactly, no adaptive rounds after them.
+    pub(crate) fn as_given(self, profile: &crate::suite::Profile) -> Timing {
+        let iterations = profile.iterations.max(1);
+        Timing {
+            warmup: profile.warmup,
+            iterations,
+            max_rounds: iterations,
+            ..self
         }
     }
 

@@ -212,7 +212,7 @@ fn compare(
     let plan = Plan {
         shapes: &shapes,
         opts: &opts,
-        timing: Timing::of_profile(req.suite, profile, None, req.seed),
+        timing: measure::invocation_timing(Timing::of_profile(req.suite, profile, None, req.seed)),
         budget: req.budget,
         threshold_pct: req.threshold_pct,
         decide_on: req.decide_on,

@@ -1,7 +1,9 @@
 //! The rounds of a side-by-side comparison. Each round invokes the current and the anchor build
 //! once each, in an order drawn from a seeded generator, every invocation a separate process
 //! started from its own worktree with the same protocol environment (docs/command-targets.md:
-//! same profile, shapes, seed, warm-up and rounds; `TIER1_PROCESS` is the round). Each
+//! same profile, shapes, seed, warm-up and rounds; `TIER1_PROCESS` is the round). An invocation
+//! is one short pass ([`invocation_timing`]): a round keeps only each variant's fastest sample,
+//! and its cost is paid twice per round, so rounds, not samples, buy the precision. Each
 //! invocation's document is kept as raw evidence and reduced to its best verified variant's
 //! speedup and optimized time (from each variant's fastest sample, [`best_verified`]); the two
 //! give the round's worsenings, and at the looks of the schedule the intervals may stop the
@@ -17,6 +19,27 @@ use crate::suite::Target;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Warm-up executions per variant in one invocation (fewer when the profile asks for fewer).
+pub(crate) const INVOCATION_WARMUP: u32 = 2;
+
+/// Timed samples per variant in one invocation. Measured on the built-in suite (cpu profile,
+/// pinned, 16 processes per target): the fastest of 3 varies 2-4 % between two processes, the
+/// fastest of 20 1-2 %, while 20 samples cost 2-4 times the invocation (llama_3_1_8b 3.1 s
+/// against 0.8 s): more rounds of short invocations give the tighter interval for the same
+/// seconds, and the first look's 10 rounds fit a target's budget (docs/performance.md).
+pub(crate) const INVOCATION_SAMPLES: u32 = 3;
+
+/// The timing of one side-by-side invocation from the profile's: [`INVOCATION_WARMUP`] and
+/// [`INVOCATION_SAMPLES`], nothing adaptive; the sample length and timeout stay the profile's.
+pub(crate) fn invocation_timing(profile: Timing) -> Timing {
+    Timing {
+        warmup: profile.warmup.min(INVOCATION_WARMUP),
+        iterations: INVOCATION_SAMPLES,
+        max_rounds: INVOCATION_SAMPLES,
+        ..profile
+    }
+}
 
 /// One build of the pair, ready to invoke.
 #[derive(Debug, Clone)]
