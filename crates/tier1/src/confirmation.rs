@@ -1,7 +1,7 @@
 //! Where side by side enters the verdict (docs/regression-model.md, "Side by side"). After the
 //! pooled recheck a speed or time target is *suspected* when it is a regression, `unknown`, a
-//! regression before the recheck that the recheck cleared, or over a threshold but within noise
-//! ([`suspected`]). Its side-by-side comparison with the
+//! regression before the recheck that the recheck cleared, over a threshold but within noise, or
+//! improved ([`suspected`]). Its side-by-side comparison with the
 //! anchor's own code then decides ([`apply`]): `worse` is a confirmed regression (even where the
 //! history test said unknown or noise); `same` clears it (its regression rows move to
 //! `suppressed_regressions` with [`CLEARED_REASON`]: the run passes the gate and is never an
@@ -23,12 +23,17 @@ pub(crate) const CLEARED_REASON: &str = "side_by_side_same";
 /// a real change from the recheck).
 pub(crate) const RECHECK_CLEARED: &str = "cleared_by_recheck";
 
+/// The `suspected_as` of a target the history test called improved: a drift of the anchor's
+/// recorded figures larger than a real slowdown reads as an improvement, so it is compared side by
+/// side too (only `worse` changes its verdict).
+pub(crate) const IMPROVED: &str = "improved";
+
 /// A target to compare side by side.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Suspect {
     /// Target string.
     pub(crate) target: String,
-    /// `regressed`, `unknown` or `within_noise`.
+    /// `regressed`, `unknown`, [`RECHECK_CLEARED`], `within_noise` or [`IMPROVED`].
     pub(crate) suspected_as: &'static str,
     /// Which metrics decide: `optimized_time` or `speedup` when the suspicion is of that metric
     /// alone, else `both`.
@@ -37,7 +42,7 @@ pub(crate) struct Suspect {
 
 /// The suspected speed and time targets of a comparison after its recheck, once each, in the
 /// order: regressions, unknown, regressions the recheck cleared ([`RECHECK_CLEARED`]), within
-/// noise (empty without an anchor).
+/// noise, improvements ([`IMPROVED`]) (empty without an anchor).
 pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect> {
     let mut out: Vec<Suspect> = Vec::new();
     if c.baseline_run_id.is_none() {
@@ -89,6 +94,9 @@ pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect
             rows_of(&c.within_noise, r.target()),
         );
     }
+    for r in c.improvements.iter().filter(|r| is_rechecked(r)) {
+        push(r.target(), IMPROVED, rows_of(&c.improvements, r.target()));
+    }
     out
 }
 
@@ -112,8 +120,8 @@ pub(crate) fn apply(
     c
 }
 
-/// A `worse` target becomes a confirmed regression: its rows within noise or cleared by the
-/// recheck move back to the regressions, or, when it has none, rows are made from the first
+/// A `worse` target becomes a confirmed regression (and no longer an improvement): its rows within
+/// noise or cleared by the recheck move back to the regressions, or, when it has none, rows are made from the first
 /// measurement against the anchor for the metrics that worsened side by side.
 fn confirm(
     c: &mut RegressionSummary,
@@ -123,6 +131,8 @@ fn confirm(
 ) {
     let t = check.target.as_str();
     c.inconclusive.retain(|u| u.target != t);
+    c.improvements
+        .retain(|r| !(is_rechecked(r) && r.target() == t));
     if c.regressions
         .iter()
         .any(|r| is_rechecked(r) && r.target() == t)
