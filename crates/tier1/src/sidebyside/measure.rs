@@ -157,15 +157,7 @@ pub(crate) fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
             let p = Problem::new(Cause::Cancelled, None, format!("the comparison was {c}"));
             return failed(rounds, started, metrics, p);
         }
-        let spent = if n >= plan.budget.max_rounds {
-            Some(Stop::BudgetRounds)
-        } else if n >= plan.budget.min_rounds
-            && started.elapsed().as_secs_f64() >= plan.budget.seconds
-        {
-            Some(Stop::BudgetSeconds)
-        } else {
-            None
-        };
+        let spent = plan.budget.spent(n, started.elapsed().as_secs_f64());
         if schedule.contains(&n) || spent.is_some() {
             metrics = decide::metric(&time, plan.threshold_pct, level).zip(decide::metric(
                 &speed,

@@ -138,7 +138,8 @@ impl std::fmt::Display for Problem {
 /// How long a comparison may measure and when it may stop.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Budget {
-    /// Wall-clock seconds of measuring (soft: no round starts after it).
+    /// Wall-clock seconds of measuring (from the minimum rounds on, no round starts that would
+    /// end after them at the mean round so far).
     pub seconds: f64,
     /// Fewest rounds before any decision (at least 6; the first look's interval needs 10 at the
     /// default confidence and round limits).
@@ -163,6 +164,20 @@ impl Budget {
             max_rounds: 200,
             precision_pct: settings.precision_pct,
             confidence: 0.95,
+        }
+    }
+
+    /// Whether the rounds must stop after `rounds` complete rounds that took `elapsed_s` seconds:
+    /// the rounds are spent, or, from the minimum on, the next round would end after the seconds
+    /// if it took the mean of those so far (a round is never cut short).
+    pub(crate) fn spent(&self, rounds: u32, elapsed_s: f64) -> Option<Stop> {
+        let next_ends = elapsed_s + elapsed_s / f64::from(rounds.max(1));
+        if rounds >= self.max_rounds {
+            Some(Stop::BudgetRounds)
+        } else if rounds >= self.min_rounds && next_ends > self.seconds {
+            Some(Stop::BudgetSeconds)
+        } else {
+            None
         }
     }
 
@@ -315,6 +330,31 @@ pub struct BuildRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A round is never cut short, so a comparison that starts a round just before its seconds
+    /// run out ends a whole round late: measured beside a CPU-bound neighbour, llama_3_1_8b's and
+    /// gradient_fusion's comparisons took 20.6-20.7 s against the cpu profile's 20 s budget
+    /// (issue 23: a confirmation adds at most one target budget). No round starts that would end
+    /// after the seconds at the mean round so far; the minimum and the most rounds still rule.
+    #[test]
+    fn no_round_starts_that_would_end_after_the_seconds() {
+        let b = Budget {
+            seconds: 20.0,
+            min_rounds: 10,
+            max_rounds: 200,
+            precision_pct: 1.0,
+            confidence: 0.95,
+        };
+        // 10 rounds in 19 s: the 11th would end at 20.9 s.
+        assert_eq!(b.spent(10, 19.0), Some(Stop::BudgetSeconds));
+        // 10 rounds in 18 s: the 11th ends at 19.8 s.
+        assert_eq!(b.spent(10, 18.0), None);
+        assert_eq!(b.spent(10, 20.0), Some(Stop::BudgetSeconds));
+        // Below the minimum the seconds do not stop the rounds.
+        assert_eq!(b.spent(9, 25.0), None);
+        assert_eq!(b.spent(200, 1.0), Some(Stop::BudgetRounds));
+        assert_eq!(b.spent(11, 0.0), None);
+    }
 
     #[test]
     fn budgets_are_checked() {
