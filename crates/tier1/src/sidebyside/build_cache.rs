@@ -114,6 +114,7 @@ pub(crate) fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
         worktree::create(req.repo, &mirror, req.commit, &src, req.side)?;
         drop(mirror_lock);
     }
+    tracing::info!(commit = %req.commit, entry = %entry.display(), "building the {} side's commit into the build cache (once per commit: later comparisons reuse it)", req.side.as_str());
     build(req, &entry, &marker_path)
 }
 
