@@ -3,7 +3,7 @@
 //! regression before the recheck that the recheck cleared, over a threshold but within noise, or
 //! improved ([`suspected`]). Its side-by-side comparison with the
 //! anchor's own code then decides ([`apply`]): `worse` is a confirmed regression (even where the
-//! history test said unknown or noise); `same` clears it (its regression rows move to
+//! history test said unknown, noise or improved); `same` clears it (its regression rows move to
 //! `suppressed_regressions` with [`CLEARED_REASON`]: the run passes the gate and is never an
 //! anchor); `unknown` leaves the target as the history test left it, with the reason recorded.
 //! The same function re-applies the recorded block when promotion recomputes a comparison.
@@ -40,6 +40,11 @@ pub(crate) struct Suspect {
     pub(crate) decide_on: &'static str,
 }
 
+/// A speed or latency row ([`is_rechecked`]) of `target`: the rows a side-by-side verdict moves.
+fn is_row_of(row: &ChangeRow, target: &str) -> bool {
+    is_rechecked(row) && row.target() == target
+}
+
 /// The suspected speed and time targets of a comparison after its recheck, once each, in the
 /// order: regressions, unknown, regressions the recheck cleared ([`RECHECK_CLEARED`]), within
 /// noise, improvements ([`IMPROVED`]) (empty without an anchor).
@@ -50,7 +55,7 @@ pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect
     }
     let rows_of = |rows: &[ChangeRow], target: &str| -> Vec<&'static str> {
         rows.iter()
-            .filter(|r| is_rechecked(r) && r.target() == target)
+            .filter(|r| is_row_of(r, target))
             .map(ChangeRow::reason)
             .collect()
     };
@@ -120,9 +125,10 @@ pub(crate) fn apply(
     c
 }
 
-/// A `worse` target becomes a confirmed regression (and no longer an improvement): its rows within
-/// noise or cleared by the recheck move back to the regressions, or, when it has none, rows are made from the first
-/// measurement against the anchor for the metrics that worsened side by side.
+/// A `worse` target becomes a confirmed regression (and no longer an improvement): its rows
+/// within noise or cleared by the recheck move back to the regressions, or, when it has none,
+/// rows are made from the first measurement against the anchor for the metrics that worsened
+/// side by side.
 fn confirm(
     c: &mut RegressionSummary,
     current: &Summary,
@@ -131,17 +137,13 @@ fn confirm(
 ) {
     let t = check.target.as_str();
     c.inconclusive.retain(|u| u.target != t);
-    c.improvements
-        .retain(|r| !(is_rechecked(r) && r.target() == t));
-    if c.regressions
-        .iter()
-        .any(|r| is_rechecked(r) && r.target() == t)
-    {
+    c.improvements.retain(|r| !is_row_of(r, t));
+    if c.regressions.iter().any(|r| is_row_of(r, t)) {
         return;
     }
     let (noise, kept): (Vec<ChangeRow>, Vec<ChangeRow>) = std::mem::take(&mut c.within_noise)
         .into_iter()
-        .partition(|r| is_rechecked(r) && r.target() == t);
+        .partition(|r| is_row_of(r, t));
     c.within_noise = kept;
     let (back, kept): (Vec<SuppressedRegression>, Vec<SuppressedRegression>) =
         std::mem::take(&mut c.suppressed_regressions)
@@ -205,7 +207,7 @@ fn unconfirmed(c: &mut RegressionSummary, check: &SideBySideCheck) {
     let t = check.target.as_str();
     let (moved, kept): (Vec<ChangeRow>, Vec<ChangeRow>) = std::mem::take(&mut c.regressions)
         .into_iter()
-        .partition(|r| is_rechecked(r) && r.target() == t);
+        .partition(|r| is_row_of(r, t));
     c.regressions = kept;
     if moved.is_empty() {
         return;
@@ -234,7 +236,7 @@ fn clear(c: &mut RegressionSummary, check: &SideBySideCheck) {
     c.inconclusive.retain(|u| u.target != t);
     let (moved, kept): (Vec<ChangeRow>, Vec<ChangeRow>) = std::mem::take(&mut c.regressions)
         .into_iter()
-        .partition(|r| is_rechecked(r) && r.target() == t);
+        .partition(|r| is_row_of(r, t));
     c.regressions = kept;
     let id = check
         .evidence_dir
