@@ -42,6 +42,7 @@ mod importers;
 mod install_release;
 mod layers;
 mod nightly_anchor;
+mod nightly_compaction;
 mod nightly_e2e;
 mod nightly_faults;
 mod nightly_inputs;

@@ -105,16 +105,6 @@ pub enum ArchiveError {
         /// Why.
         message: String,
     },
-    /// A tree to publish would make an archive that extraction under the same policy refuses.
-    #[error(
-        "refusing to publish {path}: {message}; restore would refuse this package, so it is not written"
-    )]
-    Unrestorable {
-        /// The tree.
-        path: String,
-        /// Which limit, with the limit and the value found.
-        message: String,
-    },
 }
 
 impl Classify for ArchiveError {
@@ -122,7 +112,7 @@ impl Classify for ArchiveError {
         match self {
             ArchiveError::Io { source, .. } => crate::exit::of_io(source),
             ArchiveError::DestinationNotEmpty { .. } => Exit::Conflict,
-            ArchiveError::Source { .. } | ArchiveError::Unrestorable { .. } => Exit::Invalid,
+            ArchiveError::Source { .. } => Exit::Invalid,
             _ => Exit::Integrity,
         }
     }
@@ -199,74 +189,6 @@ fn zip_err(path: &Path, e: zip::result::ZipError) -> ArchiveError {
         path: path.display().to_string(),
         source,
     }
-}
-
-/// The size of a tree as its archive's extraction counts it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TreeSize {
-    /// Files (the archive's members; directories are not written as members).
-    pub(crate) members: usize,
-    /// Sum of the files' bytes (what extraction decompresses).
-    pub(crate) expanded_bytes: u64,
-}
-
-/// Check that the zip [`write_deterministic_zip`] would make of `dir` passes [`extract_safe`]
-/// under `policy`: member count, expanded bytes, safe `/` paths and allowed file types (the
-/// archive itself stays under `max_archive_bytes` whenever its contents stay under
-/// `max_expanded_bytes`, which must not exceed it). Publication calls this on every package before
-/// it is written, so tier1 never publishes a package its own restore refuses.
-pub(crate) fn check_extractable(
-    dir: &Path,
-    policy: &ExtractPolicy,
-) -> Result<TreeSize, ArchiveError> {
-    let refuse = |message: String| ArchiveError::Unrestorable {
-        path: dir.display().to_string(),
-        message,
-    };
-    let files = fsx::list_files(dir).map_err(io_err(dir))?;
-    if files.len() > policy.max_members {
-        return Err(refuse(format!(
-            "{} files, over the archive member cap of {}",
-            files.len(),
-            policy.max_members
-        )));
-    }
-    let mut expanded = 0u64;
-    for rel in &files {
-        let path = dir.join(rel);
-        normalize_member(rel, policy).map_err(|m| refuse(format!("{rel:?}: {m}")))?;
-        if !policy.allowed_suffixes.is_empty()
-            && !policy
-                .allowed_suffixes
-                .iter()
-                .any(|s| rel.ends_with(s.as_str()))
-        {
-            return Err(refuse(format!(
-                "{rel:?}: file type refused (expected one of {})",
-                policy.allowed_suffixes.join(", ")
-            )));
-        }
-        let meta = fs::symlink_metadata(&path).map_err(io_err(&path))?;
-        if !meta.file_type().is_file() {
-            return Err(refuse(format!("{rel:?} is not a regular file")));
-        }
-        expanded = expanded.saturating_add(meta.len());
-        if expanded > policy.max_expanded_bytes {
-            return Err(refuse(format!(
-                "its files exceed the expanded-size cap of {} bytes (reached at {rel:?})",
-                policy.max_expanded_bytes
-            )));
-        }
-    }
-    Ok(TreeSize {
-        members: files.len(),
-        expanded_bytes: expanded,
-    })
-}
-
-/// [`check_extractable`] under the history policy restore applies ([`ExtractPolicy::history`]).
-pub(crate) fn check_publishable(dir: &Path) -> Result<TreeSize, ArchiveError> {
-    check_extractable(dir, &ExtractPolicy::history())
 }
 
 /// What extraction accepts.
@@ -659,37 +581,6 @@ mod tests {
             normalize_member("r1/summary.json", &p).unwrap(),
             "r1/summary.json"
         );
-    }
-
-    #[test]
-    fn a_tree_is_publishable_only_within_the_extraction_caps() {
-        let src = tree(&[("a.json", "{}"), ("r1/b.md", "# b\n"), ("r1/c.json", "[1]")]);
-        let size = check_publishable(src.path()).unwrap();
-        assert_eq!((size.members, size.expanded_bytes), (3, 9));
-        let mut p = ExtractPolicy::history();
-        p.max_members = 2;
-        let e = check_extractable(src.path(), &p).unwrap_err().to_string();
-        assert!(
-            e.contains("3 files, over the archive member cap of 2"),
-            "{e}"
-        );
-        let mut p = ExtractPolicy::history();
-        p.max_expanded_bytes = 5;
-        let e = check_extractable(src.path(), &p).unwrap_err().to_string();
-        assert!(e.contains("expanded-size cap of 5 bytes"), "{e}");
-        assert!(e.contains("restore would refuse"), "{e}");
-        let odd = tree(&[("a.json", "{}"), ("notes.txt", "x")]);
-        let e = check_publishable(odd.path()).unwrap_err();
-        assert!(
-            e.to_string().contains("\"notes.txt\": file type refused"),
-            "{e}"
-        );
-        assert_eq!(e.exit(), Exit::Invalid);
-        // What it accepts, extraction accepts.
-        let out = tempfile::tempdir().unwrap();
-        let z = out.path().join("t.zip");
-        write_deterministic_zip(src.path(), &z).unwrap();
-        extract_safe(&z, &out.path().join("x"), &ExtractPolicy::history()).unwrap();
     }
 
     #[test]

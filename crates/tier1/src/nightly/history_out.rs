@@ -6,8 +6,9 @@
 //!   `.tier1/history`, is fine), nor lie inside its `.git`; the store may not be or contain the
 //!   checkout or the suite file. Paths are compared once every existing prefix is resolved.
 //! - An existing `--history-out` must be an empty directory or a previous copy of a tier1 history
-//!   (an `index.json` with `suite_name` and `runs` at its top, nothing but directories and `*.json`
-//!   and `*.md` files below): anything else is refused, never deleted.
+//!   (an `index.json` with `suite_name` and `runs` at its top, nothing below but directories and
+//!   the files restore's policy lets a package hold: `*.json`, `*.md`, `segments/<name>.tar.gz`):
+//!   anything else is refused, never deleted.
 //! - The new copy is staged beside the old one; only a complete copy replaces it (old renamed
 //!   aside, new renamed in, old removed), so a full disk during the copy leaves the old copy whole.
 
@@ -168,6 +169,7 @@ fn history_copy(dir: &Path) -> std::io::Result<Option<String>> {
             "its index.json is not a history index with suite_name and runs".into(),
         ));
     }
+    let policy = crate::archive::ExtractPolicy::history();
     let mut seen = 0usize;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -180,16 +182,16 @@ fn history_copy(dir: &Path) -> std::io::Result<Option<String>> {
                 )));
             }
             let ty = entry.file_type()?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
             if ty.is_dir() {
                 stack.push(entry.path());
-            } else if !(ty.is_file() && (name.ends_with(".json") || name.ends_with(".md"))) {
-                let rel = entry.path();
-                let rel = rel.strip_prefix(dir).unwrap_or(&rel);
+                continue;
+            }
+            let path = entry.path();
+            let rel = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy();
+            // What a package may hold is restore's one rule (segments included), not a second list.
+            if !(ty.is_file() && policy.allows(&rel)) {
                 return Ok(Some(format!(
-                    "it holds {}, which is not a directory or a .json or .md file",
-                    rel.display()
+                    "it holds {rel}, which is not a directory or a file a history package holds (*.json, *.md, segments/<name>.tar.gz)"
                 )));
             }
         }

@@ -5,6 +5,7 @@ use crate::archive;
 use crate::evidence::git::GitInfo;
 use crate::evidence::{EvidenceError, bind, pack};
 use crate::exit::{Classify, Exit};
+use crate::history_check::restorable::{PackageRefused, would_restore_accept};
 use crate::promote::{self, PromoteRequest};
 use crate::publish::{self, MergeRequest};
 use crate::restore::{self, RestoreOptions, RestoreOutcome};
@@ -36,6 +37,9 @@ pub(crate) enum JobError {
     /// Promotion refused.
     #[error("promote: {0}")]
     Promote(#[from] promote::PromoteError),
+    /// The package to upload is one restore would refuse (publish and promote check it too).
+    #[error("publish: {0}")]
+    Package(#[from] PackageRefused),
     /// The uploaded evidence is not what was packed.
     #[error("verify: uploaded evidence {name} has digest {found}, packed {expected}")]
     Verify {
@@ -87,6 +91,7 @@ impl Classify for JobError {
             JobError::Store(e) => e.exit(),
             JobError::Publish(e) => e.exit(),
             JobError::Promote(e) => e.exit(),
+            JobError::Package(e) => e.exit(),
             JobError::Verify { .. } => Exit::Integrity,
             JobError::NoCanonicalHistory => Exit::Unavailable,
             JobError::Io { source, .. } => crate::exit::of_io(source),
@@ -325,7 +330,8 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         out.publication = json(&merged);
     }
     let history_name = names.artifact_prefix.history(&suffix);
-    crate::archive::check_publishable(&published).map_err(publish::PublishError::from)?;
+    // The one predicate every writer of a package applies (publish and promote did already).
+    would_restore_accept(&published)?;
     store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;
     out.history_artifact = Some(history_name);
     if let Some(dest) = &req.history_out {
