@@ -18,11 +18,16 @@ const TOKEN: &str = "ghs_retentionTOKEN";
 
 /// Verify the nightly's evidence with its REST `expires_at` set `days` after its `created_at`.
 fn verify_with_retention(days: i64) -> (Output, Published, String) {
+    verify_with_span(Duration::days(days))
+}
+
+/// Verify the nightly's evidence with its REST `expires_at` set `span` after its `created_at`.
+fn verify_with_span(span: Duration) -> (Output, Published, String) {
     let env = Env::new();
     let p = env.good_nightly(t0(), 1);
     let fake = FakeGithub::start(&env.store_dir, TOKEN);
     fake.set_now(t0() + Duration::minutes(1));
-    let expires = p.evidence.created_at + Duration::days(days);
+    let expires = p.evidence.created_at + span;
     fake.inject(Fault::ArtifactField {
         id: p.evidence.id,
         field: "expires_at".into(),
@@ -100,4 +105,27 @@ fn a_retention_under_ninety_days_is_verified_with_the_shorter_renewal_window_nam
         (Some(90), Some(30))
     );
     assert!(!stderr(&o).contains("::warning::"), "{}", stderr(&o));
+}
+
+/// Issue 36, N10: GitHub's client computes `expires_at` (now + `retention-days`, in calendar days
+/// of the runner's local time: @actions/artifact `getExpiration`, src/internal/upload/retention.ts)
+/// before the service stamps `created_at`, so a 90-day artifact's span is a little under 90 days,
+/// and an hour off across a daylight-saving change. Counted in whole days it was read as 89 (a
+/// warning for a retention nobody cut) and a 61-day one as 60 (refused): the span is read as the
+/// nearest whole day.
+#[test]
+fn a_span_a_little_under_whole_days_is_read_as_those_days() {
+    for (span, days) in [
+        (Duration::days(90) - Duration::seconds(1), 90),
+        (Duration::days(90) - Duration::hours(1), 90),
+        (Duration::days(61) - Duration::seconds(2), 61),
+    ] {
+        let (o, _, _) = verify_with_span(span);
+        assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{span}: {}", stderr(&o));
+        let v = stdout_json(&o);
+        assert_eq!(v["retention_days"].as_i64(), Some(days), "{span}");
+        if days == 90 {
+            assert!(!stderr(&o).contains("::warning::"), "{span}: {}", stderr(&o));
+        }
+    }
 }
