@@ -2,7 +2,8 @@
 //! `--store`) that are, contain or lie inside the store, the checkout or the suite file are
 //! refused before anything runs, naming both paths, with every byte of the store and the checkout
 //! unchanged; an existing `--history-out` is replaced only when it is a previous history copy, and
-//! a full disk during the copy leaves the previous copy whole.
+//! a full disk during the copy leaves the previous copy whole. A work directory kept with
+//! `--keep-work` stays until the operator removes it, and the output names it.
 
 use crate::support::exit_code::{Exit, exit_code};
 use crate::support::faults::{assert_unchanged, count_points, nightly_at, runs, snapshot};
@@ -185,4 +186,39 @@ fn a_full_disk_while_copying_the_history_out_keeps_the_previous_copy() {
         .filter(|n| n.starts_with(".tier1-"))
         .collect();
     assert!(leftovers.is_empty(), "staging left behind: {leftovers:?}");
+}
+
+/// Issue 36: `--keep-work` keeps the job's work directory for good. It used to stay under the
+/// store with its temporary name (`.work-<run>-p<pid>-…`), so the next night collected it as the
+/// leftover of a killed job; it must survive later nights and be named in the JSON output and on
+/// stderr (docs/tier1-nightly.md says until when and how to remove it).
+#[test]
+fn a_kept_work_directory_survives_later_nights_and_is_named() {
+    let r = repo();
+    let first = nightly(&r, 2.0, &["--keep-work"]);
+    assert_eq!(first.code, exit_code(Exit::Ok), "{}", first.stderr);
+    let kept = first.json["kept_work"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the kept work directory is not named: {}", first.json));
+    let kept = r.root.join(kept);
+    assert!(kept.is_dir(), "{}", kept.display());
+    assert!(
+        first.stderr.contains(&kept.display().to_string())
+            || first.stderr.contains(first.json["kept_work"].as_str().unwrap()),
+        "{}",
+        first.stderr
+    );
+    let inside: Vec<_> = std::fs::read_dir(&kept).unwrap().collect();
+    assert!(!inside.is_empty(), "the kept work directory is empty");
+    // Later nights, without the flag, leave it in place.
+    for _ in 0..2 {
+        let later = nightly(&r, 2.0, &[]);
+        assert_eq!(later.code, exit_code(Exit::Ok), "{}", later.stderr);
+        assert!(later.json["kept_work"].is_null(), "{}", later.json);
+        assert!(
+            kept.is_dir(),
+            "a later night collected the kept work directory: {}",
+            later.stderr
+        );
+    }
 }

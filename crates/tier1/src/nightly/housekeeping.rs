@@ -3,11 +3,12 @@
 //! completes the run of a runner that vanished, so a night they published is restored like any
 //! other; and remove the temporary files and directories those jobs left behind (in the store, its
 //! `artifacts/`, the system temporary directory and beside `--history-out`), only those whose
-//! making process is gone (`tier1::fsx::stale`).
+//! making process is gone (`tier1::fsx::stale`). A work directory kept with `--keep-work` leaves
+//! its temporary name for `<store>/kept-work/run-<id>/` ([`keep_work`]), which nothing collects.
 
 use super::NightlyError;
-use crate::store::local::{ARTIFACTS_DIR, LocalStore};
-use std::path::Path;
+use crate::store::local::{ARTIFACTS_DIR, KEPT_WORK_DIR, LocalStore};
+use std::path::{Path, PathBuf};
 
 /// The conclusion recorded for a run whose job was killed.
 pub(crate) const ABANDONED_CONCLUSION: &str = "failure";
@@ -47,4 +48,44 @@ pub(crate) fn tidy(store: &LocalStore, history_out: Option<&Path>) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// Keep the work directory `work` of local run `run` for good: move it out of its temporary name
+/// (which the next job would collect once this process is gone) to `<store>/kept-work/run-<run>/`
+/// and return where it is. When the move fails the directory stays where it is, said out loud
+/// (a later job collects it), and that path is returned.
+pub(crate) fn keep_work(store_dir: &Path, run: u64, work: PathBuf) -> PathBuf {
+    let kept_dir = store_dir.join(KEPT_WORK_DIR);
+    let target = kept_dir.join(format!("run-{run}"));
+    let moved = std::fs::create_dir_all(&kept_dir)
+        .and_then(|()| match std::fs::symlink_metadata(&target) {
+            Ok(_) => Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!("{} already exists", target.display()),
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::rename(&work, &target)
+            }
+            Err(e) => Err(e),
+        });
+    match moved {
+        Ok(()) => {
+            tracing::info!(
+                dir = %target.display(),
+                "work directory kept until you remove it (rm -rf {}): later runs never collect it",
+                target.display()
+            );
+            target
+        }
+        Err(e) => {
+            tracing::warn!(
+                dir = %work.display(),
+                error = %e,
+                "the work directory could not be moved to {}: it stays at {} only until a later run collects it",
+                target.display(),
+                work.display()
+            );
+            work
+        }
+    }
 }

@@ -125,6 +125,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         publication: None,
         history_artifact: None,
         history_out: None,
+        kept_work: None,
         failure: None,
         verdict: crate::gate::Verdict {
             passed: false,
@@ -151,8 +152,8 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         };
         let r = jobs::chain(&plan, &mut outcome);
         if req.keep_work {
-            let kept = work.keep();
-            tracing::info!(dir = %kept.display(), "work directory kept");
+            let kept = housekeeping::keep_work(&req.store_dir, wf.id, work.keep());
+            outcome.kept_work = Some(kept.display().to_string());
         }
         r
     });

@@ -34,6 +34,9 @@ pub struct NightlyOutcome {
     pub(crate) history_artifact: Option<String>,
     /// Where the published history was copied.
     pub(crate) history_out: Option<String>,
+    /// Where `--keep-work` kept the job's work directory (`<store>/kept-work/run-<id>`), until
+    /// the operator removes it.
+    pub(crate) kept_work: Option<String>,
     /// Why the job failed, when it did.
     pub failure: Option<String>,
     /// The job's verdict: `passed` exactly when the exit code is 0, with every failing condition

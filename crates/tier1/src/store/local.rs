@@ -5,7 +5,7 @@
 //! (`local_check`), and runs may hold a lease that tells an abandoned run from a live one
 //! (`local_lease`). Layout documented in docs/local-store.md.
 
-pub(crate) use super::local_check::{ARTIFACTS_DIR, LOCK_FILE, STATE_FILE};
+pub(crate) use super::local_check::{ARTIFACTS_DIR, KEPT_WORK_DIR, LOCK_FILE, STATE_FILE};
 use super::local_check::{
     Counters, check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
     next_artifact_id,

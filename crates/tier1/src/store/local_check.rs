@@ -16,6 +16,9 @@ pub(crate) const LOCK_FILE: &str = "store.lock";
 pub(crate) const ARTIFACTS_DIR: &str = "artifacts";
 /// Directory of the job locks `tier1-nightly` keeps in the store.
 pub(crate) const LOCKS_DIR: &str = "locks";
+/// Directory of the work directories `tier1-nightly --keep-work` kept (`run-<id>/`), which stay
+/// until the operator removes them.
+pub(crate) const KEPT_WORK_DIR: &str = "kept-work";
 
 /// What [`check_counters`] compares: the counters `store.json` hands ids out from, and the
 /// highest ids it records.
@@ -109,7 +112,8 @@ pub(crate) fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let name = entry.map_err(io)?.file_name();
         let name = name.to_string_lossy();
-        let ours = [LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR].contains(&name.as_ref())
+        let ours = [LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR, KEPT_WORK_DIR]
+            .contains(&name.as_ref())
             || name.starts_with(".work-")
             || name.starts_with(".tier1-");
         if !ours {
