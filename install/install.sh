@@ -2,9 +2,14 @@
 # Install tier1 for a workflow job: the release tarball of TIER1_VERSION from TIER1_REPOSITORY,
 # checked against the release's SHA256SUMS, then verified for real, failing closed:
 #   - TIER1_SHA256 (the action's `tier1-sha256`): the tarball's SHA-256 pinned by the caller, and/or
-#   - its build provenance (`gh attestation verify`, pinned to the release workflow
-#     `.github/workflows/release.yml` of TIER1_REPOSITORY and the tag `refs/tags/v<version>`) where
-#     the gh CLI is present (TIER1_VERIFY_PROVENANCE: auto, true = required, false = never).
+#   - its build provenance (`gh attestation verify --cert-identity`, the exact signer: the release
+#     workflow `.github/workflows/release.yml` of TIER1_REPOSITORY at the tag `refs/tags/v<version>`)
+#     where a gh CLI of 2.49.0 or newer is present (TIER1_VERIFY_PROVENANCE: auto, true = required,
+#     false = never). `gh attestation` exists from gh 2.49.0 on; a distribution's older gh (Debian 12
+#     ships 2.23) is named by its version and not used, never read as a release without provenance.
+#     `--signer-workflow` is not used: gh matches it as a regular expression anchored only at its
+#     start (cli/cli#9507; `validateSignerWorkflow` in pkg/cmd/attestation/verify/policy.go), so
+#     it would also admit `release.yml-other.yml` or any ref; `--cert-identity` is compared exactly.
 # When neither verified the tarball the install refuses, unless TIER1_ALLOW_UNVERIFIED=true (the
 # action's `allow-unverified`), which warns loudly. SHA256SUMS alone comes from the same release as
 # the tarball and proves nothing about who built it.
@@ -118,23 +123,41 @@ print("".join(a["browser_download_url"] for a in json.load(open(sys.argv[2]))["a
     verified+=("its SHA-256 pinned by tier1-sha256")
   fi
   gh="${TIER1_GH:-gh}"
-  signer="$TIER1_REPOSITORY/.github/workflows/release.yml"
+  gh_needed=2.49.0
+  # The certificate identity of the release workflow's signature: the workflow file at the tag.
+  signer="https://github.com/$TIER1_REPOSITORY/.github/workflows/release.yml@refs/tags/$tag"
+  # What the gh CLI can do here: "absent", "unreadable", "old <version>" or "ok <version>".
+  gh_state() {
+    local path version
+    path="$(command -v "$gh" 2>/dev/null)" || { echo absent; return; }
+    version="$("$path" --version 2>/dev/null | sed -n '1s/^gh version \([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')" || true
+    if [[ -z "$version" ]]; then echo unreadable
+    elif [[ "$(printf '%s\n%s\n' "$gh_needed" "$version" | sort -V | head -n 1)" == "$gh_needed" ]]; then echo "ok $version"
+    else echo "old $version"; fi
+  }
+  gh_found="$(gh_state)"
+  case "$gh_found" in
+    absent) gh_what="no gh CLI ('$gh') on PATH" ;;
+    unreadable) gh_what="a gh at $(command -v "$gh") whose version gh --version does not say" ;;
+    *) gh_what="gh ${gh_found#* } at $(command -v "$gh")" ;;
+  esac
   provenance() {
     "$gh" attestation verify "$dir/$name.tar.gz" --repo "$TIER1_REPOSITORY" \
-      --signer-workflow "$signer" --source-ref "refs/tags/$tag" --deny-self-hosted-runners ||
-      fail "$name.tar.gz: gh attestation verify found no build provenance signed by $signer at refs/tags/$tag"
-    verified+=("its build provenance (signed by $signer at refs/tags/$tag)")
+      --cert-identity "$signer" --deny-self-hosted-runners ||
+      fail "$name.tar.gz: gh attestation verify found no build provenance signed by $signer (gh ${gh_found#ok })"
+    verified+=("its build provenance (signed by $signer)")
   }
   case "${TIER1_VERIFY_PROVENANCE:-auto}" in
-    true) command -v "$gh" >/dev/null || fail "verify-provenance: true needs the gh CLI, found no '$gh' on PATH"
+    true) [[ "$gh_found" == ok* ]] ||
+            fail "verify-provenance: true needs gh $gh_needed or newer (gh attestation verify), found $gh_what: install gh from https://cli.github.com (a distribution's package may be older), or pin tier1-sha256 and leave verify-provenance at auto"
           provenance ;;
-    auto) if command -v "$gh" >/dev/null; then provenance
-          else echo "tier1 install: no gh CLI on PATH: build provenance not checked" >&2; fi ;;
+    auto) if [[ "$gh_found" == ok* ]]; then provenance
+          else echo "tier1 install: build provenance not checked: gh attestation verify needs gh $gh_needed or newer, found $gh_what" >&2; fi ;;
     false) ;;
   esac
   if ((${#verified[@]} == 0)); then
     [[ "${TIER1_ALLOW_UNVERIFIED:-false}" == true ]] ||
-      fail "$name.tar.gz: not verified: neither tier1-sha256 is pinned nor was its build provenance checked (verify-provenance ${TIER1_VERIFY_PROVENANCE:-auto}, gh CLI $(command -v "$gh" >/dev/null && echo present || echo absent)); SHA256SUMS comes from the same release and proves nothing. Pin tier1-sha256 (docs/adoption.md §3), or provide the gh CLI, or opt out by name with allow-unverified: true"
+      fail "$name.tar.gz: not verified: neither tier1-sha256 is pinned nor was its build provenance checked (verify-provenance ${TIER1_VERIFY_PROVENANCE:-auto}; gh attestation verify needs gh $gh_needed or newer, found $gh_what); SHA256SUMS comes from the same release and proves nothing. Pin tier1-sha256 (docs/adoption.md §3), or provide gh $gh_needed or newer, or opt out by name with allow-unverified: true"
     echo "::warning::tier1 install: $name.tar.gz is NOT VERIFIED (allow-unverified: true): only SHA256SUMS of the same release was checked; anyone able to replace the release could run code in this job. Pin tier1-sha256 (docs/adoption.md §3)."
   else
     printf 'tier1 install: %s verified by %s\n' "$name.tar.gz" "$(IFS=';'; echo "${verified[*]}")" >&2

@@ -240,8 +240,9 @@ fn the_installer_verifies_the_checksum_and_the_provenance() {
     for part in [
         "sha256sum --check --ignore-missing --strict SHA256SUMS",
         "\"$gh\" attestation verify",
-        "--signer-workflow \"$signer\" --source-ref \"refs/tags/$tag\"",
-        "signer=\"$TIER1_REPOSITORY/.github/workflows/release.yml\"",
+        "--cert-identity \"$signer\" --deny-self-hosted-runners",
+        "signer=\"https://github.com/$TIER1_REPOSITORY/.github/workflows/release.yml@refs/tags/$tag\"",
+        "gh_needed=2.49.0",
         "command -v \"$gh\"",
         "Authorization: Bearer $GH_TOKEN",
         "/releases/tags/$tag",

@@ -24,6 +24,26 @@ struct Install {
 }
 
 fn install(fake: &FakeGithub, tmp: &Path, env: &[(&str, &str)]) -> Install {
+    install_with(fake, tmp, None, env)
+}
+
+/// [`install`] with `gh_dir` first on `PATH` and no `TIER1_GH`: the installer takes whatever `gh`
+/// the runner has, as on a self-hosted runner with the distribution's package.
+fn install_with_path_gh(
+    fake: &FakeGithub,
+    tmp: &Path,
+    gh_dir: &Path,
+    env: &[(&str, &str)],
+) -> Install {
+    install_with(fake, tmp, Some(gh_dir), env)
+}
+
+fn install_with(
+    fake: &FakeGithub,
+    tmp: &Path,
+    gh_dir: Option<&Path>,
+    env: &[(&str, &str)],
+) -> Install {
     let runner_temp = tmp.join("runner-temp");
     std::fs::create_dir_all(&runner_temp).unwrap();
     let (output, path) = (tmp.join("output"), tmp.join("path"));
@@ -44,6 +64,11 @@ fn install(fake: &FakeGithub, tmp: &Path, env: &[(&str, &str)]) -> Install {
         .env_remove("TIER1_ALLOW_UNVERIFIED")
         .env_remove("TIER1_SHA256")
         .env_remove("TIER1_BUILD_FROM_SOURCE");
+    if let Some(dir) = gh_dir {
+        let path = std::env::var("PATH").unwrap_or_default();
+        cmd.env_remove("TIER1_GH")
+            .env("PATH", format!("{}:{path}", dir.display()));
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -149,15 +174,34 @@ fn pinned(assets: &[(String, Vec<u8>)]) -> String {
     sums.split_whitespace().next().unwrap().to_string()
 }
 
-/// A `gh` stand-in that logs its arguments to `<dir>/gh.log` and exits `code`.
+/// A `gh` stand-in of a recent release (2.62.0) that logs its arguments to `<dir>/gh.log` and
+/// exits `code`.
 fn gh_stand_in(dir: &Path, code: i32) -> std::path::PathBuf {
+    gh_release_stand_in(dir, &format!("gh-{code}"), "2.62.0", code)
+}
+
+/// A `gh` stand-in named `name` in `dir`: `gh --version` prints `gh version <version> (…)` as gh
+/// does; every other command is logged to `<dir>/gh.log` and exits `code`, except that a release
+/// before 2.49.0 knows no `attestation` command (gh: `unknown command "attestation" for "gh"`).
+fn gh_release_stand_in(dir: &Path, name: &str, version: &str, code: i32) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let gh = dir.join(format!("gh-{code}"));
+    let gh = dir.join(name);
     let log = dir.join("gh.log");
+    let old = version
+        .split('.')
+        .take(2)
+        .map(|p| p.parse::<u32>().unwrap_or(0))
+        .collect::<Vec<_>>()
+        < vec![2, 49];
+    let attestation = if old {
+        "[[ \"$1\" == attestation ]] && { echo 'unknown command \"attestation\" for \"gh\"' >&2; exit 1; }\n"
+    } else {
+        ""
+    };
     std::fs::write(
         &gh,
         format!(
-            "#!/usr/bin/env bash\necho \"gh $*\" >> '{}'\nexit {code}\n",
+            "#!/usr/bin/env bash\n[[ \"$1\" == --version ]] && {{ echo 'gh version {version} (2024-01-01)'; echo 'https://github.com/cli/cli/releases/tag/v{version}'; exit 0; }}\necho \"gh $*\" >> '{}'\n{attestation}exit {code}\n",
             log.display()
         ),
     )
@@ -282,7 +326,7 @@ fn an_unverified_tarball_is_refused_unless_the_caller_opts_out_by_name() {
     assert!(
         !r.ok
             && r.stdout
-                .contains("verify-provenance: true needs the gh CLI"),
+                .contains("verify-provenance: true needs gh 2.49.0 or newer"),
         "{}",
         r.stdout
     );
@@ -306,12 +350,15 @@ fn provenance_is_verified_against_the_release_workflow_and_the_tag() {
     for flag in [
         "attestation verify ",
         "--repo tier1-bench/tier1",
-        "--signer-workflow tier1-bench/tier1/.github/workflows/release.yml",
-        "--source-ref refs/tags/v0.1.0",
+        "--cert-identity https://github.com/tier1-bench/tier1/.github/workflows/release.yml@refs/tags/v0.1.0",
         "--deny-self-hosted-runners",
     ] {
         assert!(log.contains(flag), "{flag} not in {log}");
     }
+    // Never --signer-workflow: gh matches it as a prefix (cli/cli#9507, `validateSignerWorkflow`
+    // in pkg/cmd/attestation/verify/policy.go: `^https://` + the value), so `release.yml` would
+    // also admit `release.yml-evil.yml`; the certificate identity is compared exactly.
+    assert!(!log.contains("--signer-workflow"), "{log}");
     // An attestation that does not verify refuses the install.
     let gh_no = gh_stand_in(tmp.path(), 1);
     let r = install(
@@ -325,8 +372,92 @@ fn provenance_is_verified_against_the_release_workflow_and_the_tag() {
     );
     assert!(!r.ok, "{}", r.stdout);
     assert!(
-        r.stdout.contains("gh attestation verify found no build provenance signed by tier1-bench/tier1/.github/workflows/release.yml at refs/tags/v0.1.0"),
+        r.stdout.contains("gh attestation verify found no build provenance signed by https://github.com/tier1-bench/tier1/.github/workflows/release.yml@refs/tags/v0.1.0"),
         "{}",
         r.stdout
+    );
+}
+
+/// Issue 36, N2: a self-hosted runner with its distribution's `gh` (Debian 12 ships 2.23.0; `gh
+/// attestation verify` exists from 2.49.0 on). The installer reads gh's version before it relies
+/// on it: too old, it says which version it found and which it needs, installs when the pinned
+/// `tier1-sha256` verified the tarball, refuses otherwise — and never blames the release.
+#[test]
+fn an_old_distribution_gh_is_named_by_its_version_and_never_blames_the_release() {
+    let (tmp, fake, digest) = published();
+    let bin = tmp.path().join("distribution-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    gh_release_stand_in(&bin, "gh", "2.23.0", 0);
+    let log = tmp.path().join("distribution-bin/gh.log");
+    let v = ("TIER1_VERSION", "0.1.0");
+    let auto = ("TIER1_VERIFY_PROVENANCE", "auto");
+    // Pinned: installed, the old gh named and left alone.
+    let r = install_with_path_gh(&fake, tmp.path(), &bin, &[v, auto, ("TIER1_SHA256", &digest)]);
+    assert!(r.ok, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("gh 2.23.0") && r.stdout.contains("2.49.0"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        !std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("attestation"),
+        "an old gh was asked to verify"
+    );
+    // Not pinned: refused, naming the versions, not the release.
+    let r = install_with_path_gh(&fake, tmp.path(), &bin, &[v, auto]);
+    assert!(!r.ok, "{}", r.stdout);
+    for fragment in [
+        "not verified: neither tier1-sha256 is pinned nor was its build provenance checked",
+        "gh 2.23.0",
+        "2.49.0 or newer",
+    ] {
+        assert!(r.stdout.contains(fragment), "{fragment} not in {}", r.stdout);
+    }
+    assert!(
+        !r.stdout.contains("found no build provenance"),
+        "the release is blamed: {}",
+        r.stdout
+    );
+    assert_eq!(r.output, "", "nothing installed");
+    // Required: refused by name, even with the digest pinned.
+    let r = install_with_path_gh(
+        &fake,
+        tmp.path(),
+        &bin,
+        &[v, ("TIER1_VERIFY_PROVENANCE", "true"), ("TIER1_SHA256", &digest)],
+    );
+    assert!(!r.ok, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("verify-provenance: true needs gh 2.49.0 or newer (gh attestation verify), found gh 2.23.0"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.output, "", "nothing installed");
+}
+
+/// Issue 36, N2: a recent `gh` on `PATH` (no `TIER1_GH`) verifies the provenance with the exact
+/// certificate identity of the release workflow at the tag.
+#[test]
+fn a_recent_gh_on_path_verifies_the_exact_signer() {
+    let (tmp, fake, _) = published();
+    let bin = tmp.path().join("gh-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    gh_release_stand_in(&bin, "gh", "2.62.0", 0);
+    let r = install_with_path_gh(
+        &fake,
+        tmp.path(),
+        &bin,
+        &[("TIER1_VERSION", "0.1.0"), ("TIER1_VERIFY_PROVENANCE", "auto")],
+    );
+    assert!(r.ok, "{}", r.stdout);
+    let log = std::fs::read_to_string(bin.join("gh.log")).unwrap();
+    assert!(
+        log.contains("attestation verify ")
+            && log.contains("--cert-identity https://github.com/tier1-bench/tier1/.github/workflows/release.yml@refs/tags/v0.1.0")
+            && !log.contains("--signer-workflow"),
+        "{log}"
     );
 }

@@ -184,8 +184,7 @@ fn an_adopter_bootstraps_publishes_records_a_failing_night_and_restores() {
     assert!(!verified.is_empty(), "{:?}", h.toolchain_calls());
     for call in &verified {
         assert!(
-            call.contains("--signer-workflow tier1-bench/tier1/.github/workflows/release.yml")
-                && call.contains("--source-ref refs/tags/v0.1.0"),
+            call.contains("--cert-identity https://github.com/tier1-bench/tier1/.github/workflows/release.yml@refs/tags/v0.1.0"),
             "{call}"
         );
     }

@@ -15,8 +15,8 @@ use std::process::Command;
 /// The repository the release and the actions come from (Cargo.toml's `repository`).
 pub const TIER1_REPOSITORY: &str = "tier1-bench/tier1";
 
-/// The workflow that signs the release's build provenance (`gh attestation verify
-/// --signer-workflow`).
+/// The workflow that signs the release's build provenance (its certificate identity, which `gh
+/// attestation verify --cert-identity` compares, is `https://github.com/<this>@refs/tags/v<version>`).
 pub const SIGNER_WORKFLOW: &str = "tier1-bench/tier1/.github/workflows/release.yml";
 
 /// The files of this checkout a pinned commit of tier1 carries for the actions.
