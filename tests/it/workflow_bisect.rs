@@ -3,6 +3,9 @@
 //! culprit of a synthetic history (its command target's work doubles in one commit), writes it to
 //! the job's step summary and uploads the report; builds go to the runner's tool cache. A second
 //! dispatch reuses those builds. A good commit that does not build fails the job and says why.
+//! Issue 36, N3: the bisection builds commits no one ratified, so it runs on the preview runner
+//! class, never on the canonical runner, and builds into its own cache (`tier1-bisect-builds`),
+//! never the nightly's (`tier1-builds`).
 
 use crate::support::exit_code::{Exit, exit_code};
 use crate::support::synthetic_history::{self as sh, Spec};
@@ -30,11 +33,21 @@ fn spec(unbuildable: Vec<usize>) -> Spec {
 fn scenario(spec: &Spec) -> Option<(Harness, Vec<String>)> {
     harness_or_skip("workflow_bisect")?;
     let h = Harness::with_source(REPOSITORY, |src| {
-        for rel in [WORKFLOW, ".ci/nvrtc.sh", ".ci/nvrtc-requirements.txt"] {
+        for rel in [WORKFLOW, ".ci/nvrtc.sh"] {
             let to = src.join(rel);
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
             std::fs::copy(manifest_dir().join(rel), &to).unwrap();
         }
+        // The requirements pin the stand-in wheel the runners' tool caches hold.
+        let (_, wheel) = workflow_harness::nvrtc_stand_in();
+        std::fs::write(
+            src.join(".ci/nvrtc-requirements.txt"),
+            crate::support::nvrtc_wheel::requirements(
+                &workflow_harness::pinned_nvrtc_version(),
+                &wheel,
+            ),
+        )
+        .unwrap();
         sh::write_base(src, spec);
         sh::write_commit(src, spec, 0);
     });
@@ -88,6 +101,18 @@ fn a_dispatch_finds_the_culprit_and_writes_it_to_the_step_summary() {
         "{summary}"
     );
     assert!(summary.contains("| step | commit | verdict |"), "{summary}");
+    assert_eq!(job["runner"], "b200-preview-01", "{}", r.diagnose(0));
+    let (canonical, preview) = h.tool_caches();
+    for cache in ["tier1-builds", "tier1-bisect-builds"] {
+        assert!(
+            !canonical.join(cache).exists(),
+            "the bisection wrote the canonical runner's {cache}"
+        );
+    }
+    assert!(
+        preview.join("tier1-bisect-builds").is_dir() && !preview.join("tier1-builds").exists(),
+        "the builds are not in the bisection's own cache"
+    );
     // The builds live in the runner's tool cache, so a second dispatch builds nothing.
     let again = dispatch(&h, &commits[0], &commits[7]);
     assert_eq!(

@@ -1094,7 +1094,7 @@ fn every_suite_run_records_the_runner_attestation() {
 }
 
 #[test]
-fn bisect_is_manual_on_the_gpu_runner_with_the_full_history() {
+fn bisect_is_manual_on_the_preview_runner_with_the_full_history() {
     let wf = yaml(BISECT);
     let on = wf["on"].as_object().unwrap();
     assert_eq!(on.keys().collect::<Vec<_>>(), ["workflow_dispatch"]);
@@ -1114,7 +1114,18 @@ fn bisect_is_manual_on_the_gpu_runner_with_the_full_history() {
         assert_eq!(inputs[required]["required"], true, "{required}");
     }
     let job = &wf["jobs"]["bisect"];
-    assert_eq!(job["runs-on"], gpu_runner());
+    // The preview runner class, never the canonical one (issue 36, N3).
+    assert_eq!(
+        job["runs-on"],
+        serde_json::json!([
+            "self-hosted",
+            "linux",
+            "x64",
+            "gpu",
+            "node24-actions",
+            "tier1-preview"
+        ])
+    );
     assert_eq!(job["permissions"], serde_json::json!({"contents": "read"}));
     assert_lock(job, "tier1-bisect");
     let (_, checkout) = step_named(job, "Checkout with the full history");
@@ -1270,4 +1281,128 @@ fn a_recovery_from_an_export_is_validated_and_restored_from_the_export() {
             "{rel}: {script}"
         );
     }
+}
+
+/// The labels of a job's `runs-on` (a string or a list).
+fn runs_on(job: &Value) -> Vec<String> {
+    match &job["runs-on"] {
+        Value::String(l) => vec![l.clone()],
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|l| l.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Issue 36, N3: the canonical runner class (`b200`) runs only the nightly's producer, which
+/// builds nothing but the commit it measures and the anchor's. A job that builds or runs commits
+/// no one ratified — a bisection of any two commits a writer names, a pull request's preview —
+/// runs on another class, so it can leave nothing behind that a later night measures or installs;
+/// and a bisection builds into its own cache, never `$RUNNER_TOOL_CACHE/tier1-builds` (the cache
+/// the nightly's side by side reuses). The adopter's template (docs/adoption.md) keeps the same
+/// rule.
+#[test]
+fn no_job_that_builds_arbitrary_commits_runs_on_the_canonical_runner_or_writes_its_cache() {
+    let templates = [
+        "tests/fixtures/adopter/.github/workflows/benchmarks.yml",
+        "tests/fixtures/adopter/.github/workflows/benchmarks-preview.yml",
+        "tests/fixtures/adopter/.github/workflows/history-export.yml",
+    ];
+    let canonical_jobs = [(NIGHTLY, "tier1"), (templates[0], "benchmark")];
+    let mut canonical_seen = 0;
+    for rel in WORKFLOWS.iter().chain(&templates) {
+        let wf = yaml(rel);
+        for (id, job) in jobs(&wf) {
+            let labels = runs_on(job);
+            let on_canonical = labels.iter().any(|l| l == "b200");
+            if canonical_jobs.contains(&(*rel, id.as_str())) {
+                assert!(on_canonical, "{rel} job {id}: {labels:?}");
+                canonical_seen += 1;
+            } else {
+                assert!(
+                    !on_canonical,
+                    "{rel} job {id} runs on the canonical runner class b200 ({labels:?}): only the nightly's producer may"
+                );
+            }
+        }
+    }
+    assert_eq!(canonical_seen, canonical_jobs.len());
+    // Every step that runs tier1-bisect names a cache of its own.
+    let mut bisections = 0;
+    for (rel, job, s) in all_steps() {
+        let Some(run) = s["run"].as_str() else {
+            continue;
+        };
+        if !run.contains("tier1-bisect\"") {
+            continue;
+        }
+        bisections += 1;
+        let wf_job = &yaml(&rel)["jobs"][&job];
+        let cache = s["env"]["TIER1_BUILD_CACHE"]
+            .as_str()
+            .or(wf_job["env"]["TIER1_BUILD_CACHE"].as_str())
+            .unwrap_or_else(|| {
+                panic!("{rel} job {job}: tier1-bisect without TIER1_BUILD_CACHE builds into the nightly's cache")
+            });
+        assert_eq!(
+            cache, "${{ runner.tool_cache }}/tier1-bisect-builds",
+            "{rel} job {job}"
+        );
+        assert!(!run.contains("--cache-dir"), "{rel} job {job}: {run}");
+    }
+    assert_eq!(bisections, 1, "tier1-bisect.yml's bisect step");
+}
+
+/// The repository scripts a `run:` text invokes (tokens ending in `.sh`), as paths from the
+/// checkout's root; `$GITHUB_ACTION_PATH` is the directory of the action `rel`.
+fn scripts_invoked(rel: &str, run: &str) -> Vec<String> {
+    let action_dir = Path::new(rel)
+        .parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    run.split(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '(' || c == ')')
+        .filter(|t| t.ends_with(".sh"))
+        .map(|t| {
+            let t = t.replace("$GITHUB_ACTION_PATH", &action_dir);
+            let mut parts: Vec<&str> = Vec::new();
+            for p in t.split('/') {
+                match p {
+                    "" | "." => {}
+                    ".." => {
+                        parts.pop();
+                    }
+                    p => parts.push(p),
+                }
+            }
+            parts.join("/")
+        })
+        .collect()
+}
+
+/// Issue 36, N9: every variable a step passes in `env:` to a repository script is one that script
+/// reads (or the step's own `run:` text uses). tier1-bisect.yml passed `TIER1_NVRTC_VENV`, which
+/// `.ci/nvrtc.sh` no longer reads: the wheel cache silently moved into the checkout's `target/`.
+#[test]
+fn every_variable_a_step_passes_to_a_script_is_read_by_it() {
+    let mut checked = 0;
+    for (rel, job, s) in all_steps() {
+        let (Some(run), Some(env)) = (s["run"].as_str(), s["env"].as_object()) else {
+            continue;
+        };
+        let scripts = scripts_invoked(&rel, run);
+        if scripts.is_empty() {
+            continue;
+        }
+        let texts: Vec<String> = scripts.iter().map(|p| text(p)).collect();
+        for key in env.keys() {
+            checked += 1;
+            assert!(
+                run.contains(key.as_str()) || texts.iter().any(|t| t.contains(key.as_str())),
+                "{rel} job {job}: step {:?} passes {key}, which neither its run: text nor {scripts:?} reads",
+                s["name"].as_str().or(s["id"].as_str()).unwrap_or_default()
+            );
+        }
+    }
+    assert!(checked >= 20, "checked only {checked} variables");
 }

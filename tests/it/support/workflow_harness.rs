@@ -362,6 +362,12 @@ impl Harness {
         Some(serde_json::from_slice(&std::fs::read(target.join("index.json")).unwrap()).unwrap())
     }
 
+    /// The tool cache (`RUNNER_TOOL_CACHE`) of the canonical runner (`b200-node-01`) and of the
+    /// preview runner (`b200-preview-01`).
+    pub fn tool_caches(&self) -> (&Path, &Path) {
+        (&self.gpu_tool_cache, &self.preview_tool_cache)
+    }
+
     /// A directory holding the stand-in `libnvrtc.so.12` (for local runs of the suite).
     pub fn nvrtc_lib_dir(&self) -> PathBuf {
         let dir = self.tmp.path().join("nvrtc-lib");
