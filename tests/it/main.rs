@@ -19,6 +19,7 @@ mod dashboard_chromium;
 mod dashboard_cli;
 mod evidence_retention;
 mod exit_codes_doc;
+mod export_release;
 mod fuzz_parsers;
 mod github_evidence;
 mod github_lifecycle;

@@ -1181,7 +1181,9 @@ fn the_monthly_export_restores_exports_and_attaches_to_a_release() {
         };
         assert!(at("tier1-restore") < at("tier1-dashboard"), "{rel}");
         assert!(at("tier1-dashboard") < at("tier1-export"), "{rel}");
-        assert!(at("tier1-export") < at("gh release create"), "{rel}");
+        // A release of its own per export, never onto an existing one (export_release.rs).
+        assert!(at("tier1-export") < at("attach-release.sh"), "{rel}");
+        assert!(!all.contains("--clobber"), "{rel}");
         assert!(all.contains("--allow-anchor-renewal"), "{rel}");
         assert!(
             all.contains(".sha256"),
