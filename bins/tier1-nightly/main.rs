@@ -35,7 +35,7 @@ struct Args {
     /// The public acceptance note.
     #[arg(long)]
     note: Option<String>,
-    /// Who requests the acceptance (default: $GITHUB_ACTOR, else $USER).
+    /// Who requests the acceptance (default: $GITHUB_TRIGGERING_ACTOR, else $GITHUB_ACTOR, else $USER).
     #[arg(long)]
     requester: Option<String>,
     /// Refuse to bootstrap a brand-new store automatically.

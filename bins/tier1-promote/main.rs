@@ -41,8 +41,9 @@ struct Args {
     /// The run to ratify (the candidate's newest run).
     #[arg(long, env = "TIER1_RUN_ID")]
     run_id: String,
-    /// Who requested the promotion.
-    #[arg(long, env = "GITHUB_ACTOR")]
+    /// Who requested the promotion: who started this attempt of the run (on a re-run
+    /// `$GITHUB_ACTOR` is still the run's first actor, `$GITHUB_TRIGGERING_ACTOR` who re-ran it).
+    #[arg(long, env = "GITHUB_TRIGGERING_ACTOR")]
     requester: String,
     /// Public acceptance note.
     #[arg(long, env = "TIER1_ACCEPTANCE_NOTE")]

@@ -3,7 +3,9 @@
 //! just published), "Re-run this job" is a new attempt of the same run whose artifact names are
 //! unique across attempts (HTTP 409), and an environment without required reviewers (a private
 //! repository without GitHub Enterprise) lets its job run at once and records no approval, and
-//! the repository's artifact retention limit silently cuts `retention-days`.
+//! the repository's artifact retention limit silently cuts `retention-days`. Issue 36: a re-run
+//! keeps `github.actor` (the run's first actor); who started the attempt is
+//! `github.triggering_actor`, and that is who asks for the promotion.
 //! Helpers come from workflow_scenarios.rs.
 
 use crate::support::workflow_harness;
@@ -193,4 +195,46 @@ fn assert_published(h: &workflow_harness::Harness, r: &workflow_harness::Report,
         );
     }
     assert_eq!(published.len(), 3, "the anchor and both: {published:?}");
+}
+
+/// Issue 36, N11: on a re-run GitHub keeps `github.actor` (`$GITHUB_ACTOR`), the user who started
+/// the run's first attempt; the user who re-ran it is `github.triggering_actor`
+/// (`$GITHUB_TRIGGERING_ACTOR`; https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#github-context).
+/// alice dispatches an acceptance whose producer fails before anything is uploaded (a runner
+/// below the version floor); bob re-runs it and approves its deployment himself. bob both asked
+/// for this promotion and approved it: refused, and no anchor is made. With `$GITHUB_ACTOR` as the
+/// requester, alice would have been recorded and bob's approval counted as a second person's.
+#[test]
+fn a_re_run_by_the_approver_cannot_approve_its_own_promotion() {
+    let Some(h) = harness_or_skip("a_re_run_by_the_approver_cannot_approve_its_own_promotion")
+    else {
+        return;
+    };
+    let first = RunSpec::bootstrap().env("TIER1_RUNNER_VERSION", "2.300.0");
+    let again = RunSpec::rerun(0, "tier1")
+        .by("bob")
+        .env("TIER1_RUNNER_VERSION", "2.327.1")
+        .review("approved");
+    let r = h.run(&[first, again]);
+    assert_eq!(result(&r, 0, "tier1"), "failure", "{}", r.diagnose(0));
+    assert_eq!(result(&r, 0, "authorize-history-anchor"), "skipped");
+    assert_eq!(r.run(1)["attempt"], 2);
+    assert_eq!(result(&r, 1, "tier1"), "success", "{}", r.diagnose(1));
+    assert_eq!(result(&r, 1, "authorize-history-anchor"), "success");
+    assert_eq!(
+        result(&r, 1, "promote-history-anchor/promote"),
+        "failure",
+        "{}",
+        r.diagnose(1)
+    );
+    let log = r.log(
+        1,
+        "promote-history-anchor/promote",
+        "Ratify the new history anchor",
+    );
+    assert!(
+        log.contains("the requester bob approved their own promotion"),
+        "{log}"
+    );
+    assert!(h.restored_index().is_none(), "no anchor was made");
 }

@@ -572,7 +572,9 @@ fn promotion_restores_with_renewal_and_reads_the_approvals() {
         "--approvals-from-run \"$GITHUB_RUN_ID\"",
         // The evidence is the packed file as uploaded: digest-checked, then safely extracted.
         "--evidence-archive \"$RUNNER_TEMP/tier1-evidence/$TIER1_EVIDENCE_ARTIFACT_NAME\"",
-        "--requester \"$GITHUB_ACTOR\"",
+        // Who started this attempt (issue 36, N11): on a re-run $GITHUB_ACTOR is still the run's
+        // first actor, and whoever re-ran it could approve their own promotion.
+        "--requester \"$GITHUB_TRIGGERING_ACTOR\"",
         "--expected-git-commit \"$GITHUB_SHA\"",
         "--expected-evidence-digest",
         "--expected-evidence-artifact",

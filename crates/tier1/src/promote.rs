@@ -106,7 +106,7 @@ pub struct PromoteRequest {
     pub evidence_root: PathBuf,
     /// The run to ratify (the candidate's newest row).
     pub run_id: String,
-    /// Who requested the promotion (`$GITHUB_ACTOR`).
+    /// Who requested the promotion: who started this attempt (`$GITHUB_TRIGGERING_ACTOR`).
     pub requester: String,
     /// Public acceptance note.
     pub note: String,

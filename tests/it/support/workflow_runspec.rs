@@ -122,6 +122,14 @@ impl RunSpec {
         }))
     }
 
+    /// The re-run is started by `actor` (`github.triggering_actor`, `GITHUB_TRIGGERING_ACTOR`);
+    /// `github.actor` stays the run's first actor, as on GitHub.
+    pub fn by(mut self, actor: &str) -> RunSpec {
+        assert!(self.0.get("rerun").is_some(), "by() names who re-runs a run");
+        self.0["actor"] = json!(actor);
+        self
+    }
+
     /// Keep job `job` (and its concurrency group) after its steps until job `other_job` of run
     /// `other_run` is queued: makes a queue on a group certain instead of a matter of timing.
     pub fn hold_until_queued(mut self, job: &str, other_run: usize, other_job: &str) -> RunSpec {

@@ -25,10 +25,13 @@ async function main() {
   const trace = [];
   const runs = [];
   for (const [i, given] of scenario.runs.entries()) {
-    // A re-run is the original run's spec with this one's machine env, reviews and holds.
+    // A re-run is the original run's spec with this one's machine env, reviews and holds, started
+    // by the re-run's actor (the original actor when it names none).
     const of = given.rerun ? runs[given.rerun.run] : null;
     if (given.rerun && !of) throw new Error(`run ${i}: re-run of run ${given.rerun.run}, which is not an earlier run`);
-    const spec = of ? { ...of.spec, env: { ...of.spec.env, ...given.env }, approvals: { ...of.spec.approvals, ...given.approvals }, hold: given.hold ?? {} } : given;
+    const spec = of
+      ? { ...of.spec, env: { ...of.spec.env, ...given.env }, approvals: { ...of.spec.approvals, ...given.approvals }, hold: given.hold ?? {}, triggering_actor: given.actor ?? of.spec.actor }
+      : given;
     const loaded = await loadWorkflow(scenario.repo_root, spec.workflow);
     const run = new WorkflowRun(scenario, spec, loaded, groups, trace);
     if (of) startRerun(run, i, of, given.rerun.jobs);

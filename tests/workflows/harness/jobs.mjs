@@ -242,7 +242,7 @@ export class WorkflowRun {
       GITHUB_REF_TYPE: github.ref_type, GITHUB_REPOSITORY: github.repository, GITHUB_REPOSITORY_OWNER: github.repository_owner,
       GITHUB_RUN_ATTEMPT: github.run_attempt, GITHUB_RUN_ID: github.run_id, GITHUB_RUN_NUMBER: github.run_number,
       GITHUB_SERVER_URL: github.server_url, GITHUB_SHA: github.sha, GITHUB_WORKFLOW: github.workflow,
-      GITHUB_WORKFLOW_REF: github.workflow_ref, GITHUB_WORKSPACE: workspace, GITHUB_TRIGGERING_ACTOR: github.actor,
+      GITHUB_WORKFLOW_REF: github.workflow_ref, GITHUB_WORKSPACE: workspace, GITHUB_TRIGGERING_ACTOR: github.triggering_actor,
       RUNNER_ARCH: "X64", RUNNER_ENVIRONMENT: runner.environment, RUNNER_NAME: machine.name, RUNNER_OS: "Linux",
       RUNNER_TEMP: temp, RUNNER_TOOL_CACHE: runner.tool_cache, ...this.eventEnv,
     };

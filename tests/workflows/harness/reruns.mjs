@@ -2,7 +2,10 @@
 //! run (same run id, `run_attempt` + 1, the run back in progress), the chosen jobs and every job
 //! that depends on them run again, every other job keeps its result and outputs from the earlier
 //! attempt. Artifacts of the earlier attempt stay in the run, and an artifact name is unique per
-//! run across attempts (upload-artifact gets HTTP 409 for a name the run already has).
+//! run across attempts (upload-artifact gets HTTP 409 for a name the run already has). The
+//! attempt keeps `github.actor`, the run's first actor, and `github.triggering_actor` is whoever
+//! re-ran it ("github.actor … If the workflow run is a re-run, this value may differ from
+//! github.triggering_actor", https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#github-context).
 import path from "node:path";
 import { harnessCall } from "./adapters.mjs";
 import { eventEnv } from "./events.mjs";
@@ -38,7 +41,7 @@ export function startRerun(run, index, of, jobIds) {
     run.id = of.id;
     run.attempt = created.run_attempt;
     run.inputs = of.inputs;
-    run.github = { ...of.github, run_attempt: String(run.attempt) };
+    run.github = { ...of.github, run_attempt: String(run.attempt), triggering_actor: run.spec.triggering_actor ?? of.github.triggering_actor };
     run.eventEnv = eventEnv(run.github, path.join(run.scenario.work_dir, `run-${index}-${run.id}-${run.attempt}`));
     for (const [id, rec] of Object.entries(of.jobs)) {
       if (!again.has(id)) run.jobs[id] = { ...rec, carried: true };

@@ -71,17 +71,18 @@ pub(crate) fn validate_request(
     Ok(())
 }
 
-/// Who accepts: `--requester`, else `$GITHUB_ACTOR`, else `$USER`; else `local-operator`, said
-/// out loud.
+/// Who accepts: `--requester`, else `$GITHUB_TRIGGERING_ACTOR` (who started this attempt: on a
+/// re-run `$GITHUB_ACTOR` is still the run's first actor), else `$GITHUB_ACTOR`, else `$USER`;
+/// else `local-operator`, said out loud.
 pub(super) fn resolve_requester(given: Option<String>) -> String {
     let from_env = || {
-        ["GITHUB_ACTOR", "USER"]
+        ["GITHUB_TRIGGERING_ACTOR", "GITHUB_ACTOR", "USER"]
             .iter()
             .find_map(|k| std::env::var(k).ok().filter(|s| !s.trim().is_empty()))
     };
     given.or_else(from_env).unwrap_or_else(|| {
         tracing::warn!(
-            "no --requester, $GITHUB_ACTOR or $USER: the acceptance is recorded for \"local-operator\""
+            "no --requester, $GITHUB_TRIGGERING_ACTOR, $GITHUB_ACTOR or $USER: the acceptance is recorded for \"local-operator\""
         );
         "local-operator".into()
     })
