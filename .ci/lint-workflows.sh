@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lint the GitHub Actions workflows and the composite actions (action.yml, install/, publish/,
-# promote/): actionlint (the kjanat fork, which knows
+# promote/, export/, validate/): actionlint (the kjanat fork, which knows
 # `concurrency.queue`, with shellcheck on every run: script) and zizmor (offline), zero findings.
 # The tools live in a throwaway venv under target/ (pip's cache may be reused).
 set -euo pipefail
@@ -22,7 +22,7 @@ actionlint -config-file .github/actionlint.yaml
 
 echo "== zizmor $(zizmor --version)"
 zizmor --offline --no-progress .github/workflows action.yml install/action.yml publish/action.yml \
-  promote/action.yml export/action.yml
+  promote/action.yml export/action.yml validate/action.yml
 
 # The adopter's workflows of docs/adoption.md (tests/fixtures/adopter), their placeholders
 # filled in as a user would, pass the same lint.
@@ -36,5 +36,5 @@ echo "== actionlint + zizmor: the adopter's workflows (docs/adoption.md)"
 actionlint -config-file .github/actionlint.yaml "$adopter"/.github/workflows/*.yml
 zizmor --offline --no-progress "$adopter/.github/workflows"
 
-echo "== shellcheck install/install.sh .ci/glibc-floor.sh"
-shellcheck install/install.sh .ci/glibc-floor.sh
+echo "== shellcheck install/install.sh .ci/glibc-floor.sh export/attach-release.sh validate/validate-request.sh"
+shellcheck install/install.sh .ci/glibc-floor.sh export/attach-release.sh validate/validate-request.sh

@@ -93,8 +93,8 @@ fn the_adopter_workflow_pins_tier1_by_its_commit_and_its_tarball_digest() {
         .collect();
     assert_eq!(
         tier1.len(),
-        4,
-        "producer, publish, promote, install (dashboard): {tier1:?}"
+        5,
+        "validate, producer, publish, promote, install (dashboard): {tier1:?}"
     );
     for u in tier1 {
         assert!(u.contains("@<tier1 commit> # v"), "{u}");

@@ -5,7 +5,8 @@
 //! repository made from this checkout, and the actions install the release the fake GitHub serves
 //! (this test's binaries and SHA256SUMS). A bootstrap with an approved promotion, a passing night,
 //! a failing night (recorded: evidence uploaded, the gate failure visible, the run published), and
-//! a night that restores all of it.
+//! a night that restores all of it. Issue 36, N12: a bad dispatch is refused by the template's first
+//! step (the `validate` action, the nightly's own rules) before anything of the night runs.
 
 use crate::support::workflow_harness;
 use crate::support::workflow_release;
@@ -283,5 +284,67 @@ fn an_adopter_previews_a_labelled_pull_request_in_one_comment() {
     assert_eq!(
         h.artifact_names(run_id),
         [format!("acme-preview-{run_id}-1")]
+    );
+}
+
+/// Issue 36, N12: the template validates a dispatch as tier1's nightly does, in its first step,
+/// before the checkout, the install and the GPU night: an acceptance without a note, a note or a
+/// bootstrap without an acceptance, and a dispatch on another branch than the default one are
+/// refused by name; nothing later runs and nothing is uploaded.
+#[test]
+fn an_adopter_s_bad_dispatch_is_refused_before_the_night() {
+    let Some((h, _tier1)) = adopter() else {
+        return;
+    };
+    let dispatch = |inputs: Value| RunSpec::dispatch(inputs).workflow(WORKFLOW);
+    let cases = [
+        (
+            dispatch(json!({"accept_history_anchor": true, "acceptance_note": " \t "})),
+            "A public acceptance note is required",
+        ),
+        (
+            dispatch(json!({"acceptance_note": "stray"})),
+            "acceptance_note requires accept_history_anchor",
+        ),
+        (
+            dispatch(json!({"bootstrap_history": true})),
+            "bootstrap_history requires protected anchor acceptance",
+        ),
+        (
+            dispatch(json!({})).on_branch("feature"),
+            "only run on the default branch main, found refs/heads/feature",
+        ),
+    ];
+    let specs: Vec<RunSpec> = cases.iter().map(|(s, _)| s.clone()).collect();
+    let calls_before = h.toolchain_calls().len();
+    let r = h.run(&specs);
+    for (i, (_, message)) in cases.iter().enumerate() {
+        let outcomes = r.outcomes(i, "benchmark");
+        assert_eq!(
+            outcomes.first(),
+            Some(&("validate".to_string(), "failure".to_string())),
+            "case {i}: {outcomes:?}\n{}",
+            r.diagnose(i)
+        );
+        assert!(
+            outcomes[1..].iter().all(|(_, o)| o == "skipped"),
+            "case {i}: steps after the refusal ran: {outcomes:?}"
+        );
+        assert!(
+            r.errors(i).iter().any(|e| e.contains(message)),
+            "case {i}: {message} not in {:?}",
+            r.errors(i)
+        );
+        for job in ["publish", "authorize", "promote"] {
+            assert_eq!(result(&r, i, job), "skipped", "case {i}: {job}");
+        }
+        let run_id = r.run(i)["id"].as_u64().unwrap();
+        assert!(h.artifact_names(run_id).is_empty(), "case {i}: uploaded");
+    }
+    assert_eq!(
+        h.toolchain_calls().len(),
+        calls_before,
+        "nothing was installed or verified: {:?}",
+        h.toolchain_calls()
     );
 }

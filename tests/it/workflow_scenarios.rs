@@ -321,7 +321,7 @@ fn requests_the_validation_step_refuses_run_nothing() {
     let cases = [
         (
             RunSpec::dispatch(json!({})).on_branch("feature"),
-            "Tier-1 canonical runs only run on main, found refs/heads/feature",
+            "canonical runs only run on the default branch main, found refs/heads/feature",
         ),
         (
             RunSpec::dispatch(json!({"acceptance_note": "stray"})),
@@ -343,12 +343,13 @@ fn requests_the_validation_step_refuses_run_nothing() {
         assert_eq!(conclusion(&r, i), "failure");
         let outcomes = r.outcomes(i, "tier1");
         assert_eq!(outcomes[0].1, "success", "run id computed");
+        assert_eq!(outcomes[1].1, "success", "checked out");
         assert_eq!(
-            outcomes[1],
+            outcomes[2],
             ("Validate canonical request".into(), "failure".into())
         );
         assert!(
-            outcomes[2..].iter().all(|(_, o)| o == "skipped"),
+            outcomes[3..].iter().all(|(_, o)| o == "skipped"),
             "case {i}: steps after the refusal ran: {outcomes:?}"
         );
         assert!(

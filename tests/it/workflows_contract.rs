@@ -17,13 +17,14 @@ const PREVIEW: &str = ".github/workflows/tier1-preview.yml";
 const BISECT: &str = ".github/workflows/tier1-bisect.yml";
 const EXPORT: &str = ".github/workflows/tier1-export.yml";
 const ACTION: &str = "action.yml";
-/// Every composite action (the producer, install-only, publish, promote, export).
-const ACTIONS: [&str; 5] = [
+/// Every composite action (the producer, install-only, publish, promote, export, validate).
+const ACTIONS: [&str; 6] = [
     ACTION,
     "install/action.yml",
     "publish/action.yml",
     "promote/action.yml",
     "export/action.yml",
+    "validate/action.yml",
 ];
 /// The installer every action runs.
 const INSTALLER: &str = "install/install.sh";
@@ -414,8 +415,8 @@ fn producer_steps_in_order() {
         names,
         [
             "Compute run id",
-            "Validate canonical request",
             "Checkout",
+            "Validate canonical request",
             "Build tier1",
             "Provide NVRTC",
             "Attest runner",
@@ -916,7 +917,8 @@ fn validate(
         .env("TIER1_BOOTSTRAP_HISTORY", bootstrap.to_string())
         .env("TIER1_ACCEPT_HISTORY_ANCHOR", accept.to_string())
         .env("TIER1_ACCEPTANCE_NOTE", note)
-        .current_dir(Path::new("/"))
+        .env("TIER1_DEFAULT_BRANCH", "main")
+        .current_dir(repo_files::root())
         .output()
         .unwrap();
     (
@@ -939,7 +941,7 @@ fn request_validation_accepts_and_refuses_as_the_reference() {
             false,
             false,
             "",
-            "only run on main",
+            "only run on the default branch main, found refs/heads/feature",
         ),
         (
             main,
@@ -1218,7 +1220,8 @@ fn a_recovery_from_an_export_is_validated_and_restored_from_the_export() {
             )
             .env("TIER1_HISTORY_EXPORT", export)
             .env("TIER1_HISTORY_EXPORT_SHA256", sha)
-            .current_dir(Path::new("/"))
+            .env("TIER1_DEFAULT_BRANCH", "main")
+            .current_dir(repo_files::root())
             .output()
             .unwrap();
         (

@@ -50,7 +50,7 @@ pub const BINS: [(&str, &str); 12] = [
 ];
 
 /// Files of this checkout the scenario repository carries, as they are.
-const SOURCE_FILES: [&str; 12] = [
+const SOURCE_FILES: [&str; 14] = [
     ".github/workflows/tier1-nightly.yml",
     ".github/workflows/tier1-bisect.yml",
     ".github/workflows/tier1-promote.yml",
@@ -58,6 +58,8 @@ const SOURCE_FILES: [&str; 12] = [
     ".github/workflows/ci.yml",
     ".github/workflows/release.yml",
     "action.yml",
+    "validate/action.yml",
+    "validate/validate-request.sh",
     "scripts/gpu-check.sh",
     ".ci/nvrtc.sh",
     ".ci/nvrtc-requirements.txt",

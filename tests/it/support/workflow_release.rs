@@ -20,12 +20,14 @@ pub const TIER1_REPOSITORY: &str = "tier1-bench/tier1";
 pub const SIGNER_WORKFLOW: &str = "tier1-bench/tier1/.github/workflows/release.yml";
 
 /// The files of this checkout a pinned commit of tier1 carries for the actions.
-const ACTION_FILES: [&str; 5] = [
+const ACTION_FILES: [&str; 7] = [
     "action.yml",
     "install/action.yml",
     "install/install.sh",
     "publish/action.yml",
     "promote/action.yml",
+    "validate/action.yml",
+    "validate/validate-request.sh",
 ];
 
 /// Make `dir` a git repository holding this checkout's actions; returns its commit.

@@ -55,22 +55,27 @@ impl Report {
             .collect()
     }
 
-    /// Every `::error::` annotation of run `i`, with its step.
+    /// Every `::error::` annotation of run `i`, with its step; a composite action's steps count
+    /// too (GitHub shows the workflow commands of an action's steps as the run's annotations).
     pub fn errors(&self, i: usize) -> Vec<String> {
         let mut out = Vec::new();
-        fn walk(jobs: &Value, out: &mut Vec<String>) {
-            for (_, job) in jobs.as_object().into_iter().flatten() {
-                for s in job["steps"].as_array().into_iter().flatten() {
-                    for a in s["annotations"].as_array().into_iter().flatten() {
-                        if a["level"] == "error" {
-                            out.push(format!(
-                                "{}: {}",
-                                s["name"].as_str().unwrap_or_default(),
-                                a["message"].as_str().unwrap_or_default()
-                            ));
-                        }
+        fn steps(list: &Value, out: &mut Vec<String>) {
+            for s in list.as_array().into_iter().flatten() {
+                for a in s["annotations"].as_array().into_iter().flatten() {
+                    if a["level"] == "error" {
+                        out.push(format!(
+                            "{}: {}",
+                            s["name"].as_str().unwrap_or_default(),
+                            a["message"].as_str().unwrap_or_default()
+                        ));
                     }
                 }
+                steps(&s["composite"], out);
+            }
+        }
+        fn walk(jobs: &Value, out: &mut Vec<String>) {
+            for (_, job) in jobs.as_object().into_iter().flatten() {
+                steps(&job["steps"], out);
                 walk(&job["jobs"], out);
             }
         }

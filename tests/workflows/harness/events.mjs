@@ -40,12 +40,27 @@ export function runRecord(spec, repository) {
   return { head_branch: spec.ref.replace(/^refs\/heads\//, ""), head_repository: repository };
 }
 
-/** The `github` context fields that depend on the event. `inputs` are the typed dispatch inputs. */
-export function eventContext(spec, inputs, asString) {
+/**
+ * The `github` context fields that depend on the event. `inputs` are the typed dispatch inputs;
+ * `repository` is the run's `owner/name`. A dispatch's payload carries the repository (with its
+ * `default_branch`, `main` unless the spec says otherwise), the ref, the sender and the workflow, as
+ * GitHub's `workflow_dispatch` webhook does (github/rest-api-description, `webhook-workflow-dispatch`:
+ * required `inputs`, `ref`, `repository`, `sender`, `workflow`); a schedule's only its cron.
+ */
+export function eventContext(spec, inputs, asString, repository = "") {
   const base = { event_name: spec.event, ref: spec.ref, ref_name: refName(spec.ref), ref_type: "branch", head_ref: "", base_ref: "" };
   switch (spec.event) {
     case "workflow_dispatch":
-      return { ...base, event: { inputs: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, asString(v)])) } };
+      return {
+        ...base,
+        event: {
+          inputs: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, asString(v)])),
+          ref: spec.ref,
+          repository: { full_name: repository, default_branch: spec.default_branch ?? "main" },
+          sender: { login: spec.actor },
+          workflow: spec.workflow,
+        },
+      };
     case "pull_request": {
       const pr = spec.payload.pull_request;
       return { ...base, head_ref: pr.head.ref, base_ref: pr.base.ref, event: spec.payload };

@@ -86,7 +86,7 @@ export class WorkflowRun {
     }
     this.inputs = inputs;
     this.github = {
-      ...eventContext(s, inputs, asString), sha: s.sha, repository: this.scenario.repository,
+      ...eventContext(s, inputs, asString, this.scenario.repository), sha: s.sha, repository: this.scenario.repository,
       repository_owner: this.scenario.repository.split("/")[0], run_id: String(this.id), run_attempt: String(this.attempt),
       run_number: String(this.id), actor: s.actor, triggering_actor: s.actor, workflow: this.loaded.template.name ?? s.workflow,
       workflow_ref: `${this.scenario.repository}/${s.workflow}@${s.ref}`, server_url: this.scenario.server_url,

@@ -47,8 +47,12 @@ test("schedule and dispatch keep their contexts", () => {
   checkEvent(s);
   assert.deepEqual(eventContext(s, {}, String).event, { schedule: "15 3 * * *" });
   assert.deepEqual(runRecord(s, "o/r"), { head_branch: "main", head_repository: "o/r" });
-  const d = { ...s, event: "workflow_dispatch" };
-  assert.deepEqual(eventContext(d, { accept: true }, String).event, { inputs: { accept: "true" } });
+  const d = { ...s, event: "workflow_dispatch", actor: "alice" };
+  assert.deepEqual(eventContext(d, { accept: true }, String, "o/r").event, {
+    inputs: { accept: "true" }, ref: "refs/heads/main",
+    repository: { full_name: "o/r", default_branch: "main" }, sender: { login: "alice" }, workflow: "n.yml",
+  });
+  assert.equal(eventContext({ ...d, default_branch: "trunk" }, {}, String, "o/r").event.repository.default_branch, "trunk");
   assert.equal(eventContext(d, {}, String).head_ref, "");
 });
 
