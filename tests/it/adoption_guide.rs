@@ -216,7 +216,11 @@ fn edits_rows(guide: &str) -> Vec<(String, Vec<String>, String)> {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| where") && !l.starts_with("| ---"))
         .map(|row| {
             let cells: Vec<&str> = row.trim_matches('|').split(" | ").collect();
-            assert_eq!(cells.len(), 4, "four cells (where, value, change, why): {row}");
+            assert_eq!(
+                cells.len(),
+                4,
+                "four cells (where, value, change, why): {row}"
+            );
             let values = cells[1]
                 .split('`')
                 .skip(1)
@@ -253,7 +257,9 @@ fn every_placeholder_of_the_template_is_in_the_edits_table() {
             }
             let covered = rows.iter().any(|(where_, values, _)| {
                 (where_.contains("every file") || where_.contains(&file))
-                    && values.iter().any(|v| v.len() >= 3 && code.contains(v.as_str()))
+                    && values
+                        .iter()
+                        .any(|v| v.len() >= 3 && code.contains(v.as_str()))
             });
             assert!(
                 covered,
@@ -266,7 +272,8 @@ fn every_placeholder_of_the_template_is_in_the_edits_table() {
             let end = text[i..].find('>').map_or(text.len(), |j| i + j + 1);
             let placeholder = &text[i..end];
             assert!(
-                rows.iter().any(|(_, v, _)| v.iter().any(|x| x == placeholder)),
+                rows.iter()
+                    .any(|(_, v, _)| v.iter().any(|x| x == placeholder)),
                 "{path}: {placeholder} is not in the edits table"
             );
         }
@@ -295,7 +302,9 @@ fn every_tier1_install_of_the_template_pins_the_tarball_digest() {
         for (job, def) in wf["jobs"].as_object().unwrap() {
             for step in def["steps"].as_array().into_iter().flatten() {
                 let uses = step["uses"].as_str().unwrap_or_default();
-                if !uses.starts_with("tier1-bench/tier1") || uses.starts_with("tier1-bench/tier1/validate@") {
+                if !uses.starts_with("tier1-bench/tier1")
+                    || uses.starts_with("tier1-bench/tier1/validate@")
+                {
                     continue;
                 }
                 installs += 1;
@@ -320,7 +329,9 @@ fn every_tier1_install_of_the_template_pins_the_tarball_digest() {
 fn section_7_lists_every_input_of_every_action_the_producer_s_in_one_table() {
     let guide = std::fs::read_to_string(root().join("docs/adoption.md")).unwrap();
     let start = guide.find("## 7. The actions' inputs").expect("§7");
-    let end = guide[start + 3..].find("\n## ").map_or(guide.len(), |i| start + 3 + i);
+    let end = guide[start + 3..]
+        .find("\n## ")
+        .map_or(guide.len(), |i| start + 3 + i);
     let section = &guide[start..end];
     let producer = section
         .find("### The producer (`tier1-bench/tier1`)")

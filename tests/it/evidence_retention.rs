@@ -121,11 +121,20 @@ fn a_span_a_little_under_whole_days_is_read_as_those_days() {
         (Duration::days(61) - Duration::seconds(2), 61),
     ] {
         let (o, _, _) = verify_with_span(span);
-        assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{span}: {}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(exit_code(Exit::Ok)),
+            "{span}: {}",
+            stderr(&o)
+        );
         let v = stdout_json(&o);
         assert_eq!(v["retention_days"].as_i64(), Some(days), "{span}");
         if days == 90 {
-            assert!(!stderr(&o).contains("::warning::"), "{span}: {}", stderr(&o));
+            assert!(
+                !stderr(&o).contains("::warning::"),
+                "{span}: {}",
+                stderr(&o)
+            );
         }
     }
 }

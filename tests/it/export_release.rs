@@ -80,9 +80,10 @@ enum Source {
 impl Source {
     fn steps(self) -> Vec<Value> {
         let v = match self {
-            Source::Workflow => yaml(".github/workflows/tier1-export.yml")["jobs"]["export-history"]
-                ["steps"]
-                .clone(),
+            Source::Workflow => {
+                yaml(".github/workflows/tier1-export.yml")["jobs"]["export-history"]["steps"]
+                    .clone()
+            }
             Source::Action => yaml("export/action.yml")["runs"]["steps"].clone(),
         };
         v.as_array().cloned().unwrap_or_default()
@@ -160,7 +161,10 @@ impl World {
         std::fs::create_dir_all(&temp).unwrap();
         let mut transcript = String::new();
         let mut outputs: BTreeMap<String, String> = BTreeMap::new();
-        for name in ["Export the verified history", "Attach the export to a release"] {
+        for name in [
+            "Export the verified history",
+            "Attach the export to a release",
+        ] {
             let step = named(name);
             let output = dir.join(format!("{name}.output"));
             std::fs::write(&output, "").unwrap();
@@ -199,7 +203,11 @@ impl World {
                 }
             }
         }
-        (true, transcript, outputs.get("tag").cloned().unwrap_or_default())
+        (
+            true,
+            transcript,
+            outputs.get("tag").cloned().unwrap_or_default(),
+        )
     }
 }
 
@@ -214,7 +222,10 @@ fn every_export_gets_a_release_of_its_own_and_never_replaces_a_recorded_archive(
         // A second export in the same month (a dispatch), then a re-run of it (attempt 2).
         for (run, attempt) in [(102, 1), (102, 2)] {
             let (ok, out, _) = w.export(source, run, attempt);
-            assert!(ok, "{source:?}, export of run {run} attempt {attempt}: {out}");
+            assert!(
+                ok,
+                "{source:?}, export of run {run} attempt {attempt}: {out}"
+            );
         }
         let all = w.releases();
         assert_eq!(all.len(), 3, "{source:?}: one release per export: {all:?}");
@@ -238,8 +249,9 @@ fn every_export_gets_a_release_of_its_own_and_never_replaces_a_recorded_archive(
             "export made by run 101\n"
         );
         let notes = std::fs::read_to_string(w.releases.join(tag).join("notes")).unwrap();
-        let sha = std::fs::read_to_string(w.releases.join(tag).join(format!("asset-{tag}.zip.sha256")))
-            .unwrap();
+        let sha =
+            std::fs::read_to_string(w.releases.join(tag).join(format!("asset-{tag}.zip.sha256")))
+                .unwrap();
         let hex = sha.split_whitespace().next().unwrap();
         assert!(
             notes.contains(&format!("sha256:{hex}")) && notes.contains(&format!("--sha256 {hex}")),

@@ -392,7 +392,12 @@ fn an_old_distribution_gh_is_named_by_its_version_and_never_blames_the_release()
     let v = ("TIER1_VERSION", "0.1.0");
     let auto = ("TIER1_VERIFY_PROVENANCE", "auto");
     // Pinned: installed, the old gh named and left alone.
-    let r = install_with_path_gh(&fake, tmp.path(), &bin, &[v, auto, ("TIER1_SHA256", &digest)]);
+    let r = install_with_path_gh(
+        &fake,
+        tmp.path(),
+        &bin,
+        &[v, auto, ("TIER1_SHA256", &digest)],
+    );
     assert!(r.ok, "{}", r.stdout);
     assert!(
         r.stdout.contains("gh 2.23.0") && r.stdout.contains("2.49.0"),
@@ -413,7 +418,11 @@ fn an_old_distribution_gh_is_named_by_its_version_and_never_blames_the_release()
         "gh 2.23.0",
         "2.49.0 or newer",
     ] {
-        assert!(r.stdout.contains(fragment), "{fragment} not in {}", r.stdout);
+        assert!(
+            r.stdout.contains(fragment),
+            "{fragment} not in {}",
+            r.stdout
+        );
     }
     assert!(
         !r.stdout.contains("found no build provenance"),
@@ -426,7 +435,11 @@ fn an_old_distribution_gh_is_named_by_its_version_and_never_blames_the_release()
         &fake,
         tmp.path(),
         &bin,
-        &[v, ("TIER1_VERIFY_PROVENANCE", "true"), ("TIER1_SHA256", &digest)],
+        &[
+            v,
+            ("TIER1_VERIFY_PROVENANCE", "true"),
+            ("TIER1_SHA256", &digest),
+        ],
     );
     assert!(!r.ok, "{}", r.stdout);
     assert!(
@@ -450,7 +463,10 @@ fn a_recent_gh_on_path_verifies_the_exact_signer() {
         &fake,
         tmp.path(),
         &bin,
-        &[("TIER1_VERSION", "0.1.0"), ("TIER1_VERIFY_PROVENANCE", "auto")],
+        &[
+            ("TIER1_VERSION", "0.1.0"),
+            ("TIER1_VERIFY_PROVENANCE", "auto"),
+        ],
     );
     assert!(r.ok, "{}", r.stdout);
     let log = std::fs::read_to_string(bin.join("gh.log")).unwrap();

@@ -204,7 +204,9 @@ fn a_kept_work_directory_survives_later_nights_and_is_named() {
     assert!(kept.is_dir(), "{}", kept.display());
     assert!(
         first.stderr.contains(&kept.display().to_string())
-            || first.stderr.contains(first.json["kept_work"].as_str().unwrap()),
+            || first
+                .stderr
+                .contains(first.json["kept_work"].as_str().unwrap()),
         "{}",
         first.stderr
     );

@@ -125,7 +125,10 @@ impl RunSpec {
     /// The re-run is started by `actor` (`github.triggering_actor`, `GITHUB_TRIGGERING_ACTOR`);
     /// `github.actor` stays the run's first actor, as on GitHub.
     pub fn by(mut self, actor: &str) -> RunSpec {
-        assert!(self.0.get("rerun").is_some(), "by() names who re-runs a run");
+        assert!(
+            self.0.get("rerun").is_some(),
+            "by() names who re-runs a run"
+        );
         self.0["actor"] = json!(actor);
         self
     }

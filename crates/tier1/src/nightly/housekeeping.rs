@@ -57,17 +57,16 @@ pub(crate) fn tidy(store: &LocalStore, history_out: Option<&Path>) -> Result<(),
 pub(crate) fn keep_work(store_dir: &Path, run: u64, work: PathBuf) -> PathBuf {
     let kept_dir = store_dir.join(KEPT_WORK_DIR);
     let target = kept_dir.join(format!("run-{run}"));
-    let moved = std::fs::create_dir_all(&kept_dir)
-        .and_then(|()| match std::fs::symlink_metadata(&target) {
+    let moved = std::fs::create_dir_all(&kept_dir).and_then(|()| {
+        match std::fs::symlink_metadata(&target) {
             Ok(_) => Err(std::io::Error::new(
                 std::io::ErrorKind::AlreadyExists,
                 format!("{} already exists", target.display()),
             )),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::rename(&work, &target)
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::rename(&work, &target),
             Err(e) => Err(e),
-        });
+        }
+    });
     match moved {
         Ok(()) => {
             tracing::info!(

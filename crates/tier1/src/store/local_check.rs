@@ -112,8 +112,14 @@ pub(crate) fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let name = entry.map_err(io)?.file_name();
         let name = name.to_string_lossy();
-        let ours = [LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR, KEPT_WORK_DIR]
-            .contains(&name.as_ref())
+        let ours = [
+            LOCK_FILE,
+            ARTIFACTS_DIR,
+            LOCKS_DIR,
+            LEASES_DIR,
+            KEPT_WORK_DIR,
+        ]
+        .contains(&name.as_ref())
             || name.starts_with(".work-")
             || name.starts_with(".tier1-");
         if !ours {
