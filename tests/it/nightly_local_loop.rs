@@ -182,19 +182,23 @@ fn sigterm_records_the_run_as_cancelled_and_leaves_no_work_directory() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // The shell creates the file before it writes the pid (`>` opens, then `echo` writes): wait
+    // for a whole number, not for the file (CI read it empty once).
     let started = Instant::now();
-    while !pidfile.exists() {
+    let target_child: u32 = loop {
+        let text = std::fs::read_to_string(&pidfile).unwrap_or_default();
+        if let Ok(pid) = text.trim().parse() {
+            if text.ends_with('\n') {
+                break pid;
+            }
+        }
         assert!(
             started.elapsed() < Duration::from_secs(60),
-            "the target never started"
+            "the target never wrote its pid to {}: {text:?}",
+            pidfile.display()
         );
         std::thread::sleep(Duration::from_millis(20));
-    }
-    let target_child: u32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    };
     Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
