@@ -5,6 +5,7 @@ pub mod command;
 pub mod dashboard_history;
 pub mod exit_code;
 pub mod fake_github;
+pub mod git_http;
 pub mod faults;
 pub mod hostile_zip;
 pub mod nightly_repo;
