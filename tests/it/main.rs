@@ -71,6 +71,7 @@ mod single_benchmark;
 mod workflow_adoption;
 mod workflow_bisect;
 mod workflow_github_behaviours;
+mod workflow_github_defaults;
 mod workflow_harness_selftest;
 mod workflow_matches_local_chain;
 mod workflow_preview;

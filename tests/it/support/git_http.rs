@@ -6,9 +6,9 @@
 //! `Authorization` values are recorded, so a test can see what git sent.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
@@ -77,49 +77,13 @@ fn respond(mut stream: TcpStream, status: &str, headers: &[(String, String)], bo
     let _ = stream.flush();
 }
 
-fn serve(root: &PathBuf, log: &Mutex<Vec<Vec<String>>>, expected: &str, stream: TcpStream) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+fn serve(root: &Path, log: &Mutex<Vec<Vec<String>>>, expected: &str, stream: TcpStream) {
+    let Some(Ok(req)) = crate::support::http_wire::read_request(&stream) else {
         return;
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let target = parts.next().unwrap_or_default().to_string();
-    let mut headers: Vec<(String, String)> = Vec::new();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
-            break;
-        }
-        if let Some((n, v)) = h.split_once(':') {
-            headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-    }
-    let get = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-    let mut body = Vec::new();
-    if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        loop {
-            let mut size = String::new();
-            if reader.read_line(&mut size).unwrap_or(0) == 0 {
-                break;
-            }
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            let mut chunk = vec![0u8; n + 2];
-            if reader.read_exact(&mut chunk).is_err() || n == 0 {
-                break;
-            }
-            body.extend_from_slice(&chunk[..n]);
-        }
-    } else {
-        let n: usize = get("content-length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        body.resize(n, 0);
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-    }
+    };
+    let headers = &req.headers;
+    let get = |n: &str| req.header(n).map(str::to_string);
+    let (method, target, body) = (&req.method, &req.target, &req.body);
     let auth: Vec<String> = headers
         .iter()
         .filter(|(k, _)| k == "authorization")
@@ -150,7 +114,7 @@ fn serve(root: &PathBuf, log: &Mutex<Vec<Vec<String>>>, expected: &str, stream: 
     cgi.arg("http-backend")
         .env("GIT_PROJECT_ROOT", root)
         .env("GIT_HTTP_EXPORT_ALL", "1")
-        .env("REQUEST_METHOD", &method)
+        .env("REQUEST_METHOD", method)
         .env("PATH_INFO", path)
         .env("QUERY_STRING", query)
         .env("CONTENT_LENGTH", body.len().to_string())
@@ -171,7 +135,7 @@ fn serve(root: &PathBuf, log: &Mutex<Vec<Vec<String>>>, expected: &str, stream: 
         return respond(stream, "500 Internal Server Error", &[], b"no git");
     };
     if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(&body);
+        let _ = stdin.write_all(body);
     }
     let out = child.wait_with_output().expect("http-backend");
     let split = out

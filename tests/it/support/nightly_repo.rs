@@ -73,20 +73,8 @@ pub fn shallow_clone_from(r: &Repo, url: &str, config: &[String]) -> Repo {
         fetch.push("-c".into());
         fetch.push(c.clone());
     }
-    fetch.extend(
-        [
-            "-c",
-            "protocol.version=2",
-            "fetch",
-            "-q",
-            "--no-tags",
-            "--prune",
-            "--no-recurse-submodules",
-            "--depth=1",
-            "origin",
-        ]
-        .map(str::to_string),
-    );
+    fetch.extend(super::workflow_checkout::CHECKOUT_FETCH.map(str::to_string));
+    fetch.extend(["--depth=1".to_string(), "origin".to_string()]);
     fetch.push(format!("+{head}:refs/remotes/origin/main"));
     let args: Vec<&str> = fetch.iter().map(String::as_str).collect();
     git(&root, &args);
