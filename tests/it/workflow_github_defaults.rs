@@ -1,10 +1,12 @@
 //! GitHub's defaults, run on the real workflows (issue 36): the default `actions/checkout` is a
-//! depth-1 clone without tags (N1: side by side must still run and confirm a committed slowdown).
+//! depth-1 clone without tags (N1: side by side must still run and confirm a committed slowdown),
+//! and an artifact name is taken in its run as soon as `CreateArtifact` reserved it, even when the
+//! upload then failed and nothing was ever listed (N4: a re-run must still publish the night).
 //! Helpers come from workflow_scenarios.rs.
 
 use crate::support::nightly_repo::git;
 use crate::support::workflow_harness;
-use crate::workflow_scenarios::{bootstrap, result};
+use crate::workflow_scenarios::{bootstrap, conclusion, result, rows};
 
 use serde_json::Value;
 use workflow_harness::{Harness, RunSpec, ready_or_skip};
@@ -90,4 +92,48 @@ fn a_night_on_the_default_depth_1_checkout_confirms_a_committed_slowdown_side_by
     for c in checks {
         assert_eq!(c["verdict"], "worse", "{c}");
     }
+}
+
+/// Issue 36, N4: the publication's upload failed after `CreateArtifact` reserved the history's
+/// name (the runner lost its connection mid-upload). "Re-run this job": the earlier attempt
+/// published nothing the probe can see, and the same name again is GitHub's 409 — unless each
+/// attempt publishes under a name of its own. The night must be merged.
+#[test]
+fn a_re_run_after_an_upload_failed_on_a_reserved_name_publishes_the_night() {
+    let Some(h) = workflow_harness::harness_or_skip("a_re_run_after_an_upload_failed") else {
+        return;
+    };
+    let before = bootstrap(&h);
+    h.fake.fail_next_artifact_upload("tier1-history-");
+    let r = h.run(&[RunSpec::nightly(), RunSpec::rerun(0, "publish-history")]);
+    assert_eq!(
+        result(&r, 0, "publish-history"),
+        "failure",
+        "{}",
+        r.diagnose(0)
+    );
+    let run_id = r.run(0)["id"].as_u64().unwrap();
+    let reserved = h.fake.reserved_artifact_names(run_id);
+    assert_eq!(
+        reserved.len(),
+        1,
+        "the failed upload's reservation: {reserved:?}"
+    );
+    assert!(
+        !h.artifact_names(run_id).contains(&reserved[0]),
+        "a reservation is never listed"
+    );
+    assert_eq!(r.run(1)["attempt"], 2);
+    assert_eq!(conclusion(&r, 1), "success", "{}", r.diagnose(1));
+    let index = h.restored_index().unwrap();
+    assert_eq!(
+        rows(&index).len(),
+        rows(&before).len() + 1,
+        "the night is merged"
+    );
+    let night = r.job(0, "tier1")["outputs"]["run_id"].as_str().unwrap();
+    assert!(
+        rows(&index).iter().any(|x| x["run_id"] == night),
+        "{index:#}"
+    );
 }
