@@ -108,8 +108,9 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
     // A shallow checkout (GitHub's default depth 1) lacks the good commit and the commits between:
     // fetch what the range needs from the checkout's remote.
     let access = Access::from_env();
+    let has_remote = sidebyside::remote::checkout_remote(&repo).is_some();
     for (flag, rev) in [("--good", req.good), ("--bad", req.bad)] {
-        if git::is_full_commit(rev) {
+        if has_remote && git::is_full_commit(rev) {
             fetch::ensure_commit(&repo, rev, &access)
                 .map_err(|u| invalid(format!("{flag}: {u}")))?;
         }
