@@ -90,9 +90,7 @@ fn every_publisher_skips_a_publication_an_earlier_attempt_of_its_run_made() {
         let uploaded = up["with"]["name"].as_str().unwrap_or_default();
         // The upload names its own attempt, directly or through an earlier step's output.
         let named_here = uploaded
-            == format!(
-                "${{{{ env.TIER1_ARTIFACT_PREFIX }}}}-history-${{{{ env.TIER1_ARTIFACT_SUFFIX }}}}-publication-${{{{ github.run_attempt }}}}"
-            )
+            == "${{ env.TIER1_ARTIFACT_PREFIX }}-history-${{ env.TIER1_ARTIFACT_SUFFIX }}-publication-${{ github.run_attempt }}"
             || uploaded.ends_with(&format!(
                 "-history-{suffix}-publication-${{{{ github.run_attempt }}}}"
             ));

@@ -109,7 +109,7 @@ fn serve(root: &Path, log: &Mutex<Vec<Vec<String>>>, expected: &str, stream: Tcp
             b"",
         );
     }
-    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let mut cgi = Command::new("git");
     cgi.arg("http-backend")
         .env("GIT_PROJECT_ROOT", root)

@@ -416,6 +416,29 @@ mod tests {
     }
 
     #[test]
+    fn a_side_by_side_that_could_not_run_is_a_note_with_its_remedy() {
+        let mut runs = healthy();
+        latest_mut(&mut runs).regression.side_by_side = serde_json::from_value(serde_json::json!({
+            "enabled": false,
+            "reason": "off: the anchor's commit is not reachable",
+            "warning": "side by side did not run: no remote; remedy: check out with `fetch-depth: 0`"
+        }))
+        .unwrap();
+        let v = assess(&dash(runs));
+        assert!(v.ready, "a note, never a blocker: {:?}", v.blockers);
+        let note = v
+            .notes
+            .iter()
+            .find(|n| matches!(n, Note::SideBySideUnavailable { .. }))
+            .expect("the warning is a note")
+            .to_string();
+        assert_eq!(
+            note,
+            "latest run r3: side by side did not run: no remote; remedy: check out with `fetch-depth: 0`"
+        );
+    }
+
+    #[test]
     fn only_the_latest_run_is_judged() {
         let mut runs = healthy();
         runs[1]
