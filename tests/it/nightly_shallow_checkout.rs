@@ -1,9 +1,9 @@
 //! Side by side on the checkout GitHub's default `actions/checkout` makes (issue 36, N1): a depth-1
 //! clone without tags holds the night's commit only, never the anchor's. The night fetches that
 //! one commit from the checkout's remote and confirms a committed slowdown side by side; when it
-//! cannot (no remote, the remote cannot serve it), it says so loudly — a `::warning::` annotation,
-//! the step summary and the record's `side_by_side.warning`, naming the reason and the remedy —
-//! never a silent fallback to the history test.
+//! cannot (no remote, the remote cannot be reached, the commit gone from it), it says so loudly —
+//! a `::warning::` annotation, the step summary and the record's `side_by_side.warning`, naming
+//! the reason and the remedy — never a silent fallback to the history test.
 
 use crate::nightly_side_by_side::{bootstrap, checkout, commit_baseline_ms, regression_summary};
 use crate::support::exit_code::{Exit, exit_code};
@@ -128,4 +128,24 @@ fn a_checkout_without_a_remote_is_a_warning_naming_the_reason_and_the_remedy() {
     let b = block(&s, &o);
     let summary = std::fs::read_to_string(summary).unwrap();
     assert_warned(&o, &b, &summary, "has no remote");
+}
+
+#[test]
+fn an_anchor_commit_gone_from_the_remote_is_a_warning_that_a_new_anchor_is_needed() {
+    let (_r, _anchor, s) = anchored_then_slowed();
+    // The remote no longer holds the anchor's commit (history rewritten): another repository.
+    let other = tempfile::tempdir().unwrap();
+    git(other.path(), &["init", "-q", "-b", "main"]);
+    std::fs::write(other.path().join("f"), "rewritten").unwrap();
+    git(other.path(), &["add", "f"]);
+    git(other.path(), &["commit", "-q", "-m", "rewritten history"]);
+    let url = format!("file://{}", other.path().display());
+    git(&s.root, &["remote", "set-url", "origin", &url]);
+    let (env, summary) = in_actions(&s);
+    let o = night(&s, &env);
+    let b = block(&s, &o);
+    let summary = std::fs::read_to_string(summary).unwrap();
+    assert_warned(&o, &b, &summary, "the remote does not have it");
+    let warning = b["warning"].as_str().unwrap();
+    assert!(warning.contains("accept a new anchor"), "{warning}");
 }
