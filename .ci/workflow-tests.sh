@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Node and the pinned npm packages (tests/workflows/package-lock.json: @actions/workflow-parser and
-# @actions/expressions) for the workflow scenario tests. Installs node from Debian when absent.
+# Node and the pinned npm packages (tests/workflows/package-lock.json: @actions/workflow-parser,
+# @actions/expressions, and @actions/artifact with what the artifact actions run on) for the
+# workflow scenario tests. Installs node from Debian when absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -29,7 +29,7 @@ struct Run {
 }
 
 fn bisect(h: &History, good: &str, bad: &str, out: &Path, extra: &[&str]) -> Run {
-    let o = command::scrubbed(env!("CARGO_BIN_EXE_tier1-bisect"))
+    let o = command::scrubbed(command::bin("tier1-bisect"))
         .args([
             "--good",
             good,
@@ -116,6 +116,41 @@ fn the_culprit_of_sixteen_commits_is_found_in_at_most_five_builds() {
         "{md}"
     );
     assert_eq!(sh::state(&h.repo), before, "history is only read");
+}
+
+/// Issue 36: a depth-1 clone (GitHub's default checkout) lacks the good commit and every commit
+/// between: bisect fetches the good commit from the clone's remote and deepens the bad commit's
+/// history only until the good one is on its first-parent chain.
+#[test]
+fn a_depth_1_clone_gets_the_range_it_bisects_from_its_remote() {
+    let h = sh::create(&spec(8, 5));
+    let tmp = tempfile::tempdir().unwrap();
+    let clone = tmp.path().join("clone");
+    sh::git(
+        tmp.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &format!("file://{}", h.repo.display()),
+            clone.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(sh::git(&clone, &["rev-list", "--count", "HEAD"]), "1");
+    let shallow = History {
+        tmp,
+        repo: clone,
+        commits: h.commits.clone(),
+    };
+    let out = shallow.tmp.path().join("out");
+    let o = bisect(&shallow, &h.commits[0], &h.commits[7], &out, &[]);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
+    assert_eq!(o.json["culprit"], h.commits[5].as_str(), "{:#}", o.json);
+    let depth: usize = sh::git(&shallow.repo, &["rev-list", "--count", "HEAD"])
+        .parse()
+        .unwrap();
+    assert!(depth <= h.commits.len(), "deepened to {depth}");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// The fixture checkout with side by side on (`auto`), one pass per anchor candidate, and the
 /// given extra suite lines; committed.
-fn checkout(extra: &str) -> Repo {
+pub(crate) fn checkout(extra: &str) -> Repo {
     let r = repo();
     let p = r.root.join("suite.yaml");
     let suite = std::fs::read_to_string(&p).unwrap();
@@ -32,7 +32,7 @@ fn checkout(extra: &str) -> Repo {
 }
 
 /// Commit a change of the fixture target's default baseline time (a slowdown in the code).
-fn commit_baseline_ms(r: &Repo, ms: &str) {
+pub(crate) fn commit_baseline_ms(r: &Repo, ms: &str) {
     let p = r.root.join("fixed_target.py");
     let src = std::fs::read_to_string(&p).unwrap();
     let slow = src.replace(
@@ -44,14 +44,14 @@ fn commit_baseline_ms(r: &Repo, ms: &str) {
     git(&r.root, &["commit", "-qam", &format!("baseline {ms} ms")]);
 }
 
-fn regression_summary(r: &Repo, run_id: &str) -> Value {
+pub(crate) fn regression_summary(r: &Repo, run_id: &str) -> Value {
     let p = r
         .root
         .join(format!(".tier1/history/{run_id}/regression_summary.json"));
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
 }
 
-fn bootstrap(r: &Repo) -> String {
+pub(crate) fn bootstrap(r: &Repo) -> String {
     let o = nightly(r, 2.0, &[]);
     assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     o.json["run_id"].as_str().unwrap().to_string()

@@ -1,5 +1,9 @@
 //! The names of the workflow artifacts: `<prefix>-evidence-<suffix>`, `<prefix>-history-<suffix>`
-//! and `<prefix>-candidate-history-<suffix>` (`<suffix>` is `<github run id>-<attempt>`). The
+//! and `<prefix>-candidate-history-<suffix>` (`<suffix>` is `<github run id>-<attempt>`). A history
+//! the workflows publish carries the attempt of the job that published it,
+//! `<prefix>-history-<suffix>-publication-<attempt>`: an artifact name is taken in its run as soon
+//! as an upload reserved it, even when that upload failed and nothing was listed, so a re-run must
+//! publish under a name of its own (issue 36, N4); it pairs with the evidence of `<suffix>`. The
 //! reference fixes the prefix to `tier1`; an adopting repository may choose its own
 //! (`artifact-prefix` of the action, `--artifact-prefix` of restore), and every reader accepts any
 //! valid prefix in a recorded evidence name.
@@ -81,6 +85,24 @@ impl ArtifactPrefix {
     }
 }
 
+/// What separates a history's night suffix from the attempt of the job that published it.
+pub(crate) const PUBLICATION_MARKER: &str = "-publication-";
+
+/// The night's suffix of a history suffix: without a trailing `-publication-<attempt>` (the
+/// evidence of the night carries the night's suffix alone).
+pub(crate) fn night_suffix(history_suffix: &str) -> &str {
+    match history_suffix.rsplit_once(PUBLICATION_MARKER) {
+        Some((night, attempt))
+            if !night.is_empty()
+                && !attempt.is_empty()
+                && attempt.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            night
+        }
+        _ => history_suffix,
+    }
+}
+
 /// Whether `s` is an evidence artifact name `<prefix>-evidence-<suffix>` for a valid prefix and a
 /// non-empty suffix of `[A-Za-z0-9_.-]`.
 pub(crate) fn is_evidence_artifact_name(s: &str) -> bool {
@@ -113,6 +135,21 @@ mod tests {
         let d = ArtifactPrefix::default();
         assert_eq!(d.history_suffix("tier1-candidate-history-7-1"), None);
         assert_eq!(d.history_suffix("tier1-history-"), None);
+    }
+
+    #[test]
+    fn a_publication_attempt_pairs_with_the_night_s_evidence() {
+        assert_eq!(night_suffix("7-1-publication-2"), "7-1");
+        assert_eq!(night_suffix("7-1"), "7-1");
+        assert_eq!(night_suffix("7-1-publication-"), "7-1-publication-");
+        assert_eq!(night_suffix("7-1-publication-x"), "7-1-publication-x");
+        assert_eq!(night_suffix("-publication-3"), "-publication-3");
+        let p = ArtifactPrefix::default();
+        assert_eq!(
+            p.history_suffix("tier1-history-7-1-publication-2")
+                .map(night_suffix),
+            Some("7-1")
+        );
     }
 
     #[test]

@@ -102,6 +102,9 @@ pub(crate) fn render_titled(r: &RegressionSummary, title: &str) -> String {
     }
     if let Some(b) = &r.side_by_side {
         md.push_str("\n## Side By Side With The Anchor's Code\n\n");
+        if let Some(w) = &b.warning {
+            line(&mut md, format_args!("- **Warning:** {}", inline(w)));
+        }
         line(&mut md, format_args!("- {}", inline(&b.reason)));
         for c in &b.checks {
             line(&mut md, format_args!("- {}", inline(&c.line())));

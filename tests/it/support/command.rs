@@ -30,6 +30,7 @@ pub fn bin(name: &str) -> std::path::PathBuf {
     }
     let built = match name {
         "tier1-attest" => env!("CARGO_BIN_EXE_tier1-attest"),
+        "tier1-bisect" => env!("CARGO_BIN_EXE_tier1-bisect"),
         "tier1-compare" => env!("CARGO_BIN_EXE_tier1-compare"),
         "tier1-dashboard" => env!("CARGO_BIN_EXE_tier1-dashboard"),
         "tier1-evidence" => env!("CARGO_BIN_EXE_tier1-evidence"),

@@ -9,13 +9,15 @@
 //! unauthenticated client may ask 60 times an hour (then 403 with `x-ratelimit-remaining: 0`).
 #![allow(dead_code)]
 
+#[path = "fake_artifact_service.rs"]
+pub mod artifact_service;
 #[path = "fake_github_comments.rs"]
 mod comments;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -212,6 +214,7 @@ struct Shared {
     unauthenticated_left: Mutex<u32>,
     environments: Mutex<Vec<Value>>,
     retention_limit_days: Mutex<Option<u32>>,
+    artifact_service: Mutex<artifact_service::ServiceState>,
 }
 
 /// GitHub's rate limit for unauthenticated REST requests: 60 an hour per IP address (shared by
@@ -256,6 +259,7 @@ impl FakeGithub {
             unauthenticated_left: Mutex::new(UNAUTHENTICATED_LIMIT),
             environments: Mutex::new(Vec::new()),
             retention_limit_days: Mutex::new(None),
+            artifact_service: Mutex::new(artifact_service::ServiceState::default()),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -372,6 +376,31 @@ impl FakeGithub {
         *self.shared.retention_limit_days.lock().expect("lock")
     }
 
+    /// `ACTIONS_RESULTS_URL`: where the artifact service (fake_artifact_service.rs) answers.
+    pub fn results_url(&self) -> String {
+        format!("{}/", self.shared.api_base)
+    }
+
+    /// Make the next blob upload of an artifact whose name starts with `prefix` fail after
+    /// `CreateArtifact` reserved the name (the runner lost its connection mid-upload): the name
+    /// stays reserved, never listed.
+    pub fn fail_next_artifact_upload(&self, prefix: &str) {
+        self.shared
+            .artifact_service
+            .lock()
+            .expect("lock")
+            .fail_next_upload(prefix);
+    }
+
+    /// The artifact names run `run_id` reserved with `CreateArtifact` and never finalized.
+    pub fn reserved_artifact_names(&self, run_id: u64) -> Vec<String> {
+        self.shared
+            .artifact_service
+            .lock()
+            .expect("lock")
+            .reserved(run_id)
+    }
+
     /// Serve `POST /_harness/<path>` with `hook` (no token required: the harness is the runner).
     pub fn set_harness(&self, hook: HarnessHook) {
         *self.shared.harness.lock().expect("lock") = Some(hook);
@@ -439,36 +468,19 @@ fn error(status: u16, message: &str) -> Response {
 }
 
 fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-    let mut line = String::new();
-    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+    let Some(read) = crate::support::http_wire::read_request(&stream) else {
         return;
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_string();
-    let target = parts.next().unwrap_or_default().to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).unwrap_or(0) == 0 || h.trim().is_empty() {
-            break;
-        }
-        if let Some((n, v)) = h.split_once(':') {
-            headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-    }
+    };
+    let short = read.is_err();
+    let req = read.unwrap_or_else(|r| r);
     let rec = Recorded {
         listener: kind,
-        method,
-        target,
-        headers,
+        method: req.method,
+        target: req.target,
+        headers: req.headers,
     };
-    let length: usize = rec
-        .header("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = vec![0u8; length];
-    if reader.read_exact(&mut body).is_err() {
+    let body = req.body;
+    if short {
         return write_response(
             stream,
             error(400, "request body shorter than content-length"),
@@ -477,6 +489,14 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
     shared.requests.lock().expect("lock").push(rec.clone());
     let resp = if kind == "api" && rec.path().starts_with("/_harness/") {
         harness(shared, &rec, &body)
+    } else if let Some(method) = rec
+        .path()
+        .strip_prefix(artifact_service::TWIRP_PREFIX)
+        .filter(|_| kind == "api" && rec.method == "POST")
+    {
+        artifact_service::serve(shared, method, rec.header("authorization"), &body)
+    } else if kind == "blob" && rec.method == "PUT" {
+        artifact_service::upload(shared, rec.path(), &query(&rec.target), &body)
     } else if kind == "api" && comments::is_comments_path(rec.path()) {
         comments::serve(shared, &rec, &body)
     } else if kind == "api" {
@@ -487,8 +507,31 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
     write_response(stream, resp);
 }
 
+/// The reason phrase of `status` (clients show it: `(409) Conflict`).
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        302 => "Found",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        409 => "Conflict",
+        410 => "Gone",
+        412 => "Precondition Failed",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => "X",
+    }
+}
+
 fn write_response(mut stream: TcpStream, r: Response) {
-    let mut head = format!("HTTP/1.1 {} X\r\n", r.status);
+    let mut head = format!("HTTP/1.1 {} {}\r\n", r.status, reason(r.status));
     for (n, v) in &r.headers {
         head.push_str(&format!("{n}: {v}\r\n"));
     }
@@ -596,7 +639,7 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
     if let Some(resp) = release_api(shared, rec, &path) {
         return resp;
     }
-    if rec.header("authorization") != Some(&format!("Bearer {}", shared.token)) {
+    if !authorized(shared, rec) {
         return error(401, "Bad credentials");
     }
     let state = match LocalStore::open(&shared.store_dir).and_then(|s| s.load()) {
@@ -704,28 +747,30 @@ fn api(shared: &Shared, rec: &Recorded) -> Response {
             if a.expired || now >= a.expires_at {
                 return error(410, "Artifact has expired");
             }
-            let n = {
-                let mut r = shared.redirects.lock().expect("lock");
-                *r += 1;
-                *r
-            };
-            let ttl = *shared.location_ttl.lock().expect("lock");
-            let expiry = now_ms() + ttl.as_millis();
             Response {
                 status: 302,
-                headers: vec![(
-                    "location".into(),
-                    format!(
-                        "{}/blob/{}?sig=SIGNATURE{n}&se={expiry}",
-                        shared.blob_base, a.id
-                    ),
-                )],
+                headers: vec![("location".into(), signed_blob_url(shared, a.id))],
                 body: Vec::new(),
                 stall: None,
             }
         }
         _ => error(404, "Not Found"),
     }
+}
+
+/// A signed download URL of artifact `id` on the blob listener, valid for the location TTL.
+fn signed_blob_url(shared: &Shared, id: u64) -> String {
+    let n = {
+        let mut r = shared.redirects.lock().expect("lock");
+        *r += 1;
+        *r
+    };
+    let ttl = *shared.location_ttl.lock().expect("lock");
+    let expiry = now_ms() + ttl.as_millis();
+    format!(
+        "{}/blob/{id}?sig=SIGNATURE{n}&se={expiry}",
+        shared.blob_base
+    )
 }
 
 fn now_ms() -> u128 {
@@ -743,7 +788,7 @@ fn release_api(shared: &Shared, rec: &Recorded, path: &str) -> Option<Response> 
         return None;
     };
     match rec.header("authorization") {
-        Some(a) if a != format!("Bearer {}", shared.token) => {
+        Some(_) if !authorized(shared, rec) => {
             return Some(error(401, "Bad credentials"));
         }
         Some(_) => {}
@@ -776,6 +821,17 @@ fn release_api(shared: &Shared, rec: &Recorded, path: &str) -> Option<Response> 
         &json!({"id": 1, "tag_name": tag, "name": format!("tier1 {tag}"), "draft": false,
             "prerelease": false, "assets": assets}),
     ))
+}
+
+/// Whether the request carries the token, as GitHub accepts it: `Bearer <token>` or
+/// `token <token>` (what Octokit sends for an installation token such as `GITHUB_TOKEN`).
+fn authorized(shared: &Shared, rec: &Recorded) -> bool {
+    rec.header("authorization").is_some_and(|a| {
+        a.split_once(' ').is_some_and(|(scheme, t)| {
+            (scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("token"))
+                && t == shared.token
+        })
+    })
 }
 
 /// Spend one unauthenticated request; GitHub's 403 once none is left this hour.
@@ -873,9 +929,29 @@ fn blob(shared: &Shared, rec: &Recorded) -> Response {
             _ => {}
         }
     }
+    // The blob keeps the content type its upload gave; a file that is no zip is downloaded
+    // under the name Content-Disposition gives (@actions/artifact's streamExtractExternal).
+    let content_type = shared
+        .artifact_service
+        .lock()
+        .expect("lock")
+        .content_type(id);
+    let mut headers = vec![("content-type".into(), content_type.clone())];
+    if content_type != "application/zip"
+        && let Some(name) = LocalStore::open(&shared.store_dir)
+            .and_then(|s| s.load())
+            .ok()
+            .and_then(|s| s.artifacts.into_iter().find(|a| a.id == id))
+            .map(|a| a.name)
+    {
+        headers.push((
+            "content-disposition".into(),
+            format!("attachment; filename=\"{name}\"; filename*=UTF-8''{name}"),
+        ));
+    }
     Response {
         status: 200,
-        headers: vec![("content-type".into(), "application/zip".into())],
+        headers,
         body,
         stall,
     }

@@ -51,6 +51,69 @@ pub fn repo() -> Repo {
     Repo { _tmp: tmp, root }
 }
 
+/// A clone of `r` as GitHub's default `actions/checkout` makes one (`fetch-depth: 1`, no tags, the
+/// commit checked out as branch `main`): `git fetch --depth=1` over `file://` (git ignores a depth
+/// for a plain local path) from `r` as `origin`. `r`'s local store (`.tier1/store`, which git does
+/// not track) is copied into it: the history the night restores.
+pub fn shallow_clone(r: &Repo) -> Repo {
+    shallow_clone_from(r, &format!("file://{}", r.root.display()), &[])
+}
+
+/// [`shallow_clone`] from `url` (a copy of `r` served elsewhere), the fetch run with the git
+/// `-c` settings `config` (credentials for that fetch only: nothing is persisted).
+pub fn shallow_clone_from(r: &Repo, url: &str, config: &[String]) -> Repo {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("shallow");
+    std::fs::create_dir_all(&root).unwrap();
+    let head = git(&r.root, &["rev-parse", "HEAD"]);
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["remote", "add", "origin", url]);
+    let mut fetch: Vec<String> = Vec::new();
+    for c in config {
+        fetch.push("-c".into());
+        fetch.push(c.clone());
+    }
+    fetch.extend(super::workflow_checkout::CHECKOUT_FETCH.map(str::to_string));
+    fetch.extend(["--depth=1".to_string(), "origin".to_string()]);
+    fetch.push(format!("+{head}:refs/remotes/origin/main"));
+    let args: Vec<&str> = fetch.iter().map(String::as_str).collect();
+    git(&root, &args);
+    git(
+        &root,
+        &[
+            "checkout",
+            "-q",
+            "--force",
+            "-B",
+            "main",
+            "refs/remotes/origin/main",
+        ],
+    );
+    assert_eq!(
+        git(&root, &["rev-list", "--count", "HEAD"]),
+        "1",
+        "one commit"
+    );
+    let store = r.root.join(".tier1/store");
+    if store.is_dir() {
+        copy_tree(&store, &root.join(".tier1/store"));
+    }
+    Repo { _tmp: tmp, root }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
 pub struct Out {
     pub code: i32,
     pub json: Value,

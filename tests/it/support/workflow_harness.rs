@@ -83,8 +83,15 @@ pub fn unavailable() -> Option<String> {
         Ok(o) if o.status.success() => {}
         _ => return Some("node is not installed".into()),
     }
-    for pkg in ["workflow-parser", "expressions"] {
-        let p = node_dir().join(format!("node_modules/@actions/{pkg}/package.json"));
+    for pkg in [
+        "@actions/workflow-parser",
+        "@actions/expressions",
+        "@actions/artifact",
+        "@actions/core",
+        "@actions/glob",
+        "minimatch",
+    ] {
+        let p = node_dir().join(format!("node_modules/{pkg}/package.json"));
         if !p.is_file() {
             return Some(format!(
                 "{} is missing: run `npm ci --prefix tests/workflows`",
@@ -193,6 +200,9 @@ impl Harness {
         let prebuilt = tmp.path().join("prebuilt");
         std::fs::create_dir_all(&prebuilt).unwrap();
         for (name, path) in BINS {
+            // `IT_BIN_DIR` runs the scenarios on other builds too (support/command.rs).
+            let path = std::env::var_os("IT_BIN_DIR")
+                .map_or_else(|| PathBuf::from(path), |d| Path::new(&d).join(name));
             std::os::unix::fs::symlink(path, prebuilt.join(name)).unwrap();
         }
         let gpu_tool_cache = tmp.path().join("gpu-tool-cache");
@@ -289,6 +299,7 @@ impl Harness {
             "repository": self.repository, "token": TOKEN,
             "action_repositories": self.action_repositories, "work_dir": dir.join("runner"),
             "completion_delay_ms": self.completion_delay_ms,
+            "retention_days": self.fake.retention_limit().unwrap_or(90),
             "base_env": self.base_env(),
             "machines": [
                 {"name": "b200-node-01", "environment": "self-hosted",
@@ -388,6 +399,29 @@ impl Harness {
         let sha = git(&self.source, &["rev-parse", "HEAD"]);
         git(&self.source, &["checkout", "-q", "main"]);
         sha
+    }
+
+    /// Commit `file` with `text` on main of the scenario repository; returns the new commit (run a
+    /// night on it with [`RunSpec::at`]).
+    pub fn main_commit(&self, file: &str, text: &str) -> String {
+        std::fs::write(self.source.join(file), text).unwrap();
+        git(&self.source, &["add", file]);
+        git(
+            &self.source,
+            &["commit", "-q", "-m", &format!("change {file}")],
+        );
+        git(&self.source, &["rev-parse", "HEAD"])
+    }
+
+    /// The workspace job `job` of run `index` (run id `run_id`) used in the latest scenario.
+    pub fn workspace(&self, index: usize, run_id: u64, job: &str) -> PathBuf {
+        self.tmp
+            .path()
+            .join(format!("scenario-{}", self.scenarios.get()))
+            .join("runner")
+            .join(format!("run-{index}-{run_id}"))
+            .join(job)
+            .join("workspace")
     }
 
     /// The store's metadata (runs and artifacts).

@@ -107,6 +107,12 @@ impl RunSpec {
         self
     }
 
+    /// Run on commit `sha` of the scenario repository (default: its first commit on main).
+    pub fn at(mut self, sha: &str) -> RunSpec {
+        self.0["sha"] = json!(sha);
+        self
+    }
+
     /// An environment variable of the machines for this run (the fixture target's knobs).
     pub fn env(mut self, key: &str, value: &str) -> RunSpec {
         self.0["env"][key] = json!(value);

@@ -229,7 +229,7 @@ export class WorkflowRun {
     fs.mkdirSync(temp, { recursive: true });
     const runner = { name: machine.name, os: "Linux", arch: "X64", temp, tool_cache: machine.tool_cache ?? path.join(dir, "tool-cache"), environment: machine.environment ?? "github-hosted", debug: "" };
     const name = def.name ? asString(tokenValue(def.name, contexts)) : id;
-    await harnessCall(this.scenario.api_url, `runs/${this.id}/jobs`, { name, labels: machine.labels, runner_name: machine.name, attempt: this.attempt });
+    const registered = await harnessCall(this.scenario.api_url, `runs/${this.id}/jobs`, { name, labels: machine.labels, runner_name: machine.name, attempt: this.attempt });
     const github = { ...this.github, job: id, workspace };
     const ctx = { ...contexts, github, runner };
     const wfEnv = tokenValue(wf.template.env, ctx) ?? {};
@@ -245,12 +245,19 @@ export class WorkflowRun {
       GITHUB_WORKFLOW_REF: github.workflow_ref, GITHUB_WORKSPACE: workspace, GITHUB_TRIGGERING_ACTOR: github.triggering_actor,
       RUNNER_ARCH: "X64", RUNNER_ENVIRONMENT: runner.environment, RUNNER_NAME: machine.name, RUNNER_OS: "Linux",
       RUNNER_TEMP: temp, RUNNER_TOOL_CACHE: runner.tool_cache, ...this.eventEnv,
+      // The repository's artifact retention (the runner's GITHUB_RETENTION_DAYS; 90 by default).
+      GITHUB_RETENTION_DAYS: String(this.scenario.retention_days ?? 90),
     };
     const defaults = { ...runDefaults(wf.raw), ...runDefaults(raw) };
     const job = {
       label, dir, workspace, temp, processEnv, baseEnv, contexts: ctx, defaults, apiUrl: this.scenario.api_url,
-      adapterRequest: { run_id: this.id, sha: github.sha, ref: github.ref },
+      adapterRequest: { run_id: this.id, sha: github.sha, ref: github.ref, token: github.token, server_url: github.server_url },
       actionRepos: this.scenario.action_repositories ?? {},
+      // What the runner gives node actions only (NodeScriptActionHandler.cs), never `run:` steps.
+      nodeActionEnv: {
+        ACTIONS_RUNTIME_TOKEN: registered.runtime_token, ACTIONS_RESULTS_URL: `${this.scenario.api_url}/`,
+        ACTIONS_RUNTIME_URL: `${this.scenario.api_url}/`,
+      },
       actionsDir: path.join(this.scenario.work_dir, "_actions"),
     };
     rec.runner = machine.name;

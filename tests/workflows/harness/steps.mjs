@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { asString, condition, tokenValue } from "./expressions.mjs";
 import { readKeyValueFile, readPathFile } from "./file-commands.mjs";
 import { child, loadAction, rawSteps } from "./load.mjs";
-import { refusal, runAdapter } from "./adapters.mjs";
+import { NODE_ACTIONS, nodeActionInputs, refusal, runAdapter } from "./adapters.mjs";
 import { remoteActionDir } from "./actions.mjs";
 
 const ANNOTATION = /^::(error|warning|notice)(?: [^:]*)?::(.*)$/;
@@ -22,9 +22,14 @@ function stringsOf(obj) {
 function runBash(script, cwd, env, logFile) {
   const scriptFile = `${logFile}.sh`;
   fs.writeFileSync(scriptFile, script);
+  return runProcess("bash", ["--noprofile", "--norc", "-eo", "pipefail", scriptFile], cwd, env, logFile);
+}
+
+/** Run `program` with `args`, its output appended to `logFile`; resolves to `{code, annotations}`. */
+function runProcess(program, args, cwd, env, logFile) {
   return new Promise((resolve) => {
     const log = fs.openSync(logFile, "a");
-    const p = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", scriptFile], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(program, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const annotations = [];
     let pending = "";
     p.stdout.on("data", (chunk) => {
@@ -180,6 +185,24 @@ async function executeStep(job, step, raw, ctx, env, files, record) {
   if (remote) return runComposite(job, remote, uses, inputs, ctx, files, record);
   const why = refusal(uses);
   if (why) throw fatal(`${job.label}: step '${record.name}': ${why}`);
+  const nodeAction = NODE_ACTIONS[uses.split("@")[0]];
+  if (nodeAction) {
+    // A node action: its own process, inputs in INPUT_*, the runtime token only for it (runner
+    // NodeScriptActionHandler.cs), outputs through $GITHUB_OUTPUT (read after the step).
+    let given;
+    try {
+      given = nodeActionInputs(uses, inputs, ctx);
+    } catch (e) {
+      throw fatal(`${job.label}: step '${record.name}': ${e.message}`);
+    }
+    const actionEnv = { ...env, ...given, ...job.nodeActionEnv };
+    const logFile = path.join(files, "log");
+    const { code, annotations } = await runProcess(process.execPath, [nodeAction], job.workspace, actionEnv, logFile);
+    record.annotations.push(...annotations);
+    record.exit_code = code;
+    record.log = logFile;
+    return code === 0 && !annotations.some((a) => a.level === "error") ? "success" : "failure";
+  }
   const answer = await runAdapter(job.apiUrl, uses, { ...job.adapterRequest, with: inputs, workspace: job.workspace, runner_temp: job.temp });
   record.outputs = stringsOf(answer.outputs);
   return "success";

@@ -1,4 +1,5 @@
-//! [`bisect`]: resolve the good and the bad commit, list the commits between them on the bad
+//! [`bisect`]: resolve the good and the bad commit (fetching what a shallow checkout lacks from its
+//! remote, [`crate::sidebyside::fetch`]), list the commits between them on the bad
 //! commit's first-parent chain, then test candidates ([`crate::bisect::search`]) by comparing each
 //! side by side with the good commit ([`crate::sidebyside::confirm()`]): `worse` is bad, `same` is
 //! good, `unknown` is skipped. The report and every step's evidence are staged in the output
@@ -6,6 +7,8 @@
 
 use crate::bisect::report::{BISECT_SCHEMA, BisectReport, BisectStatus, Step};
 use crate::bisect::search::{Mark, Search};
+use crate::sidebyside::fetch;
+use crate::sidebyside::remote::Access;
 use crate::sidebyside::{self, Budget, Cause, ConfirmRequest, DecideOn, Side, Verdict, git};
 use crate::suite::Suite;
 use std::path::Path;
@@ -102,10 +105,21 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
     }
     req.budget.check().map_err(invalid)?;
     let repo = git::toplevel(req.repo_root).map_err(|p| invalid(p.message))?;
+    // A shallow checkout (GitHub's default depth 1) lacks the good commit and the commits between:
+    // fetch what the range needs from the checkout's remote.
+    let access = Access::from_env();
+    let has_remote = sidebyside::remote::checkout_remote(&repo).is_some();
+    for (flag, rev) in [("--good", req.good), ("--bad", req.bad)] {
+        if has_remote && git::is_full_commit(rev) {
+            fetch::ensure_commit(&repo, rev, &access)
+                .map_err(|u| invalid(format!("{flag}: {u}")))?;
+        }
+    }
     let good = git::resolve(&repo, req.good, None)
         .map_err(|p| invalid(format!("--good: {}", p.message)))?;
     let bad =
         git::resolve(&repo, req.bad, None).map_err(|p| invalid(format!("--bad: {}", p.message)))?;
+    fetch::ensure_range(&repo, &good, &bad, &access).map_err(|u| invalid(u.to_string()))?;
     let commits = git::first_parent_range(&repo, &good, &bad)
         .map_err(invalid)?
         .filter(|c| !c.is_empty())

@@ -52,6 +52,7 @@ fn block(checks: Vec<SideBySideCheck>) -> SideBySideBlock {
     SideBySideBlock {
         enabled: true,
         reason: "on".into(),
+        warning: None,
         anchor_commit: None,
         current_commit: None,
         checks,

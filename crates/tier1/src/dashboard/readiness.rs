@@ -124,6 +124,14 @@ pub(crate) enum Note {
     BootstrapOnly,
     /// The history is going stale (`freshness`).
     Freshness(super::freshness::Warning),
+    /// The latest run's suspected targets should have been compared side by side with the
+    /// anchor's code but could not be (`side_by_side.warning`: the reason and the remedy).
+    SideBySideUnavailable {
+        /// Latest run.
+        run_id: String,
+        /// The recorded warning.
+        warning: String,
+    },
 }
 
 impl fmt::Display for Note {
@@ -158,6 +166,9 @@ impl fmt::Display for Note {
                 "bootstrap only: the first anchor exists and no run has been compared with it yet"
             ),
             Note::Freshness(w) => write!(f, "{w}"),
+            Note::SideBySideUnavailable { run_id, warning } => {
+                write!(f, "latest run {run_id}: {warning}")
+            }
         }
     }
 }
@@ -245,6 +256,12 @@ pub(crate) fn assess(dash: &Dashboard) -> Verdict {
                 if count > 0 {
                     blockers.push(make(id(), count));
                 }
+            }
+            if let Some(w) = reg.side_by_side.as_ref().and_then(|b| b.warning.as_ref()) {
+                notes.push(Note::SideBySideUnavailable {
+                    run_id: id(),
+                    warning: w.clone(),
+                });
             }
             if !reg.suppressed_regressions.is_empty() {
                 notes.push(Note::SuppressedRegressions {
@@ -396,6 +413,29 @@ mod tests {
             run_id: "r3".into(),
             count: 1
         }));
+    }
+
+    #[test]
+    fn a_side_by_side_that_could_not_run_is_a_note_with_its_remedy() {
+        let mut runs = healthy();
+        latest_mut(&mut runs).regression.side_by_side = serde_json::from_value(serde_json::json!({
+            "enabled": false,
+            "reason": "off: the anchor's commit is not reachable",
+            "warning": "side by side did not run: no remote; remedy: check out with `fetch-depth: 0`"
+        }))
+        .unwrap();
+        let v = assess(&dash(runs));
+        assert!(v.ready, "a note, never a blocker: {:?}", v.blockers);
+        let note = v
+            .notes
+            .iter()
+            .find(|n| matches!(n, Note::SideBySideUnavailable { .. }))
+            .expect("the warning is a note")
+            .to_string();
+        assert_eq!(
+            note,
+            "latest run r3: side by side did not run: no remote; remedy: check out with `fetch-depth: 0`"
+        );
     }
 
     #[test]

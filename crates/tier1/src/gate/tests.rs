@@ -544,6 +544,7 @@ fn a_regression_confirmed_side_by_side_names_the_comparison() {
     cmp.side_by_side = Some(SideBySideBlock {
         enabled: true,
         reason: "on".into(),
+        warning: None,
         anchor_commit: None,
         current_commit: None,
         checks: vec![SideBySideCheck {

@@ -15,6 +15,11 @@ pub(crate) struct SideBySideBlock {
     pub(crate) enabled: bool,
     /// Why it ran or why it did not (`side_by_side: off`, no anchor commit, not a repository, ...).
     pub(crate) reason: String,
+    /// When it should have run but could not (the anchor's commit could not be fetched, a dirty
+    /// checkout, ...): the warning shown wherever the night is read, naming the reason and the
+    /// remedy. Absent when it ran or was turned off on purpose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) warning: Option<String>,
     /// The anchor's commit the suspected targets were compared with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) anchor_commit: Option<String>,
@@ -194,6 +199,13 @@ impl SideBySideBlock {
                 "side_by_side.reason: expected why it ran or not, found an empty string".into(),
             );
         }
+        if self.enabled && self.warning.is_some() {
+            return Err(
+                "side_by_side.warning: expected none when enabled is true (it says why it could \
+                 not run), found one"
+                    .into(),
+            );
+        }
         if !self.enabled && !self.checks.is_empty() {
             return Err(format!(
                 "side_by_side.checks: expected none when enabled is false, found {}",
@@ -315,6 +327,7 @@ mod tests {
         SideBySideBlock {
             enabled: true,
             reason: "on".into(),
+            warning: None,
             anchor_commit: None,
             current_commit: None,
             checks: vec![c],

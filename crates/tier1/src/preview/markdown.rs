@@ -192,6 +192,15 @@ fn head(ctx: &Context<'_>) -> String {
             ctx.rows.len()
         );
     }
+    // Shown above the table, not folded: the verdict stands on the history test alone.
+    if let Some(w) = ctx
+        .comparison
+        .side_by_side
+        .as_ref()
+        .and_then(|b| b.warning.as_ref())
+    {
+        let _ = writeln!(s, "\n> ⚠️ **Warning:** {}", cell(w));
+    }
     s
 }
 

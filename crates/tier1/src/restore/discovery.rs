@@ -41,7 +41,8 @@ fn latest_named<'a>(arts: &'a [ArtifactMeta], name: &str) -> Option<&'a Artifact
         .max_by_key(|a| a.id)
 }
 
-/// Find history candidates (`<prefix>-history-<suffix>` paired with `<prefix>-evidence-<suffix>`)
+/// Find history candidates (`<prefix>-history-<suffix>[-publication-<attempt>]` paired with
+/// `<prefix>-evidence-<suffix>`)
 /// of `workflow` on `branch`, skipping `current_run_id`.
 pub(crate) fn discover(
     store: &dyn ArtifactStore,
@@ -96,7 +97,8 @@ pub(crate) fn discover(
         names.sort_unstable();
         names.dedup();
         for (name, suffix) in names {
-            let evidence_name = prefix.evidence(suffix);
+            // A publication attempt's history pairs with its night's evidence.
+            let evidence_name = prefix.evidence(crate::artifacts::night_suffix(suffix));
             let (Some(history), Some(_evidence)) = (
                 latest_named(&arts.items, name),
                 latest_named(&arts.items, &evidence_name),

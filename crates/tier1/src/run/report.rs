@@ -165,6 +165,13 @@ pub(crate) fn step_summary(
     for f in &o.verdict.failures {
         let _ = writeln!(s, "  - {f}");
     }
+    if let Some(w) = comparison
+        .side_by_side
+        .as_ref()
+        .and_then(|b| b.warning.as_ref())
+    {
+        let _ = writeln!(s, "- **Warning:** {}", crate::text::for_humans(w));
+    }
     let _ = writeln!(
         s,
         "- Targets: {} ({} succeeded, {} failed, {} skipped, {} missing)",

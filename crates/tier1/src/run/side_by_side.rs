@@ -32,21 +32,42 @@ pub(crate) fn confirm_suspects(
     let mut block = SideBySideBlock {
         enabled: false,
         reason: String::new(),
+        warning: None,
         anchor_commit: anchor_commit.clone(),
         current_commit: current_commit.clone(),
         checks: Vec::new(),
     };
-    if let Err(why) = usable(req, anchor, anchor_commit.as_deref()) {
-        tracing::info!("side by side is off: {why}");
-        block.reason = why;
-        return Ok(Some(block));
-    }
+    let fetched = match usable(req, anchor, anchor_commit.as_deref()) {
+        Ok(fetched) => fetched,
+        Err(Off::Chosen(why)) => {
+            tracing::info!("side by side is off: {why}");
+            block.reason = why;
+            return Ok(Some(block));
+        }
+        Err(Off::Unable { reason, remedy }) => {
+            let warning = crate::text::for_humans(&format!(
+                "side by side did not run: {reason}; remedy: {remedy}. The suspected targets were \
+                 decided by the history test alone."
+            ))
+            .into_owned();
+            tracing::warn!("{warning}");
+            crate::gha::warning(&warning);
+            block.reason = crate::text::for_humans(&format!("off: {reason}")).into_owned();
+            block.warning = Some(warning);
+            return Ok(Some(block));
+        }
+    };
     let (Some(anc), Some(cur)) = (anchor_commit, current_commit) else {
         return Ok(Some(block));
     };
     block.enabled = true;
     block.reason = if anc == cur {
         format!("on: the anchor's commit {anc} is the current one; both sides are this build")
+    } else if fetched {
+        format!(
+            "on: anchor commit {anc} (fetched alone from the checkout's remote) against current \
+             commit {cur}"
+        )
     } else {
         format!("on: anchor commit {anc} against current commit {cur}")
     };
@@ -66,39 +87,80 @@ pub(crate) fn confirm_suspects(
 /// The operator's switch: `off` turns side by side off for one run without editing the suite.
 pub(crate) const OFF_SWITCH: &str = "TIER1_SIDE_BY_SIDE";
 
-/// Why side by side cannot run for this night, if it cannot.
-fn usable(req: &RunRequest<'_>, anchor: &Summary, commit: Option<&str>) -> Result<(), String> {
+/// Why side by side does not run for a night.
+enum Off {
+    /// Turned off on purpose (the suite, the operator's switch): the reason.
+    Chosen(String),
+    /// It should run but cannot: a warning wherever the night is read.
+    Unable {
+        /// What is missing or failed.
+        reason: String,
+        /// What the maintainer can do about it.
+        remedy: String,
+    },
+}
+
+fn unable(reason: String, remedy: &str) -> Off {
+    Off::Unable {
+        reason,
+        remedy: remedy.to_string(),
+    }
+}
+
+/// Whether side by side can run for this night: Ok(true) when the anchor's commit had to be
+/// fetched from the checkout's remote first (a shallow checkout), Ok(false) when it was there.
+fn usable(req: &RunRequest<'_>, anchor: &Summary, commit: Option<&str>) -> Result<bool, Off> {
     if req.suite.side_by_side_for(&req.profile) == SideBySideSetting::Off {
-        return Err(format!(
+        return Err(Off::Chosen(format!(
             "off: side_by_side is off for profile {:?} in the suite",
             req.profile
-        ));
+        )));
     }
     if std::env::var(OFF_SWITCH).is_ok_and(|v| v == "off") {
-        return Err(format!("off: {OFF_SWITCH}=off in the environment"));
+        return Err(Off::Chosen(format!(
+            "off: {OFF_SWITCH}=off in the environment"
+        )));
     }
     let Some(commit) = commit else {
-        return Err(format!(
-            "off: the anchor {} records no git commit",
-            anchor.run_id
+        return Err(unable(
+            format!("the anchor {} records no git commit", anchor.run_id),
+            "accept an anchor measured in the repository's git checkout",
         ));
     };
     if anchor.source_git_dirty == Some(true) {
-        return Err(format!(
-            "off: the anchor {} was measured on a checkout with local changes",
-            anchor.run_id
+        return Err(unable(
+            format!(
+                "the anchor {} was measured on a checkout with local changes",
+                anchor.run_id
+            ),
+            "accept an anchor measured on a clean checkout",
         ));
     }
     if req.git.commit.is_none() || req.git.dirty != Some(false) {
-        return Err(format!(
-            "off: the checkout {} is not a clean git checkout",
-            req.repo_root.display()
+        return Err(unable(
+            format!(
+                "the checkout {} is not a clean git checkout",
+                req.repo_root.display()
+            ),
+            "run the night in a git checkout without local changes",
         ));
     }
-    let repo = sidebyside::git::toplevel(&req.repo_root).map_err(|p| format!("off: {p}"))?;
-    sidebyside::git::resolve(&repo, commit, None)
-        .map(|_| ())
-        .map_err(|p| format!("off: the anchor's commit is not reachable: {p}"))
+    let repo = sidebyside::git::toplevel(&req.repo_root)
+        .map_err(|p| unable(p.to_string(), "run the night in a git checkout"))?;
+    let access = sidebyside::remote::Access::from_env();
+    let fetched = sidebyside::fetch::ensure_commit(&repo, commit, &access).map_err(|u| {
+        unable(
+            format!("the anchor's commit is not reachable: {}", u.reason),
+            &u.remedy,
+        )
+    })?;
+    sidebyside::git::resolve(&repo, commit, None).map_err(|p| {
+        unable(
+            format!("the anchor's commit is not reachable: {p}"),
+            "check out with `fetch-depth: 0`",
+        )
+    })?;
+    Ok(fetched)
 }
 
 /// One suspected target compared side by side.

@@ -19,11 +19,22 @@ const REDIRECTING_VARS: [&str; 6] = [
 
 /// `git <args>` in `dir`: its stdout, or a message with the command and git's stderr.
 pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    git_with_env(dir, args, &[])
+}
+
+/// [`git`] with `env` added to the child's environment (credentials travel this way, never in
+/// the arguments).
+pub(crate) fn git_with_env(
+    dir: &Path,
+    args: &[&str],
+    env: &[(String, String)],
+) -> Result<String, String> {
     let mut cmd = Command::new("git");
     cmd.arg("-c").arg("core.hooksPath=/dev/null").args(args);
     for v in REDIRECTING_VARS {
         cmd.env_remove(v);
     }
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
     let out = cmd
         .current_dir(dir)
         .output()
@@ -128,6 +139,26 @@ pub(crate) fn first_parent_range(
     .map(|s| s.trim().to_string())
     .unwrap_or_default();
     Ok((parent == good).then_some(commits))
+}
+
+/// Whether `rev` names a commit whose object is in `repo` (a shallow clone lacks the commits
+/// behind its tip).
+pub(crate) fn has_commit(repo: &Path, rev: &str) -> bool {
+    git(
+        repo,
+        &[
+            "cat-file",
+            "-e",
+            "--end-of-options",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .is_ok()
+}
+
+/// Whether `repo` is a shallow clone (history cut at `.git/shallow`).
+pub(crate) fn is_shallow(repo: &Path) -> bool {
+    git(repo, &["rev-parse", "--is-shallow-repository"]).is_ok_and(|s| s.trim() == "true")
 }
 
 /// The first line of `commit`'s message.

@@ -9,9 +9,11 @@ pub(crate) mod build_cache;
 pub(crate) mod build_step;
 pub mod confirm;
 pub(crate) mod decide;
+pub(crate) mod fetch;
 pub(crate) mod git;
 pub(crate) mod measure;
 pub(crate) mod outcome;
+pub(crate) mod remote;
 pub(crate) mod worktree;
 
 pub use build_cache::default_cache_dir;

@@ -48,6 +48,9 @@ pub(crate) fn create(
             "-q",
             "--no-tags",
             "--no-write-fetch-head",
+            // A shallow checkout (GitHub's default depth 1, the anchor's commit fetched alone)
+            // serves commits whose parents it lacks: without this the ref is silently rejected.
+            "--update-shallow",
             &source,
             &refspec,
         ],

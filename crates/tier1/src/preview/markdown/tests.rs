@@ -216,3 +216,25 @@ fn side_by_side_checks_are_listed_one_line_per_target() {
         r.body
     );
 }
+
+#[test]
+fn a_side_by_side_that_could_not_run_is_a_warning_above_the_table() {
+    let (mut cmp, rows) = fixture(2, usize::MAX);
+    cmp.side_by_side = serde_json::from_value(serde_json::json!({
+        "enabled": false,
+        "reason": "off: the anchor's commit is not reachable",
+        "warning": "side by side did not run: the remote refused the request (no token was given); remedy: give the step `GITHUB_TOKEN` with `permissions: contents: read`"
+    }))
+    .unwrap();
+    let gate = failed(1);
+    for max in [65_536, 2_000] {
+        let r = comment(&ctx(&cmp, &rows, &gate), max);
+        let warning = r
+            .body
+            .find("> ⚠️ **Warning:** side by side did not run: the remote refused the request")
+            .unwrap_or_else(|| panic!("{}", r.body));
+        let table = r.body.find("| Target |").expect("the table");
+        assert!(warning < table, "above the table: {}", r.body);
+        assert!(r.body.contains("contents: read"), "{}", r.body);
+    }
+}
