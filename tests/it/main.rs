@@ -63,6 +63,7 @@ mod rerun_contract;
 mod restore_archive;
 mod restore_policy;
 mod run_cli;
+mod segment_faults;
 mod sidebyside;
 mod single_benchmark;
 mod workflow_adoption;
