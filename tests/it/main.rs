@@ -38,6 +38,7 @@ mod history_promote;
 mod history_property;
 mod history_publish;
 mod history_validate;
+mod importer_faults;
 mod importers;
 mod install_release;
 mod layers;
