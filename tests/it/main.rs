@@ -11,6 +11,7 @@ mod actions_contract;
 mod adoption_guide;
 mod attest_runner;
 mod bisect_cli;
+mod build_cache_faults;
 mod cli_flags;
 mod cli_output;
 mod cli_snapshots;
