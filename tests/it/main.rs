@@ -20,6 +20,7 @@ mod dashboard_chromium;
 mod dashboard_cli;
 mod evidence_retention;
 mod exit_codes_doc;
+mod export_faults;
 mod fuzz_parsers;
 mod github_evidence;
 mod github_lifecycle;
