@@ -61,6 +61,7 @@ mod preview_compare;
 mod promote_hardening;
 mod promote_reviews;
 mod quickstart;
+mod refusal_messages;
 mod release_glibc;
 mod rerun_contract;
 mod restore_archive;
