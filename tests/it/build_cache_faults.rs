@@ -5,6 +5,7 @@
 //! built again from nothing and the planted file is never used; and an entry that another builder
 //! signed (`tier1-bisect`'s, for the nightly's side by side) is built again rather than reused.
 
+use crate::bisect_cli::Run;
 use crate::support::command;
 use crate::support::exit_code::{Exit, exit_code};
 use crate::support::synthetic_history::{self as sh, History, Spec};
@@ -14,21 +15,7 @@ use std::path::{Path, PathBuf};
 use tier1::sidebyside::{Builder, Cause, ConfirmRequest, DecideOn, confirm};
 
 fn spec() -> Spec {
-    Spec {
-        commits: 4,
-        culprit: Some(2),
-        factor: 2.0,
-        unbuildable: Vec::new(),
-        crashing: Vec::new(),
-        timed: false,
-        noise: 0.0,
-    }
-}
-
-struct Run {
-    code: i32,
-    json: Value,
-    stderr: String,
+    crate::bisect_cli::spec(4, 2)
 }
 
 fn cache(h: &History) -> PathBuf {
@@ -37,22 +24,8 @@ fn cache(h: &History) -> PathBuf {
 
 /// `tier1-bisect` of the whole history (good: the first commit, bad: the last) into `out`.
 fn bisect(h: &History, out: &str) -> Run {
-    let o = command::scrubbed(command::bin("tier1-bisect"))
-        .args(["--good", &h.commits[0], "--bad", h.commits.last().unwrap()])
-        .args(["--target", "loop", "--profile", "cpu", "--budget-s", "30"])
-        .arg("--repo-root")
-        .arg(&h.repo)
-        .arg("--cache-dir")
-        .arg(cache(h))
-        .arg("--output-dir")
-        .arg(h.tmp.path().join(out))
-        .output()
-        .expect("tier1-bisect runs");
-    Run {
-        code: o.status.code().unwrap_or(-1),
-        json: serde_json::from_slice(&o.stdout).unwrap_or(Value::Null),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    let out = h.tmp.path().join(out);
+    crate::bisect_cli::bisect(h, &h.commits[0], h.commits.last().unwrap(), &out, &[])
 }
 
 fn found_the_culprit(r: &Run, h: &History) {

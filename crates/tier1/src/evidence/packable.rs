@@ -36,21 +36,15 @@ pub(crate) fn check(root: &Path, dirs: &[String]) -> Result<(), EvidenceError> {
         .join(dirs.first().map(String::as_str).unwrap_or(""))
         .display()
         .to_string();
-    if members > policy.max_members {
+    let caps = [
+        ("files", members as u64, policy.max_members as u64),
+        ("bytes", bytes, policy.max_expanded_bytes),
+    ];
+    if let Some((what, found, cap)) = caps.into_iter().find(|(_, found, cap)| found > cap) {
         return Err(EvidenceError::invalid(
             shown,
             format!(
-                "promotion would refuse the evidence package: {members} files, over its cap of {}; nothing was packed",
-                policy.max_members
-            ),
-        ));
-    }
-    if bytes > policy.max_expanded_bytes {
-        return Err(EvidenceError::invalid(
-            shown,
-            format!(
-                "promotion would refuse the evidence package: {bytes} bytes, over the {} it extracts (record fewer samples: docs/command-targets.md); nothing was packed",
-                policy.max_expanded_bytes
+                "promotion would refuse the evidence package: {found} {what}, over the {cap} it extracts (record fewer samples: docs/command-targets.md); nothing was packed"
             ),
         ));
     }

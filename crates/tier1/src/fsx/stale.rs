@@ -2,7 +2,7 @@
 //! Every temporary name carries the id of the process that made it (`.tier1-<kind>-p<pid>-…`,
 //! `.work-<run>-p<pid>-…`), so the next run can tell a leftover of a killed process (its pid is
 //! gone) from the work of one still running, and removes only the former. Every binary that
-//! writes somewhere first collects the leftovers there ([`tidy_beside`]): beside its output, in
+//! writes somewhere first collects the leftovers there (`tidy_beside`): beside its output, in
 //! its own directories and in the system temporary directory.
 
 use std::io;
