@@ -69,6 +69,8 @@ fn main() {
                 threshold_pct,
                 seed: 1000 + trial as u64,
                 decide_on: DecideOn::OptimizedTime,
+                builder: tier1::sidebyside::Builder::SideBySide,
+                state_dir: Some(h.tmp.path()),
             });
             let s = started.elapsed().as_secs_f64();
             match o.verdict {

@@ -99,6 +99,12 @@ fn malformed_and_non_finite_results_are_refused() {
             format!(
                 r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[-1.0],"input_signature":{SIG}}}]}}"#
             ),
+            "variants[0] (baseline).samples_ms[0]: expected a finite number of milliseconds in 0..=86400000, found -1.0",
+        ),
+        (
+            format!(
+                r#"{{"schema":"tier1.command_result.v1","variants":[{{"name":"baseline","samples_ms":[],"input_signature":{SIG}}}]}}"#
+            ),
             "samples_ms: expected at least one finite, non-negative sample",
         ),
         (

@@ -128,7 +128,10 @@ fn run(args: Args) -> Result<Exit, RunnerError> {
 
 fn main() -> ExitCode {
     cli::init();
-    let mut args = Args::parse();
+    let mut args = match tier1::cli::parse::<Args>("tier1-attest") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     args.token = std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty());
     cli::finish(TOOL, run(args))
 }

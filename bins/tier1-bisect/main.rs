@@ -59,7 +59,10 @@ struct Args {
 fn main() -> ExitCode {
     cli::init();
     tier1::process::install_termination_handler();
-    let args = Args::parse();
+    let args = match tier1::cli::parse::<Args>("tier1-bisect") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     match execute(args) {
         Ok(report) => {
             cli::print_json(&report);

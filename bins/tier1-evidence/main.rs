@@ -96,7 +96,11 @@ struct VerifyArgs {
 
 fn main() -> ExitCode {
     cli::init();
-    match Args::parse().command {
+    let args: Args = match tier1::cli::parse::<Args>("tier1-evidence") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    match args.command {
         Command::Bind {
             run_id,
             evidence_root,

@@ -21,7 +21,10 @@ struct Args {
 
 fn main() -> ExitCode {
     tier1::cli::init();
-    let a = Args::parse();
+    let a = match tier1::cli::parse::<Args>("tier1-export") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let req = ExportRequest {
         history_root: a.history_root,
         output: a.output,

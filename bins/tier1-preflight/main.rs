@@ -67,5 +67,9 @@ fn run(args: Args) -> Result<Exit, GpuError> {
 
 fn main() -> ExitCode {
     cli::init();
-    cli::finish(TOOL, run(Args::parse()))
+    let args = match tier1::cli::parse::<Args>("tier1-preflight") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    cli::finish(TOOL, run(args))
 }

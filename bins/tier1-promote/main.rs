@@ -81,7 +81,11 @@ struct Args {
 
 fn main() -> ExitCode {
     tier1::cli::init();
-    tier1::cli::finish("tier1-promote", run(Args::parse()))
+    let args = match tier1::cli::parse::<Args>("tier1-promote") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    tier1::cli::finish("tier1-promote", run(args))
 }
 
 fn run(a: Args) -> Result<Exit, PromoteError> {

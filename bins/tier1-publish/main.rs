@@ -30,7 +30,10 @@ struct Args {
 
 fn main() -> ExitCode {
     tier1::cli::init();
-    let a = Args::parse();
+    let a = match tier1::cli::parse::<Args>("tier1-publish") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let discovered = Suite::discover(
         a.suite.suite_config.as_deref(),
         std::path::Path::new("."),

@@ -51,7 +51,10 @@ struct Args {
 fn main() -> ExitCode {
     cli::init();
     tier1::process::install_termination_handler();
-    let args = Args::parse();
+    let args = match tier1::cli::parse::<Args>("tier1-run") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     if let Some(key) = args.emit_target.clone() {
         return match emit(args, &key) {
             Ok(doc) => {

@@ -10,7 +10,8 @@ use crate::support::synthetic_history::{self as sh, History, Spec};
 use serde_json::Value;
 use std::path::Path;
 
-fn spec(commits: usize, culprit: usize) -> Spec {
+/// `commits` synthetic commits of which `culprit` doubles the work.
+pub fn spec(commits: usize, culprit: usize) -> Spec {
     Spec {
         commits,
         culprit: Some(culprit),
@@ -22,13 +23,15 @@ fn spec(commits: usize, culprit: usize) -> Spec {
     }
 }
 
-struct Run {
-    code: i32,
-    json: Value,
-    stderr: String,
+/// A finished `tier1-bisect`.
+pub struct Run {
+    pub code: i32,
+    pub json: Value,
+    pub stderr: String,
 }
 
-fn bisect(h: &History, good: &str, bad: &str, out: &Path, extra: &[&str]) -> Run {
+/// `tier1-bisect` of `good..bad` of `h` for the target `loop`, its cache `<h>/cache`.
+pub fn bisect(h: &History, good: &str, bad: &str, out: &Path, extra: &[&str]) -> Run {
     let o = command::scrubbed(command::bin("tier1-bisect"))
         .args([
             "--good",

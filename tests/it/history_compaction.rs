@@ -54,8 +54,16 @@ impl Long {
 
     /// `tier1-publish` of the candidate's newest run onto `live`, into `out`.
     pub fn publish(&self, live: &Path, out: &Path) -> std::process::Output {
-        crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-publish"))
-            .arg("--candidate-history-root")
+        self.publish_with_fault(live, out, "")
+    }
+
+    /// [`Long::publish`] with `TIER1_FAULT=fault` (docs/fault-injection.md; empty: none).
+    pub fn publish_with_fault(&self, live: &Path, out: &Path, fault: &str) -> std::process::Output {
+        let mut cmd = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-publish"));
+        if !fault.is_empty() {
+            cmd.env("TIER1_FAULT", fault);
+        }
+        cmd.arg("--candidate-history-root")
             .arg(&self.cand)
             .arg("--canonical-history-root")
             .arg(live)

@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tier1::store::local::NewRun;
 
-fn export(root: &Path, out: &Path) -> Ran {
+pub fn export(root: &Path, out: &Path) -> Ran {
     run(
         env!("CARGO_BIN_EXE_tier1-export"),
         &[
@@ -49,8 +49,8 @@ fn refused(r: &Ran, code: i32, needle: &str, dest: &Path) {
     assert_absent_or_empty(dest);
 }
 
-/// A compacted 1,200-run history and its export (archive, digest).
-fn exported(l: &Long) -> (PathBuf, PathBuf, String) {
+/// A compacted history and its export (the published root, the archive, its digest).
+pub fn exported(l: &Long) -> (PathBuf, PathBuf, String) {
     let out = l.env.tmp.path().join("published");
     let o = l.publish(&l.live, &out);
     assert_eq!(o.status.code(), Some(exit_code(Exit::Ok)), "{}", stderr(&o));
@@ -201,7 +201,7 @@ fn a_changed_export_digest_segment_or_header_is_refused() {
 }
 
 /// The export of `out` with `edit` applied to its unpacked tree, re-zipped as `t/<name>.zip`.
-fn forge(out: &Path, t: &Path, name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
+pub fn forge(out: &Path, t: &Path, name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
     let file = t.join(format!("{name}-src.zip"));
     assert_eq!(export(out, &file).code, exit_code(Exit::Ok));
     let tree = t.join(name);

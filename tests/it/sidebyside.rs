@@ -59,6 +59,8 @@ fn run(
         threshold_pct: 5.0,
         seed: 7,
         decide_on: tier1::sidebyside::DecideOn::Both,
+        builder: tier1::sidebyside::Builder::SideBySide,
+        state_dir: Some(h.tmp.path()),
     })
 }
 
@@ -222,6 +224,8 @@ fn request<'a>(h: &'a History, suite: &'a Suite, cache: &'a Path) -> ConfirmRequ
         threshold_pct: 5.0,
         seed: 7,
         decide_on: tier1::sidebyside::DecideOn::Both,
+        builder: tier1::sidebyside::Builder::SideBySide,
+        state_dir: Some(h.tmp.path()),
     }
 }
 
@@ -483,6 +487,8 @@ fn builtin_targets_compare_through_tier1_run_built_at_the_commit() {
         threshold_pct: 5.0,
         seed: 1,
         decide_on: tier1::sidebyside::DecideOn::Both,
+        builder: tier1::sidebyside::Builder::SideBySide,
+        state_dir: Some(tmp.path()),
     });
     assert!(
         !matches!(

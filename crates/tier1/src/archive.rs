@@ -6,6 +6,7 @@
 //! `tgz`.
 
 mod directory;
+mod quiet;
 pub(crate) mod tgz;
 
 use crate::digest::Digest;
@@ -147,7 +148,12 @@ pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest
         .last_modified_time(zip::DateTime::DEFAULT)
         .unix_permissions(MEMBER_MODE)
         .large_file(false);
-    let mut zw = zip::ZipWriter::new(tmp.as_file());
+    // The writer's `Drop` finishes an unfinished archive and prints its failure on stderr, in front
+    // of the real error: after a failed write (a full disk) it is never dropped (leaked: its entry
+    // list and buffers; the file belongs to `tmp`), and its `finish` writes through `Quiet`.
+    let (quiet, first_error) = quiet::Quiet::new(tmp.as_file());
+    let mut zw = std::mem::ManuallyDrop::new(zip::ZipWriter::new(quiet));
+
     for rel in &files {
         let path = src_dir.join(rel);
         let meta = fs::symlink_metadata(&path).map_err(io_err(&path))?;
@@ -165,12 +171,27 @@ pub fn write_deterministic_zip(src_dir: &Path, out_path: &Path) -> Result<Digest
         } else {
             options
         };
-        zw.start_file(rel.as_str(), member_options)
-            .map_err(|e| zip_err(&path, e))?;
+        if let Err(e) = zw.start_file(rel.as_str(), member_options) {
+            return Err(match first_error.take() {
+                Some(first) => io_err(out_path)(first),
+                None => zip_err(&path, e),
+            });
+        }
         let mut f = fs::File::open(&path).map_err(io_err(&path))?;
-        io::copy(&mut f, &mut zw).map_err(io_err(&path))?;
+        if let Err(e) = io::copy(&mut f, &mut *zw) {
+            // The archive's own write failed (a full disk), or reading the member did.
+            return Err(match first_error.take() {
+                Some(first) => io_err(out_path)(first),
+                None => io_err(&path)(e),
+            });
+        }
     }
-    zw.finish().map_err(|e| zip_err(out_path, e))?;
+    let finishing = std::mem::ManuallyDrop::into_inner(zw);
+    let first = first_error.take();
+    if let Some(e) = first {
+        return Err(io_err(out_path)(e));
+    }
+    finishing.finish().map_err(|e| zip_err(out_path, e))?;
     tmp.as_file().sync_all().map_err(io_err(out_path))?;
     fsx::fault::hit(fsx::fault::Point::Rename, out_path).map_err(io_err(out_path))?;
     tmp.persist(out_path).map_err(|e| ArchiveError::Io {
@@ -219,6 +240,16 @@ impl ExtractPolicy {
             strip_prefixes: HISTORY_PREFIXES.iter().map(|s| s.to_string()).collect(),
             allowed_suffixes: vec![".json".into(), ".md".into()],
             allowed_in_dirs: vec![("segments".into(), ".tar.gz".into())],
+        }
+    }
+
+    /// The policy promotion extracts an evidence package with: restore's caps, no prefix
+    /// stripped, only `*.json` and `*.md`.
+    pub(crate) fn evidence() -> Self {
+        ExtractPolicy {
+            strip_prefixes: vec![],
+            allowed_in_dirs: vec![],
+            ..ExtractPolicy::history()
         }
     }
 

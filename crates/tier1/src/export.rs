@@ -2,7 +2,10 @@
 //! archive with its SHA-256, a record that outlives the 90-day artifacts. The history is validated
 //! strictly and every segment is opened (deep check) before anything is written; the archive is the
 //! history package plus a header (`history::export_header`), and `<archive>.sha256` holds its
-//! digest. `tier1-restore --from-export` verifies both offline (`restore::export`).
+//! digest. Both are staged beside the output (`.tier1-export-p<pid>-…`, collected by the next run
+//! when a kill leaves it) and placed digest first, never replacing a file: an archive is never
+//! visible without its digest, and a rerun of the same export after a kill between the two
+//! completes the pair. `tier1-restore --from-export` verifies both offline (`restore::export`).
 
 use crate::archive::{self, ArchiveError};
 use crate::exit::{Classify, Exit};
@@ -97,13 +100,14 @@ pub(crate) fn digest_file(archive: &Path) -> PathBuf {
 }
 
 fn check_output(req: &ExportRequest) -> Result<(), ExportError> {
-    for p in [req.output.clone(), digest_file(&req.output)] {
-        if std::fs::symlink_metadata(&p).is_ok() {
-            return Err(ExportError::Output(format!(
-                "{}: already exists; an export is never overwritten (choose another name)",
-                p.display()
-            )));
-        }
+    let sidecar = digest_file(&req.output);
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    if exists(&req.output) && exists(&sidecar) {
+        return Err(ExportError::Output(format!(
+            "{}: already exists (with {}); an export is never overwritten (choose another name)",
+            req.output.display(),
+            sidecar.display()
+        )));
     }
     let io = |p: &Path| {
         let path = p.display().to_string();
@@ -119,6 +123,55 @@ fn check_output(req: &ExportRequest) -> Result<(), ExportError> {
         )));
     }
     Ok(())
+}
+
+/// Whether `dest` already holds exactly `staged`'s bytes (the half of this same export that an
+/// interrupted run placed); `false` when it is absent.
+fn holds_same(dest: &Path, staged: &Path) -> Result<bool, ExportError> {
+    let io = |p: &Path| {
+        let path = p.display().to_string();
+        move |source| ExportError::Io { path, source }
+    };
+    match std::fs::symlink_metadata(dest) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io(dest)(e)),
+        Ok(m) if m.is_file() => {
+            let same = crate::digest::Digest::of_file(dest).map_err(io(dest))?
+                == crate::digest::Digest::of_file(staged).map_err(io(staged))?;
+            if same {
+                tracing::info!(file = %dest.display(), "already written by an interrupted run of this same export: kept");
+                Ok(true)
+            } else {
+                Err(ExportError::Output(format!(
+                    "{}: already exists and differs from this export; an export is never overwritten (choose another name)",
+                    dest.display()
+                )))
+            }
+        }
+        Ok(_) => Err(ExportError::Output(format!(
+            "{}: already exists and is not a regular file; an export is never overwritten (choose another name)",
+            dest.display()
+        ))),
+    }
+}
+
+/// Place `staged` at `dest` without replacing anything (a hard link, else a rename).
+fn place(staged: &Path, dest: &Path) -> Result<(), ExportError> {
+    let io = |source| ExportError::Io {
+        path: dest.display().to_string(),
+        source,
+    };
+    crate::fsx::fault::hit(crate::fsx::fault::Point::Rename, dest).map_err(io)?;
+    match std::fs::hard_link(staged, dest) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(ExportError::Output(format!(
+                "{}: appeared while exporting; an export is never overwritten (choose another name)",
+                dest.display()
+            )))
+        }
+        Err(_) => std::fs::rename(staged, dest).map_err(io),
+    }
 }
 
 /// Verify the whole history at `req.history_root` and write it as one archive with its digest.
@@ -140,17 +193,15 @@ pub fn export(req: &ExportRequest) -> Result<ExportOutcome, ExportError> {
         &validated.doc,
         validated.latest_anchor.as_ref().map(|a| a.run_id.clone()),
     );
-    let parent = match req.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let parent = crate::fsx::stale::beside(&req.output);
     let io = |p: &Path| {
         let path = p.display().to_string();
         move |source| ExportError::Io { path, source }
     };
     std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+    crate::fsx::stale::tidy_beside(&[&req.output]);
     let stage = tempfile::Builder::new()
-        .prefix(".tier1-export-")
+        .prefix(&crate::fsx::stale::temp_prefix("export"))
         .tempdir_in(&parent)
         .map_err(io(&parent))?;
     let tree = stage.path().join("tree");
@@ -169,12 +220,21 @@ pub fn export(req: &ExportRequest) -> Result<ExportOutcome, ExportError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let sidecar = digest_file(&req.output);
-    std::fs::rename(&archive_tmp, &req.output).map_err(io(&req.output))?;
-    if let Err(e) =
-        crate::fsx::write_atomic(&sidecar, format!("{}  {name}\n", digest.hex()).as_bytes())
-    {
-        let _ = std::fs::remove_file(&req.output);
-        return Err(io(&sidecar)(e));
+    let sidecar_tmp = stage.path().join("export.zip.sha256");
+    crate::fsx::write_atomic(
+        &sidecar_tmp,
+        format!("{}  {name}\n", digest.hex()).as_bytes(),
+    )
+    .map_err(io(&sidecar))?;
+    // The digest file first, then the archive: an archive is never visible without its digest,
+    // and a rerun after a kill between the two finds its own half and completes the pair.
+    let sidecar_there = holds_same(&sidecar, &sidecar_tmp)?;
+    let archive_there = holds_same(&req.output, &archive_tmp)?;
+    if !sidecar_there {
+        place(&sidecar_tmp, &sidecar)?;
+    }
+    if !archive_there {
+        place(&archive_tmp, &req.output)?;
     }
     tracing::info!(archive = %req.output.display(), %digest, runs = header.run_count, "exported the history");
     Ok(ExportOutcome {

@@ -314,6 +314,7 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
         inputs.push(("canonical history root", live.as_path()));
     }
     crate::fsx::check_output_root(&r.output_history_root, &inputs)?;
+    crate::fsx::stale::tidy_beside(&[&r.output_history_root]);
     // 8. The candidate index and its newest row.
     let cand = validate_history_root(&r.history_root).map_err(|source| PromoteError::History {
         which: "candidate",

@@ -196,6 +196,7 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             ("canonical history root", req.canonical_root.as_path()),
         ],
     )?;
+    crate::fsx::stale::tidy_beside(&[&req.output_root]);
     // Both trees are validated whole, side by side (read only; the candidate's failure is reported
     // first, as when they ran one after the other).
     let live_index_present = req

@@ -7,6 +7,7 @@ mod format;
 pub(crate) mod limits;
 mod lines;
 mod names;
+mod parse_error;
 pub(crate) mod settings;
 
 pub(crate) use discover::SuiteSource;
@@ -465,7 +466,7 @@ impl Suite {
         })?;
         let suite: Suite = serde_saphyr::from_str(text).map_err(|e| SuiteError::Parse {
             path: origin.to_string(),
-            message: parse_message(&e),
+            message: parse_error::message(&e, text),
         })?;
         suite.validate(&lines, origin)?;
         Ok(suite)
@@ -718,30 +719,6 @@ impl Suite {
     pub(crate) fn config_digest(&self) -> crate::digest::Digest {
         let v = serde_json::to_value(self).expect("suite serializes");
         crate::digest::Digest::of_bytes(crate::json::canonical(&v).as_bytes())
-    }
-}
-
-/// A deserializer error as one line in tier1's words: `line L column C: <what>`, without the
-/// source snippet, the parser's `<input>` name or its option hints.
-fn parse_message(e: &serde_saphyr::Error) -> String {
-    let inner = e.without_snippet().to_string();
-    let first = inner.lines().next().unwrap_or_default();
-    let what = first.trim_start_matches("error: ");
-    let what = match what.split_once(": ") {
-        Some((head, rest)) if head.starts_with("line ") => rest,
-        _ => what,
-    };
-    let what = what.split(" at line ").next().unwrap_or(what);
-    let what = match what {
-        "invalid u32" | "invalid u64" | "invalid usize" => {
-            "expected a whole number >= 0".to_string()
-        }
-        "invalid f64" | "invalid f32" => "expected a number".to_string(),
-        other => other.split(", set ").next().unwrap_or(other).to_string(),
-    };
-    match e.location() {
-        Some(l) if l.line() > 0 => format!("line {} column {}: {what}", l.line(), l.column()),
-        _ => what,
     }
 }
 

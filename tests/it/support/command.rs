@@ -9,7 +9,12 @@ use std::process::Command;
 /// The prefixes of the environment variables removed from every test command.
 pub const SCRUBBED_PREFIXES: [&str; 4] = ["GITHUB_", "RUNNER_", "ACTIONS_", "TIER1_"];
 
-/// `program` with a scrubbed environment (see the module docs).
+/// Where the commands keep their private state (the build cache's keys): under the test build's
+/// own temporary directory, never the user's home.
+pub const STATE_DIR: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/tier1-state");
+
+/// `program` with a scrubbed environment (see the module docs); `TIER1_STATE_DIR` is
+/// [`STATE_DIR`].
 pub fn scrubbed(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
     for (k, _) in std::env::vars_os() {
@@ -18,6 +23,18 @@ pub fn scrubbed(program: impl AsRef<std::ffi::OsStr>) -> Command {
             cmd.env_remove(&k);
         }
     }
+    cmd.env("TIER1_STATE_DIR", STATE_DIR);
+    cmd
+}
+
+/// [`scrubbed`] `program` started by bash after `limits` (`ulimit` commands, such as `ulimit -v
+/// 1048576` to cap its address space at 1 GiB: a test bounds a binary's memory this way, never by
+/// timing it). Arguments added to the command go to `program`.
+pub fn limited(program: impl AsRef<std::ffi::OsStr>, limits: &str) -> Command {
+    let mut cmd = scrubbed("bash");
+    cmd.arg("-c")
+        .arg(format!("{limits} && exec \"$0\" \"$@\""))
+        .arg(program);
     cmd
 }
 
@@ -34,6 +51,7 @@ pub fn bin(name: &str) -> std::path::PathBuf {
         "tier1-compare" => env!("CARGO_BIN_EXE_tier1-compare"),
         "tier1-dashboard" => env!("CARGO_BIN_EXE_tier1-dashboard"),
         "tier1-evidence" => env!("CARGO_BIN_EXE_tier1-evidence"),
+        "tier1-export" => env!("CARGO_BIN_EXE_tier1-export"),
         "tier1-nightly" => env!("CARGO_BIN_EXE_tier1-nightly"),
         "tier1-preflight" => env!("CARGO_BIN_EXE_tier1-preflight"),
         "tier1-promote" => env!("CARGO_BIN_EXE_tier1-promote"),

@@ -274,6 +274,11 @@ impl Harness {
             json!(self.attestations().display().to_string()),
         );
         env.insert("TIER1_GITHUB_RETRY_BASE_MS".into(), json!("5"));
+        // The build cache's keys: under the test build's directory, never the user's home.
+        env.insert(
+            "TIER1_STATE_DIR".into(),
+            json!(crate::support::command::STATE_DIR),
+        );
         Value::Object(env)
     }
 

@@ -2,7 +2,11 @@
 //! reading: the container of sealed history segments. Writing is byte-identical for identical
 //! input (members in the order given, mode 0644, uid/gid 0, mtime 0, empty user and group names,
 //! gzip header without name or time, deflate level 6). Reading accepts only what the writer
-//! makes: regular files with safe relative names, a valid header checksum, within the caps.
+//! makes: regular files with safe relative names, a valid header checksum, within the caps. Every
+//! read is bounded whatever the stream claims: a member's bytes are read as they arrive (never
+//! allocated from its header's size), and after the end-of-archive marker at most
+//! [`MAX_TRAILER_BYTES`] of zeros are read before the stream is refused, so a small archive padded
+//! with gigabytes of compressed zeros costs neither memory nor time.
 
 use crate::fsx;
 use flate2::Compression;
@@ -18,6 +22,11 @@ const NAME_LEN: usize = 100;
 const PREFIX_LEN: usize = 155;
 /// Largest member the 11 octal digits of the size field can state.
 const MAX_MEMBER_BYTES: u64 = 0o77_777_777_777;
+/// Most zero bytes read after the end-of-archive marker's first block: the rest of a tar record
+/// of 20 blocks (what `tar` pads to; this writer writes one more block).
+pub(crate) const MAX_TRAILER_BYTES: u64 = 19 * BLOCK as u64;
+/// Most bytes a member's buffer is given before its bytes arrive.
+const INITIAL_MEMBER_CAPACITY: u64 = 1 << 20;
 
 /// A refused or failed `.tar.gz` operation; the message names the member and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -226,33 +235,56 @@ impl<R: Read> Members<R> {
                 self.limits.max_bytes
             )));
         }
-        let mut bytes = vec![0u8; size as usize];
-        self.gz.read_exact(&mut bytes)?;
+        // Grown as the bytes arrive: a header may claim up to the cap while the stream ends early.
+        let mut bytes = Vec::with_capacity(size.min(INITIAL_MEMBER_CAPACITY) as usize);
+        let got = (&mut self.gz).take(size).read_to_end(&mut bytes)?;
+        if got as u64 != size {
+            return Err(refuse(format!(
+                "the archive ends inside the member: its header states {size} bytes, found {got}"
+            )));
+        }
         let pad = (BLOCK - (size as usize) % BLOCK) % BLOCK;
         let mut skip = [0u8; BLOCK];
         self.gz.read_exact(&mut skip[..pad])?;
         Ok(Some((name, bytes)))
     }
 
-    /// Every remaining member, then the end marker; nothing may follow it but zero blocks.
+    /// Every remaining member, then the end marker; nothing may follow it but at most
+    /// [`MAX_TRAILER_BYTES`] of zeros (read in one block's buffer, never collected).
     pub(crate) fn read_all(mut self) -> Result<Vec<(String, Vec<u8>)>, TgzError> {
         let mut out = Vec::new();
         while let Some(m) = self.next_member()? {
             out.push(m);
         }
-        let mut rest = Vec::new();
-        self.gz.read_to_end(&mut rest)?;
-        if rest.iter().any(|b| *b != 0) {
-            return Err(TgzError::Refused(
-                "data after the end-of-archive marker".into(),
-            ));
+        let mut block = [0u8; BLOCK];
+        let mut trailer = 0u64;
+        loop {
+            let n = match self.gz.read(&mut block) {
+                Ok(0) => return Ok(out),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            };
+            if block[..n].iter().any(|b| *b != 0) {
+                return Err(TgzError::Refused(
+                    "data after the end-of-archive marker (expected only zero blocks)".into(),
+                ));
+            }
+            trailer += n as u64;
+            if trailer > MAX_TRAILER_BYTES {
+                return Err(TgzError::Refused(format!(
+                    "more than {MAX_TRAILER_BYTES} bytes after the end-of-archive marker (expected at most the zero blocks of one tar record): the archive was padded"
+                )));
+            }
         }
-        Ok(out)
     }
 }
 
-/// Every member of the `.tar.gz` bytes `src` under `limits`.
-pub(crate) fn read(src: &[u8], limits: ReadLimits) -> Result<Vec<(String, Vec<u8>)>, TgzError> {
+/// Every member of the `.tar.gz` stream `src` under `limits`.
+pub(crate) fn read<R: Read>(
+    src: R,
+    limits: ReadLimits,
+) -> Result<Vec<(String, Vec<u8>)>, TgzError> {
     members(src, limits).read_all()
 }
 
@@ -280,7 +312,7 @@ mod tests {
         let a = write(Vec::new(), &sample()).unwrap();
         let b = write(Vec::new(), &sample()).unwrap();
         assert_eq!(a, b, "deterministic");
-        assert_eq!(read(&a, LIMITS).unwrap(), sample());
+        assert_eq!(read(&a[..], LIMITS).unwrap(), sample());
         assert_eq!(a[9], 255, "gzip OS byte: unknown");
         assert_eq!(&a[4..8], &[0, 0, 0, 0], "gzip mtime 0");
     }
@@ -316,7 +348,7 @@ mod tests {
         assert!(write(Vec::new(), &[("a".repeat(101), vec![])]).is_err());
         let good = write(Vec::new(), &sample()).unwrap();
         let e = read(
-            &good,
+            &good[..],
             ReadLimits {
                 max_members: 2,
                 max_bytes: 1 << 20,
@@ -325,7 +357,7 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("more than 2 members"), "{e}");
         let e = read(
-            &good,
+            &good[..],
             ReadLimits {
                 max_members: 100,
                 max_bytes: 100,
@@ -336,10 +368,90 @@ mod tests {
         let mut bad = good.clone();
         let n = bad.len();
         bad[n / 2] ^= 0xff;
-        assert!(read(&bad, LIMITS).is_err(), "a flipped byte is refused");
+        assert!(read(&bad[..], LIMITS).is_err(), "a flipped byte is refused");
         assert!(
             read(&good[..n - 10], LIMITS).is_err(),
             "a cut stream is refused"
+        );
+    }
+
+    /// The tar stream of `members` (the writer's output, decompressed).
+    fn tar_of(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+        let mut tar = Vec::new();
+        GzDecoder::new(&write(Vec::new(), members).unwrap()[..])
+            .read_to_end(&mut tar)
+            .unwrap();
+        tar
+    }
+
+    /// `tar` followed by `zeros` zero bytes, gzip-compressed (fast: zeros compress 1000:1).
+    fn gz_padded(tar: &[u8], zeros: u64) -> Vec<u8> {
+        let mut e = GzEncoder::new(Vec::new(), Compression::fast());
+        e.write_all(tar).unwrap();
+        let chunk = vec![0u8; 1 << 20];
+        let mut left = zeros;
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            e.write_all(&chunk[..n]).unwrap();
+            left -= n as u64;
+        }
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn zeros_after_the_end_marker_are_bounded() {
+        let tar = tar_of(&sample());
+        // Padded to a whole tar record (what `tar` writes): accepted.
+        let record = 20 * BLOCK;
+        let pad = (record - tar.len() % record) % record;
+        assert_eq!(
+            read(&gz_padded(&tar, pad as u64)[..], LIMITS).unwrap(),
+            sample()
+        );
+        // Padded with 256 MiB of zeros (a stream of a few MiB): refused after one record, the
+        // zeros never collected.
+        let padded = gz_padded(&tar, 256 << 20);
+        assert!(padded.len() < 4 << 20, "{}", padded.len());
+        let e = read(&padded[..], LIMITS).unwrap_err();
+        assert!(
+            e.to_string().contains(&format!(
+                "more than {MAX_TRAILER_BYTES} bytes after the end-of-archive marker"
+            )),
+            "{e}"
+        );
+        // Anything but zeros after the marker is refused too.
+        let mut junk = tar.clone();
+        junk.extend_from_slice(b"junk");
+        let e = read(&gz_padded(&junk, 0)[..], LIMITS).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("data after the end-of-archive marker"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_header_that_claims_more_than_the_stream_holds_allocates_nothing_for_it() {
+        // One member whose header states the largest size ustar can state (8 GiB), over a stream
+        // that ends after 1 KiB: refused when the stream ends, naming both sizes.
+        let mut tar = tar_of(&[("a.json".into(), vec![b'x'; 1024])]);
+        let mut h = [0u8; BLOCK];
+        h.copy_from_slice(&tar[..BLOCK]);
+        octal(&mut h[124..136], MAX_MEMBER_BYTES);
+        let sum = checksum(&h);
+        octal(&mut h[148..155], sum);
+        h[155] = b' ';
+        tar[..BLOCK].copy_from_slice(&h);
+        tar.truncate(BLOCK + 1024);
+        let limits = ReadLimits {
+            max_members: 10,
+            max_bytes: u64::MAX,
+        };
+        let e = read(&gz_padded(&tar, 0)[..], limits).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("states {MAX_MEMBER_BYTES} bytes, found 1024")),
+            "{e}"
         );
     }
 
@@ -363,11 +475,11 @@ mod tests {
         let mut h = [0u8; BLOCK];
         h.copy_from_slice(&link[..BLOCK]);
         octal(&mut link[148..155], checksum(&h));
-        let e = read(&regz(&link), LIMITS).unwrap_err();
+        let e = read(&regz(&link)[..], LIMITS).unwrap_err();
         assert!(e.to_string().contains("expected a regular file"), "{e}");
         let mut sum = tar;
         sum[0] = b'b';
-        let e = read(&regz(&sum), LIMITS).unwrap_err();
+        let e = read(&regz(&sum)[..], LIMITS).unwrap_err();
         assert!(e.to_string().contains("header checksum"), "{e}");
     }
 }

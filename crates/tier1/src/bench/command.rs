@@ -37,16 +37,14 @@ pub(crate) const STDOUT_GRACE: Duration = Duration::from_secs(2);
 
 /// `schema` value a command must print.
 pub(crate) const COMMAND_SCHEMA: &str = "tier1.command_result.v1";
-/// Largest stdout accepted from a command.
-pub(crate) const MAX_OUTPUT_BYTES: u64 = 16 << 20;
+/// Largest stdout accepted from a command (the budget of a results file, `limits`).
+pub(crate) use crate::bench::limits::MAX_OUTPUT_BYTES;
 /// Most invocations of one command target per measurement.
 pub(crate) const MAX_PROCESSES: u32 = 10;
 /// How much of a malformed stdout a message quotes.
 const SNIPPET_CHARS: usize = 200;
 /// Largest sample a command may report (ms): a day.
 pub(crate) const MAX_SAMPLE_MS: f64 = 86_400_000.0;
-/// Most samples per variant in one invocation.
-pub(crate) const MAX_SAMPLES: usize = 1_000_000;
 /// Most variants of a command result.
 pub(crate) const MAX_VARIANTS: usize = 64;
 /// Longest variant name, `baseline_file`, and input name or dtype, in bytes.
@@ -161,6 +159,11 @@ pub(crate) fn run(
             Goal::Speed | Goal::Memory => precise_now(&samples, &verified, timing.precision_pct),
         };
         if precise {
+            break;
+        }
+        let pooled_samples: usize = samples.iter().map(Vec::len).sum();
+        if pooled_samples > crate::bench::limits::MAX_RUN_SAMPLES {
+            // More than a run may record: the harness refuses the run; never invoke again.
             break;
         }
         if sampling.processes >= MAX_PROCESSES || started.elapsed() >= timing.budget {
@@ -479,13 +482,6 @@ fn validate(key: &str, raw: CommandOutput) -> Result<CommandOutput, String> {
                 v.name
             )));
         }
-        if v.samples_ms.len() > MAX_SAMPLES {
-            return Err(bad(format!(
-                "variants[{i}] ({}).samples_ms: expected at most {MAX_SAMPLES} samples, found {}",
-                v.name,
-                v.samples_ms.len()
-            )));
-        }
         let sig = &v.input_signature;
         let oversized = sig.inputs.len() > MAX_INPUTS
             || sig.inputs.iter().any(|t| {
@@ -499,12 +495,6 @@ fn validate(key: &str, raw: CommandOutput) -> Result<CommandOutput, String> {
                 v.name
             )));
         }
-        if Stats::of(&v.samples_ms).is_none() {
-            return Err(bad(format!(
-                "variants[{i}] ({}).samples_ms: expected at least one finite, non-negative sample",
-                v.name
-            )));
-        }
         if let Some((j, x)) = v
             .samples_ms
             .iter()
@@ -513,6 +503,12 @@ fn validate(key: &str, raw: CommandOutput) -> Result<CommandOutput, String> {
         {
             return Err(bad(format!(
                 "variants[{i}] ({}).samples_ms[{j}]: expected a finite number of milliseconds in 0..={MAX_SAMPLE_MS}, found {x:?}",
+                v.name
+            )));
+        }
+        if Stats::of(&v.samples_ms).is_none() {
+            return Err(bad(format!(
+                "variants[{i}] ({}).samples_ms: expected at least one finite, non-negative sample",
                 v.name
             )));
         }

@@ -73,12 +73,20 @@ pub(crate) fn offending(t: &TargetResult) -> Option<(String, f64)> {
     if let Some(x) = first(metrics.map(|(f, x)| (format!("metrics.{f}"), x))) {
         return Some(x);
     }
-    if let Some(meas) = &m.measurement
-        && serde_json::to_vec(meas).is_err()
-    {
-        return Some(("metrics.measurement".into(), f64::NAN));
+    if let Some((field, x)) = m.measurement.as_ref().and_then(|meas| meas.non_finite()) {
+        return Some((format!("metrics.measurement.{field}"), x));
     }
     None
+}
+
+/// The smallest positive sample of `t` (ms), which a number that overflows or is undefined
+/// comes from.
+fn smallest_sample(t: &TargetResult) -> Option<f64> {
+    t.variants
+        .iter()
+        .flat_map(|v| v.samples_ms.iter().copied())
+        .filter(|x| *x > 0.0)
+        .min_by(f64::total_cmp)
 }
 
 /// Fail `t` when one of its numbers is not recordable ([`offending`]): the failure names the field
@@ -88,10 +96,19 @@ pub(crate) fn fail_unrecordable(t: &mut TargetResult) -> bool {
     let Some((field, value)) = offending(t) else {
         return false;
     };
+    // An undefined number (NaN) is named as such, with the sample it was derived from: the
+    // samples themselves are all finite by now.
+    let found = match (value.is_nan(), smallest_sample(t)) {
+        (true, Some(s)) => format!(
+            "an undefined result (derived from samples as small as {s:e} ms, too small to divide by)"
+        ),
+        (true, None) => "an undefined result".to_string(),
+        (false, _) => format!("{value:?}"),
+    };
     t.failure = Some(TargetFailure {
         status: status::FAILED_ERROR.into(),
         message: format!(
-            "target {}: {field}: expected a finite number of magnitude at most {MAX_MAGNITUDE:e}, found {value:?}: the target's numbers cannot be recorded",
+            "target {}: {field}: expected a finite number of magnitude at most {MAX_MAGNITUDE:e}, found {found}: the target's numbers cannot be recorded",
             t.key
         ),
     });

@@ -6,6 +6,7 @@
 
 use crate::bench::backend::{Backend, BackendError, Shapes, VariantRun, Workload};
 use crate::bench::estimate;
+use crate::bench::limits;
 use crate::bench::machine::{MachineState, MachineWindow};
 pub use crate::bench::options::HarnessOptions;
 pub use crate::bench::options::Hook;
@@ -66,6 +67,10 @@ pub enum HarnessError {
     /// The destination already holds a results file.
     #[error("{0}: already exists; refusing to overwrite")]
     Exists(String),
+    /// The run would record more than its evidence package can hold (`crate::bench::limits`):
+    /// stopped before anything was written.
+    #[error("{0}")]
+    TooLarge(String),
     /// SIGINT or SIGTERM arrived: the suite stopped and its results were discarded.
     #[error("the suite was {0} while running target {1}; its results were discarded")]
     Cancelled(crate::process::Cancelled, String),
@@ -163,6 +168,17 @@ pub fn run_suite(
                 return Err(HarnessError::Cancelled(c, t.key.clone()));
             }
             measured[j].push(r);
+            let samples: usize = measured.iter().flatten().map(samples_of).sum();
+            if samples > limits::MAX_RUN_SAMPLES {
+                let what = if passes > 1 {
+                    format!("the run (after target {}, pass {})", t.key, pass + 1)
+                } else {
+                    format!("the run (after target {})", t.key)
+                };
+                return Err(HarnessError::TooLarge(limits::too_many_samples(
+                    &what, samples,
+                )));
+            }
         }
     }
     let mut targets = Vec::with_capacity(selected.len());
@@ -203,6 +219,11 @@ pub fn run_suite(
     })
 }
 
+/// Samples a target's result holds (every variant).
+fn samples_of(r: &TargetResult) -> usize {
+    r.variants.iter().map(|v| v.samples_ms.len()).sum()
+}
+
 /// One target's timing in one pass: its own settings over the profile's, and an order seed of
 /// its own (pass 1 keeps the seed a one-pass run uses).
 fn target_timing(
@@ -241,15 +262,27 @@ pub fn write_results(run_dir: &Path, results: &ResultsFile) -> Result<PathBuf, H
     if path.exists() {
         return Err(HarnessError::Exists(path.display().to_string()));
     }
+    let bytes = crate::json::to_pretty(results, &path.display().to_string()).map_err(|e| {
+        HarnessError::Write {
+            path: path.display().to_string(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+        }
+    })?;
+    if bytes.len() as u64 > limits::RESULTS_MAX_BYTES {
+        return Err(HarnessError::TooLarge(format!(
+            "{}: the results would take {} bytes, over the {} a results file may take (a quarter of the {} bytes promotion extracts from the evidence package): record fewer samples or variants; nothing was written",
+            path.display(),
+            bytes.len(),
+            limits::RESULTS_MAX_BYTES,
+            limits::EVIDENCE_MAX_BYTES
+        )));
+    }
     let created = !run_dir.exists();
     let write = || -> std::io::Result<()> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        crate::json::write(&path, results).map_err(|e| match e {
-            crate::json::JsonError::Io { source, .. } => source,
-            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
-        })
+        crate::fsx::write_atomic(&path, &bytes)
     };
     write().map_err(|source| {
         if created {

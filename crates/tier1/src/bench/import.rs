@@ -2,8 +2,9 @@
 //! criterion, hyperfine, nvbench; `crate::suite::OutputFormat`) is run with the tool's own
 //! command, and its output is read here: every benchmark the tool reports with its samples (time
 //! of one execution, ms), then the suite's `variants` pick the baseline and the optimized ones by
-//! the names the tool prints. A benchmark the tool reports as failed, or one the suite names and
-//! the output lacks, fails the target with a message naming it and what the output holds.
+//! the names the tool prints. A benchmark the tool reports as failed, one the suite names and the
+//! output lacks, or one it reports twice, fails the target with a message naming it and what the
+//! output holds.
 
 mod criterion;
 mod google_benchmark;
@@ -91,7 +92,15 @@ pub(crate) fn variants(t: &Target, out: ToolOutput<'_>) -> Result<Vec<ImportedVa
         .chain(&map.optimized)
         .enumerate()
     {
-        let Some(m) = all.iter().find(|m| m.is(name)) else {
+        let mut named = all.iter().filter(|m| m.is(name));
+        let (first, again) = (named.next(), named.next());
+        if first.is_some() && again.is_some() {
+            let n = 2 + named.count();
+            return Err(format!(
+                "{what}: the output reports {n} benchmarks named {name:?}: expected exactly one (which one the suite means cannot be told)"
+            ));
+        }
+        let Some(m) = first else {
             let names: Vec<&str> = all.iter().take(LISTED).map(|m| m.name.as_str()).collect();
             return Err(format!(
                 "{what}: no benchmark named {name:?} in the output; it has {}: {names:?}{}",

@@ -31,7 +31,7 @@ impl Invocation {
         rounds: u32,
     ) -> Result<Invocation, String> {
         let dir = tempfile::Builder::new()
-            .prefix("tier1-command-")
+            .prefix(&crate::fsx::stale::temp_prefix("command"))
             .tempdir()
             .map_err(|e| format!("could not create a temporary directory: {e}"))?;
         let output = dir.path().join("output.json").display().to_string();
@@ -72,12 +72,13 @@ impl Invocation {
             return Ok(stdout);
         }
         let path = self.output_file();
-        let file = std::fs::File::open(&path).map_err(|e| {
-            format!(
-                "the command did not write its {OUTPUT} file {}: {e}",
-                path.display()
-            )
-        })?;
+        let file = crate::fsx::open_no_follow(&path, std::fs::OpenOptions::new().read(true))
+            .map_err(|e| {
+                format!(
+                    "the command did not write its {OUTPUT} file {}: {e}",
+                    path.display()
+                )
+            })?;
         let mut buf = Vec::new();
         file.take(max + 1)
             .read_to_end(&mut buf)

@@ -134,6 +134,8 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
                 }
             ))
         })?;
+    crate::fsx::stale::tidy_beside(&[req.output_dir]);
+    crate::fsx::stale::tidy([req.cache_dir.to_path_buf()]);
     let stage = crate::fsx::StagedDir::new(req.output_dir).map_err(|e| {
         let m = format!(
             "--output-dir {}: expected an absent or empty directory: {e}",
@@ -168,6 +170,8 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
                 threshold_pct: req.threshold_pct,
                 seed: req.seed,
                 decide_on: req.decide_on,
+                builder: sidebyside::Builder::Bisect,
+                state_dir: None,
             })
         };
         let new_builds = |o: &sidebyside::SideBySideOutcome| {

@@ -17,9 +17,10 @@ pub fn artifact_prefix(s: &str) -> Result<ArtifactPrefix, InvalidValue> {
     ArtifactPrefix::parse(s).map_err(InvalidValue)
 }
 
-/// Parse the command line of `tool`: help, version and malformed command lines exit as clap has
-/// them (0 or 2); a value refused by a parser of this module is said as `<tool>: error: <message>`
-/// and returned as the exit code of invalid input.
+/// Parse the command line of `tool`: malformed command lines exit as clap has them (2); help and
+/// version are printed on stdout and exit 0, or with the write's own code (12 for a full disk,
+/// else 10) when stdout cannot take them; a value refused by a parser of this module is said as
+/// `<tool>: error: <message>` and returned as the exit code of invalid input.
 pub fn parse<A: clap::Parser>(tool: &str) -> Result<A, ExitCode> {
     match A::try_parse() {
         Ok(args) => Ok(args),
@@ -28,8 +29,22 @@ pub fn parse<A: clap::Parser>(tool: &str) -> Result<A, ExitCode> {
                 super::print_error(tool, bad);
                 Err(Exit::Invalid.into())
             }
+            None if !e.use_stderr() => Err(print_to_stdout(tool, &e)),
             None => e.exit(),
         },
+    }
+}
+
+/// Print clap's help or version text on stdout, flushed: its exit code is that of the write.
+fn print_to_stdout(tool: &str, e: &clap::Error) -> ExitCode {
+    use std::io::Write;
+    let written = e.print().and_then(|()| std::io::stdout().flush());
+    match written {
+        Ok(()) => Exit::Ok.into(),
+        Err(err) => {
+            super::print_error(tool, &format!("could not write to stdout: {err}"));
+            crate::exit::of_io(&err).into()
+        }
     }
 }
 

@@ -43,7 +43,7 @@ pub fn write_from_store(
     };
     let store = open_store(&src.store, &cfg).map_err(restore::RestoreError::from)?;
     let tmp = tempfile::Builder::new()
-        .prefix("tier1-dashboard-")
+        .prefix(&crate::fsx::stale::temp_prefix("dashboard"))
         .tempdir()
         .map_err(|source| ReportError::Io {
             path: std::env::temp_dir().display().to_string(),

@@ -32,6 +32,7 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
         crate::fsx::OutputRootError::NotEmpty { path } => ReportError::OutputNotEmpty(path),
         other => ReportError::Output(other),
     })?;
+    crate::fsx::stale::tidy_beside(&[&opts.output]);
     let suite = crate::suite::Suite::discover(
         opts.suite_config.as_deref(),
         &opts.repo_root,

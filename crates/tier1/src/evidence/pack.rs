@@ -1,6 +1,8 @@
 //! Pack a run's evidence (`<run_id>/` and every `<run_id>__recheck__*/`) into one deterministic zip:
 //! sorted entries, fixed timestamps and modes, so packing the same evidence twice gives the same bytes
-//! and the same `sha256:` digest that the upload must reproduce.
+//! and the same `sha256:` digest that the upload must reproduce. Evidence that promotion would
+//! refuse (too large, a file it does not extract) is refused before anything is written
+//! (`packable`).
 
 use super::{EvidenceError, run_dirs};
 use crate::digest::Digest;
@@ -25,6 +27,8 @@ pub struct Packed {
 /// Pack the evidence of `run_id` under `evidence_root` into `out` (written atomically).
 pub fn pack(evidence_root: &Path, run_id: &str, out: &Path) -> Result<Packed, EvidenceError> {
     let dirs = run_dirs(evidence_root, run_id)?;
+    super::packable::check(evidence_root, &dirs)?;
+    crate::fsx::stale::tidy_beside(&[out]);
     let stage = tempfile::Builder::new()
         .prefix(&crate::fsx::stale::temp_prefix("pack"))
         .tempdir()

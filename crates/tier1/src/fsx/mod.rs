@@ -19,7 +19,7 @@ pub(crate) use atomic::{
     overwrite_staged, overwrite_staged_if_changed, write_atomic, write_if_changed,
 };
 pub(crate) use names::{is_safe_component, is_safe_run_id, join_safe, safe_relative_parts};
-pub(crate) use no_follow::{open_no_follow, read_no_follow, real_dir};
+pub(crate) use no_follow::{open_no_follow, read_no_follow, read_no_follow_at_most, real_dir};
 pub use output_root::is_absent_or_empty;
 pub(crate) use output_root::{OutputRootError, check_disjoint, check_output_root, resolve_path};
 pub(crate) use staged::StagedDir;

@@ -36,6 +36,21 @@ pub(crate) fn read_no_follow(path: &Path) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// [`read_no_follow`], refusing a file of more than `max` bytes (`FileTooLarge`, naming it) after
+/// reading at most one byte past the cap.
+pub(crate) fn read_no_follow_at_most(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let f = open_no_follow(path, fs::OpenOptions::new().read(true))?;
+    let mut out = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(f, max.saturating_add(1)), &mut out)?;
+    if out.len() as u64 > max {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("{} is larger than {max} bytes", path.display()),
+        ));
+    }
+    Ok(out)
+}
+
 /// Create the directory `dir` when absent (its parents too) and check that it is a real directory,
 /// never a symbolic link to one.
 pub(crate) fn real_dir(dir: &Path) -> io::Result<()> {

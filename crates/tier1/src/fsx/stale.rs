@@ -1,7 +1,9 @@
 //! Names of the temporary files and directories tier1 creates, and their collection after a crash.
 //! Every temporary name carries the id of the process that made it (`.tier1-<kind>-p<pid>-…`,
 //! `.work-<run>-p<pid>-…`), so the next run can tell a leftover of a killed process (its pid is
-//! gone) from the work of one still running, and removes only the former.
+//! gone) from the work of one still running, and removes only the former. Every binary that
+//! writes somewhere first collects the leftovers there (`tidy_beside`): beside its output, in
+//! its own directories and in the system temporary directory.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -63,6 +65,42 @@ pub(crate) fn collect(dir: &Path) -> io::Result<Vec<PathBuf>> {
         }
     }
     Ok(removed)
+}
+
+/// [`collect`] in each of `dirs`, saying on stderr what was removed; a directory that cannot be
+/// read is warned about, never fatal (the leftovers stay for a later run).
+pub(crate) fn tidy<I: IntoIterator<Item = PathBuf>>(dirs: I) {
+    for dir in dirs {
+        match collect(&dir) {
+            Ok(removed) => {
+                for p in removed {
+                    tracing::info!(path = %p.display(), "removed a temporary file left by a killed process");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "could not collect temporary files");
+            }
+        }
+    }
+}
+
+/// The directory an output at `path` is staged in (its parent; `.` for a bare name).
+pub(crate) fn beside(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// [`tidy`] beside each of `outputs` and in the system temporary directory: what a binary does
+/// before it writes.
+pub(crate) fn tidy_beside(outputs: &[&Path]) {
+    tidy(
+        outputs
+            .iter()
+            .map(|p| beside(p))
+            .chain(std::iter::once(std::env::temp_dir())),
+    );
 }
 
 #[cfg(test)]

@@ -84,6 +84,33 @@ pub(crate) struct PassValue {
 }
 
 impl Measurement {
+    /// Its first number that cannot be recorded (not finite), as `(field, value)`.
+    pub(crate) fn non_finite(&self) -> Option<(String, f64)> {
+        let fields = [
+            ("confidence", Some(self.confidence)),
+            ("speedup_ci_low", self.speedup_ci_low),
+            ("speedup_ci_high", self.speedup_ci_high),
+            ("optimized_median_ms", Some(self.optimized_median_ms)),
+            ("optimized_ci_low_ms", self.optimized_ci_low_ms),
+            ("optimized_ci_high_ms", self.optimized_ci_high_ms),
+            ("speedup_cv", Some(self.speedup_cv)),
+            ("baseline_cv", Some(self.baseline_cv)),
+            ("optimized_cv", Some(self.optimized_cv)),
+            ("precision_pct", Some(self.precision_pct)),
+        ];
+        let passes = self.passes.iter().enumerate().flat_map(|(i, p)| {
+            [
+                (format!("passes[{i}].speedup"), p.speedup),
+                (format!("passes[{i}].optimized_ms"), p.optimized_ms),
+            ]
+        });
+        fields
+            .into_iter()
+            .map(|(f, v)| (f.to_string(), v))
+            .chain(passes)
+            .find_map(|(f, v)| v.map(f64::from).filter(|x| !x.is_finite()).map(|x| (f, x)))
+    }
+
     /// Standard error of ln(best_speedup) from its interval (`None` without an interval).
     pub(crate) fn log_speedup_se(&self) -> Option<f64> {
         log_se(self.speedup_ci_low, self.speedup_ci_high, self.confidence)

@@ -9,14 +9,17 @@ use super::segment::{
     SegmentManifest, SegmentRecord, segment_path,
 };
 use crate::archive::tgz::{self, ReadLimits};
+use crate::archive::{MAX_EXPANDED_BYTES, MAX_MEMBERS};
 use crate::digest::Digest;
 use serde_json::{Map, Value};
 use std::path::Path;
 
-/// Caps on reading a segment archive (far above what a segment of whole runs holds).
+/// Caps on reading a segment archive. A segment seals runs that were live together in one package,
+/// within restore's caps ([`MAX_MEMBERS`] files, [`MAX_EXPANDED_BYTES`]): its members (and the
+/// manifest that lists them) are held to twice those, so a hostile segment costs bounded memory.
 pub(crate) const READ_LIMITS: ReadLimits = ReadLimits {
-    max_members: 200_000,
-    max_bytes: 512 * 1024 * 1024,
+    max_members: 2 * MAX_MEMBERS + 1,
+    max_bytes: 2 * MAX_EXPANDED_BYTES,
 };
 
 /// What to seal: runs of a history root, contiguous in the chain.
@@ -194,12 +197,13 @@ pub(crate) fn read_manifest(root: &Path, rel: &str) -> Result<SegmentManifest, H
 /// The members of an archive after its manifest: (name, bytes).
 pub(crate) type Members = Vec<(String, Vec<u8>)>;
 
-/// The manifest and every other member of the segment archive `bytes` (stored at `rel`).
+/// The manifest and every other member of the segment archive read from `src` (stored at `rel`),
+/// streamed: only the members are held, within [`READ_LIMITS`].
 pub(crate) fn read_segment(
     rel: &str,
-    bytes: &[u8],
+    src: impl std::io::Read,
 ) -> Result<(SegmentManifest, Members), HistoryError> {
-    let mut all = tgz::read(bytes, READ_LIMITS).map_err(|e| refused(rel, e))?;
+    let mut all = tgz::read(src, READ_LIMITS).map_err(|e| refused(rel, e))?;
     if all.is_empty() {
         return Err(HistoryError::integrity(rel, "empty segment archive"));
     }

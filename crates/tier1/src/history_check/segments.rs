@@ -180,9 +180,9 @@ pub fn check_deep(root: &Path, doc: &IndexDoc) -> Result<DeepReport, HistoryErro
     let mut report = DeepReport::default();
     for s in &doc.index.segments {
         let rel = &s.path;
-        let bytes = std::fs::read(root.join(rel))
+        let file = std::fs::File::open(root.join(rel))
             .map_err(|e| HistoryError::structural(rel, format!("cannot read: {e}")))?;
-        let (m, members) = read_segment(rel, &bytes)?;
+        let (m, members) = read_segment(rel, std::io::BufReader::new(file))?;
         let agree = |what: &str, same: bool| {
             if same {
                 Ok(())

@@ -22,31 +22,13 @@ pub(crate) fn tidy(store: &LocalStore, history_out: Option<&Path>) -> Result<(),
             run.id
         );
     }
-    let temp = std::env::temp_dir();
     let mut dirs = vec![
         store.dir().to_path_buf(),
         store.dir().join(ARTIFACTS_DIR),
-        temp,
+        std::env::temp_dir(),
     ];
-    if let Some(parent) = history_out.and_then(Path::parent) {
-        dirs.push(if parent.as_os_str().is_empty() {
-            Path::new(".").to_path_buf()
-        } else {
-            parent.to_path_buf()
-        });
-    }
-    for dir in dirs {
-        match crate::fsx::stale::collect(&dir) {
-            Ok(removed) => {
-                for p in removed {
-                    tracing::info!(path = %p.display(), "removed a temporary file left by a killed job");
-                }
-            }
-            Err(e) => {
-                tracing::warn!(dir = %dir.display(), error = %e, "could not collect temporary files");
-            }
-        }
-    }
+    dirs.extend(history_out.map(crate::fsx::stale::beside));
+    crate::fsx::stale::tidy(dirs);
     Ok(())
 }
 

@@ -35,6 +35,15 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     if let Some(path) = &req.suite_config {
         crate::suite::Suite::load(path)?;
     }
+    // Refused before anything is recorded: a branch name git would refuse, a profile no suite of
+    // this checkout defines.
+    super::request::check_branch(&req.branch)?;
+    if let Some(p) = &req.profile {
+        super::request::check_profile(
+            p,
+            &crate::suite::Suite::candidates(req.suite_config.as_deref(), &req.repo_root)?,
+        )?;
+    }
     history_out::check(&history_out::Roots {
         store: &req.store_dir,
         history_out: req.history_out.as_deref(),

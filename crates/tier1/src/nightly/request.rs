@@ -71,6 +71,54 @@ pub(crate) fn validate_request(
     Ok(())
 }
 
+/// `--branch`: a name git accepts for a branch (`git check-ref-format --branch`'s rules).
+pub(crate) fn check_branch(branch: &str) -> Result<(), NightlyError> {
+    let bad_char = branch
+        .chars()
+        .find(|c| c.is_control() || c.is_whitespace() || "~^:?*[\\".contains(*c));
+    let why = if branch.is_empty() {
+        Some("it is empty".to_string())
+    } else if let Some(c) = bad_char {
+        Some(format!("it holds {c:?}"))
+    } else if branch.starts_with(['-', '/', '.'])
+        || branch.ends_with(['/', '.'])
+        || branch.ends_with(".lock")
+        || branch.contains("..")
+        || branch.contains("//")
+        || branch.contains("@{")
+        || branch.contains("/.")
+        || branch == "@"
+    {
+        Some("git does not accept it as a branch name".to_string())
+    } else {
+        None
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(NightlyError::Request(format!(
+            "--branch: expected a branch name (as `git check-ref-format --branch` accepts), found {branch:?}: {why}; nothing was recorded"
+        ))),
+    }
+}
+
+/// `--profile`: a profile that one of the suites this run may use defines.
+pub(crate) fn check_profile(
+    profile: &str,
+    suites: &[crate::suite::Suite],
+) -> Result<(), NightlyError> {
+    if suites.iter().any(|s| s.profile(profile).is_some()) {
+        return Ok(());
+    }
+    let known: std::collections::BTreeSet<&str> = suites
+        .iter()
+        .flat_map(|s| s.profiles.keys().map(String::as_str))
+        .collect();
+    Err(NightlyError::Request(format!(
+        "--profile: expected a profile of the suite ({}), found {profile:?}; nothing was recorded",
+        known.into_iter().collect::<Vec<_>>().join(", ")
+    )))
+}
+
 /// Who accepts: `--requester`, else `$GITHUB_TRIGGERING_ACTOR` (who started this attempt: on a
 /// re-run `$GITHUB_ACTOR` is still the run's first actor), else `$GITHUB_ACTOR`, else `$USER`;
 /// else `local-operator`, said out loud.

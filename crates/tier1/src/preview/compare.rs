@@ -40,6 +40,7 @@ pub fn preview(
     let inputs: Vec<(&str, &Path)> = own.iter().map(|p| ("local store", p.as_path())).collect();
     crate::fsx::check_disjoint(&req.output, &inputs)
         .map_err(|e| PreviewError::Invalid(format!("--output: {e}")))?;
+    crate::fsx::stale::tidy_beside(&[&req.output]);
     let scratch = tempfile::Builder::new()
         .prefix(&crate::fsx::stale::temp_prefix("preview"))
         .tempdir()

@@ -107,6 +107,9 @@ impl Classify for ExportRestoreError {
     }
 }
 
+/// Most bytes of `FILE.sha256` read (a digest line names the file after the digest).
+const SIDECAR_MAX_BYTES: u64 = 4096;
+
 /// The extraction policy of an export: restore's, with one more member (the header).
 fn policy() -> ExtractPolicy {
     let mut p = ExtractPolicy::history();
@@ -126,7 +129,13 @@ fn expected_digest(
         return Ok((Some(parse(s, "--sha256")?), "--sha256"));
     }
     let sidecar = crate::export::digest_file(&opts.export);
-    match std::fs::read_to_string(&sidecar) {
+    // One line of `sha256sum`: read no further than a digest line can be long.
+    let read = std::fs::File::open(&sidecar).and_then(|f| {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(f, SIDECAR_MAX_BYTES), &mut text)
+            .map(|_| text)
+    });
+    match read {
         Ok(text) => {
             let first = text.split_whitespace().next().unwrap_or("");
             let shown = sidecar.display().to_string();
@@ -146,6 +155,7 @@ pub fn restore_from_export(
 ) -> Result<ExportRestoreOutcome, ExportRestoreError> {
     let dest = &opts.destination;
     crate::fsx::check_output_root(dest, &[])?;
+    crate::fsx::stale::tidy_beside(&[dest]);
     let shown = opts.export.display().to_string();
     let integrity = |message: String| ExportRestoreError::Integrity {
         export: shown.clone(),

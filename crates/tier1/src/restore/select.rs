@@ -38,6 +38,7 @@ pub fn restore(
     let own = store.own_paths();
     let inputs: Vec<(&str, &Path)> = own.iter().map(|p| ("local store", p.as_path())).collect();
     fsx::check_output_root(dest, &inputs)?;
+    fsx::stale::tidy_beside(&[dest]);
     let found = discovery::discover(
         store,
         &opts.workflow,

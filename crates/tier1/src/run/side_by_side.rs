@@ -199,6 +199,8 @@ fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<Side
             threshold_pct,
             seed: seed_of(&req.run_id, &target.key),
             decide_on,
+            builder: sidebyside::Builder::SideBySide,
+            state_dir: None,
         },
         Some(&in_place),
     );

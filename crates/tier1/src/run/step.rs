@@ -33,6 +33,12 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
 /// preview reports them in its own words).
 pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     let anchor = preflight(req)?;
+    // Leftovers of killed runs: in the roots this run writes and the temporary directory.
+    crate::fsx::stale::tidy([
+        req.evidence_root.clone(),
+        req.history_root.clone(),
+        std::env::temp_dir(),
+    ]);
     let passes = anchor_passes(req, anchor.is_none());
     crate::gha::group(&format!("Tier-1 suite: profile {}", req.profile));
     if passes > 1 {
@@ -88,6 +94,13 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         &comparison,
         &results,
     )?;
+    // Evidence its own promotion would refuse is refused here, before the run is recorded.
+    if let Err(e) = crate::evidence::packable::check(&req.evidence_root, &evidence_dirs) {
+        for d in &evidence_dirs {
+            let _ = std::fs::remove_dir_all(req.evidence_root.join(d));
+        }
+        return Err(e.into());
+    }
     let row = candidate::append(
         &req.history_root,
         &candidate::CandidateRun {

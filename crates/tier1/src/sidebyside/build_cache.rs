@@ -2,23 +2,27 @@
 //! cache's mirror `<cache>/repo.git`, see [`worktree`]), cargo's
 //! target directory for `tier1-run` (`target/`), and per build step a log and a completion marker
 //! (`build-<step>.log`, `build-<step>.json`) written last, atomically, with the digest of every
-//! output the step made. A reuse checks the worktree (HEAD, no tracked change) and every recorded
-//! output's digest; an entry whose worktree git no longer knows (the repository was cloned again)
-//! or that has no marker (an interrupted build) is rebuilt, one that fails the checks is refused
-//! (`dirty_worktree`), never silently used. One process at a time works on an entry (a lock file).
+//! output the step made and of the whole worktree, signed with the builder's private key
+//! ([`entry_trust`], [`cache_key`]). An entry is reused only when its marker is signed by this
+//! builder and the worktree (HEAD, no tracked change, every file's digest) and every output still
+//! match it; one whose marker is missing or not signed by this builder (an interrupted build, an
+//! entry another user, job or tool wrote, an older tier1) is removed and built again from nothing,
+//! its worktree's files checked against the repository itself; one that is signed but changed
+//! since is refused (`dirty_worktree`), never silently used. One process at a time works on an
+//! entry (a lock file), and nothing in the cache is opened through a symbolic link: a link planted
+//! at a lock, log or entry path is never followed.
 
 use crate::digest::Digest;
 use crate::sidebyside::build_step::{BuildStep, log_tail, run_logged};
+use crate::sidebyside::cache_key::{Builder, CacheKey};
+use crate::sidebyside::entry_trust::{self, Found, MARKER_SCHEMA, Marker};
 use crate::sidebyside::outcome::{BuildRecord, Cause, Problem, Side};
 use crate::sidebyside::worktree::{self, Untracked};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// `schema` of a completion marker.
-pub(crate) const MARKER_SCHEMA: &str = "tier1.build.v1";
 /// The bare repository inside the cache that owns every worktree.
 pub(crate) const MIRROR: &str = "repo.git";
 
@@ -29,21 +33,6 @@ pub fn default_cache_dir(repo_root: &Path) -> PathBuf {
         Some(t) if crate::gha::in_actions() => PathBuf::from(t).join("tier1-builds"),
         _ => repo_root.join(".tier1").join("builds"),
     }
-}
-
-/// The completion marker of one step in one entry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Marker {
-    schema: String,
-    commit: String,
-    step: Vec<String>,
-    /// Output path (relative to the entry) to its digest.
-    outputs: BTreeMap<String, String>,
-    outputs_digest: String,
-    #[serde(default)]
-    toolchain: Option<String>,
-    seconds: f64,
 }
 
 /// What to build.
@@ -61,11 +50,20 @@ pub(crate) struct BuildRequest<'a> {
     pub(crate) side: Side,
     /// Wall-clock limit of the build step.
     pub(crate) timeout: Duration,
+    /// Who builds: whose key signs the entry.
+    pub(crate) builder: Builder,
+    /// Where the key lives (None: `cache_key::state_dir`).
+    pub(crate) state_dir: Option<&'a Path>,
 }
 
 /// A ready build of `req.commit`: from the cache when its entry checks out, else built now.
 pub(crate) fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
     let io = |m: String| Problem::new(Cause::CheckoutFailed, Some(req.side), m);
+    let key = match req.state_dir {
+        Some(dir) => CacheKey::in_dir(dir, req.builder),
+        None => CacheKey::load_or_create(req.builder),
+    }
+    .map_err(|m| io(format!("the build cache's key: {m}")))?;
     std::fs::create_dir_all(req.cache_dir).map_err(|e| {
         io(format!(
             "{}: could not create the build cache: {e}",
@@ -73,7 +71,7 @@ pub(crate) fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
         ))
     })?;
     let ignore = req.cache_dir.join(".gitignore");
-    if !ignore.exists() {
+    if std::fs::symlink_metadata(&ignore).is_err() {
         // The default cache lies inside the checkout: keep it out of `git status`.
         crate::fsx::write_atomic(&ignore, b"*\n")
             .map_err(|e| io(format!("{}: {e}", ignore.display())))?;
@@ -83,46 +81,83 @@ pub(crate) fn ensure(req: &BuildRequest) -> Result<BuildRecord, Problem> {
         req.side,
     )?;
     let entry = req.cache_dir.join(req.commit);
-    let src = entry.join("src");
     let mirror = req.cache_dir.join(MIRROR);
     let marker_path = entry.join(format!("build-{}.json", req.step.id()));
-    if src.exists() && !worktree::is_readable(&src) {
-        tracing::warn!(entry = %entry.display(), "git no longer knows the cached worktree; building it again");
-        worktree::remove(&mirror, &src);
-        let _ = std::fs::remove_dir_all(&entry);
+    let is_real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let found = if is_real_dir(&entry) {
+        entry_trust::read(&marker_path, &key).map_err(|m| dirty(req, m))?
+    } else {
+        None
+    };
+    match found {
+        Some(Found::Ours(marker)) => return reuse(req, &entry, &marker),
+        Some(Found::NotOurs(why)) => {
+            tracing::warn!(entry = %entry.display(), "not trusted: {why}; building it again from nothing")
+        }
+        None => {}
     }
-    if let Ok(bytes) = std::fs::read(&marker_path) {
-        let marker: Marker = serde_json::from_slice(&bytes).map_err(|e| {
-            dirty(
-                req,
-                format!(
-                    "{}: unreadable completion marker: {e}; remove {} to build it again",
-                    marker_path.display(),
-                    entry.display()
-                ),
-            )
-        })?;
-        return reuse(req, &entry, marker);
-    }
-    // No marker: a new entry, or one a previous build of this step did not finish.
-    if src.exists() && worktree::verify(&src, req.commit, req.side, Untracked::Allowed).is_err() {
-        worktree::remove(&mirror, &src);
-    }
-    if !src.exists() {
+    // No trusted marker: whatever is there (an interrupted build, a planted entry or link) goes.
+    discard(&mirror, &entry).map_err(|e| {
+        io(format!(
+            "{}: could not remove the untrusted entry: {e}",
+            entry.display()
+        ))
+    })?;
+    let src = entry.join("src");
+    {
         // The mirror is shared by every entry: one process at a time fetches into it.
-        let mirror_lock = lock(&req.cache_dir.join("repo.lock"), req.side)?;
+        let _mirror_lock = lock(&req.cache_dir.join("repo.lock"), req.side)?;
         worktree::create(req.repo, &mirror, req.commit, &src, req.side)?;
-        drop(mirror_lock);
     }
+    worktree::check_content(req.repo, &src, req.commit, req.side)?;
     tracing::info!(commit = %req.commit, entry = %entry.display(), "building the {} side's commit into the build cache (once per commit: later comparisons reuse it)", req.side.as_str());
-    build(req, &entry, &marker_path)
+    build(req, &key, &entry, &marker_path)
 }
 
-/// An exclusive lock on `path` (created when missing), held until the file is dropped.
+/// Remove an entry that is not trusted (its worktree's record in the mirror too); a symbolic link
+/// in its place is removed as a link, never followed.
+fn discard(mirror: &Path, entry: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(entry) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if m.is_dir() => {
+            worktree::remove(mirror, &entry.join("src"));
+            std::fs::remove_dir_all(entry)
+        }
+        Ok(_) => std::fs::remove_file(entry),
+    }
+}
+
+/// An exclusive lock on `path` (created when missing), held until the file is dropped. The file
+/// is opened without following a symbolic link, never truncated and never written: a link or a
+/// hard link planted there cannot make tier1 change another file.
 fn lock(path: &Path, side: Side) -> Result<File, Problem> {
     let io = |m: String| Problem::new(Cause::CheckoutFailed, Some(side), m);
-    let f = File::create(path)
-        .map_err(|e| io(format!("{}: could not open the lock: {e}", path.display())))?;
+    let open = || {
+        crate::fsx::open_no_follow(
+            path,
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .truncate(false),
+        )
+    };
+    let opened = match open() {
+        // A link is never a lock tier1 holds (it opens none through one): it was planted, and
+        // goes; the file it names is left alone.
+        Err(_) if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => {
+            tracing::warn!(lock = %path.display(), "a symbolic link in place of a lock file: removed, not followed");
+            std::fs::remove_file(path).and_then(|()| open())
+        }
+        other => other,
+    };
+    let f = opened.map_err(|e| io(format!("{}: could not open the lock: {e}", path.display())))?;
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(io(format!(
+            "{}: expected a regular lock file",
+            path.display()
+        )));
+    }
     f.lock()
         .map_err(|e| io(format!("{}: could not lock: {e}", path.display())))?;
     Ok(f)
@@ -132,24 +167,30 @@ fn dirty(req: &BuildRequest, message: String) -> Problem {
     Problem::new(Cause::DirtyWorktree, Some(req.side), message)
 }
 
-/// Check a completed entry and use it.
-fn reuse(req: &BuildRequest, entry: &Path, marker: Marker) -> Result<BuildRecord, Problem> {
+/// Check an entry this builder made and use it: the marker's commit and step, the worktree (a
+/// real directory, HEAD, no tracked change, every file's digest) and every output.
+fn reuse(req: &BuildRequest, entry: &Path, marker: &Marker) -> Result<BuildRecord, Problem> {
     let src = entry.join("src");
     let again = format!("; remove {} to build it again", entry.display());
-    if marker.schema != MARKER_SCHEMA
-        || marker.commit != req.commit
-        || marker.step != req.step.argv()
-    {
+    if marker.commit != req.commit || marker.step != req.step.argv() {
         return Err(dirty(
             req,
             format!(
-                "{}: completion marker is for commit {} step {:?} ({}), expected commit {} step {:?} ({MARKER_SCHEMA}){again}",
+                "{}: completion marker is for commit {} step {:?}, expected commit {} step {:?}{again}",
                 entry.display(),
                 marker.commit,
                 marker.step,
-                marker.schema,
                 req.commit,
                 req.step.argv()
+            ),
+        ));
+    }
+    if !std::fs::symlink_metadata(&src).is_ok_and(|m| m.is_dir()) {
+        return Err(dirty(
+            req,
+            format!(
+                "{}: expected the entry's worktree, found none or a link{again}",
+                src.display()
             ),
         ));
     }
@@ -157,6 +198,7 @@ fn reuse(req: &BuildRequest, entry: &Path, marker: Marker) -> Result<BuildRecord
         .map_err(|p| dirty(req, format!("{}{again}", p.message)))?;
     for (rel, want) in &marker.outputs {
         let found = crate::fsx::join_safe(entry, rel)
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
             .and_then(|p| Digest::of_file(&p).ok())
             .map(|d| d.to_string())
             .unwrap_or_else(|| "no readable file".into());
@@ -170,7 +212,18 @@ fn reuse(req: &BuildRequest, entry: &Path, marker: Marker) -> Result<BuildRecord
             ));
         }
     }
-    Ok(record(req, entry, &marker, true))
+    let tree = entry_trust::tree_digest(&src).map_err(|m| dirty(req, format!("{m}{again}")))?;
+    if tree != marker.worktree_digest {
+        return Err(dirty(
+            req,
+            format!(
+                "{}: the worktree's files are {tree}, expected {} as recorded when it was built (a file was changed, added or removed){again}",
+                src.display(),
+                marker.worktree_digest
+            ),
+        ));
+    }
+    Ok(record(req, entry, marker, true))
 }
 
 fn record(req: &BuildRequest, entry: &Path, marker: &Marker, reused: bool) -> BuildRecord {
@@ -197,7 +250,12 @@ pub(crate) fn tier1_run_program(entry: &Path) -> PathBuf {
 }
 
 /// Run the step in the entry's fresh worktree, record its outputs, write the marker.
-fn build(req: &BuildRequest, entry: &Path, marker_path: &Path) -> Result<BuildRecord, Problem> {
+fn build(
+    req: &BuildRequest,
+    key: &CacheKey,
+    entry: &Path,
+    marker_path: &Path,
+) -> Result<BuildRecord, Problem> {
     let src = entry.join("src");
     let started = Instant::now();
     let log_path = entry.join(format!("build-{}.log", req.step.id()));
@@ -227,15 +285,19 @@ fn build(req: &BuildRequest, entry: &Path, marker_path: &Path) -> Result<BuildRe
     })?;
     let outputs = outputs_of(req.step, entry)
         .map_err(|m| Problem::new(Cause::BuildFailed, Some(req.side), m))?;
-    let marker = Marker {
+    let failed = |m: String| Problem::new(Cause::BuildFailed, Some(req.side), m);
+    let mut marker = Marker {
         schema: MARKER_SCHEMA.into(),
         commit: req.commit.into(),
         step: argv,
         outputs_digest: combined(&outputs),
         outputs,
+        worktree_digest: entry_trust::tree_digest(&src).map_err(failed)?,
         toolchain,
         seconds: started.elapsed().as_secs_f64(),
+        mac: String::new(),
     };
+    entry_trust::seal(&mut marker, key).map_err(failed)?;
     let bytes = crate::json::to_pretty(&marker, "build marker")
         .map_err(|e| Problem::new(Cause::BuildFailed, Some(req.side), e.to_string()))?;
     crate::fsx::write_atomic(marker_path, &bytes).map_err(|e| {

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 /// How many lines of a failed build's log a reason quotes.
 const LOG_TAIL_LINES: usize = 20;
+/// Most bytes of a log's end read for its last lines.
+const LOG_TAIL_BYTES: u64 = 64 << 10;
 
 /// What builds a commit for a target.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,7 +99,9 @@ pub(crate) fn pinned_rust_version(src: &Path) -> Option<String> {
     if src.join("rust-toolchain.toml").exists() || src.join("rust-toolchain").exists() {
         return None;
     }
-    let manifest = std::fs::read_to_string(src.join("Cargo.toml")).ok()?;
+    // The commit's own file: read without following a link and only up to a manifest's size.
+    let bytes = crate::fsx::read_no_follow_at_most(&src.join("Cargo.toml"), 1 << 20).ok()?;
+    let manifest = String::from_utf8(bytes).ok()?;
     manifest
         .lines()
         .find_map(|l| {
@@ -169,10 +173,16 @@ pub(crate) fn run_logged(
     log: &Path,
     timeout: Duration,
 ) -> Result<(), String> {
-    let file = File::create(log).map_err(|e| format!("could not write its log: {e}"))?;
-    let err = file
-        .try_clone()
-        .map_err(|e| format!("could not write its log: {e}"))?;
+    // A fresh file: whatever is at the path (a link or hard link planted in a shared cache) is
+    // removed, never followed or truncated.
+    let logged = |e: std::io::Error| format!("could not write its log {}: {e}", log.display());
+    match std::fs::remove_file(log) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(logged(e)),
+        _ => {}
+    }
+    let file = crate::fsx::open_no_follow(log, File::options().write(true).create_new(true))
+        .map_err(logged)?;
+    let err = file.try_clone().map_err(logged)?;
     let (prog, args) = argv.split_first().ok_or("has no program")?;
     let mut child = Command::new(prog)
         .args(args)
@@ -198,9 +208,16 @@ pub(crate) fn run_logged(
 
 /// The last lines of a log (lossy UTF-8, made safe for people).
 pub(crate) fn log_tail(log: &Path) -> String {
-    let text = std::fs::read(log)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
+    use std::io::{Read, Seek, SeekFrom};
+    // Only the end is read, whatever the log's size (never through a link).
+    let mut tail = Vec::new();
+    if let Ok(mut f) = crate::fsx::open_no_follow(log, File::options().read(true)) {
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let _ = f
+            .seek(SeekFrom::Start(len.saturating_sub(LOG_TAIL_BYTES)))
+            .and_then(|_| f.take(LOG_TAIL_BYTES).read_to_end(&mut tail));
+    }
+    let text = String::from_utf8_lossy(&tail).into_owned();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(LOG_TAIL_LINES)..]
         .iter()

@@ -49,6 +49,10 @@ pub struct ConfirmRequest<'a> {
     pub seed: u64,
     /// Which metrics decide (both, unless the suspected change is of one).
     pub decide_on: DecideOn,
+    /// Who builds: the cache trusts only entries signed with this builder's key.
+    pub builder: crate::sidebyside::Builder,
+    /// Where the builder's key lives (None: `TIER1_STATE_DIR`, else the user's state directory).
+    pub state_dir: Option<&'a Path>,
 }
 
 /// The checkout itself (the repository's top level) as the current build: clean, at the current commit, already built (the
@@ -199,6 +203,8 @@ fn compare(
                 step: &step,
                 side,
                 timeout: BUILD_TIMEOUT,
+                builder: req.builder,
+                state_dir: req.state_dir,
             })?,
         };
         contenders.push(contender(side, target, req.profile, &record));

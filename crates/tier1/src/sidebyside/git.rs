@@ -4,8 +4,9 @@
 //! so nothing but the named repository is read and no hook of the repository runs.
 
 use crate::sidebyside::outcome::{Cause, Problem, Side};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Variables that would point git at another repository or index than the directory given.
 const REDIRECTING_VARS: [&str; 6] = [
@@ -19,7 +20,7 @@ const REDIRECTING_VARS: [&str; 6] = [
 
 /// `git <args>` in `dir`: its stdout, or a message with the command and git's stderr.
 pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    git_with_env(dir, args, &[])
+    git_child(dir, args, &[], None)
 }
 
 /// [`git`] with `env` added to the child's environment (credentials travel this way, never in
@@ -29,16 +30,55 @@ pub(crate) fn git_with_env(
     args: &[&str],
     env: &[(String, String)],
 ) -> Result<String, String> {
+    git_child(dir, args, env, None)
+}
+
+/// [`git`] with `input` written to its stdin (on a thread, so a large input and output cannot
+/// block each other).
+pub(crate) fn git_with_input(
+    dir: &Path,
+    args: &[&str],
+    input: Option<Vec<u8>>,
+) -> Result<String, String> {
+    git_child(dir, args, &[], input)
+}
+
+/// The one place git is started: hooks off, redirecting variables removed, `env` added, `input`
+/// on stdin.
+fn git_child(
+    dir: &Path,
+    args: &[&str],
+    env: &[(String, String)],
+    input: Option<Vec<u8>>,
+) -> Result<String, String> {
     let mut cmd = Command::new("git");
     cmd.arg("-c").arg("core.hooksPath=/dev/null").args(args);
     for v in REDIRECTING_VARS {
         cmd.env_remove(v);
     }
     cmd.envs(env.iter().map(|(k, v)| (k, v)));
-    let out = cmd
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("could not start git in {}: {e}", dir.display()))?;
+    let started = |e: std::io::Error| format!("could not start git in {}: {e}", dir.display());
+    let out = match input {
+        None => cmd.current_dir(dir).output().map_err(started)?,
+        Some(bytes) => {
+            let mut child = cmd
+                .current_dir(dir)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(started)?;
+            let mut stdin = child.stdin.take();
+            let writer = std::thread::spawn(move || {
+                if let Some(s) = stdin.as_mut() {
+                    let _ = s.write_all(&bytes);
+                }
+            });
+            let out = child.wait_with_output().map_err(started)?;
+            let _ = writer.join();
+            out
+        }
+    };
     if out.status.success() {
         return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
     }

@@ -6,7 +6,7 @@
 //! checkout of it changes), and the cache outlives a fresh clone of the repository (as on a
 //! runner whose checkout step clones again every job).
 
-use crate::sidebyside::git::git;
+use crate::sidebyside::git::{git, git_with_input};
 use crate::sidebyside::outcome::{Cause, Problem, Side};
 use std::path::Path;
 
@@ -122,10 +122,69 @@ pub(crate) fn verify(
     Ok(())
 }
 
-/// Whether git can still read the worktree at `path` (its record under the repository's
-/// `.git/worktrees/` may be gone when the repository was cloned again).
-pub(crate) fn is_readable(path: &Path) -> bool {
-    git(path, &["rev-parse", "--git-dir"]).is_ok()
+/// Check every file git tracks at `commit` in the worktree `path` against the blob the trusted
+/// repository `repo` holds for it (`git ls-tree` there, `git hash-object --no-filters` here; a
+/// symbolic link by its target): the build cache's mirror is shared with whoever writes the cache,
+/// and objects swapped there would otherwise be checked out, built and trusted.
+pub(crate) fn check_content(
+    repo: &Path,
+    path: &Path,
+    commit: &str,
+    side: Side,
+) -> Result<(), Problem> {
+    let dirty = |m: String| Problem::new(Cause::DirtyWorktree, Some(side), m);
+    let listing = git(repo, &["ls-tree", "-r", "-z", "--full-tree", commit])
+        .map_err(|e| dirty(format!("could not list commit {commit}: {e}")))?;
+    let (mut files, mut links) = (Vec::new(), Vec::new());
+    for entry in listing.split('\0').filter(|e| !e.is_empty()) {
+        let (meta, rel) = entry
+            .split_once('\t')
+            .ok_or_else(|| dirty(format!("unexpected `git ls-tree` line {entry:?}")))?;
+        let mut meta = meta.split(' ');
+        let (mode, kind, id) = (meta.next(), meta.next(), meta.next());
+        match (mode, kind, id) {
+            (Some("120000"), Some("blob"), Some(id)) => links.push((rel, id)),
+            (Some(_), Some("blob"), Some(id)) => files.push((rel, id)),
+            _ => {} // a submodule's commit: not checked out
+        }
+    }
+    if let Some((rel, _)) = files.iter().find(|(rel, _)| rel.contains('\n')) {
+        return Err(dirty(format!(
+            "{}: tracked path {rel:?} holds a line break: its content cannot be checked",
+            path.display()
+        )));
+    }
+    let list: String = files.iter().map(|(rel, _)| format!("{rel}\n")).collect();
+    let ids = git_with_input(
+        path,
+        &["hash-object", "--no-filters", "--stdin-paths"],
+        Some(list.into_bytes()),
+    )
+    .map_err(|e| dirty(format!("{}: {e}", path.display())))?;
+    let mut found = ids.lines();
+    for (rel, want) in &files {
+        let got = found.next().unwrap_or("");
+        if got != *want {
+            return Err(dirty(format!(
+                "{}: {rel} is blob {got}, expected {want} as the repository {} holds it at commit {commit}: the build cache's copy of the commit was changed",
+                path.display(),
+                repo.display()
+            )));
+        }
+    }
+    for (rel, want) in links {
+        let target = std::fs::read_link(path.join(rel))
+            .map(|t| t.as_os_str().as_encoded_bytes().to_vec())
+            .unwrap_or_default();
+        let expected = git(repo, &["cat-file", "blob", want]).unwrap_or_default();
+        if target != expected.as_bytes() {
+            return Err(dirty(format!(
+                "{}: the symbolic link {rel} does not point where commit {commit} says",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Remove the worktree at `path` (its directory and the mirror's record of it), best effort.

@@ -8,7 +8,7 @@
 pub(crate) use super::local_check::{ARTIFACTS_DIR, KEPT_WORK_DIR, LOCK_FILE, STATE_FILE};
 use super::local_check::{
     Counters, check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
-    next_artifact_id,
+    next_artifact_id, symlink_refused,
 };
 use super::local_lease::{self, RunLease};
 use super::{
@@ -203,6 +203,7 @@ impl LocalStore {
             repository: String::new(),
             now: None,
         };
+        check_no_symlinks(dir)?;
         if fs::symlink_metadata(dir.join(STATE_FILE)).is_err() {
             check_no_lost_state(dir)?;
             return Err(StoreError::NotFound {
@@ -658,8 +659,13 @@ impl ArtifactStore for LocalStore {
             });
         }
         let path = self.artifact_path(a.id);
-        let mut f =
-            fsx::open_no_follow(&path, fs::OpenOptions::new().read(true)).map_err(io_at(&path))?;
+        let mut f = fsx::open_no_follow(&path, fs::OpenOptions::new().read(true)).map_err(|e| {
+            match fs::symlink_metadata(&path) {
+                // A link in place of the bytes: the store's own file was replaced (exit 4).
+                Ok(m) if m.file_type().is_symlink() => symlink_refused(&path),
+                _ => io_at(&path)(e),
+            }
+        })?;
         let mut sink = digest::Watched::new(sink);
         let copied = digest::copy_hashed(&mut f, &mut sink, cap);
         match copied {

@@ -34,16 +34,19 @@ pub(crate) struct Counters<'a> {
     pub(crate) max_artifact: Option<(u64, &'a str)>,
 }
 
+/// The refusal of a store file or directory that is a symbolic link (integrity, exit 4).
+pub(crate) fn symlink_refused(p: &Path) -> StoreError {
+    StoreError::Corrupt {
+        path: p.display().to_string(),
+        message: "is a symbolic link: expected the store's own file or directory (a link could make tier1 read or write another file)".into(),
+    }
+}
+
 /// Refuse a store where any of its own files or directories (`store.json`, `store.lock`,
 /// `artifacts/`, `locks/`, `leases/` and every entry directly inside those three) is a symbolic
 /// link: tier1 would read or write wherever it points.
 pub(crate) fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
-    let refuse = |p: &Path| {
-        StoreError::Corrupt {
-        path: p.display().to_string(),
-        message: "is a symbolic link: expected the store's own file or directory (a link could make tier1 read or write another file)".into(),
-    }
-    };
+    let refuse = symlink_refused;
     let io = |p: &Path, source| StoreError::Io {
         path: p.display().to_string(),
         source,

@@ -124,6 +124,23 @@ fn names(files: &[(PathBuf, Suite)]) -> String {
 }
 
 impl Suite {
+    /// Every suite [`Suite::discover`] could choose before the history is known: the `explicit`
+    /// file alone, else every file under `configs/benchmark_suites/` and the embedded suite.
+    pub(crate) fn candidates(
+        explicit: Option<&Path>,
+        repo_root: &Path,
+    ) -> Result<Vec<Suite>, SuiteError> {
+        if let Some(path) = explicit.filter(|p| !p.as_os_str().is_empty()) {
+            return Ok(vec![Suite::load(path)?]);
+        }
+        let mut all: Vec<Suite> = suite_files(repo_root)?
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect();
+        all.push(Suite::embedded());
+        Ok(all)
+    }
+
     /// Choose and load the suite by the rule in the module docs. `explicit` is the flag's value
     /// (an empty path counts as absent); `repo_root` holds `configs/benchmark_suites/`;
     /// `history` is the history root the binary reads, if any.

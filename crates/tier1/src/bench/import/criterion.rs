@@ -1,7 +1,10 @@
 //! criterion's result directory (`CRITERION_HOME`, by default `target/criterion`): for every
 //! benchmark `<id>/new/benchmark.json` (its `full_id`, `sort/fast/1000`) and `<id>/new/sample.json`
 //! (`iters[i]` executions took `times[i]` nanoseconds in sample `i`). tier1 points
-//! `CRITERION_HOME` at a fresh directory for each invocation, so only this run's results are read.
+//! `CRITERION_HOME` at a fresh directory for each invocation, so only this run's results are read:
+//! directories are walked without following links, and a file is read only when it is a regular
+//! file of at most `limits::MAX_OUTPUT_BYTES` (a link, which could name a file outside
+//! `CRITERION_HOME`, and a larger file are refused before anything is read).
 
 use super::Measured;
 use serde::Deserialize;
@@ -47,7 +50,10 @@ fn new_dirs(home: &Path) -> Vec<PathBuf> {
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Never through a link (it could name a file outside CRITERION_HOME), never past the budget
+    // of a command's output.
+    let bytes = crate::fsx::read_no_follow_at_most(path, crate::bench::limits::MAX_OUTPUT_BYTES)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_slice(&bytes)
         .map_err(|e| format!("{}: not criterion's format: {e}", path.display()))
 }

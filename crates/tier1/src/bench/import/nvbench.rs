@@ -12,8 +12,8 @@ use std::path::Path;
 
 const BIN_TAG: &str = "nv/json/bin:nv/cold/sample_times";
 const MEAN_TAG: &str = "nv/cold/time/gpu/mean";
-/// Largest sample file read (float32 values).
-const MAX_BIN_BYTES: u64 = 64 << 20;
+/// Largest sample file read (float32 values: as many as a run may record, `limits`).
+const MAX_BIN_BYTES: u64 = crate::bench::limits::MAX_JSONBIN_BYTES;
 
 #[derive(Deserialize)]
 struct File {

@@ -164,6 +164,19 @@ fn nvbench_sample_files_are_read_from_the_output_directory_only() {
         e.contains("is not a file inside the output directory"),
         "{e}"
     );
+    // More samples than a run may record (a 64 MiB file, sparse): refused by its size, unread.
+    let big = std::fs::File::create(dir.path().join("output.json-bin/1.bin")).unwrap();
+    big.set_len(64 << 20).unwrap();
+    let all = nvbench::parse(doc("output.json-bin/1.bin").as_bytes(), dir.path()).unwrap();
+    let e = get(&all, "copy").error.clone().unwrap();
+    let cap = crate::bench::limits::MAX_JSONBIN_BYTES;
+    assert!(
+        e.contains(&format!(
+            "expected a multiple of 4 bytes up to {cap}, found 67108864"
+        )),
+        "{e}"
+    );
+    assert_eq!(cap, 4 * crate::bench::limits::MAX_RUN_SAMPLES as u64);
 }
 
 fn target(

@@ -218,3 +218,22 @@ fn a_non_finite_metric_is_refused_when_read_and_when_written() {
         "results/benchmark_test_results.json: invalid JSON: refusing to write non-finite number NaN"
     );
 }
+
+#[test]
+fn a_sample_takes_at_most_its_share_of_a_results_file() {
+    // The longest samples in range, serialized as a target of the results file is: the file nests
+    // a target two levels deeper (`targets: [ ... ]`), 4 more spaces of indentation per sample.
+    let worst = [2.2250738585072014e-308, 5e-324, 86_399_999.999_999_99];
+    let size = |samples: &[f64]| {
+        let t = target(
+            Goal::Speed,
+            vec![variant(BASELINE, Role::Baseline, samples, 1, true)],
+        );
+        crate::json::to_pretty(&t, RESULTS_REL_PATH).unwrap().len() as u64
+    };
+    let per_sample = (size(&[worst, worst].concat()) - size(&worst)) / worst.len() as u64 + 4;
+    assert!(
+        per_sample <= crate::bench::limits::SAMPLE_MAX_BYTES,
+        "{per_sample} bytes per sample"
+    );
+}
