@@ -187,10 +187,10 @@ fn sigterm_records_the_run_as_cancelled_and_leaves_no_work_directory() {
     let started = Instant::now();
     let target_child: u32 = loop {
         let text = std::fs::read_to_string(&pidfile).unwrap_or_default();
-        if let Ok(pid) = text.trim().parse() {
-            if text.ends_with('\n') {
-                break pid;
-            }
+        if let Ok(pid) = text.trim().parse()
+            && text.ends_with('\n')
+        {
+            break pid;
         }
         assert!(
             started.elapsed() < Duration::from_secs(60),
