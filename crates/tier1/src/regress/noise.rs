@@ -135,12 +135,17 @@ impl NoiseHistory {
         self.runs.iter().map(|r| r.run_id.clone()).collect()
     }
 
-    /// The points of `metric` of the target string `target`, oldest first.
+    /// The points of `metric` of the target string `target`, oldest first. A row measured
+    /// while the machine was overloaded (its measurement records it) is left out: its value says
+    /// what the neighbours did, not how much the code's runs differ (issue 37).
     pub(crate) fn points(&self, target: &str, metric: Metric) -> Vec<Point> {
         self.runs
             .iter()
             .filter_map(|r| {
                 let row = crate::regress::find_target(&r.summary, target)?;
+                if row.measurement.as_ref().is_some_and(|m| m.overloaded.is_some()) {
+                    return None;
+                }
                 let (y, v) = metric.point(row)?;
                 Some(Point {
                     run_id: r.run_id.clone(),
@@ -318,15 +323,39 @@ pub(crate) struct Prior {
     pub(crate) runs: f64,
 }
 
+/// How much noisier than the window's typical run a run may have been measured and still count
+/// toward the between-run variance: a point whose within-run standard error is more than this
+/// many times the median of the window's is left out of [`estimate`] (issue 37: a loaded night
+/// measured with an interval several times as wide kept the stated detectable change of the
+/// following nights inflated until it left the window).
+pub(crate) const NOISIER: f64 = 3.0;
+
+/// The points [`estimate`] uses: all of them, except those whose within-run variance is more
+/// than [`NOISIER`]² times the median of the window's positive ones (needs 3 of those).
+pub(crate) fn of_quality(points: &[Point]) -> Vec<&Point> {
+    let mut vs: Vec<f64> = points.iter().map(|p| p.v).filter(|v| *v > 0.0).collect();
+    vs.sort_by(f64::total_cmp);
+    let limit = (vs.len() >= 3)
+        .then(|| stats::median(&vs))
+        .flatten()
+        .map(|m| m * NOISIER * NOISIER);
+    points
+        .iter()
+        .filter(|p| limit.is_none_or(|l| p.v <= l))
+        .collect()
+}
+
 /// Estimate the between-run variance from `points` (outliers already removed).
 ///
-/// Residuals are taken from each segment's own mean (a promotion may move the level), so the
-/// pooled variance s² = Σ (y − ȳ_segment)² / (N − S) estimates τ² + mean v; the moment estimate
+/// Points measured far noisier than the window's are left out first ([`of_quality`]). Residuals
+/// are taken from each segment's own mean (a promotion may move the level), so the pooled
+/// variance s² = Σ (y − ȳ_segment)² / (N − S) estimates τ² + mean v; the moment estimate
 /// τ̂² = max(0, s² − mean v) (DerSimonian-Laird style) is blended with the prior:
 /// τ² = (ν0·τ0² + df·τ̂²) / (ν0 + df), df = N − S. With no history it is the prior alone.
 pub(crate) fn estimate(points: &[Point], prior: Prior) -> Estimate {
+    let points = of_quality(points);
     let mut segments: Vec<(&str, Vec<f64>)> = Vec::new();
-    for p in points {
+    for p in &points {
         match segments.iter_mut().find(|(s, _)| *s == p.segment) {
             Some((_, v)) => v.push(p.y),
             None => segments.push((p.segment.as_str(), vec![p.y])),
@@ -421,6 +450,36 @@ mod tests {
             },
         );
         assert!((e.tau2 - (2e-4 - 1e-4)).abs() < 1e-12);
+    }
+
+    /// Issue 37: a run whose measurement was far noisier than the window's (a loaded night: its
+    /// within-run interval 4 times as wide and its value scattered by it) inflated the
+    /// between-run variance of every later night until it left the window. A point whose
+    /// within-run variance is more than [`NOISIER`]² times the window's median is left out of
+    /// the estimate: the quiet estimate stands.
+    #[test]
+    fn a_far_noisier_run_does_not_inflate_the_between_run_variance() {
+        let none = Prior {
+            tau: 0.0,
+            runs: 0.0,
+        };
+        let mut p = pts("a", &[0.0, 0.01, -0.01, 0.005, -0.005, 0.008]);
+        for x in &mut p {
+            x.v = 0.005f64.powi(2);
+        }
+        let quiet = estimate(&p, none);
+        let mut burst = pts("a", &[0.06, -0.06, 0.05]);
+        for x in &mut burst {
+            x.v = 0.02f64.powi(2);
+        }
+        p.extend(burst);
+        let after = estimate(&p, none);
+        assert!(
+            after.tau2 <= 1.5 * quiet.tau2 + 1e-12,
+            "quiet tau {:.4}, after the burst {:.4}",
+            quiet.tau2.sqrt(),
+            after.tau2.sqrt()
+        );
     }
 
     #[test]
