@@ -69,6 +69,7 @@ fn main() {
                 threshold_pct,
                 seed: 1000 + trial as u64,
                 decide_on: DecideOn::OptimizedTime,
+                extra_seconds: 0.0,
             });
             let s = started.elapsed().as_secs_f64();
             match o.verdict {

@@ -59,6 +59,7 @@ fn run(
         threshold_pct: 5.0,
         seed: 7,
         decide_on: tier1::sidebyside::DecideOn::Both,
+        extra_seconds: 0.0,
     })
 }
 
@@ -222,6 +223,7 @@ fn request<'a>(h: &'a History, suite: &'a Suite, cache: &'a Path) -> ConfirmRequ
         threshold_pct: 5.0,
         seed: 7,
         decide_on: tier1::sidebyside::DecideOn::Both,
+        extra_seconds: 0.0,
     }
 }
 
@@ -483,6 +485,7 @@ fn builtin_targets_compare_through_tier1_run_built_at_the_commit() {
         threshold_pct: 5.0,
         seed: 1,
         decide_on: tier1::sidebyside::DecideOn::Both,
+        extra_seconds: 0.0,
     });
     assert!(
         !matches!(

@@ -17,6 +17,7 @@ pub(crate) mod footprint;
 pub mod harness;
 pub(crate) mod import;
 pub(crate) mod invocation;
+pub mod load;
 pub(crate) mod machine;
 pub(crate) mod options;
 pub(crate) mod pass_record;

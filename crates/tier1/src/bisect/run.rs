@@ -154,6 +154,7 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
                 threshold_pct: req.threshold_pct,
                 seed: req.seed,
                 decide_on: req.decide_on,
+                extra_seconds: 0.0,
             })
         };
         let new_builds = |o: &sidebyside::SideBySideOutcome| {
