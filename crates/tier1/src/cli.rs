@@ -89,6 +89,22 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
     }
 }
 
+/// Print a run's result as JSON on stdout ([`print_json`]) when `--json` was given or stdout is
+/// not a terminal (a pipe, a file: every machine consumer); on a terminal without `--json` the
+/// ending ([`print_ending`]) says it for people and no JSON is printed (`tier1-run`,
+/// `tier1-nightly`; as `gh` and `git` do, machine output when asked or piped).
+pub fn print_result<T: serde::Serialize>(value: &T, json: bool) {
+    if json || !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        print_json(value);
+    }
+}
+
+/// Write the ending of a run (its table and the line that says what the exit code means) to
+/// stderr, after every log line.
+pub fn print_ending(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
 /// The process exit code for `code`: when the work succeeded but its JSON could not be written
 /// to stdout, the write's failure ([`Exit::DiskFull`] or [`Exit::Io`]); otherwise `code`.
 pub fn exit(code: Exit) -> ExitCode {

@@ -9,6 +9,7 @@ mod execute;
 mod inputs;
 mod outcome;
 pub(crate) mod report;
+pub(crate) mod ending;
 mod request;
 pub(crate) mod setup;
 pub(crate) mod side_by_side;
