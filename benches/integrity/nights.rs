@@ -7,7 +7,10 @@
 //! comment, the false-alarm case) and N nights with side by side (`auto`, the default) alternated
 //! with N nights with `TIER1_SIDE_BY_SIDE=off`, on the same history. Counted per mode: nights that
 //! failed the gate, each target listed as a regression, side by side's verdicts, the night's
-//! wall time and what the confirmations cost (measuring and builds).
+//! wall time and what the confirmations cost (measuring and builds). With `TIER1_NIGHTS_HOGS=N`
+//! the nights run beside N CPU spinners and bursts (`benches/neighbours.rs`; `TIER1_NIGHTS_BURSTS=0`
+//! leaves the bursts out), started before the bootstrap and killed after the last night; every
+//! night's line carries the load average before it.
 
 use crate::real::{Said, bootstrap_with, detection, git, night, regressions, said};
 use std::path::{Path, PathBuf};
@@ -131,6 +134,7 @@ pub(crate) fn run_night_with(
         cmd.env("TIER1_SIDE_BY_SIDE", "off");
     }
     let t = Instant::now();
+    let load = crate::neighbours::load_avg();
     let out = cmd
         .stderr(std::process::Stdio::inherit())
         .output()
@@ -169,7 +173,7 @@ pub(crate) fn run_night_with(
         confirm_s,
     };
     println!(
-        "- night {} (side by side {}): exit {}, {:.1} s, regressed {:?}, verdicts {:?}, side by side {:?}, confirmations {:.1} s",
+        "- night {} (side by side {}, load {load:.1}): exit {}, {:.1} s, regressed {:?}, verdicts {:?}, side by side {:?}, confirmations {:.1} s",
         run_id.unwrap_or_default(),
         if side_by_side { "auto" } else { "off" },
         night.exit,
@@ -275,6 +279,22 @@ fn plan(history: usize) -> (Vec<u32>, usize) {
     (changes, history)
 }
 
+/// The neighbours `TIER1_NIGHTS_HOGS` asks for (none by default).
+pub(crate) fn neighbours() -> Option<crate::neighbours::Neighbours> {
+    let hogs: usize = std::env::var("TIER1_NIGHTS_HOGS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)?;
+    let bursts = std::env::var("TIER1_NIGHTS_BURSTS").map_or(true, |v| v != "0");
+    println!(
+        "neighbours: {hogs} CPU spinners, bursts {} (load average now {:.1} on {} cores)",
+        if bursts { "on" } else { "off" },
+        crate::neighbours::load_avg(),
+        crate::neighbours::cores()
+    );
+    Some(crate::neighbours::Neighbours::start(hogs, bursts))
+}
+
 /// Run the cells of [`Cells`].
 pub(crate) fn run_cells(
     n: usize,
@@ -335,6 +355,7 @@ pub(crate) fn table(title: &str, c: &Cells, keys: &[&str]) {
 /// Run the whole-night cells.
 pub fn main(n: usize) {
     let (_t, root) = checkout();
+    let _neighbours = neighbours();
     let c = run_cells(
         n,
         3,
