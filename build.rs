@@ -50,12 +50,7 @@ fn main() {
             rerun_if_exists(&common.join(branch));
         }
     }
-    let mut status = vec![
-        "status",
-        "--porcelain=v1",
-        "--untracked-files=all",
-        "--",
-    ];
+    let mut status = vec!["status", "--porcelain=v1", "--untracked-files=all", "--"];
     status.extend(INPUTS);
     let clean = !commit.is_empty() && git(&status).is_some_and(|s| s.is_empty());
     println!("cargo:rustc-env=TIER1_BUILD_COMMIT={commit}");

@@ -89,7 +89,14 @@ impl Ending {
         if let Some(why) = &self.no_comparison {
             let _ = writeln!(out, "{why}");
         } else {
-            let head = ["target", "verdict", "change", "detectable", "decided by", ""];
+            let head = [
+                "target",
+                "verdict",
+                "change",
+                "detectable",
+                "decided by",
+                "",
+            ];
             let cells: Vec<[&str; 6]> = self
                 .rows
                 .iter()
@@ -236,7 +243,9 @@ mod tests {
             "side_by_side",
             vec![metric("speedup", -8.0), metric("optimized_latency", 9.5)],
         );
-        slow.overloaded = Some("the machine was overloaded: load 8.9 on 2 cores; rerun on a quieter machine".into());
+        slow.overloaded = Some(
+            "the machine was overloaded: load 8.9 on 2 cores; rerun on a quieter machine".into(),
+        );
         let targets = vec![
             target(
                 "block_scaling",
@@ -254,7 +263,10 @@ mod tests {
         let text = e.text(Exit::Gate, Some("gate failed: 1 regression"));
         let lines: Vec<&str> = text.lines().collect();
         let words = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert_eq!(words(lines[0]), "target verdict change detectable decided by");
+        assert_eq!(
+            words(lines[0]),
+            "target verdict change detectable decided by"
+        );
         assert_eq!(
             words(lines[1]),
             "block_scaling unchanged speedup -1.0 % 12.4 % history"
@@ -266,7 +278,11 @@ mod tests {
         assert_eq!(words(lines[3]), "kv_standard unchanged - - reference");
         // The columns line up: every row's verdict starts where the header's does.
         let at = lines[0].find("verdict").unwrap();
-        assert!(lines[1..4].iter().all(|l| l[at..].starts_with(|c: char| c.is_alphabetic())));
+        assert!(
+            lines[1..4]
+                .iter()
+                .all(|l| l[at..].starts_with(|c: char| c.is_alphabetic()))
+        );
         assert!(lines[4].starts_with("the machine was overloaded: load 8.9 on 2 cores"));
         assert_eq!(lines[5], "exit 1: the gate failed: 1 regression");
         let md = e.markdown(Exit::Ok, None);
@@ -275,6 +291,10 @@ mod tests {
         assert!(md.contains("**exit 0: the gate passed"), "{md}");
         let first = Ending::of(&[], None).text(Exit::Ok, None);
         assert!(first.starts_with("no anchor yet"), "{first}");
-        assert!(Ending::default().text(Exit::Invalid, None).contains("exit 3: "));
+        assert!(
+            Ending::default()
+                .text(Exit::Invalid, None)
+                .contains("exit 3: ")
+        );
     }
 }

@@ -4,12 +4,12 @@
 //! decide the gate, and append the run to the candidate history.
 
 pub(crate) mod candidate;
+pub(crate) mod ending;
 mod error;
 mod execute;
 mod inputs;
 mod outcome;
 pub(crate) mod report;
-pub(crate) mod ending;
 mod request;
 pub(crate) mod setup;
 pub(crate) mod side_by_side;

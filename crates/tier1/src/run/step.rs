@@ -161,10 +161,7 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         ending: Default::default(),
     };
     let outcome = RunOutcome {
-        ending: super::ending::Ending::of(
-            &outcome.targets,
-            comparison.baseline_run_id.as_deref(),
-        ),
+        ending: super::ending::Ending::of(&outcome.targets, comparison.baseline_run_id.as_deref()),
         ..outcome
     };
     verdicts::log(&comparison);

@@ -205,19 +205,56 @@ mod tests {
     #[test]
     fn worse_needs_the_estimate_beyond_the_threshold_and_an_interval_above_no_change() {
         let t = log_threshold(5.0);
-        let cases: [(&str, (f64, f64, f64), bool, Verdict); 8] = [
+        // (case, (ratio, low, high), a speedup (higher is better) rather than a time, verdict)
+        type Case = (&'static str, (f64, f64, f64), bool, Verdict);
+        let cases: [Case; 8] = [
             // The issue's A/A night: the time's interval includes no change.
-            ("issue, optimized time", (1.4904, 0.4485, 3.9121), false, Verdict::Unknown),
+            (
+                "issue, optimized time",
+                (1.4904, 0.4485, 3.9121),
+                false,
+                Verdict::Unknown,
+            ),
             // The same night's speedup: its whole interval lies beyond the threshold.
-            ("issue, speedup", (0.6308, 0.3526, 0.8839), true, Verdict::Worse),
+            (
+                "issue, speedup",
+                (0.6308, 0.3526, 0.8839),
+                true,
+                Verdict::Worse,
+            ),
             // Wide, excludes no change, estimate under the threshold: not a worsening of 5 %.
-            ("wide, estimate 3 %", (1.03, 1.002, 1.30), false, Verdict::Unknown),
-            ("wide speedup, estimate -2 %", (0.98, 0.70, 0.999), true, Verdict::Unknown),
+            (
+                "wide, estimate 3 %",
+                (1.03, 1.002, 1.30),
+                false,
+                Verdict::Unknown,
+            ),
+            (
+                "wide speedup, estimate -2 %",
+                (0.98, 0.70, 0.999),
+                true,
+                Verdict::Unknown,
+            ),
             // Estimate beyond the threshold, interval above no change: worse.
-            ("estimate 8 %, interval above 1", (1.08, 1.01, 1.20), false, Verdict::Worse),
-            ("speedup -9 %, interval below 1", (0.91, 0.80, 0.995), true, Verdict::Worse),
+            (
+                "estimate 8 %, interval above 1",
+                (1.08, 1.01, 1.20),
+                false,
+                Verdict::Worse,
+            ),
+            (
+                "speedup -9 %, interval below 1",
+                (0.91, 0.80, 0.995),
+                true,
+                Verdict::Worse,
+            ),
             // Estimate beyond the threshold, interval includes no change: unknown.
-            ("estimate 6 %, includes 1", (1.06, 0.99, 1.15), false, Verdict::Unknown),
+            (
+                "estimate 6 %, includes 1",
+                (1.06, 0.99, 1.15),
+                false,
+                Verdict::Unknown,
+            ),
             // The whole interval under the threshold: same.
             ("tight, 2 %", (1.02, 1.01, 1.03), false, Verdict::Same),
         ];
