@@ -102,13 +102,13 @@ pub struct MachineWindow {
 impl MachineWindow {
     /// How busy the machine was: the larger load average of either end over the cores (`None`
     /// without a load average or the cores).
-    pub(crate) fn overload(&self) -> Option<crate::bench::load::Overload> {
+    pub(crate) fn overload(&self) -> Option<crate::history::overload::Overload> {
         let load = [self.before.load_avg_1m, self.after.load_avg_1m]
             .into_iter()
             .flatten()
             .map(f64::from)
             .reduce(f64::max)?;
-        Some(crate::bench::load::Overload {
+        Some(crate::history::overload::Overload {
             cores: self.before.cores.or(self.after.cores)?,
             load_avg_1m: load,
             cpu_share: None,

@@ -92,7 +92,7 @@ pub(crate) struct Conditions {
     /// The profile requires an anchor to reach the precision.
     pub(crate) precision_required: bool,
     /// The machine was overloaded during the kept measurement.
-    pub(crate) overloaded: Option<crate::bench::load::Overload>,
+    pub(crate) overloaded: Option<crate::history::overload::Overload>,
 }
 
 /// The passes of an estimate as the measurement record keeps them.

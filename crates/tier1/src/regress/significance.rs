@@ -287,7 +287,7 @@ mod tests {
         for (i, (off, half, overloaded)) in history.iter().enumerate() {
             let mut t = measured(speed_opt("a", 4.0 * off.exp(), 5.0 * (-off).exp()), *half);
             if *overloaded && let Some(m) = t.measurement.as_mut() {
-                m.overloaded = Some(crate::bench::load::Overload {
+                m.overloaded = Some(crate::history::overload::Overload {
                     cores: 2,
                     load_avg_1m: 8.9,
                     cpu_share: Some(0.4),

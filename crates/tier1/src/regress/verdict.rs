@@ -47,7 +47,7 @@ pub(crate) fn finish(
         .measurement
         .as_ref()
         .and_then(|m| m.overloaded.as_ref())
-        .and_then(crate::bench::load::Overload::note);
+        .and_then(crate::history::overload::Overload::note);
     let inconclusive = (verdict == Verdict::Unknown).then(|| Inconclusive {
         target: cur.target.clone(),
         reason: unknown_reason(

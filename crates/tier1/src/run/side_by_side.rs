@@ -248,7 +248,10 @@ fn check(
             .evidence_dir
             .is_some()
             .then(|| format!("{}/{EVIDENCE_SUBDIR}/{}", req.run_id, target.key)),
-        overloaded: o.machine.as_ref().and_then(crate::bench::load::Overload::note),
+        overloaded: o
+            .machine
+            .as_ref()
+            .and_then(crate::history::overload::Overload::note),
     })
 }
 

@@ -97,7 +97,7 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         .find(|r| r.target == t.target)
         .and_then(|r| r.measurement.as_ref())
         .and_then(|m| m.overloaded.as_ref())
-        .and_then(crate::bench::load::Overload::note);
+        .and_then(crate::history::overload::Overload::note);
     let mut shown = TargetVerdict {
         overloaded,
         key,

@@ -5,8 +5,8 @@
 //! comparison (`<evidence_dir>/<target>/`: `outcome.json`, `rounds.json`, and every invocation's
 //! raw document under `raw/`) is staged and renamed into place whole.
 
-use crate::bench::load::Overload;
 use crate::bench::options::{HarnessOptions, Timing};
+use crate::history::overload::Overload;
 use crate::sidebyside::build_cache::{self, BuildRequest};
 use crate::sidebyside::build_step::BuildStep;
 use crate::sidebyside::decide;

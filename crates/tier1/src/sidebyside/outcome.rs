@@ -298,7 +298,7 @@ pub struct SideBySideOutcome {
     /// How busy the machine was over the rounds (median load and CPU share of the rounds, the
     /// largest steal); the reason says so when it was overloaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine: Option<crate::bench::load::Overload>,
+    pub machine: Option<crate::history::overload::Overload>,
     /// Seconds of more rounds the comparison took once, undecided when its budget ran out
     /// (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]

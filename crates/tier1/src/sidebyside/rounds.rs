@@ -7,8 +7,9 @@
 //! as much to one build as to the other (issue 37: with a coin per round, the anchor went first
 //! in 8 of 10 rounds of a night that read identical code `worse`).
 
-use crate::bench::load::{self, CpuTicks, Overload};
+use crate::bench::load::{self, CpuTicks};
 use crate::bench::rng::Rng;
+use crate::history::overload::Overload;
 use crate::sidebyside::outcome::Side;
 use serde::Serialize;
 
@@ -108,19 +109,13 @@ impl RoundMachine {
 /// invocations, the largest steal; `None` without any load reading.
 pub(crate) fn over_rounds(rounds: &[Round]) -> Option<Overload> {
     let each: Vec<Overload> = rounds.iter().filter_map(|r| r.machine.overload()).collect();
-    let median = |mut xs: Vec<f64>| {
-        xs.sort_by(f64::total_cmp);
-        crate::stats::median(&xs)
-    };
+    let median = |xs: Vec<f64>| crate::stats::median(&xs);
     let first = each.first()?;
     Some(Overload {
         cores: first.cores,
         load_avg_1m: median(each.iter().map(|o| o.load_avg_1m).collect())?,
         cpu_share: median(each.iter().filter_map(|o| o.cpu_share).collect()),
-        steal_pct: each
-            .iter()
-            .filter_map(|o| o.steal_pct)
-            .reduce(f64::max),
+        steal_pct: each.iter().filter_map(|o| o.steal_pct).reduce(f64::max),
     })
 }
 
@@ -226,8 +221,19 @@ mod tests {
     #[test]
     fn the_rounds_machine_is_the_median_load_and_the_largest_steal() {
         assert_eq!(cost(2.0, 1.0).cpu_share(), Some(0.5));
-        assert_eq!(Cost { wall_s: 0.0, cpu_s: Some(1.0) }.cpu_share(), None);
-        let rounds = [round(1.0, None), round(9.0, Some(4.0)), round(5.0, Some(1.0))];
+        assert_eq!(
+            Cost {
+                wall_s: 0.0,
+                cpu_s: Some(1.0)
+            }
+            .cpu_share(),
+            None
+        );
+        let rounds = [
+            round(1.0, None),
+            round(9.0, Some(4.0)),
+            round(5.0, Some(1.0)),
+        ];
         let o = over_rounds(&rounds).unwrap();
         assert_eq!((o.cores, o.load_avg_1m, o.steal_pct), (2, 5.0, Some(4.0)));
         assert!((o.cpu_share.unwrap() - 0.45).abs() < 1e-12);
@@ -235,6 +241,11 @@ mod tests {
         let quiet = [round(1.0, None), round(9.0, None), round(1.5, None)];
         assert!(!over_rounds(&quiet).unwrap().overloaded());
         assert!(over_rounds(&[]).is_none());
-        assert!(Readings::start().finish(cost(1.0, 1.0), cost(1.0, 1.0)).cores >= 1);
+        assert!(
+            Readings::start()
+                .finish(cost(1.0, 1.0), cost(1.0, 1.0))
+                .cores
+                >= 1
+        );
     }
 }

@@ -235,13 +235,13 @@ pub struct Sampling {
 
 impl Sampling {
     /// How busy the machine was during the kept measurement (its last window), when it was
-    /// overloaded (`crate::bench::load::Overload::overloaded`); `None` otherwise or when the
+    /// overloaded (`crate::history::overload::Overload::overloaded`); `None` otherwise or when the
     /// windows do not record the cores (older results).
-    pub(crate) fn overloaded(&self) -> Option<crate::bench::load::Overload> {
+    pub(crate) fn overloaded(&self) -> Option<crate::history::overload::Overload> {
         self.machine
             .last()
             .and_then(crate::bench::machine::MachineWindow::overload)
-            .filter(crate::bench::load::Overload::overloaded)
+            .filter(crate::history::overload::Overload::overloaded)
     }
 }
 
