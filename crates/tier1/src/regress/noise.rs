@@ -79,6 +79,8 @@ pub(crate) struct Point {
     pub(crate) y: f64,
     /// Within-run variance of `y`.
     pub(crate) v: f64,
+    /// Measured while the machine was overloaded (its measurement records it).
+    pub(crate) overloaded: bool,
 }
 
 impl NoiseHistory {
@@ -135,26 +137,47 @@ impl NoiseHistory {
         self.runs.iter().map(|r| r.run_id.clone()).collect()
     }
 
-    /// The points of `metric` of the target string `target`, oldest first. A row measured
-    /// while the machine was overloaded (its measurement records it) is left out: its value says
-    /// what the neighbours did, not how much the code's runs differ (issue 37).
-    pub(crate) fn points(&self, target: &str, metric: Metric) -> Vec<Point> {
-        self.runs
+    /// The points of `metric` of the target string `target`, oldest first, without those
+    /// measured while the machine was overloaded when enough others remain ([`quiet_enough`]).
+    pub(crate) fn points(
+        &self,
+        target: &str,
+        metric: Metric,
+        th: &crate::suite::Thresholds,
+    ) -> Vec<Point> {
+        let all: Vec<Point> = self
+            .runs
             .iter()
             .filter_map(|r| {
                 let row = crate::regress::find_target(&r.summary, target)?;
-                if row.measurement.as_ref().is_some_and(|m| m.overloaded.is_some()) {
-                    return None;
-                }
                 let (y, v) = metric.point(row)?;
                 Some(Point {
                     run_id: r.run_id.clone(),
                     segment: r.segment.clone(),
                     y,
                     v,
+                    overloaded: row
+                        .measurement
+                        .as_ref()
+                        .is_some_and(|m| m.overloaded.is_some()),
                 })
             })
-            .collect()
+            .collect();
+        quiet_enough(all, th)
+    }
+}
+
+/// The window without its overloaded points (issue 37: a run measured while the machine was
+/// overloaded says what the neighbours did, not how much the code's runs differ, and kept the
+/// stated detectable change of later nights inflated), when at least `anchor_outlier_min_runs`
+/// others remain; on a machine that is overloaded night after night the overloaded runs are its
+/// run-to-run noise, and all of them stay.
+pub(crate) fn quiet_enough(points: Vec<Point>, th: &crate::suite::Thresholds) -> Vec<Point> {
+    let quiet = points.iter().filter(|p| !p.overloaded).count();
+    if quiet >= th.anchor_outlier_min_runs as usize {
+        points.into_iter().filter(|p| !p.overloaded).collect()
+    } else {
+        points
     }
 }
 
@@ -180,6 +203,7 @@ pub(crate) fn pass_points(anchor: &TargetSummary, metric: Metric) -> Vec<Point> 
                 segment: format!("anchor passes of {}", anchor.target),
                 y: value.ln(),
                 v: 0.0,
+                overloaded: false,
             })
         })
         .collect()
@@ -280,7 +304,7 @@ pub(crate) fn anchor_outliers(
             continue;
         };
         let ys: Vec<f64> = history
-            .points(&t.target, Metric::Speedup)
+            .points(&t.target, Metric::Speedup, th)
             .iter()
             .map(|p| p.y)
             .collect();
@@ -398,6 +422,7 @@ mod tests {
                 segment: seg.into(),
                 y: *y,
                 v: 0.0,
+                overloaded: false,
             })
             .collect()
     }
@@ -480,6 +505,24 @@ mod tests {
             quiet.tau2.sqrt(),
             after.tau2.sqrt()
         );
+    }
+
+    /// Overloaded runs leave the window only when enough others remain: on a machine that is
+    /// overloaded night after night they are its run-to-run noise.
+    #[test]
+    fn overloaded_points_leave_the_window_only_when_enough_others_remain() {
+        let th = crate::suite::Thresholds::default();
+        let window = |quiet: usize, overloaded: usize| {
+            let mut p = pts("a", &vec![0.0; quiet + overloaded]);
+            for x in p.iter_mut().skip(quiet) {
+                x.overloaded = true;
+            }
+            quiet_enough(p, &th)
+        };
+        assert_eq!(window(5, 3).len(), 5);
+        assert!(window(5, 3).iter().all(|p| !p.overloaded));
+        assert_eq!(window(4, 3).len(), 7);
+        assert_eq!(window(0, 6).len(), 6);
     }
 
     #[test]
