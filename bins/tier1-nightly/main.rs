@@ -68,14 +68,18 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    cli::init();
-    tier1::process::install_termination_handler();
-    // This build's commit: a night proves with it that this binary is the checkout's build.
-    tier1::sidebyside::running::record(env!("TIER1_BUILD_COMMIT"), env!("TIER1_BUILD_CLEAN"));
     let a = match cli::parse::<Args>("tier1-nightly") {
         Ok(a) => a,
         Err(code) => return code,
     };
+    cli::init_at(if a.emit_target.is_some() {
+        "warn"
+    } else {
+        "info"
+    });
+    tier1::process::install_termination_handler();
+    // This build's commit: a night proves with it that this binary is the checkout's build.
+    tier1::sidebyside::running::record(env!("TIER1_BUILD_COMMIT"), env!("TIER1_BUILD_CLEAN"));
     if let Some(key) = &a.emit_target {
         return a.suite.emit_target("tier1-nightly", &a.repo_root, key);
     }

@@ -53,11 +53,15 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    cli::init();
+    let args = Args::parse();
+    cli::init_at(if args.emit_target.is_some() {
+        "warn"
+    } else {
+        "info"
+    });
     tier1::process::install_termination_handler();
     // This build's commit: a night proves with it that this binary is the checkout's build.
     tier1::sidebyside::running::record(env!("TIER1_BUILD_COMMIT"), env!("TIER1_BUILD_CLEAN"));
-    let args = Args::parse();
     if let Some(key) = &args.emit_target {
         return args
             .setup
@@ -105,4 +109,3 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
     };
     run::run(&req)
 }
-

@@ -427,6 +427,9 @@ fn tier1_run_emits_a_builtin_target_as_a_command_result_and_writes_nothing() {
     };
     let o = run("gradient_fusion", "6");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Side by side invokes it many times a night: it logs at warn unless TIER1_LOG says more.
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("INFO"), "{stderr}");
     let doc = tier1::bench::command::parse("gradient_fusion", &o.stdout).expect("valid document");
     assert_eq!(doc.variants[0].samples_ms.len(), 6);
     assert_eq!(doc.variants[0].input_signature.seed, 9);

@@ -56,8 +56,15 @@ where
 
 /// Set up stderr logging (`TIER1_LOG`, default `info`) and install the rustls crypto provider.
 pub fn init() {
+    init_at("info");
+}
+
+/// [`init`] with another default level: `--emit-target` logs at `warn` unless `TIER1_LOG` says
+/// otherwise, so a side-by-side comparison's invocations of a built-in target add no lines of
+/// their own to a night's stderr.
+pub fn init_at(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIER1_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing::subscriber::set_global_default(subscriber(filter, std::io::stderr, ansi));
     let _ = rustls::crypto::ring::default_provider().install_default();
