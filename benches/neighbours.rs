@@ -1,8 +1,9 @@
 //! Heavy neighbours for the benches that measure on a crowded machine (`benches/crowded.rs`, the
-//! integrity bench's real nights with `TIER1_NIGHTS_HOGS`): CPU spinners for the whole run, and a
-//! thread that starts a burst every 5 to 15 s, in turn a parallel build's worth of CPU jobs (twice
-//! the cores, 3 to 6 s) and 256 MB written and synced to disk. Every process started here is
-//! killed by its own id when the neighbours are dropped.
+//! integrity bench's real nights with `TIER1_NIGHTS_HOGS` or `TIER1_NIGHTS_LOAD`): CPU spinners
+//! for the whole run (a fixed number, or as many as keep the runnable tasks near a target load),
+//! and a thread that starts a burst every 5 to 15 s, in turn a parallel build's worth of CPU jobs
+//! (twice the cores, 3 to 6 s) and 256 MB written and synced to disk. Every process started here
+//! is killed by its own id when the neighbours are dropped.
 #![allow(dead_code)]
 
 use std::process::{Child, Command, Stdio};
@@ -32,31 +33,45 @@ fn spinner() -> Child {
         .expect("start a CPU spinner")
 }
 
-/// The neighbours: spinners for the whole bench, and a thread that starts a burst every 5 to 15 s
-/// (in turn: a parallel build's worth of CPU jobs for 3 to 6 s, or 256 MB written and synced).
+/// How many CPU spinners run beside the measurement.
+#[derive(Debug, Clone, Copy)]
+pub enum Hogs {
+    /// This many, for the whole run.
+    Fixed(usize),
+    /// As many as keep the machine's runnable tasks (the `running` count of `/proc/loadavg`,
+    /// averaged over 5 s) near this target: none when the machine is already that busy.
+    Load(f64),
+}
+
+/// The neighbours: spinners for the whole bench (a fixed number, or adjusted every 5 s toward a
+/// target load), and a thread that starts a burst every 5 to 15 s (in turn: a parallel build's
+/// worth of CPU jobs for 3 to 6 s, or 256 MB written and synced).
 pub struct Neighbours {
-    hogs: Vec<Child>,
     stop: Arc<AtomicBool>,
-    bursts: Option<std::thread::JoinHandle<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
     /// Where the I/O bursts write (removed last).
     _scratch: tempfile::TempDir,
 }
 
 impl Neighbours {
-    /// Start `hogs` spinners and, when `bursts`, the burst thread (its I/O file in a scratch
+    /// Start the spinners and, when `bursts`, the burst thread (its I/O file in a scratch
     /// directory of its own).
-    pub fn start(hogs: usize, bursts: bool) -> Neighbours {
+    pub fn start(hogs: Hogs, bursts: bool) -> Neighbours {
         let scratch = tempfile::tempdir().expect("a scratch directory for the I/O bursts");
         let stop = Arc::new(AtomicBool::new(false));
-        let bursts = bursts.then(|| {
+        let mut threads = Vec::new();
+        {
+            let stop = stop.clone();
+            threads.push(std::thread::spawn(move || spin_loop(&stop, hogs)));
+        }
+        if bursts {
             let stop = stop.clone();
             let file = scratch.path().join("io-burst");
-            std::thread::spawn(move || burst_loop(&stop, &file))
-        });
+            threads.push(std::thread::spawn(move || burst_loop(&stop, &file)));
+        }
         Neighbours {
-            hogs: (0..hogs).map(|_| spinner()).collect(),
             stop,
-            bursts,
+            threads,
             _scratch: scratch,
         }
     }
@@ -65,13 +80,46 @@ impl Neighbours {
 impl Drop for Neighbours {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        for h in &mut self.hogs {
-            let _ = h.kill();
-            let _ = h.wait();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
         }
-        if let Some(b) = self.bursts.take() {
-            let _ = b.join();
+    }
+}
+
+/// Runnable tasks now (`/proc/loadavg`'s fourth field, `running/total`).
+fn running() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    s.split_whitespace().nth(3)?.split('/').next()?.parse().ok()
+}
+
+fn spin_loop(stop: &AtomicBool, hogs: Hogs) {
+    let mut spinners: Vec<Child> = Vec::new();
+    if let Hogs::Fixed(n) = hogs {
+        spinners.extend((0..n).map(|_| spinner()));
+    }
+    while !stop.load(Ordering::SeqCst) {
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            sleep_unless(stop, Duration::from_secs(1));
+            seen.extend(running());
         }
+        if let Hogs::Load(target) = hogs
+            && !seen.is_empty()
+        {
+            let now = seen.iter().sum::<f64>() / seen.len() as f64;
+            if now < target - 0.5 && spinners.len() < 8 * cores() {
+                spinners.push(spinner());
+            } else if now > target + 0.5
+                && let Some(mut s) = spinners.pop()
+            {
+                let _ = s.kill();
+                let _ = s.wait();
+            }
+        }
+    }
+    for s in &mut spinners {
+        let _ = s.kill();
+        let _ = s.wait();
     }
 }
 
