@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 /// tasks as cores, so a single-threaded benchmark gets at most about half a core (on the 2-core
 /// VM, issue 37: comparisons went wrong from load 4 to 9; beside one CPU-bound neighbour, load
 /// about 2, they held).
-pub(crate) const OVERLOADED_LOAD_PER_CORE: f64 = 2.0;
+pub const OVERLOADED_LOAD_PER_CORE: f64 = 2.0;
 
 /// Share of CPU time stolen by the hypervisor (percent) at or above which the machine is
 /// overloaded.
-pub(crate) const OVERLOADED_STEAL_PCT: f64 = 10.0;
+pub const OVERLOADED_STEAL_PCT: f64 = 10.0;
 
 /// How busy the machine was over a measurement or a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
