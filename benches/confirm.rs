@@ -71,6 +71,7 @@ fn main() {
                 decide_on: DecideOn::OptimizedTime,
                 builder: tier1::sidebyside::Builder::SideBySide,
                 state_dir: Some(h.tmp.path()),
+                extra_seconds: 0.0,
             });
             let s = started.elapsed().as_secs_f64();
             match o.verdict {

@@ -148,6 +148,7 @@ fn run_night(c: &Clone, side_by_side: bool) -> Night {
 /// Run the built-in suite's nights.
 pub fn main(n: usize) {
     let c = clone();
+    let _neighbours = crate::nights::neighbours();
     let cells = run_cells(
         n,
         2,

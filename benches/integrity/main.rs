@@ -13,6 +13,8 @@
 //!    docs/regression-model.md.
 
 mod builtin_nights;
+#[path = "../neighbours.rs"]
+mod neighbours;
 mod nights;
 mod real;
 mod sim;

@@ -7,7 +7,12 @@
 //! comment, the false-alarm case) and N nights with side by side (`auto`, the default) alternated
 //! with N nights with `TIER1_SIDE_BY_SIDE=off`, on the same history. Counted per mode: nights that
 //! failed the gate, each target listed as a regression, side by side's verdicts, the night's
-//! wall time and what the confirmations cost (measuring and builds).
+//! wall time and what the confirmations cost (measuring and builds). With `TIER1_NIGHTS_HOGS=N`
+//! the nights run beside N CPU spinners and bursts (`benches/neighbours.rs`; `TIER1_NIGHTS_BURSTS=0`
+//! leaves the bursts out), with `TIER1_NIGHTS_LOAD=L` beside as many spinners as keep the
+//! machine's runnable tasks near L (issue 37's crowded machine: 3 x the cores), started before the
+//! bootstrap and killed after the last night; every night's line carries the load average before
+//! it.
 
 use crate::real::{Said, bootstrap_with, detection, git, night, regressions, said};
 use std::path::{Path, PathBuf};
@@ -91,6 +96,7 @@ fn commit_change(root: &Path, pct: u32, revision: usize) {
 /// One night's record.
 pub(crate) struct Night {
     side_by_side: bool,
+    load: f64,
     exit: i32,
     wall_s: f64,
     regressed: Vec<String>,
@@ -131,6 +137,7 @@ pub(crate) fn run_night_with(
         cmd.env("TIER1_SIDE_BY_SIDE", "off");
     }
     let t = Instant::now();
+    let load = crate::neighbours::load_avg();
     let out = cmd
         .stderr(std::process::Stdio::inherit())
         .output()
@@ -162,6 +169,7 @@ pub(crate) fn run_night_with(
     });
     let night = Night {
         side_by_side,
+        load,
         exit,
         wall_s,
         regressed,
@@ -169,7 +177,7 @@ pub(crate) fn run_night_with(
         confirm_s,
     };
     println!(
-        "- night {} (side by side {}): exit {}, {:.1} s, regressed {:?}, verdicts {:?}, side by side {:?}, confirmations {:.1} s",
+        "- night {} (side by side {}, load {load:.1}): exit {}, {:.1} s, regressed {:?}, verdicts {:?}, side by side {:?}, confirmations {:.1} s",
         run_id.unwrap_or_default(),
         if side_by_side { "auto" } else { "off" },
         night.exit,
@@ -275,6 +283,25 @@ fn plan(history: usize) -> (Vec<u32>, usize) {
     (changes, history)
 }
 
+/// The neighbours `TIER1_NIGHTS_HOGS` (a fixed number of spinners) or `TIER1_NIGHTS_LOAD` (the
+/// runnable tasks the spinners keep the machine at) asks for (none by default).
+pub(crate) fn neighbours() -> Option<crate::neighbours::Neighbours> {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<f64>().ok());
+    let hogs = match (var("TIER1_NIGHTS_HOGS"), var("TIER1_NIGHTS_LOAD")) {
+        (Some(n), _) if n > 0.0 => crate::neighbours::Hogs::Fixed(n as usize),
+        (_, Some(l)) if l > 0.0 => crate::neighbours::Hogs::Load(l),
+        _ => return None,
+    };
+    let bursts = std::env::var("TIER1_NIGHTS_BURSTS").map_or(true, |v| v != "0");
+    println!(
+        "neighbours: CPU spinners {hogs:?}, bursts {} (load average now {:.1} on {} cores)",
+        if bursts { "on" } else { "off" },
+        crate::neighbours::load_avg(),
+        crate::neighbours::cores()
+    );
+    Some(crate::neighbours::Neighbours::start(hogs, bursts))
+}
+
 /// Run the cells of [`Cells`].
 pub(crate) fn run_cells(
     n: usize,
@@ -332,9 +359,57 @@ pub(crate) fn table(title: &str, c: &Cells, keys: &[&str]) {
     }
 }
 
+/// The stated detectable change night by night around a burst of loaded nights
+/// (`TIER1_INTEGRITY_REAL_ONLY=heal`, issue 37): a bootstrap, `n` nights, 3 nights beside 4 × the
+/// cores of CPU spinners and the bursts, then `n` nights again; per night the load before it,
+/// each target's verdict, stated detectable change and the accepted runs behind its noise
+/// estimate. The history heals when the nights after the burst state what the nights before did.
+pub fn heal(n: usize) {
+    let (_t, root) = checkout();
+    let ((), attempts) = bootstrap_with(|| (run_night(&root, true).exit == 0).then_some(()));
+    println!("\nbootstrap nights: {attempts}\n");
+    let mut rows = Vec::new();
+    let burst = crate::neighbours::Hogs::Fixed(4 * crate::neighbours::cores());
+    for (phase, count, hogs) in [
+        ("before", n, None),
+        ("burst", 3, Some(burst)),
+        ("after", n, None),
+    ] {
+        let _neighbours = hogs.map(|h| crate::neighbours::Neighbours::start(h, true));
+        for _ in 0..count {
+            let night = run_night(&root, true);
+            rows.push((phase, night));
+        }
+    }
+    println!(
+        "\n| night | phase | load before | exit | py_dot verdict, detectable (noise runs) | c_matmul verdict, detectable (noise runs) |"
+    );
+    println!("| ---: | --- | ---: | ---: | --- | --- |");
+    for (i, (phase, night)) in rows.iter().enumerate() {
+        let cell = |s: &crate::real::Said| {
+            format!(
+                "{}, {} ({})",
+                s.verdict,
+                s.detectable_pct
+                    .map_or_else(|| "-".into(), |d| format!("{d:.1} %")),
+                s.noise_runs
+            )
+        };
+        println!(
+            "| {} | {phase} | {:.1} | {} | {} | {} |",
+            i + 1,
+            night.load,
+            night.exit,
+            cell(&night.said[0]),
+            cell(&night.said[1])
+        );
+    }
+}
+
 /// Run the whole-night cells.
 pub fn main(n: usize) {
     let (_t, root) = checkout();
+    let _neighbours = neighbours();
     let c = run_cells(
         n,
         3,

@@ -152,8 +152,8 @@ pub(crate) fn detection(root: &Path, run_id: &str) -> serde_json::Value {
 #[derive(Default, Clone)]
 pub(crate) struct Said {
     pub(crate) verdict: String,
-    detectable_pct: Option<f64>,
-    noise_runs: u64,
+    pub(crate) detectable_pct: Option<f64>,
+    pub(crate) noise_runs: u64,
     pub(crate) side_by_side: Option<String>,
 }
 
@@ -378,10 +378,15 @@ pub fn main() {
         return;
     }
     // TIER1_INTEGRITY_REAL_ONLY=unchanged|slowdown runs one half; nights|builtin_nights, whole nights
-    // with and without side by side.
+    // with and without side by side; heal, the stated detectable change around a burst of loaded
+    // nights.
     let only = std::env::var("TIER1_INTEGRITY_REAL_ONLY").unwrap_or_default();
     if only == "nights" {
         crate::nights::main(runs);
+        return;
+    }
+    if only == "heal" {
+        crate::nights::heal(runs);
         return;
     }
     if only == "builtin_nights" {

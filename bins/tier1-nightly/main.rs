@@ -56,15 +56,34 @@ struct Args {
     /// Keep the job's work directory under the store.
     #[arg(long)]
     keep_work: bool,
+    /// Print the JSON outcome on stdout even when stdout is a terminal (it is always printed when
+    /// stdout is a pipe or a file); the ending table goes to stderr either way.
+    #[arg(long)]
+    json: bool,
+    /// Measure only this built-in target of the checkout's suite, one short pass, and print its
+    /// `tier1.command_result.v1` document (as `tier1-run --emit-target`: side by side invokes the
+    /// running binary this way). Runs no job and writes nothing.
+    #[arg(long, value_name = "KEY")]
+    emit_target: Option<String>,
 }
 
 fn main() -> ExitCode {
-    cli::init();
-    tier1::process::install_termination_handler();
     let a = match cli::parse::<Args>("tier1-nightly") {
         Ok(a) => a,
         Err(code) => return code,
     };
+    cli::init_at(if a.emit_target.is_some() {
+        "warn"
+    } else {
+        "info"
+    });
+    tier1::process::install_termination_handler();
+    // This build's commit: a night proves with it that this binary is the checkout's build.
+    tier1::sidebyside::running::record(env!("TIER1_BUILD_COMMIT"), env!("TIER1_BUILD_CLEAN"));
+    if let Some(key) = &a.emit_target {
+        return a.suite.emit_target("tier1-nightly", &a.repo_root, key);
+    }
+    let json = a.json;
     let req = NightlyRequest {
         profile: a.suite.profile,
         workflow: a.workflow,
@@ -87,7 +106,8 @@ fn main() -> ExitCode {
             if let Some(f) = &outcome.failure {
                 cli::print_error("tier1-nightly", f);
             }
-            cli::print_json(&outcome);
+            cli::print_result(&outcome, json);
+            cli::print_ending(&outcome.ending());
             cli::exit(outcome.exit)
         }
         Err(e) => cli::fail("tier1-nightly", &e),

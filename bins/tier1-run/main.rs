@@ -46,30 +46,39 @@ struct Args {
     /// nothing.
     #[arg(long, value_name = "KEY")]
     emit_target: Option<String>,
+    /// Print the JSON result on stdout even when stdout is a terminal (it is always printed when
+    /// stdout is a pipe or a file); the ending table goes to stderr either way.
+    #[arg(long)]
+    json: bool,
 }
 
 fn main() -> ExitCode {
-    cli::init();
-    tier1::process::install_termination_handler();
     let args = match tier1::cli::parse::<Args>("tier1-run") {
         Ok(a) => a,
         Err(code) => return code,
     };
-    if let Some(key) = args.emit_target.clone() {
-        return match emit(args, &key) {
-            Ok(doc) => {
-                cli::print_json(&doc);
-                ExitCode::SUCCESS
-            }
-            Err(e) => cli::fail("tier1-run", &e),
-        };
+    cli::init_at(if args.emit_target.is_some() {
+        "warn"
+    } else {
+        "info"
+    });
+    tier1::process::install_termination_handler();
+    // This build's commit: a night proves with it that this binary is the checkout's build.
+    tier1::sidebyside::running::record(env!("TIER1_BUILD_COMMIT"), env!("TIER1_BUILD_CLEAN"));
+    if let Some(key) = &args.emit_target {
+        return args
+            .setup
+            .suite
+            .emit_target("tier1-run", &args.setup.repo_root, key);
     }
+    let json = args.json;
     match execute(args) {
         Ok(outcome) => {
-            cli::print_json(&outcome);
+            cli::print_result(&outcome, json);
             if let Some(m) = outcome.gate_message() {
                 cli::gate_failed("tier1-run", &m);
             }
+            cli::print_ending(&outcome.ending());
             cli::exit(outcome.exit())
         }
         Err(e) => cli::fail("tier1-run", &e),
@@ -102,11 +111,4 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
         passes: None,
     };
     run::run(&req)
-}
-
-fn emit(args: Args, key: &str) -> Result<serde_json::Value, tier1::bench::emit::EmitError> {
-    let (suite, profile) = args.setup.suite.suite_and_profile(&args.setup.repo_root)?;
-    let backend = run::backend_for(&suite, &profile)?;
-    let env = |k: &str| std::env::var(k).ok();
-    tier1::bench::emit::emit_target(&suite, key, &profile, backend, &env)
 }

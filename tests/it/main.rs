@@ -49,6 +49,7 @@ mod layers;
 mod nightly_anchor;
 mod nightly_compaction;
 mod nightly_e2e;
+mod nightly_ending;
 mod nightly_faults;
 mod nightly_inputs;
 mod nightly_local_loop;

@@ -221,6 +221,7 @@ pub(crate) mod fixtures {
             estimator: Some("paired_median".into()),
             precision_required: Some(false),
             passes: Vec::new(),
+            overloaded: None,
         });
         t
     }

@@ -56,8 +56,15 @@ where
 
 /// Set up stderr logging (`TIER1_LOG`, default `info`) and install the rustls crypto provider.
 pub fn init() {
+    init_at("info");
+}
+
+/// [`init`] with another default level: `--emit-target` logs at `warn` unless `TIER1_LOG` says
+/// otherwise, so a side-by-side comparison's invocations of a built-in target add no lines of
+/// their own to a night's stderr.
+pub fn init_at(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIER1_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing::subscriber::set_global_default(subscriber(filter, std::io::stderr, ansi));
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -87,6 +94,22 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
         let mut failed = STDOUT_FAILED.lock().unwrap_or_else(|p| p.into_inner());
         failed.get_or_insert(crate::exit::of_io(&e));
     }
+}
+
+/// Print a run's result as JSON on stdout ([`print_json`]) when `--json` was given or stdout is
+/// not a terminal (a pipe, a file: every machine consumer); on a terminal without `--json` the
+/// ending ([`print_ending`]) says it for people and no JSON is printed (`tier1-run`,
+/// `tier1-nightly`; as `gh` and `git` do, machine output when asked or piped).
+pub fn print_result<T: serde::Serialize>(value: &T, json: bool) {
+    if json || !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        print_json(value);
+    }
+}
+
+/// Write the ending of a run (its table and the line that says what the exit code means) to
+/// stderr, after every log line.
+pub fn print_ending(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// The process exit code for `code`: when the work succeeded but its JSON could not be written

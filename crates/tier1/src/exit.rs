@@ -72,6 +72,31 @@ impl Exit {
         }
     }
 
+    /// What the code means, in one sentence (the `meaning` column of docs/exit-codes.md).
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Exit::Ok => "the operation completed; where it judges something, the verdict is pass",
+            Exit::Gate => "the operation completed but the release gate said fail",
+            Exit::Usage => "the command line is malformed",
+            Exit::Invalid => {
+                "an input file, field or request fails validation; nothing was written"
+            }
+            Exit::Integrity => "integrity failure; fail closed, no fallback, no bootstrap",
+            Exit::Unavailable => {
+                "no usable prior history or evidence exists and bootstrap was not allowed"
+            }
+            Exit::RenewalRequired => {
+                "the anchor's evidence is 60 days old or more and renewal was not allowed"
+            }
+            Exit::Attestation => "the runner or GPU attestation failed",
+            Exit::Conflict => "the destination already holds data",
+            Exit::Remote => "a remote API failed after the allowed retries",
+            Exit::Io => "local I/O or another environment failure",
+            Exit::Cancelled => "stopped by SIGINT or SIGTERM before it completed",
+            Exit::DiskFull => "a write failed because the destination's file system is full",
+        }
+    }
+
     /// A short stable name, as printed in JSON status output.
     pub const fn name(self) -> &'static str {
         match self {

@@ -170,7 +170,7 @@ pub(crate) fn run(
             sampling.budget_exhausted = true;
             break;
         }
-        tracing::info!(target = %t.key, processes = sampling.processes, "not yet precise; running the command again");
+        tracing::debug!(target = %t.key, processes = sampling.processes, "not yet precise; running the command again");
     }
     if let Some(mut out) = pooled {
         r.work = out.work;
@@ -234,7 +234,9 @@ fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<Comm
 }
 
 /// One invocation of a command target from the directory `dir` (the side-by-side comparison runs
-/// each build's command in its own worktree): its raw stdout and the validated document.
+/// each build's command in its own worktree), finished but not read yet: the comparison runs both
+/// invocations of a round back to back and reads their results after the second
+/// ([`Finished::read`]), so nothing of its own work falls between them.
 pub(crate) fn invoke_in(
     t: &Target,
     shapes: &Shapes,
@@ -242,12 +244,26 @@ pub(crate) fn invoke_in(
     timing: Timing,
     dir: &Path,
     process: u32,
-) -> Result<(Vec<u8>, CommandOutput), String> {
+) -> Result<Finished, String> {
     let deadline = Instant::now() + timing.timeout;
     let (stdout, inv) =
         execute(t, shapes, opts, timing, deadline, process, Some(dir)).map_err(|e| e.1)?;
-    let out = read(t, opts.seed, stdout.clone(), &inv)?;
-    Ok((stdout, out))
+    Ok(Finished { stdout, inv })
+}
+
+/// A finished invocation: its stdout and its files (kept until it is read).
+#[derive(Debug)]
+pub(crate) struct Finished {
+    stdout: Vec<u8>,
+    inv: Invocation,
+}
+
+impl Finished {
+    /// Its raw stdout and the validated document.
+    pub(crate) fn read(self, t: &Target, seed: u64) -> Result<(Vec<u8>, CommandOutput), String> {
+        let out = read(t, seed, self.stdout.clone(), &self.inv)?;
+        Ok((self.stdout, out))
+    }
 }
 
 fn execute(

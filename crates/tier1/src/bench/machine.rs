@@ -58,6 +58,9 @@ pub(crate) struct MachineState {
     /// Mean current CPU clock over the cores (MHz, `/proc/cpuinfo` or cpufreq).
     #[serde(default)]
     pub(crate) cpu_mhz: Option<Finite>,
+    /// Online cores (`crate::bench::load::cores`); absent in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cores: Option<u32>,
     /// The GPU, on the CUDA backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) gpu: Option<GpuState>,
@@ -72,6 +75,7 @@ impl MachineState {
                 .and_then(|s| parse_loadavg(&s))
                 .map(Finite::from),
             cpu_mhz: cpu_mhz().map(Finite::from),
+            cores: u32::try_from(crate::bench::load::cores()).ok(),
             gpu: None,
         }
     }
@@ -96,6 +100,22 @@ pub struct MachineWindow {
 }
 
 impl MachineWindow {
+    /// How busy the machine was: the larger load average of either end over the cores (`None`
+    /// without a load average or the cores).
+    pub(crate) fn overload(&self) -> Option<crate::history::overload::Overload> {
+        let load = [self.before.load_avg_1m, self.after.load_avg_1m]
+            .into_iter()
+            .flatten()
+            .map(f64::from)
+            .reduce(f64::max)?;
+        Some(crate::history::overload::Overload {
+            cores: self.before.cores.or(self.after.cores)?,
+            load_avg_1m: load,
+            cpu_share: None,
+            steal_pct: None,
+        })
+    }
+
     /// Throttle reasons seen at either end.
     pub(crate) fn throttling(&self) -> Vec<&str> {
         let mut r = self.before.throttling();

@@ -18,6 +18,7 @@ pub mod harness;
 pub(crate) mod import;
 pub(crate) mod invocation;
 pub(crate) mod limits;
+pub mod load;
 pub(crate) mod machine;
 pub(crate) mod options;
 pub(crate) mod pass_record;

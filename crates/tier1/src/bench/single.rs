@@ -52,6 +52,7 @@ pub(crate) fn measurement(
         precision_pct,
         throttled,
         precision_required,
+        overloaded,
     } = sampling;
     let reached = e
         .optimized_half_width_pct()
@@ -77,6 +78,7 @@ pub(crate) fn measurement(
         estimator: estimator.stated().map(Into::into),
         precision_required: estimator.stated().map(|_| precision_required),
         passes: pass_values(e),
+        overloaded,
     }
 }
 
@@ -89,6 +91,8 @@ pub(crate) struct Conditions {
     pub(crate) throttled: bool,
     /// The profile requires an anchor to reach the precision.
     pub(crate) precision_required: bool,
+    /// The machine was overloaded during the kept measurement.
+    pub(crate) overloaded: Option<crate::history::overload::Overload>,
 }
 
 /// The passes of an estimate as the measurement record keeps them.

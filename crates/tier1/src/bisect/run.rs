@@ -172,6 +172,7 @@ pub fn bisect(req: &BisectRequest) -> Result<BisectReport, BisectError> {
                 decide_on: req.decide_on,
                 builder: sidebyside::Builder::Bisect,
                 state_dir: None,
+                extra_seconds: 0.0,
             })
         };
         let new_builds = |o: &sidebyside::SideBySideOutcome| {

@@ -38,6 +38,25 @@ impl SuiteArgs {
             .unwrap_or_else(|| crate::run::default_profile(&suite));
         Ok((suite, profile))
     }
+
+    /// `--emit-target KEY` of `tier1-run` and `tier1-nightly`: measure the built-in target `key`
+    /// alone, one short pass, and print its `tier1.command_result.v1` document on stdout
+    /// ([`crate::bench::emit::emit_target`]); the exit code says whether it could.
+    pub fn emit_target(&self, tool: &str, repo_root: &Path, key: &str) -> std::process::ExitCode {
+        let emitted = || -> Result<serde_json::Value, crate::bench::emit::EmitError> {
+            let (suite, profile) = self.suite_and_profile(repo_root)?;
+            let backend = crate::run::backend_for(&suite, &profile)?;
+            let env = |k: &str| std::env::var(k).ok();
+            crate::bench::emit::emit_target(&suite, key, &profile, backend, &env)
+        };
+        match emitted() {
+            Ok(doc) => {
+                super::print_json(&doc);
+                super::exit(crate::exit::Exit::Ok)
+            }
+            Err(e) => super::fail(tool, &e),
+        }
+    }
 }
 
 /// The suite, the checkout and the attestations of a measuring run (`tier1-run`,

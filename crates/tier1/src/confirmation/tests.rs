@@ -45,6 +45,7 @@ fn check(verdict: SbsVerdict, time: f64) -> SideBySideCheck {
         seconds: 1.0.into(),
         build_seconds: Some(0.0.into()),
         evidence_dir: Some("run/sidebyside/a".into()),
+        overloaded: None,
     }
 }
 

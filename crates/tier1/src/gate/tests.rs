@@ -562,6 +562,7 @@ fn a_regression_confirmed_side_by_side_names_the_comparison() {
             seconds: 10.0.into(),
             build_seconds: None,
             evidence_dir: None,
+            overloaded: None,
         }],
     });
     let c = run_acceptance(&slower, &cmp, false, false);

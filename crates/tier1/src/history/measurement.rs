@@ -65,6 +65,12 @@ pub struct Measurement {
     /// The passes an anchor was measured in (empty: one pass).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) passes: Vec<PassValue>,
+    /// The machine was overloaded during the kept measurement
+    /// ([`Overload`](crate::history::overload::Overload)): load per core, CPU share, steal. Absent
+    /// when it was not (or older records). Such a run says so in its verdict and stays out of the
+    /// noise window of later nights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) overloaded: Option<crate::history::overload::Overload>,
 }
 
 /// One pass of an anchor's measurement, as recorded.
@@ -241,6 +247,7 @@ mod tests {
             estimator: None,
             precision_required: None,
             passes: Vec::new(),
+            overloaded: None,
         };
         assert!((m.log_speedup_se().unwrap() - 1.0).abs() < 1e-3);
         assert!((m.optimized_half_width_pct().unwrap() - 2.0).abs() < 1e-9);

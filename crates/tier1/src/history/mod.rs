@@ -8,6 +8,7 @@ pub mod error;
 pub mod export_header;
 pub(crate) mod measurement;
 pub mod model;
+pub mod overload;
 pub mod package;
 pub(crate) mod segment;
 pub(crate) mod segment_io;

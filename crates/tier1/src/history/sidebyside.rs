@@ -106,26 +106,36 @@ pub(crate) struct SideBySideCheck {
     /// Evidence-relative directory of the comparison (`<run_id>/sidebyside/<key>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) evidence_dir: Option<String>,
+    /// `the machine was overloaded: load 8.9 on 2 cores ...; rerun on a quieter machine`, when
+    /// it was over the comparison's rounds (also the end of `reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) overloaded: Option<String>,
 }
 
 impl SideBySideCheck {
     /// The verdict the recorded intervals give (`None` for a failure with no intervals): per
-    /// deciding metric, with `t = ln(1 + threshold/100)` and the worsening interval `[lo, hi]`
-    /// (`ln` of the time ratio, `−ln` of the speedup ratio): `worse` when `lo > t`, else `same`
-    /// when `hi < t`, else `worse` when `lo > 0`, else undecided; the target is `worse` when a metric
-    /// is, `same` when all are, else `unknown` (docs/regression-model.md).
+    /// deciding metric, the worsening estimate and interval `[lo, hi]` (`ln` of the time ratio,
+    /// `−ln` of the speedup ratio) through [`worsening_verdict`]; the target is `worse` when a
+    /// metric is, `same` when all are, else `unknown` (docs/regression-model.md). A record
+    /// written before issue 37 called an open metric `worse` on `lo > 0` alone; such a `worse`
+    /// is still accepted as recorded (a stricter rule can only have made it unknown, which
+    /// passes the gate: no one gains by that edit).
     pub(crate) fn derived(&self) -> Option<SbsVerdict> {
+        self.derived_by(false)
+    }
+
+    fn derived_by(&self, before_issue_37: bool) -> Option<SbsVerdict> {
         if self.cause.as_deref().is_some_and(|c| c != "too_noisy") {
             return Some(SbsVerdict::Unknown);
         }
         let t = (self.threshold_pct.get() / 100.0).ln_1p();
         let time = self
             .optimized_time_ratio
-            .map(|r| (r.low.get().ln(), r.high.get().ln()));
+            .map(|r| (r.ratio.get().ln(), r.low.get().ln(), r.high.get().ln()));
         let speed = self
             .speedup_ratio
-            .map(|r| (-r.high.get().ln(), -r.low.get().ln()));
-        let each: Vec<Option<(f64, f64)>> = match self.decided_on.as_str() {
+            .map(|r| (-r.ratio.get().ln(), -r.high.get().ln(), -r.low.get().ln()));
+        let each: Vec<Option<(f64, f64, f64)>> = match self.decided_on.as_str() {
             "optimized_time" => vec![time],
             "speedup" => vec![speed],
             _ => vec![time, speed],
@@ -136,15 +146,12 @@ impl SideBySideCheck {
         let verdicts: Vec<SbsVerdict> = each
             .into_iter()
             .flatten()
-            .map(|(lo, hi)| {
-                if lo > t {
-                    SbsVerdict::Worse
-                } else if hi < t {
-                    SbsVerdict::Same
-                } else if lo > 0.0 {
+            .map(|(est, lo, hi)| {
+                let v = worsening_verdict(est, lo, hi, t);
+                if before_issue_37 && v == SbsVerdict::Unknown && lo > 0.0 {
                     SbsVerdict::Worse
                 } else {
-                    SbsVerdict::Unknown
+                    v
                 }
             })
             .collect();
@@ -155,6 +162,34 @@ impl SideBySideCheck {
         } else {
             SbsVerdict::Unknown
         })
+    }
+
+    /// Whether the recorded verdict is the one the intervals give (or, for `worse`, the one the
+    /// rule before issue 37 gave).
+    fn verdict_holds(&self) -> bool {
+        let derived = self.derived().unwrap_or(SbsVerdict::Unknown);
+        derived == self.verdict
+            || (self.verdict == SbsVerdict::Worse
+                && self.derived_by(true) == Some(SbsVerdict::Worse))
+    }
+}
+
+/// What one metric of a side-by-side comparison says from its worsening estimate `est` and
+/// interval `[lo, hi]` (log scale, positive: the current build is worse) and the log threshold
+/// `t`: `worse` when the interval lies above `t`, or when the estimate is at or beyond `t` and the
+/// interval excludes no change (`lo > 0`: the history test's rule, a change of at least the
+/// threshold that is significant); `same` when the interval lies below `t`; else `unknown`. Never
+/// `worse` on a wide interval that merely excludes 0 around a smaller estimate (issue 37).
+pub(crate) fn worsening_verdict(est: f64, lo: f64, hi: f64, t: f64) -> SbsVerdict {
+    // The slack of the history test's rule: a change exactly at the threshold counts despite
+    // binary rounding (`crate::regress::significance`).
+    const EPS: f64 = 1e-9;
+    if lo > t || (est >= t - EPS && lo > 0.0) {
+        SbsVerdict::Worse
+    } else if hi < t {
+        SbsVerdict::Same
+    } else {
+        SbsVerdict::Unknown
     }
 }
 
@@ -248,7 +283,7 @@ impl SideBySideBlock {
                 ));
             }
             let derived = c.derived().unwrap_or(SbsVerdict::Unknown);
-            if derived != c.verdict {
+            if !c.verdict_holds() {
                 return Err(format!(
                     "{at}.verdict: recorded {}, but its own intervals give {} (tampered side-by-side record)",
                     c.verdict.as_str(),
@@ -320,6 +355,7 @@ mod tests {
             seconds: 1.0.into(),
             build_seconds: Some(0.0.into()),
             evidence_dir: None,
+            overloaded: None,
         }
     }
 
@@ -370,6 +406,58 @@ mod tests {
             e.contains("recorded same, but its own intervals give unknown"),
             "{e}"
         );
+    }
+
+    /// Issue 37: a record is `worse` only when a metric's estimate is beyond the threshold and
+    /// its interval excludes no change (or its whole interval lies beyond the threshold); a wide
+    /// interval that merely excludes no change around a smaller estimate is `unknown`. Records
+    /// written by the rule before stay valid: their `worse` is still accepted.
+    #[test]
+    fn worse_needs_the_estimate_beyond_the_threshold() {
+        let c = |verdict, time| SideBySideCheck {
+            decided_on: "optimized_time".into(),
+            ..check(verdict, time)
+        };
+        // The issue's optimized time: its interval includes no change.
+        assert_eq!(
+            c(SbsVerdict::Unknown, (1.4904, 0.4485, 3.9121)).derived(),
+            Some(SbsVerdict::Unknown)
+        );
+        // Estimate 3 %, interval [1.002, 1.30]: excludes no change, but not a 5 % worsening.
+        let wide = c(SbsVerdict::Unknown, (1.03, 1.002, 1.30));
+        assert_eq!(wide.derived(), Some(SbsVerdict::Unknown));
+        assert!(block(wide.clone()).check().is_ok());
+        // ... and a record of the earlier rule that called it worse is still accepted.
+        assert!(
+            block(SideBySideCheck {
+                verdict: SbsVerdict::Worse,
+                ..wide
+            })
+            .check()
+            .is_ok()
+        );
+        // Estimate 8 %, interval above no change: worse.
+        let worse = c(SbsVerdict::Worse, (1.08, 1.01, 1.20));
+        assert_eq!(worse.derived(), Some(SbsVerdict::Worse));
+        assert!(
+            block(SideBySideCheck {
+                verdict: SbsVerdict::Same,
+                ..worse
+            })
+            .check()
+            .is_err()
+        );
+        // The issue's speedup (decided on it): its whole interval is beyond the threshold.
+        let speed = SideBySideCheck {
+            decided_on: "speedup".into(),
+            speedup_ratio: Some(SbsRatio {
+                ratio: 0.6308.into(),
+                low: 0.3526.into(),
+                high: 0.8839.into(),
+            }),
+            ..check(SbsVerdict::Worse, (1.0, 0.99, 1.01))
+        };
+        assert_eq!(speed.derived(), Some(SbsVerdict::Worse));
     }
 
     #[test]

@@ -141,6 +141,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
             failures: Vec::new(),
         },
         exit: Exit::Ok,
+        ending: None,
     };
     let work = tempfile::Builder::new()
         .prefix(&crate::fsx::stale::work_prefix(wf.id))

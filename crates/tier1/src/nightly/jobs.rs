@@ -232,6 +232,7 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
     let ran = run::run(&run_req)?;
     let run_exit = ran.exit();
     out.run = json(&ran);
+    out.ending = Some(ran.ending.clone());
     checkpoint()?;
 
     // Bind, pack, upload evidence, verify its digest; the candidate only after that.

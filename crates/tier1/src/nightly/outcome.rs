@@ -46,4 +46,20 @@ pub struct NightlyOutcome {
     /// The exit code (not serialized).
     #[serde(skip)]
     pub exit: Exit,
+    /// The run's table for people (not serialized; absent when the run did not complete).
+    #[serde(skip)]
+    pub(crate) ending: Option<crate::run::ending::Ending>,
+}
+
+impl NightlyOutcome {
+    /// The ending for people: the run's table of compared targets (when the run completed) and
+    /// what the job's exit code means (docs/tier1-nightly.md, "The ending").
+    pub fn ending(&self) -> String {
+        let gate = (!self.verdict.passed)
+            .then(|| format!("gate failed: {}", self.verdict.failures.join("; ")));
+        match &self.ending {
+            Some(e) => e.text(self.exit, gate.as_deref()),
+            None => crate::run::ending::exit_line(self.exit, gate.as_deref()) + "\n",
+        }
+    }
 }

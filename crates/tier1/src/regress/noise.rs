@@ -79,6 +79,8 @@ pub(crate) struct Point {
     pub(crate) y: f64,
     /// Within-run variance of `y`.
     pub(crate) v: f64,
+    /// Measured while the machine was overloaded (its measurement records it).
+    pub(crate) overloaded: bool,
 }
 
 impl NoiseHistory {
@@ -135,9 +137,16 @@ impl NoiseHistory {
         self.runs.iter().map(|r| r.run_id.clone()).collect()
     }
 
-    /// The points of `metric` of the target string `target`, oldest first.
-    pub(crate) fn points(&self, target: &str, metric: Metric) -> Vec<Point> {
-        self.runs
+    /// The points of `metric` of the target string `target`, oldest first, without those
+    /// measured while the machine was overloaded when enough others remain ([`quiet_enough`]).
+    pub(crate) fn points(
+        &self,
+        target: &str,
+        metric: Metric,
+        th: &crate::suite::Thresholds,
+    ) -> Vec<Point> {
+        let all: Vec<Point> = self
+            .runs
             .iter()
             .filter_map(|r| {
                 let row = crate::regress::find_target(&r.summary, target)?;
@@ -147,9 +156,28 @@ impl NoiseHistory {
                     segment: r.segment.clone(),
                     y,
                     v,
+                    overloaded: row
+                        .measurement
+                        .as_ref()
+                        .is_some_and(|m| m.overloaded.is_some()),
                 })
             })
-            .collect()
+            .collect();
+        quiet_enough(all, th)
+    }
+}
+
+/// The window without its overloaded points (issue 37: a run measured while the machine was
+/// overloaded says what the neighbours did, not how much the code's runs differ, and kept the
+/// stated detectable change of later nights inflated), when at least `anchor_outlier_min_runs`
+/// others remain; on a machine that is overloaded night after night the overloaded runs are its
+/// run-to-run noise, and all of them stay.
+pub(crate) fn quiet_enough(points: Vec<Point>, th: &crate::suite::Thresholds) -> Vec<Point> {
+    let quiet = points.iter().filter(|p| !p.overloaded).count();
+    if quiet >= th.anchor_outlier_min_runs as usize {
+        points.into_iter().filter(|p| !p.overloaded).collect()
+    } else {
+        points
     }
 }
 
@@ -175,6 +203,7 @@ pub(crate) fn pass_points(anchor: &TargetSummary, metric: Metric) -> Vec<Point> 
                 segment: format!("anchor passes of {}", anchor.target),
                 y: value.ln(),
                 v: 0.0,
+                overloaded: false,
             })
         })
         .collect()
@@ -275,7 +304,7 @@ pub(crate) fn anchor_outliers(
             continue;
         };
         let ys: Vec<f64> = history
-            .points(&t.target, Metric::Speedup)
+            .points(&t.target, Metric::Speedup, th)
             .iter()
             .map(|p| p.y)
             .collect();
@@ -318,15 +347,39 @@ pub(crate) struct Prior {
     pub(crate) runs: f64,
 }
 
+/// How much noisier than the window's typical run a run may have been measured and still count
+/// toward the between-run variance: a point whose within-run standard error is more than this
+/// many times the median of the window's is left out of [`estimate`] (issue 37: a loaded night
+/// measured with an interval several times as wide kept the stated detectable change of the
+/// following nights inflated until it left the window).
+pub(crate) const NOISIER: f64 = 3.0;
+
+/// The points [`estimate`] uses: all of them, except those whose within-run variance is more
+/// than [`NOISIER`]² times the median of the window's positive ones (needs 3 of those).
+pub(crate) fn of_quality(points: &[Point]) -> Vec<&Point> {
+    let mut vs: Vec<f64> = points.iter().map(|p| p.v).filter(|v| *v > 0.0).collect();
+    vs.sort_by(f64::total_cmp);
+    let limit = (vs.len() >= 3)
+        .then(|| stats::median(&vs))
+        .flatten()
+        .map(|m| m * NOISIER * NOISIER);
+    points
+        .iter()
+        .filter(|p| limit.is_none_or(|l| p.v <= l))
+        .collect()
+}
+
 /// Estimate the between-run variance from `points` (outliers already removed).
 ///
-/// Residuals are taken from each segment's own mean (a promotion may move the level), so the
-/// pooled variance s² = Σ (y − ȳ_segment)² / (N − S) estimates τ² + mean v; the moment estimate
+/// Points measured far noisier than the window's are left out first ([`of_quality`]). Residuals
+/// are taken from each segment's own mean (a promotion may move the level), so the pooled
+/// variance s² = Σ (y − ȳ_segment)² / (N − S) estimates τ² + mean v; the moment estimate
 /// τ̂² = max(0, s² − mean v) (DerSimonian-Laird style) is blended with the prior:
 /// τ² = (ν0·τ0² + df·τ̂²) / (ν0 + df), df = N − S. With no history it is the prior alone.
 pub(crate) fn estimate(points: &[Point], prior: Prior) -> Estimate {
+    let points = of_quality(points);
     let mut segments: Vec<(&str, Vec<f64>)> = Vec::new();
-    for p in points {
+    for p in &points {
         match segments.iter_mut().find(|(s, _)| *s == p.segment) {
             Some((_, v)) => v.push(p.y),
             None => segments.push((p.segment.as_str(), vec![p.y])),
@@ -369,6 +422,7 @@ mod tests {
                 segment: seg.into(),
                 y: *y,
                 v: 0.0,
+                overloaded: false,
             })
             .collect()
     }
@@ -421,6 +475,54 @@ mod tests {
             },
         );
         assert!((e.tau2 - (2e-4 - 1e-4)).abs() < 1e-12);
+    }
+
+    /// Issue 37: a run whose measurement was far noisier than the window's (a loaded night: its
+    /// within-run interval 4 times as wide and its value scattered by it) inflated the
+    /// between-run variance of every later night until it left the window. A point whose
+    /// within-run variance is more than [`NOISIER`]² times the window's median is left out of
+    /// the estimate: the quiet estimate stands.
+    #[test]
+    fn a_far_noisier_run_does_not_inflate_the_between_run_variance() {
+        let none = Prior {
+            tau: 0.0,
+            runs: 0.0,
+        };
+        let mut p = pts("a", &[0.0, 0.01, -0.01, 0.005, -0.005, 0.008]);
+        for x in &mut p {
+            x.v = 0.005f64.powi(2);
+        }
+        let quiet = estimate(&p, none);
+        let mut burst = pts("a", &[0.06, -0.06, 0.05]);
+        for x in &mut burst {
+            x.v = 0.02f64.powi(2);
+        }
+        p.extend(burst);
+        let after = estimate(&p, none);
+        assert!(
+            after.tau2 <= 1.5 * quiet.tau2 + 1e-12,
+            "quiet tau {:.4}, after the burst {:.4}",
+            quiet.tau2.sqrt(),
+            after.tau2.sqrt()
+        );
+    }
+
+    /// Overloaded runs leave the window only when enough others remain: on a machine that is
+    /// overloaded night after night they are its run-to-run noise.
+    #[test]
+    fn overloaded_points_leave_the_window_only_when_enough_others_remain() {
+        let th = crate::suite::Thresholds::default();
+        let window = |quiet: usize, overloaded: usize| {
+            let mut p = pts("a", &vec![0.0; quiet + overloaded]);
+            for x in p.iter_mut().skip(quiet) {
+                x.overloaded = true;
+            }
+            quiet_enough(p, &th)
+        };
+        assert_eq!(window(5, 3).len(), 5);
+        assert!(window(5, 3).iter().all(|p| !p.overloaded));
+        assert_eq!(window(4, 3).len(), 7);
+        assert_eq!(window(0, 6).len(), 6);
     }
 
     #[test]

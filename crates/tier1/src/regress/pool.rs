@@ -54,6 +54,7 @@ pub(crate) fn pool(first: &TargetSummary, recheck: &TargetSummary) -> Option<Tar
         throttled: m1.throttled || m2.throttled,
         estimator: Some(POOLED.into()),
         passes: Vec::new(),
+        overloaded: m1.overloaded.or(m2.overloaded),
         ..m1.clone()
     });
     Some(row)

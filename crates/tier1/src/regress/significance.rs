@@ -146,7 +146,9 @@ impl<'a> Detector<'a> {
     ) -> Option<(MetricTest, u32)> {
         let (y_new, v_new) = metric.point(cur)?;
         let (y_anchor, v_anchor) = metric.point(prev)?;
-        let mut points = self.history.points(&cur.target, metric);
+        let mut points = self
+            .history
+            .points(&cur.target, metric, &self.thresholds.base);
         points.extend(noise::pass_points(prev, metric));
         let flags = noise::outliers(&points, &self.thresholds.base);
         let kept: Vec<noise::Point> = points
@@ -270,6 +272,75 @@ mod tests {
         // 10 % faster, significant: improved; not significant: unchanged (no worsening).
         assert_eq!(metric_verdict(-0.1, 0.01, true, l), Verdict::Improved);
         assert_eq!(metric_verdict(-0.1, 0.03, false, l), Verdict::Unchanged);
+    }
+
+    /// The stated detectable change of a quiet night after the nights of `history` (offsets of
+    /// ln speedup from the anchor's 4x, each with its interval's half width in percent and
+    /// whether the machine was overloaded).
+    fn detectable_after(history: &[(f64, f64, bool)]) -> f64 {
+        use crate::aggregate::fixtures::{measured, speed_opt, summary};
+        use crate::regress::noise::{HistoryRun, NoiseHistory};
+        let anchor = measured(speed_opt("a", 4.0, 5.0), 0.5);
+        let mut runs = vec![HistoryRun {
+            run_id: "anchor".into(),
+            segment: "anchor".into(),
+            summary: summary("anchor", vec![anchor.clone()]),
+        }];
+        for (i, (off, half, overloaded)) in history.iter().enumerate() {
+            let mut t = measured(speed_opt("a", 4.0 * off.exp(), 5.0 * (-off).exp()), *half);
+            if *overloaded && let Some(m) = t.measurement.as_mut() {
+                m.overloaded = Some(crate::history::overload::Overload {
+                    cores: 2,
+                    load_avg_1m: 8.9,
+                    cpu_share: Some(0.4),
+                    steal_pct: None,
+                });
+            }
+            let id = format!("night{i}");
+            runs.push(HistoryRun {
+                run_id: id.clone(),
+                segment: "anchor".into(),
+                summary: summary(&id, vec![t]),
+            });
+        }
+        let h = NoiseHistory { runs };
+        let cur = measured(speed_opt("a", 4.0, 5.0), 0.5);
+        Detector::new(Thresholds::default(), &h, 1)
+            .decide(&cur, &anchor)
+            .record
+            .tests
+            .iter()
+            .map(|t| t.detectable_pct.get())
+            .fold(0.0, f64::max)
+    }
+
+    /// Issue 37: loaded nights accepted into the window kept the stated detectable change of the
+    /// following nights inflated until they left it. After a burst of three loaded nights the
+    /// next quiet night states what it stated before the burst (within 10 %): a night measured
+    /// while the machine was overloaded stays out of the window, and so does one measured far
+    /// noisier than the window's runs (its interval 8 times as wide), flagged or not.
+    #[test]
+    fn the_stated_detectable_change_heals_after_a_burst_of_loaded_nights() {
+        let quiet: Vec<(f64, f64, bool)> = [0.01, -0.012, 0.006, -0.004, 0.009, -0.008]
+            .iter()
+            .map(|o| (*o, 0.5, false))
+            .collect();
+        let before = detectable_after(&quiet);
+        for (name, burst) in [
+            ("overloaded, tight intervals", (0.06, 0.5, true)),
+            ("far noisier, not flagged", (0.06, 4.0, false)),
+        ] {
+            let mut h = quiet.clone();
+            for sign in [1.0, -1.0, 1.0] {
+                h.push((sign * burst.0, burst.1, burst.2));
+            }
+            h.push((0.002, 0.5, false));
+            let after = detectable_after(&h);
+            assert!(
+                after <= 1.1 * before,
+                "{name}: detectable {before:.1} % before the burst, {after:.1} % the night after"
+            );
+        }
     }
 
     #[test]

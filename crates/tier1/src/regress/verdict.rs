@@ -43,9 +43,18 @@ pub(crate) fn finish(
     } else {
         Verdict::Unchanged
     };
+    let overloaded = cur
+        .measurement
+        .as_ref()
+        .and_then(|m| m.overloaded.as_ref())
+        .and_then(crate::history::overload::Overload::note);
     let inconclusive = (verdict == Verdict::Unknown).then(|| Inconclusive {
         target: cur.target.clone(),
-        reason: unknown_reason(&unknown, decision.forced_unknown.as_deref()),
+        reason: unknown_reason(
+            &unknown,
+            decision.forced_unknown.as_deref(),
+            overloaded.as_deref(),
+        ),
         speedup_half_width_pct: cur
             .best_speedup
             .zip(cur.measurement.as_ref())
@@ -61,12 +70,14 @@ pub(crate) fn finish(
     (record, inconclusive)
 }
 
-/// What an unknown target could not rule out, metric by metric.
-fn unknown_reason(tests: &[&MetricTest], forced: Option<&str>) -> String {
+/// What an unknown target could not rule out, metric by metric, and, when the machine was
+/// overloaded while it was measured, that (with what to do).
+fn unknown_reason(tests: &[&MetricTest], forced: Option<&str>, overloaded: Option<&str>) -> String {
     let mut parts: Vec<String> = tests.iter().map(|t| describe(t)).collect();
     if let Some(why) = forced {
         parts.insert(0, format!("{why}: its figures cannot decide"));
     }
+    parts.extend(overloaded.map(str::to_string));
     parts.join("; ")
 }
 

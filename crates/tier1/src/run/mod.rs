@@ -4,6 +4,7 @@
 //! decide the gate, and append the run to the candidate history.
 
 pub(crate) mod candidate;
+pub(crate) mod ending;
 mod error;
 mod execute;
 mod inputs;

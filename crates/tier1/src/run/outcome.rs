@@ -56,6 +56,9 @@ pub struct RunOutcome {
     pub(crate) evidence_dirs: Vec<String>,
     /// Each compared target's verdict, with its figures and detectable change.
     pub(crate) targets: Vec<verdicts::TargetVerdict>,
+    /// The table for people at the end of the run (not serialized).
+    #[serde(skip)]
+    pub(crate) ending: super::ending::Ending,
 }
 
 /// A target that did not succeed, as printed.
@@ -86,6 +89,13 @@ impl RunOutcome {
     /// The exit code of the run.
     pub fn exit(&self) -> Exit {
         self.verdict.exit()
+    }
+
+    /// The ending for people: the table of the compared targets and what the exit code means
+    /// (docs/tier1-run.md, "The ending").
+    pub fn ending(&self) -> String {
+        self.ending
+            .text(self.exit(), self.gate_message().as_deref())
     }
 
     /// `gate failed: <every failing condition>` when the gate failed, else None.

@@ -157,6 +157,7 @@ pub(crate) fn step_summary(
 ) -> String {
     let a = &o.summary;
     let mut s = format!("## Tier-1 run `{}`\n\n", o.run_id);
+    s.push_str(&o.ending.markdown(o.exit(), o.gate_message().as_deref()));
     let _ = writeln!(
         s,
         "- Gate: **{}**",

@@ -4,7 +4,11 @@
 //! commit from the build cache; both sides in place when the anchor's commit is the current one),
 //! under the target's own budget and threshold, the evidence under `<run_id>/sidebyside/<key>/`.
 //! Whether it runs (`side_by_side: auto | off`, the anchor's commit reachable, a clean checkout)
-//! and why is recorded in the block either way.
+//! and why is recorded in the block either way. A built-in target's current side is the running
+//! binary when it is proven to be the checkout's build ([`crate::sidebyside::running`]), so a
+//! night at the anchor's commit builds nothing. A comparison still undecided when its budget
+//! runs out gets more rounds once, up to its budget again, from what the night's total budget
+//! has left ([`NightBudget`]).
 
 use crate::bench::harness::HarnessError;
 use crate::confirmation::Suspect;
@@ -23,6 +27,7 @@ pub(crate) fn confirm_suspects(
     req: &RunRequest<'_>,
     suspects: &[Suspect],
     anchor: &Summary,
+    night: &NightBudget,
 ) -> Result<Option<SideBySideBlock>, HarnessError> {
     if suspects.is_empty() {
         return Ok(None);
@@ -71,8 +76,14 @@ pub(crate) fn confirm_suspects(
     } else {
         format!("on: anchor commit {anc} against current commit {cur}")
     };
-    for s in suspects {
-        if let Some(c) = check(req, s, &cur, &anc) {
+    let budgets: Vec<f64> = suspects.iter().map(|s| budget_of(req, s)).collect();
+    let night = NightBudget {
+        total_s: night.total_s + budgets.iter().sum::<f64>(),
+        ..*night
+    };
+    for (i, s) in suspects.iter().enumerate() {
+        let extra = night.extra_for(budgets[i], budgets[i + 1..].iter().sum());
+        if let Some(c) = check(req, s, &cur, &anc, extra) {
             if let Some(signal) = crate::process::requested()
                 && c.cause.as_deref() == Some("cancelled")
             {
@@ -163,8 +174,69 @@ fn usable(req: &RunRequest<'_>, anchor: &Summary, commit: Option<&str>) -> Resul
     Ok(fetched)
 }
 
+/// The night's total budget of measuring: the suite's targets' `budget_s` (its measurement) plus
+/// each suspected target's (its comparison), counted from the run's start. A comparison
+/// undecided when its own budget runs out may take more rounds once, up to its budget again, with
+/// what is left after reserving the budgets of the comparisons still to come: a night never takes
+/// longer than its total budget for it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NightBudget {
+    /// When the run started.
+    pub(crate) started: std::time::Instant,
+    /// Seconds in all: the suite's measurement (every target's `budget_s`), plus the
+    /// comparisons' budgets once the suspects are known.
+    pub(crate) total_s: f64,
+}
+
+/// Below this many seconds, more rounds are not worth starting.
+const MIN_EXTRA_S: f64 = 1.0;
+
+impl NightBudget {
+    /// The night of `req`, started now.
+    pub(crate) fn start(req: &RunRequest<'_>) -> NightBudget {
+        let total_s = req.suite.profile(&req.profile).map_or(0.0, |p| {
+            req.suite
+                .targets
+                .iter()
+                .map(|t| req.suite.settings_for(p, t).budget_s)
+                .sum()
+        });
+        NightBudget {
+            started: std::time::Instant::now(),
+            total_s,
+        }
+    }
+
+    /// The extra seconds a comparison of `budget_s` starting now may take when undecided, with
+    /// `reserved_s` still to come for later comparisons (0: none).
+    pub(crate) fn extra_for(&self, budget_s: f64, reserved_s: f64) -> f64 {
+        self.extra_at(self.started.elapsed().as_secs_f64(), budget_s, reserved_s)
+    }
+
+    fn extra_at(&self, elapsed_s: f64, budget_s: f64, reserved_s: f64) -> f64 {
+        let left = self.total_s - elapsed_s - budget_s - reserved_s;
+        let extra = left.min(budget_s);
+        if extra >= MIN_EXTRA_S { extra } else { 0.0 }
+    }
+}
+
+/// The comparison budget of a suspected target (its `budget_s`).
+fn budget_of(req: &RunRequest<'_>, s: &Suspect) -> f64 {
+    let target = req.suite.targets.iter().find(|t| t.target == s.target);
+    match (target, req.suite.profile(&req.profile)) {
+        (Some(t), Some(p)) => req.suite.settings_for(p, t).budget_s,
+        _ => 0.0,
+    }
+}
+
 /// One suspected target compared side by side.
-fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<SideBySideCheck> {
+fn check(
+    req: &RunRequest<'_>,
+    s: &Suspect,
+    cur: &str,
+    anc: &str,
+    extra_seconds: f64,
+) -> Option<SideBySideCheck> {
     let target = req.suite.targets.iter().find(|t| t.target == s.target)?;
     let profile = req.suite.profile(&req.profile)?;
     let settings = req.suite.settings_for(profile, target);
@@ -180,7 +252,7 @@ fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<Side
     let decide_on = DecideOn::parse(s.decide_on).unwrap_or_default();
     let in_place = InPlace {
         program: (target.kind == TargetKind::Builtin)
-            .then(sibling_tier1_run)
+            .then(|| running_build(req))
             .flatten(),
     };
     crate::gha::group(&format!("Side by side {}", target.key));
@@ -201,6 +273,7 @@ fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<Side
             decide_on,
             builder: sidebyside::Builder::SideBySide,
             state_dir: None,
+            extra_seconds,
         },
         Some(&in_place),
     );
@@ -239,18 +312,54 @@ fn check(req: &RunRequest<'_>, s: &Suspect, cur: &str, anc: &str) -> Option<Side
             .evidence_dir
             .is_some()
             .then(|| format!("{}/{EVIDENCE_SUBDIR}/{}", req.run_id, target.key)),
+        overloaded: o
+            .machine
+            .as_ref()
+            .and_then(crate::history::overload::Overload::note),
     })
 }
 
-/// The `tier1-run` next to the running binary (the same build), when there is one.
-fn sibling_tier1_run() -> Option<std::path::PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.with_file_name("tier1-run");
-    p.is_file().then_some(p)
+/// The running binary as the current build of a built-in target, when it is proven to be the
+/// checkout's build; else `None` (the comparison builds `tier1-run` through the cache) with the
+/// reason logged.
+fn running_build(req: &RunRequest<'_>) -> Option<std::path::PathBuf> {
+    match crate::sidebyside::running::program_for(req.git.commit.as_deref(), req.git.dirty) {
+        Ok(p) => {
+            tracing::info!(program = %p.display(), "the current side is the running binary: it is the checkout's build (same commit, clean)");
+            Some(p)
+        }
+        Err(why) => {
+            tracing::info!("the current side is built through the cache: {why}");
+            None
+        }
+    }
 }
 
 /// The order seed of a target's comparison: from the run id and the key (reproducible).
 fn seed_of(run_id: &str, key: &str) -> u64 {
     let d = crate::digest::Digest::of_bytes(format!("{run_id}/{key}").as_bytes());
     u64::from_str_radix(&d.hex()[..16], 16).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 37: a comparison undecided at its budget gets more rounds once, up to its budget
+    /// again, only from what the night's total budget has left after the comparisons still to
+    /// come; nothing when that is under a second.
+    #[test]
+    fn more_rounds_come_from_what_the_night_has_left() {
+        let night = NightBudget {
+            started: std::time::Instant::now(),
+            total_s: 120.0 + 40.0,
+        };
+        // 30 s in, a 20 s comparison with another 20 s to come: 90 s left, capped at 20.
+        assert_eq!(night.extra_at(30.0, 20.0, 20.0), 20.0);
+        // 115 s in: 160 - 115 - 20 - 20 = 5 s left.
+        assert_eq!(night.extra_at(115.0, 20.0, 20.0), 5.0);
+        // 119.5 s in: half a second left, not worth a round.
+        assert_eq!(night.extra_at(119.5, 20.0, 20.0), 0.0);
+        assert_eq!(night.extra_at(200.0, 20.0, 0.0), 0.0);
+    }
 }

@@ -32,6 +32,7 @@ pub fn run(req: &RunRequest<'_>) -> Result<RunOutcome, RunError> {
 /// [`run`] without the step summary, returning the summaries and the comparison as well (the
 /// preview reports them in its own words).
 pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
+    let night = side_by_side::NightBudget::start(req);
     let anchor = preflight(req)?;
     // Leftovers of killed runs: in the roots this run writes and the temporary directory.
     crate::fsx::stale::tidy([
@@ -73,7 +74,7 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
             );
             let rechecked = recheck::apply(first, &summary, anchor, &checked, &th, &noise);
             let suspects = crate::confirmation::suspected(&rechecked, &summary);
-            match side_by_side::confirm_suspects(req, &suspects, anchor)? {
+            match side_by_side::confirm_suspects(req, &suspects, anchor, &night)? {
                 // Its evidence lies inside the run's own directory (`<run_id>/sidebyside/`).
                 Some(block) => crate::confirmation::apply(rechecked, &summary, anchor, block),
                 None => rechecked,
@@ -170,6 +171,11 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         summary_path: row.summary_path,
         evidence_dirs,
         targets: verdicts::targets(&summary, &comparison),
+        ending: Default::default(),
+    };
+    let outcome = RunOutcome {
+        ending: super::ending::Ending::of(&outcome.targets, comparison.baseline_run_id.as_deref()),
+        ..outcome
     };
     verdicts::log(&comparison);
     Ok(Ran {

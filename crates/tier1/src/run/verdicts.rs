@@ -27,6 +27,10 @@ pub(crate) struct TargetVerdict {
     /// The side-by-side comparison with the anchor's own code, when the target was suspected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) side_by_side: Option<SideBySideShown>,
+    /// `the machine was overloaded: load 8.9 on 2 cores ...; rerun on a quieter machine`, when
+    /// it was while the target was measured (or compared side by side).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) overloaded: Option<String>,
 }
 
 /// A suspected target's side-by-side comparison, as printed.
@@ -87,7 +91,15 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         _ if t.method == DetectionMethod::Reference => t.reason.clone(),
         _ => None,
     };
+    let overloaded = summary
+        .targets
+        .iter()
+        .find(|r| r.target == t.target)
+        .and_then(|r| r.measurement.as_ref())
+        .and_then(|m| m.overloaded.as_ref())
+        .and_then(crate::history::overload::Overload::note);
     let mut shown = TargetVerdict {
+        overloaded,
         key,
         target: t.target.clone(),
         verdict: t.verdict.map_or("unchanged", Verdict::as_str).into(),
@@ -115,6 +127,9 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
                 shown.note = Some(c.reason.clone());
             }
             SbsVerdict::Unknown => {}
+        }
+        if c.overloaded.is_some() {
+            shown.overloaded.clone_from(&c.overloaded);
         }
         shown.side_by_side = Some(SideBySideShown {
             verdict: c.verdict.as_str().into(),

@@ -6,6 +6,7 @@
 //! raw document under `raw/`) is staged and renamed into place whole.
 
 use crate::bench::options::{HarnessOptions, Timing};
+use crate::history::overload::Overload;
 use crate::sidebyside::build_cache::{self, BuildRequest};
 use crate::sidebyside::build_step::BuildStep;
 use crate::sidebyside::decide;
@@ -53,16 +54,21 @@ pub struct ConfirmRequest<'a> {
     pub builder: crate::sidebyside::Builder,
     /// Where the builder's key lives (None: `TIER1_STATE_DIR`, else the user's state directory).
     pub state_dir: Option<&'a Path>,
+    /// Seconds of more rounds granted once when the budget runs out undecided (0: none; a night
+    /// grants what its total budget has left, `run::side_by_side`).
+    pub extra_seconds: f64,
 }
 
-/// The checkout itself (the repository's top level) as the current build: clean, at the current commit, already built (the
-/// night just measured it). Its side then needs no worktree and no build; when the anchor's commit
-/// is the same commit, the anchor side is this build too (an A/A comparison that still cancels
-/// the machine's drift).
+/// The checkout itself (the repository's top level) as the current build: clean, at the current
+/// commit, already built (the night just measured it). Its side then needs no worktree and no
+/// build; when the anchor's commit is the same commit, the anchor side is this build too (an A/A
+/// comparison that still cancels the machine's drift).
 #[derive(Debug, Clone)]
-pub(crate) struct InPlace {
-    /// The `tier1-run` binary of this build (built-in targets); `None`: build it through the cache.
-    pub(crate) program: Option<PathBuf>,
+pub struct InPlace {
+    /// The program that runs a built-in target of this build (`<program> --emit-target KEY`: the
+    /// running `tier1-nightly` or `tier1-run` when it is this commit's build); `None`: build
+    /// `tier1-run` through the cache.
+    pub program: Option<PathBuf>,
 }
 
 /// Compare the target side by side; see the module docs. The rounds hold
@@ -73,7 +79,7 @@ pub fn confirm(req: &ConfirmRequest) -> SideBySideOutcome {
 }
 
 /// [`confirm`] with the current side taken from the checkout in place ([`InPlace`]).
-pub(crate) fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> SideBySideOutcome {
+pub fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> SideBySideOutcome {
     let mut out = SideBySideOutcome {
         schema: SIDEBYSIDE_SCHEMA.into(),
         target: req.target_key.into(),
@@ -86,10 +92,10 @@ pub(crate) fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> 
         side: None,
         threshold_pct: req.threshold_pct.into(),
         confidence: req.budget.confidence.into(),
-        interval_level: decide::interval_level(
-            req.budget.confidence,
-            decide::looks(req.budget.min_rounds, req.budget.max_rounds).len(),
-            req.decide_on.select((), ()).len(),
+        interval_level: decide::comparison_level(
+            &req.budget,
+            req.decide_on,
+            extra_seconds(req) > 0.0,
         )
         .into(),
         decided_on: req.decide_on,
@@ -104,6 +110,8 @@ pub(crate) fn confirm_from(req: &ConfirmRequest, in_place: Option<&InPlace>) -> 
         builds: Vec::new(),
         evidence_dir: None,
         build_seconds: None,
+        machine: None,
+        extra_seconds: None,
     };
     let mut stage = None;
     if let Err(p) = compare(req, in_place, &mut out, &mut stage) {
@@ -220,6 +228,7 @@ fn compare(
         opts: &opts,
         timing: measure::invocation_timing(Timing::of_profile(req.suite, profile, None, req.seed)),
         budget: req.budget,
+        extra_seconds: extra_seconds(req),
         threshold_pct: req.threshold_pct,
         decide_on: req.decide_on,
         order_seed: req.seed,
@@ -242,6 +251,15 @@ fn compare(
     match measured.failure {
         Some(p) => Err(p),
         None => Ok(()),
+    }
+}
+
+/// The extra seconds the request grants (0 when none, negative or not finite).
+fn extra_seconds(req: &ConfirmRequest) -> f64 {
+    if req.extra_seconds.is_finite() {
+        req.extra_seconds.max(0.0)
+    } else {
+        0.0
     }
 }
 
@@ -303,6 +321,8 @@ fn record_measured(out: &mut SideBySideOutcome, m: &Measured, threshold_pct: f64
     out.seconds = m.seconds.into();
     out.stopped_by = Some(m.stop);
     out.verdict = m.verdict;
+    out.machine = crate::sidebyside::rounds::over_rounds(&m.rounds);
+    out.extra_seconds = (m.extended_s > 0.0).then(|| m.extended_s.into());
     if let Some((t, s)) = m.metrics {
         out.optimized_time_ratio = Some(decide::ratio(&t.ci, false));
         out.optimized_time_verdict = Some(decide::metric_verdict(&t));
@@ -316,19 +336,27 @@ fn record_measured(out: &mut SideBySideOutcome, m: &Measured, threshold_pct: f64
         ),
         _ => format!("{} rounds", out.rounds),
     };
+    let extended = if m.extended_s > 0.0 {
+        format!(" (with {:.0} s more rounds once)", m.extended_s)
+    } else {
+        String::new()
+    };
     out.reason = match m.verdict {
         Verdict::Worse => format!(
-            "{figures}: a significant worsening that may reach the {threshold_pct} % threshold"
+            "{figures}: a worsening beyond the {threshold_pct} % threshold, significant (an interval that excludes no change)"
         ),
         Verdict::Same => format!("{figures}: no worsening of {threshold_pct} % or more"),
         Verdict::Unknown => {
             out.cause = Some(Cause::TooNoisy);
             format!(
-                "too noisy: {figures} in {:.1} s; the intervals still include both no change and the {threshold_pct} % threshold",
+                "too noisy: {figures} in {:.1} s{extended}; the intervals still include both no change and the {threshold_pct} % threshold",
                 m.seconds
             )
         }
     };
+    if let Some(note) = out.machine.as_ref().and_then(Overload::note) {
+        out.reason = format!("{}; {note}", out.reason);
+    }
 }
 
 fn write_evidence(stage: Stage, out: &mut SideBySideOutcome) -> Result<(), Problem> {

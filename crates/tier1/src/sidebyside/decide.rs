@@ -2,8 +2,8 @@
 //! give an optimized time `o` and a speedup `s`; the worsening of round `r` is `ln(o_cur / o_anc)`
 //! for the time and `ln(s_anc / s_cur)` for the speedup (positive: the current build is worse).
 //! Each metric's shift is the Hodges-Lehmann estimate of its worsenings with the signed-rank
-//! interval (distribution-free; valid because the order of the two builds in a round is random,
-//! so under "no difference" a worsening is as likely as its negative).
+//! interval (distribution-free; valid because the order of the two builds is balanced and drawn
+//! at random, so under "no difference" a worsening is as likely as its negative).
 //!
 //! The intervals are looked at only at the rounds of a fixed schedule ([`looks`]: the minimum,
 //! then ×1.5 each, and the last round), and each is made at the level [`interval_level`]:
@@ -13,11 +13,15 @@
 //! With `t = ln(1 + threshold_pct / 100)`: a metric is settled `worse` once its interval lies
 //! above `t`, `same` once it lies below `t`. Rounds stop when a metric is worse, when both are
 //! same, when both intervals are narrower than the precision asked for, or when the budget is
-//! spent; a metric still open then is `worse` when its interval lies above 0 (a significant
-//! worsening that may reach the threshold) and undecided otherwise. The target is `worse` when a
-//! deciding metric is ([`crate::sidebyside::DecideOn`]: both by default), `same` when every one
-//! is, `unknown` otherwise, or when a build or a run failed.
+//! spent; a metric still open then is `worse` when its **estimate is beyond `t` and its interval
+//! excludes no change** (lies above 0: the history test's rule, a change beyond the threshold
+//! that is significant), and undecided otherwise: never on a wide interval that merely excludes
+//! 0 around a smaller estimate ([`crate::history::sidebyside::worsening_verdict`], the one rule
+//! the stored records are checked with too). The target is `worse` when a deciding metric is
+//! ([`crate::sidebyside::DecideOn`]: both by default), `same` when every one is, `unknown`
+//! otherwise, or when a build or a run failed.
 
+use crate::history::sidebyside::{SbsVerdict, worsening_verdict};
 use crate::sidebyside::outcome::{RatioCi, Stop, Verdict};
 use crate::stats::{ShiftCi, hodges_lehmann};
 
@@ -28,6 +32,8 @@ pub(crate) struct MetricState {
     pub(crate) ci: ShiftCi,
     /// Settled already (`Some(Worse)` or `Some(Same)`) or still open.
     pub(crate) settled: Option<Verdict>,
+    /// The log threshold `ln(1 + threshold_pct / 100)`.
+    pub(crate) threshold: f64,
 }
 
 /// Growth of the interval between two looks.
@@ -51,6 +57,18 @@ pub(crate) fn interval_level(confidence: f64, looks: usize, metrics: usize) -> f
     1.0 - (1.0 - confidence) / (metrics.max(1) * looks.max(1)) as f64
 }
 
+/// The level of a comparison's intervals: the looks of the schedule of `budget`, one more when
+/// more rounds may be granted (`extended`: the look that finds the comparison undecided when its
+/// seconds run out is then not its last one), over the metrics `decide_on` decides on.
+pub(crate) fn comparison_level(
+    budget: &crate::sidebyside::Budget,
+    decide_on: crate::sidebyside::DecideOn,
+    extended: bool,
+) -> f64 {
+    let looks = looks(budget.min_rounds, budget.max_rounds).len() + usize::from(extended);
+    interval_level(budget.confidence, looks, decide_on.select((), ()).len())
+}
+
 /// The log threshold `ln(1 + pct / 100)`.
 pub(crate) fn log_threshold(threshold_pct: f64) -> f64 {
     (threshold_pct / 100.0).ln_1p()
@@ -60,14 +78,22 @@ pub(crate) fn log_threshold(threshold_pct: f64) -> f64 {
 pub(crate) fn metric(worsenings: &[f64], threshold_pct: f64, level: f64) -> Option<MetricState> {
     let ci = hodges_lehmann(worsenings, level)?;
     let t = log_threshold(threshold_pct);
-    let settled = if ci.low > t {
+    Some(MetricState {
+        ci,
+        settled: settle(&ci, t),
+        threshold: t,
+    })
+}
+
+/// Settled by the interval alone: `worse` when it lies above `t`, `same` when below, else open.
+pub(crate) fn settle(ci: &ShiftCi, t: f64) -> Option<Verdict> {
+    if ci.low > t {
         Some(Verdict::Worse)
     } else if ci.high < t {
         Some(Verdict::Same)
     } else {
         None
-    };
-    Some(MetricState { ci, settled })
+    }
 }
 
 /// Whether the rounds may stop now, and why: a metric settled worse, both settled same, or both
@@ -85,13 +111,13 @@ pub(crate) fn early_stop(metrics: &[MetricState], precision_pct: f64) -> Option<
         .then_some(Stop::Precise)
 }
 
-/// What one metric says when the rounds stop: settled, else `worse` when its interval lies
-/// above 0, else `unknown`.
+/// What one metric says when the rounds stop: settled, else `worse` when its estimate is beyond
+/// the threshold and its interval lies above 0, else `unknown` (see the module docs).
 pub(crate) fn metric_verdict(m: &MetricState) -> Verdict {
-    match m.settled {
-        Some(v) => v,
-        None if m.ci.low > 0.0 => Verdict::Worse,
-        None => Verdict::Unknown,
+    match worsening_verdict(m.ci.estimate, m.ci.low, m.ci.high, m.threshold) {
+        SbsVerdict::Worse => Verdict::Worse,
+        SbsVerdict::Same => Verdict::Same,
+        SbsVerdict::Unknown => Verdict::Unknown,
     }
 }
 
@@ -151,6 +177,96 @@ mod tests {
         assert_eq!(final_verdict(&[noisy, same]), Verdict::Unknown);
         assert_eq!(final_verdict(&[same, same]), Verdict::Same);
         assert_eq!(final_verdict(&[]), Verdict::Unknown);
+    }
+
+    /// The worsening interval `(estimate, low, high)` of a ratio current/anchor with its interval:
+    /// `ln` of an optimized-time ratio, `−ln` of a speedup ratio (bounds swapped).
+    fn worsening(ratio: (f64, f64, f64), speedup: bool) -> ShiftCi {
+        let (r, lo, hi) = ratio;
+        if speedup {
+            ShiftCi {
+                estimate: -r.ln(),
+                low: -hi.ln(),
+                high: -lo.ln(),
+            }
+        } else {
+            ShiftCi {
+                estimate: r.ln(),
+                low: lo.ln(),
+                high: hi.ln(),
+            }
+        }
+    }
+
+    /// Issue 37: a metric is `worse` only when its estimate is beyond the threshold and its
+    /// interval excludes no change (the history test's rule: a regression is a change beyond the
+    /// threshold that is significant), or when its whole interval lies beyond the threshold;
+    /// never on a wide interval that merely excludes 0. Ratios current/anchor at a 5 % threshold.
+    #[test]
+    fn worse_needs_the_estimate_beyond_the_threshold_and_an_interval_above_no_change() {
+        let t = log_threshold(5.0);
+        // (case, (ratio, low, high), a speedup (higher is better) rather than a time, verdict)
+        type Case = (&'static str, (f64, f64, f64), bool, Verdict);
+        let cases: [Case; 8] = [
+            // The issue's A/A night: the time's interval includes no change.
+            (
+                "issue, optimized time",
+                (1.4904, 0.4485, 3.9121),
+                false,
+                Verdict::Unknown,
+            ),
+            // The same night's speedup: its whole interval lies beyond the threshold.
+            (
+                "issue, speedup",
+                (0.6308, 0.3526, 0.8839),
+                true,
+                Verdict::Worse,
+            ),
+            // Wide, excludes no change, estimate under the threshold: not a worsening of 5 %.
+            (
+                "wide, estimate 3 %",
+                (1.03, 1.002, 1.30),
+                false,
+                Verdict::Unknown,
+            ),
+            (
+                "wide speedup, estimate -2 %",
+                (0.98, 0.70, 0.999),
+                true,
+                Verdict::Unknown,
+            ),
+            // Estimate beyond the threshold, interval above no change: worse.
+            (
+                "estimate 8 %, interval above 1",
+                (1.08, 1.01, 1.20),
+                false,
+                Verdict::Worse,
+            ),
+            (
+                "speedup -9 %, interval below 1",
+                (0.91, 0.80, 0.995),
+                true,
+                Verdict::Worse,
+            ),
+            // Estimate beyond the threshold, interval includes no change: unknown.
+            (
+                "estimate 6 %, includes 1",
+                (1.06, 0.99, 1.15),
+                false,
+                Verdict::Unknown,
+            ),
+            // The whole interval under the threshold: same.
+            ("tight, 2 %", (1.02, 1.01, 1.03), false, Verdict::Same),
+        ];
+        for (name, ratio, speedup, want) in cases {
+            let ci = worsening(ratio, speedup);
+            let m = MetricState {
+                ci,
+                settled: settle(&ci, t),
+                threshold: t,
+            };
+            assert_eq!(metric_verdict(&m), want, "{name}: {ratio:?}");
+        }
     }
 
     #[test]

@@ -17,12 +17,14 @@ pub(crate) mod git;
 pub(crate) mod measure;
 pub(crate) mod outcome;
 pub(crate) mod remote;
+pub(crate) mod rounds;
+pub mod running;
 pub(crate) mod worktree;
 
 pub use build_cache::default_cache_dir;
 pub use cache_key::Builder;
 pub use confirm::ConfirmRequest;
 pub use confirm::confirm;
-pub(crate) use confirm::{InPlace, confirm_from};
+pub use confirm::{InPlace, confirm_from};
 pub(crate) use outcome::RatioCi;
 pub use outcome::{Budget, Cause, DecideOn, Side, SideBySideOutcome, Stop, Verdict};

@@ -295,6 +295,14 @@ pub struct SideBySideOutcome {
     /// Seconds the builds took (0 when both came from the cache).
     #[serde(default)]
     pub build_seconds: Option<Finite>,
+    /// How busy the machine was over the rounds (median load and CPU share of the rounds, the
+    /// largest steal); the reason says so when it was overloaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::history::overload::Overload>,
+    /// Seconds of more rounds the comparison took once, undecided when its budget ran out
+    /// (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_seconds: Option<Finite>,
 }
 
 /// One build as used by a comparison.

@@ -218,6 +218,7 @@ fn derive_single(t: &TargetResult, estimator: Estimator) -> (String, Option<Stri
                     precision_pct: sampling.precision_pct.get(),
                     throttled: !sampling.throttled.is_empty(),
                     precision_required: sampling.precision_required,
+                    overloaded: sampling.overloaded(),
                 },
                 estimator,
             ));
@@ -315,6 +316,7 @@ fn measurement(
             .stated()
             .map(|_| sampling.is_some_and(|s| s.precision_required)),
         passes: crate::bench::single::pass_values(e),
+        overloaded: sampling.and_then(super::format::Sampling::overloaded),
     }
 }
 

@@ -233,6 +233,18 @@ pub struct Sampling {
     pub passes: Vec<crate::bench::pass_record::PassRecord>,
 }
 
+impl Sampling {
+    /// How busy the machine was during the kept measurement (its last window), when it was
+    /// overloaded (`crate::history::overload::Overload::overloaded`); `None` otherwise or when the
+    /// windows do not record the cores (older results).
+    pub(crate) fn overloaded(&self) -> Option<crate::history::overload::Overload> {
+        self.machine
+            .last()
+            .and_then(crate::bench::machine::MachineWindow::overload)
+            .filter(crate::history::overload::Overload::overloaded)
+    }
+}
+
 /// A failure that ended a target before its pair was complete.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
