@@ -273,6 +273,8 @@ fn main() {
                     seed: 3700 + i as u64,
                     decide_on: DecideOn::Both,
                     extra_seconds: extra_s,
+                    builder: tier1::sidebyside::Builder::SideBySide,
+                    state_dir: Some(h.tmp.path()),
                 };
                 let o = if arrangement == Arrangement::CmdInPlace {
                     confirm_from(&req, Some(&InPlace { program: None }))
@@ -297,6 +299,8 @@ fn main() {
                     seed: 3700 + i as u64,
                     decide_on: DecideOn::Both,
                     extra_seconds: extra_s,
+                    builder: tier1::sidebyside::Builder::SideBySide,
+                    state_dir: Some(h.tmp.path()),
                 };
                 let in_place = InPlace {
                     program: Some(tier1_run.clone()),

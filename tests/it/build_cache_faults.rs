@@ -134,6 +134,7 @@ fn confirm_as(h: &History, builder: Builder, ev: &Path) -> tier1::sidebyside::Si
         threshold_pct: 5.0,
         seed: 3,
         decide_on: DecideOn::Both,
+        extra_seconds: 0.0,
         builder,
         state_dir: Some(Path::new(command::STATE_DIR)),
     })
