@@ -135,12 +135,20 @@ impl NoiseHistory {
         self.runs.iter().map(|r| r.run_id.clone()).collect()
     }
 
-    /// The points of `metric` of the target string `target`, oldest first.
-    pub(crate) fn points(&self, target: &str, metric: Metric) -> Vec<Point> {
+    /// The points of `metric` of the target of row `of`, oldest first, from the runs measured
+    /// with its settings.
+    pub(crate) fn points(&self, of: &TargetSummary, metric: Metric) -> Vec<Point> {
         self.runs
             .iter()
             .filter_map(|r| {
-                let row = crate::regress::find_target(&r.summary, target)?;
+                let row = crate::regress::find_target(&r.summary, &of.target)?;
+                // A run measured with other settings says nothing of this measurement's noise
+                // or level (rows without a settings record are kept, as before).
+                if let (Some(a), Some(b)) = (&row.measurement_settings, &of.measurement_settings)
+                    && !b.changes_from(a).is_empty()
+                {
+                    return None;
+                }
                 let (y, v) = metric.point(row)?;
                 Some(Point {
                     run_id: r.run_id.clone(),
@@ -275,7 +283,7 @@ pub(crate) fn anchor_outliers(
             continue;
         };
         let ys: Vec<f64> = history
-            .points(&t.target, Metric::Speedup)
+            .points(t, Metric::Speedup)
             .iter()
             .map(|p| p.y)
             .collect();
