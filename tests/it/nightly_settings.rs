@@ -1,9 +1,11 @@
 //! A change of a target's measurement settings (here the repetitions of an imported Google
 //! Benchmark command, docs/suite.md "What forces a new anchor") is not a regression: the night
 //! says which setting changed, from what to what, and asks for a new anchor; an accepted run then
-//! becomes that anchor and the next night is compared with it. The tool is a stand-in
-//! (tests/fixtures/settings/fake_gbench.py) whose times move with its repetition count, so that
-//! the change is visible and the test deterministic.
+//! becomes that anchor and the next night is compared with it. And an accepted run that promotion
+//! must not ratify (a target only side by side decided) is refused before it is published, not
+//! published and then refused by every later restore. The tool is a stand-in
+//! (tests/fixtures/settings/fake_gbench.py) whose times move with its repetition count and a
+//! committed factor, so that the changes are visible and the test deterministic.
 
 use crate::support::command;
 use crate::support::exit_code::{Exit, exit_code};
@@ -158,4 +160,63 @@ fn a_changed_repetition_count_asks_for_a_new_anchor_instead_of_reading_as_a_regr
         "{}",
         after.stderr
     );
+}
+
+/// An accepted run in which side by side found an unknown target the same as the anchor's code
+/// is "never an anchor" (docs/regression-model.md §3b): promotion refuses it, naming the target,
+/// and the store stays usable. Before, promotion ratified it and every later restore refused the
+/// published history ("stored baseline_eligible: true contradicts its files"), so every later
+/// night failed with exit 3.
+#[test]
+fn an_accepted_run_only_side_by_side_decided_is_refused_before_it_is_published() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/settings");
+    std::fs::create_dir_all(root.join("bench")).unwrap();
+    std::fs::create_dir_all(root.join("configs/benchmark_suites")).unwrap();
+    std::fs::copy(
+        fixture.join("fake_gbench.py"),
+        root.join("bench/fake_gbench.py"),
+    )
+    .unwrap();
+    std::fs::write(root.join(".gitignore"), ".tier1/\n").unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    commit_suite(root, 30);
+    let first = night(root, &[]);
+    assert_eq!(
+        first.code,
+        exit_code(Exit::Ok),
+        "{}\n{}",
+        first.json,
+        first.stderr
+    );
+    // A 2.5 % slower optimized variant: too small for the history test to decide (unknown), and
+    // side by side with the anchor's code finds it under the 5 % threshold (same).
+    std::fs::write(root.join("bench/factor.txt"), "1.025").unwrap();
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "a little slower"]);
+    let accepted = night(root, &["--accept", "--note", "Accept it"]);
+    let shown = &accepted.json["run"]["targets"][0];
+    assert_eq!(shown["side_by_side"]["verdict"], "same", "{shown}");
+    assert_eq!(
+        accepted.code,
+        exit_code(Exit::Invalid),
+        "{}\n{}",
+        accepted.json,
+        accepted.stderr
+    );
+    let failure = accepted.json["failure"].as_str().unwrap_or_default();
+    assert!(
+        failure.contains("only side by side decided (primes (unknown, side by side same))"),
+        "{failure}"
+    );
+    let after = night(root, &[]);
+    assert_eq!(
+        after.code,
+        exit_code(Exit::Ok),
+        "the store stays usable:\n{}\n{}",
+        after.json,
+        after.stderr
+    );
+    assert_eq!(after.json["run"]["baseline_run_id"], first.json["run_id"]);
 }
