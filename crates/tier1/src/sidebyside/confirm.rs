@@ -423,5 +423,27 @@ mod tests {
             let c = contender(Side::Anchor, &cmd, "cpu", &record(None), &budget);
             assert_eq!(c.target.command, [want, "x.py"], "{argv0}");
         }
+        // A tool's command: a short pass sized to the budget, after the suite's flags (a tool
+        // takes the last value of a flag), so a round does not re-run the suite's repetitions.
+        cmd.command = vec!["./bench".into(), "--benchmark_repetitions=30".into()];
+        cmd.format = crate::suite::OutputFormat::GoogleBenchmark;
+        cmd.variants = Some(crate::suite::VariantMap {
+            baseline: "BM_A".into(),
+            optimized: vec!["BM_B".into()],
+        });
+        let c = contender(Side::Anchor, &cmd, "cpu", &record(None), &budget);
+        assert_eq!(
+            c.target.command[..3],
+            [
+                "/cache/c/src/./bench",
+                "--benchmark_repetitions=30",
+                "--benchmark_repetitions=3"
+            ]
+        );
+        assert!(
+            c.target.command[3].starts_with("--benchmark_min_time="),
+            "{:?}",
+            c.target.command
+        );
     }
 }
