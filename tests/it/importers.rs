@@ -113,9 +113,53 @@ fn assert_pair_and_single(rows: &[Value]) {
     assert!(single["best_speedup"].is_null(), "{single}");
 }
 
+/// Whether a C++ compiler and Google Benchmark are here (else the skip is recorded).
+fn have_gbench(test: &str) -> bool {
+    let header = Path::new("/usr/include/benchmark/benchmark.h").is_file();
+    have(
+        test,
+        header && runs("c++", &["--version"]),
+        "c++ with libbenchmark-dev",
+    )
+}
+
+/// Compile a Google Benchmark source into `bin`.
+fn compile_gbench(src: &Path, bin: &Path) {
+    let out = Command::new("c++")
+        .args(["-O2", "-std=c++17", "-o"])
+        .arg(bin)
+        .arg(src)
+        .args(["-lbenchmark", "-lpthread"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn target(key: &str, goal: &str, format: &str, command: &str, variants: &str) -> String {
     format!(
         "  - key: {key}\n    category: bench\n    target: bench:{key}\n    optimization_goal: {goal}\n    tolerance: {{ rtol: 0.0, atol: 0.0 }}\n    kind: command\n    format: {format}\n    command: {command}\n    variants: {variants}\n"
+    )
+}
+
+/// The pair and the single benchmark of tests/fixtures/importers/pytest-benchmark/test_sort.py,
+/// both run by `command`.
+fn sort_targets(command: &str) -> String {
+    target(
+        "pair",
+        "speed",
+        "pytest-benchmark",
+        command,
+        "{ baseline: test_bubble, optimized: [test_sorted] }",
+    ) + &target(
+        "single",
+        "time",
+        "pytest-benchmark",
+        command,
+        "{ baseline: \"bench/test_sort.py::test_sorted\" }",
     )
 }
 
@@ -131,19 +175,7 @@ fn pytest_benchmark_suite_is_gated_as_is() {
     let command = format!(
         "[{py}, -m, pytest, -q, -p, no:cacheprovider, bench/test_sort.py, \"--benchmark-json={{output}}\", \"--benchmark-min-rounds={{rounds}}\", --benchmark-max-time=0.05]"
     );
-    let targets = target(
-        "pair",
-        "speed",
-        "pytest-benchmark",
-        &command,
-        "{ baseline: test_bubble, optimized: [test_sorted] }",
-    ) + &target(
-        "single",
-        "time",
-        "pytest-benchmark",
-        &command,
-        "{ baseline: \"bench/test_sort.py::test_sorted\" }",
-    );
+    let targets = sort_targets(&command);
     let tmp = checkout(&[("bench/test_sort.py", &source)], &targets);
     assert_pair_and_single(&gate(tmp.path()));
 }
@@ -151,28 +183,12 @@ fn pytest_benchmark_suite_is_gated_as_is() {
 #[test]
 fn google_benchmark_binary_is_gated_as_is() {
     let test = "google_benchmark_binary_is_gated_as_is";
-    let header = Path::new("/usr/include/benchmark/benchmark.h").is_file();
-    if !have(
-        test,
-        header && runs("c++", &["--version"]),
-        "c++ with libbenchmark-dev",
-    ) {
+    if !have_gbench(test) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     let bin = tmp.path().join("bench");
-    let out = Command::new("c++")
-        .args(["-O2", "-std=c++17", "-o"])
-        .arg(&bin)
-        .arg(fixtures().join("google-benchmark/sum.cc"))
-        .args(["-lbenchmark", "-lpthread"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    compile_gbench(&fixtures().join("google-benchmark/sum.cc"), &bin);
     let command = format!(
         "[{}, --benchmark_format=json, --benchmark_repetitions=30, --benchmark_min_time=0.005]",
         bin.display()
@@ -285,12 +301,7 @@ fn pytest_benchmark_times_the_process_cpu_under_clock_cpu() {
 #[test]
 fn google_benchmark_cpu_time_is_read_under_clock_cpu() {
     let test = "google_benchmark_cpu_time_is_read_under_clock_cpu";
-    let header = Path::new("/usr/include/benchmark/benchmark.h").is_file();
-    if !have(
-        test,
-        header && runs("c++", &["--version"]),
-        "c++ with libbenchmark-dev",
-    ) {
+    if !have_gbench(test) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -301,18 +312,7 @@ fn google_benchmark_cpu_time_is_read_under_clock_cpu() {
     )
     .unwrap();
     let bin = tmp.path().join("bench");
-    let out = Command::new("c++")
-        .args(["-O2", "-std=c++17", "-o"])
-        .arg(&bin)
-        .arg(&src)
-        .args(["-lbenchmark", "-lpthread"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    compile_gbench(&src, &bin);
     let command = format!(
         "[{}, --benchmark_format=json, --benchmark_repetitions=6, --benchmark_min_time=0.005]",
         bin.display()
@@ -350,19 +350,7 @@ fn only_the_targets_benchmarks_run() {
     let command = format!(
         "[{py}, -m, pytest, -q, -p, no:cacheprovider, bench/test_sort.py, \"--benchmark-json={{output}}\", --benchmark-min-rounds=6, --benchmark-max-time=0.05]"
     );
-    let targets = target(
-        "pair",
-        "speed",
-        "pytest-benchmark",
-        &command,
-        "{ baseline: test_bubble, optimized: [test_sorted] }",
-    ) + &target(
-        "single",
-        "time",
-        "pytest-benchmark",
-        &command,
-        "{ baseline: \"bench/test_sort.py::test_sorted\" }",
-    );
+    let targets = sort_targets(&command);
     let tmp = checkout(&[("bench/test_sort.py", source.as_bytes())], &targets);
     assert_pair_and_single(&gate(tmp.path()));
 }

@@ -40,6 +40,11 @@ fn night(root: &Path, extra: &[&str]) -> Night {
     }
 }
 
+/// The night exited 0 (else its JSON and log are shown).
+fn passed(n: &Night) {
+    assert_eq!(n.code, exit_code(Exit::Ok), "{}\n{}", n.json, n.stderr);
+}
+
 fn commit_suite(root: &Path, repetitions: u32) {
     std::fs::write(
         root.join("configs/benchmark_suites/settings.yaml"),
@@ -50,10 +55,8 @@ fn commit_suite(root: &Path, repetitions: u32) {
     git(root, &["commit", "-q", "-m", "the suite"]);
 }
 
-#[test]
-fn a_changed_repetition_count_asks_for_a_new_anchor_instead_of_reading_as_a_regression() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
+/// A repository with the stand-in tool at 30 repetitions, committed, and its bootstrap night.
+fn bootstrapped(root: &Path) -> Night {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/settings");
     std::fs::create_dir_all(root.join("bench")).unwrap();
     std::fs::create_dir_all(root.join("configs/benchmark_suites")).unwrap();
@@ -66,14 +69,16 @@ fn a_changed_repetition_count_asks_for_a_new_anchor_instead_of_reading_as_a_regr
     git(root, &["init", "-q", "-b", "main"]);
     commit_suite(root, 30);
     let first = night(root, &[]);
-    assert_eq!(
-        first.code,
-        exit_code(Exit::Ok),
-        "{}\n{}",
-        first.json,
-        first.stderr
-    );
+    passed(&first);
     assert_eq!(first.json["bootstrap"], true);
+    first
+}
+
+#[test]
+fn a_changed_repetition_count_asks_for_a_new_anchor_instead_of_reading_as_a_regression() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    bootstrapped(root);
 
     // The repetitions change: the optimized benchmark reads 50 % slower with them.
     commit_suite(root, 50);
@@ -136,21 +141,9 @@ fn a_changed_repetition_count_asks_for_a_new_anchor_instead_of_reading_as_a_regr
 
     // The new settings become the anchor by an accepted run; the next night compares with it.
     let accepted = night(root, &["--accept", "--note", "New repetition count"]);
-    assert_eq!(
-        accepted.code,
-        exit_code(Exit::Ok),
-        "{}\n{}",
-        accepted.json,
-        accepted.stderr
-    );
+    passed(&accepted);
     let after = night(root, &[]);
-    assert_eq!(
-        after.code,
-        exit_code(Exit::Ok),
-        "{}\n{}",
-        after.json,
-        after.stderr
-    );
+    passed(&after);
     assert_eq!(
         after.json["run"]["baseline_run_id"],
         accepted.json["run_id"]
@@ -171,25 +164,7 @@ fn a_changed_repetition_count_asks_for_a_new_anchor_instead_of_reading_as_a_regr
 fn an_accepted_run_only_side_by_side_decided_is_refused_before_it_is_published() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/settings");
-    std::fs::create_dir_all(root.join("bench")).unwrap();
-    std::fs::create_dir_all(root.join("configs/benchmark_suites")).unwrap();
-    std::fs::copy(
-        fixture.join("fake_gbench.py"),
-        root.join("bench/fake_gbench.py"),
-    )
-    .unwrap();
-    std::fs::write(root.join(".gitignore"), ".tier1/\n").unwrap();
-    git(root, &["init", "-q", "-b", "main"]);
-    commit_suite(root, 30);
-    let first = night(root, &[]);
-    assert_eq!(
-        first.code,
-        exit_code(Exit::Ok),
-        "{}\n{}",
-        first.json,
-        first.stderr
-    );
+    let first = bootstrapped(root);
     // A 2.5 % slower optimized variant: too small for the history test to decide (unknown), and
     // side by side with the anchor's code finds it under the 5 % threshold (same).
     std::fs::write(root.join("bench/factor.txt"), "1.025").unwrap();

@@ -147,8 +147,14 @@ pub(crate) fn decide_target(
     cur: &TargetSummary,
     prev: &TargetSummary,
 ) -> Decided {
-    if let Some(d) = super::settings::changed(cur, prev, detector.thresholds.base.detection) {
-        return d;
+    if let Some((record, inconclusive)) =
+        super::settings::changed(cur, prev, detector.thresholds.base.detection)
+    {
+        return Decided {
+            changes: TargetChanges::default(),
+            record,
+            inconclusive: Some(inconclusive),
+        };
     }
     let decision = detector.decide(cur, prev);
     let th = detector.thresholds.get(&cur.target);

@@ -7,19 +7,18 @@
 //! running is not a settings question), and rows without a settings record (older summaries) are
 //! compared as before.
 
-use super::changes::TargetChanges;
-use super::compare::Decided;
 use crate::aggregate::SUCCEEDED;
 use crate::history::model::TargetSummary;
 use crate::history::settings::describe;
 use crate::history::{DetectionMethod, Inconclusive, TargetDetection, Verdict};
 
-/// The decision for `cur` when its settings differ from the anchor row `prev`'s, else `None`.
+/// The detection record and inconclusive entry of `cur` when its settings differ from the
+/// anchor row `prev`'s (it then has no change rows), else `None`.
 pub(crate) fn changed(
     cur: &TargetSummary,
     prev: &TargetSummary,
     method: DetectionMethod,
-) -> Option<Decided> {
+) -> Option<(TargetDetection, Inconclusive)> {
     if cur.status != SUCCEEDED || prev.status != SUCCEEDED {
         return None;
     }
@@ -37,13 +36,10 @@ pub(crate) fn changed(
         settings_changed: changes,
         ..TargetDetection::reference(&cur.target, reason.clone())
     };
-    Some(Decided {
-        changes: TargetChanges::default(),
-        record,
-        inconclusive: Some(Inconclusive {
-            target: cur.target.clone(),
-            reason,
-            speedup_half_width_pct: None,
-        }),
-    })
+    let inconclusive = Inconclusive {
+        target: cur.target.clone(),
+        reason,
+        speedup_half_width_pct: None,
+    };
+    Some((record, inconclusive))
 }
