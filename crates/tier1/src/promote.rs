@@ -558,7 +558,13 @@ fn check_comparison(r: &PromoteRequest, f: &RunFiles) -> Result<(), PromoteError
     }
     // What restore's re-derivation refuses of an anchor (`gate::eligible_anchor_rules`), refused
     // here before anything is written: a ratified run that every later restore refused would
-    // stop every later night.
+    // stop every later night. The records are read only once their verdicts are the ones their
+    // own intervals give (a tampered record is named as such).
+    if let Some(block) = &reg.side_by_side {
+        block
+            .check()
+            .map_err(|e| PromoteError::Invalid(format!("regression_summary.json: {e}")))?;
+    }
     let cleared: Vec<String> = reg
         .side_by_side
         .iter()
