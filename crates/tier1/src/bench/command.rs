@@ -266,11 +266,9 @@ fn execute(
     dir: Option<&Path>,
 ) -> Result<(Vec<u8>, Invocation), (&'static str, String)> {
     let err = |m: String| (status::FAILED_ERROR, m);
-    // A tool's command runs only the target's benchmarks, on the profile's clock; an anchor's
-    // passes share its repetitions.
+    // A tool's command runs only the target's benchmarks, on the profile's clock.
     let mut command = t.command.clone();
     command.extend(import::command_flags(t, timing.clock));
-    command.extend(import::pass_share(t, opts.passes));
     let inv = Invocation::prepare(&command, timing.warmup, timing.iterations)
         .map_err(|e| err(format!("target {}: {e}", t.key)))?;
     let (prog, args) = inv

@@ -12,7 +12,7 @@ mod nvbench;
 mod pytest;
 mod select;
 
-pub(crate) use select::{command_flags, pass_share, short_pass};
+pub(crate) use select::{command_flags, short_pass};
 
 use crate::suite::{Clock, OutputFormat, Target, variant_name};
 use std::path::Path;

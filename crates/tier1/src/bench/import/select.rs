@@ -28,31 +28,6 @@ pub(crate) fn command_flags(t: &Target, clock: Clock) -> Vec<String> {
     flags
 }
 
-/// Fewest repetitions a pass of an anchor keeps when the suite's are shared among the passes.
-const MIN_PASS_REPETITIONS: u32 = 6;
-
-/// The flags of one pass of a run measured in `passes` passes (an anchor's): the suite's
-/// Google Benchmark repetitions shared among them (`ceil(N / passes)` each, when that leaves at
-/// least [`MIN_PASS_REPETITIONS`]), so that the anchor takes the tool's own repetitions from
-/// several processes at the cost of one night instead of re-running all of them in every pass.
-pub(crate) fn pass_share(t: &Target, passes: u32) -> Vec<String> {
-    const FLAG: &str = "--benchmark_repetitions=";
-    if t.format != OutputFormat::GoogleBenchmark || passes < 2 {
-        return Vec::new();
-    }
-    let suite_repetitions = t
-        .command
-        .iter()
-        .rev()
-        .find_map(|a| a.strip_prefix(FLAG)?.parse::<u32>().ok());
-    match suite_repetitions {
-        Some(n) if n.div_ceil(passes) >= MIN_PASS_REPETITIONS => {
-            vec![format!("{FLAG}{}", n.div_ceil(passes))]
-        }
-        _ => Vec::new(),
-    }
-}
-
 /// The flags that make the tool run only the target's benchmarks (empty: run as written).
 fn selection(t: &Target) -> Vec<String> {
     let names = names(t);
@@ -206,27 +181,6 @@ mod tests {
         );
         let gb = target(OutputFormat::GoogleBenchmark, "BM_A", &[]);
         assert_eq!(command_flags(&gb, Clock::Cpu), selection(&gb));
-    }
-
-    #[test]
-    fn an_anchors_passes_share_the_suites_repetitions() {
-        let mut gb = target(OutputFormat::GoogleBenchmark, "BM_A", &["BM_B"]);
-        gb.command = [
-            "./b",
-            "--benchmark_repetitions=5",
-            "--benchmark_repetitions=30",
-        ]
-        .map(String::from)
-        .to_vec();
-        assert_eq!(pass_share(&gb, 3), ["--benchmark_repetitions=10"]);
-        assert_eq!(pass_share(&gb, 4), ["--benchmark_repetitions=8"]);
-        assert!(pass_share(&gb, 1).is_empty(), "a night runs them all");
-        // Fewer than six a pass: every pass runs the suite's repetitions.
-        assert!(pass_share(&gb, 6).is_empty());
-        gb.command = vec!["./b".into()];
-        assert!(pass_share(&gb, 3).is_empty(), "no repetitions given");
-        let py = target(OutputFormat::PytestBenchmark, "test_a", &["test_b"]);
-        assert!(pass_share(&py, 3).is_empty());
     }
 
     #[test]
