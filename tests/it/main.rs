@@ -55,6 +55,7 @@ mod nightly_inputs;
 mod nightly_local_loop;
 mod nightly_outputs;
 mod nightly_shallow_checkout;
+mod nightly_settings;
 mod nightly_side_by_side;
 mod nightly_signals;
 mod nightly_store;

@@ -170,6 +170,7 @@ pub(crate) mod fixtures {
             artifacts: Default::default(),
             verification_tolerance: None,
             measurement: None,
+            measurement_settings: None,
             extra: Default::default(),
         }
     }

@@ -28,12 +28,19 @@ pub(crate) const RECHECK_CLEARED: &str = "cleared_by_recheck";
 /// side too (only `worse` changes its verdict).
 pub(crate) const IMPROVED: &str = "improved";
 
+/// The `suspected_as` of a target whose measurement settings changed since the anchor (unknown,
+/// not compared with the anchor's figures): side by side measures both builds with the new
+/// settings, so `worse` is a regression of the code; `same` clears nothing (the target still
+/// needs a new anchor) and does not keep the run from being one.
+pub(crate) const SETTINGS_CHANGED: &str = "settings_changed";
+
 /// A target to compare side by side.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Suspect {
     /// Target string.
     pub(crate) target: String,
-    /// `regressed`, `unknown`, [`RECHECK_CLEARED`], `within_noise` or [`IMPROVED`].
+    /// `regressed`, `unknown`, [`SETTINGS_CHANGED`], [`RECHECK_CLEARED`], `within_noise` or
+    /// [`IMPROVED`].
     pub(crate) suspected_as: &'static str,
     /// Which metrics decide: `optimized_time` or `speedup` when the suspicion is of that metric
     /// alone, else `both`.
@@ -81,7 +88,17 @@ pub(crate) fn suspected(c: &RegressionSummary, current: &Summary) -> Vec<Suspect
         push(r.target(), "regressed", rows_of(&c.regressions, r.target()));
     }
     for t in &c.inconclusive {
-        push(&t.target, "unknown", Vec::new());
+        let settings_changed = c
+            .detection
+            .as_ref()
+            .and_then(|d| d.target(&t.target))
+            .is_some_and(|d| !d.settings_changed.is_empty());
+        let as_ = if settings_changed {
+            SETTINGS_CHANGED
+        } else {
+            "unknown"
+        };
+        push(&t.target, as_, Vec::new());
     }
     let cleared: Vec<ChangeRow> = c
         .suppressed_regressions
@@ -230,10 +247,19 @@ fn unconfirmed(c: &mut RegressionSummary, check: &SideBySideCheck) {
 }
 
 /// A `same` target is cleared: its regression rows move to `suppressed_regressions`, and it is
-/// no longer unknown.
+/// no longer unknown, unless its measurement settings changed since the anchor (both builds
+/// measured with the new settings alike: still no comparison with the anchor's figures, which a
+/// new anchor must replace).
 fn clear(c: &mut RegressionSummary, check: &SideBySideCheck) {
     let t = check.target.as_str();
-    c.inconclusive.retain(|u| u.target != t);
+    let settings_changed = c
+        .detection
+        .as_ref()
+        .and_then(|d| d.target(t))
+        .is_some_and(|d| !d.settings_changed.is_empty());
+    if !settings_changed {
+        c.inconclusive.retain(|u| u.target != t);
+    }
     let (moved, kept): (Vec<ChangeRow>, Vec<ChangeRow>) = std::mem::take(&mut c.regressions)
         .into_iter()
         .partition(|r| is_row_of(r, t));

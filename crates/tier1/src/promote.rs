@@ -557,6 +557,35 @@ fn check_comparison(r: &PromoteRequest, f: &RunFiles) -> Result<(), PromoteError
             reg.suppressed_regressions.len()
         ));
     }
+    // What restore's re-derivation refuses of an anchor (`gate::eligible_anchor_rules`), refused
+    // here before anything is written: a ratified run that every later restore refused would
+    // stop every later night. The records are read only once their verdicts are the ones their
+    // own intervals give (a tampered record is named as such).
+    if let Some(block) = &reg.side_by_side {
+        block
+            .check()
+            .map_err(|e| PromoteError::Invalid(format!("regression_summary.json: {e}")))?;
+    }
+    let cleared: Vec<String> = reg
+        .side_by_side
+        .iter()
+        .flat_map(|b| b.cleared().chain(b.unconfirmed()))
+        .map(|c| {
+            format!(
+                "{} ({}, side by side {})",
+                c.key,
+                c.suspected_as,
+                c.verdict.as_str()
+            )
+        })
+        .collect();
+    if !cleared.is_empty() {
+        return invalid(format!(
+            "run {:?} had suspected targets that only side by side decided ({}): such a run is never an anchor, even through this path; accept another run (`TIER1_SIDE_BY_SIDE=off` for it leaves an unknown target unknown, which does not bar an accepted anchor)",
+            r.run_id,
+            cleared.join(", ")
+        ));
+    }
     if !reg.warnings.is_empty() {
         return invalid(format!(
             "the comparison has history warnings: {:?}",

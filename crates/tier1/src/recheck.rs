@@ -57,10 +57,12 @@ pub fn targets_to_recheck(first: &RegressionSummary) -> Vec<String> {
         .iter()
         .filter(|r| is_rechecked(r))
         .map(|r| r.target());
+    // A target whose settings changed is unknown whatever it measures: no recheck can decide it.
     let unknown = first
         .detection
         .iter()
         .flat_map(|d| d.unknown())
+        .filter(|t| t.settings_changed.is_empty())
         .map(|t| t.target.as_str());
     for target in regressed.chain(unknown) {
         if !out.iter().any(|t| t == target) {

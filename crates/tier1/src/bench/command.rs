@@ -121,7 +121,9 @@ pub(crate) fn run(
     loop {
         let before = MachineState::cpu_now();
         let out = execute(t, shapes, opts, timing, deadline, sampling.processes, None).and_then(
-            |(stdout, inv)| read(t, opts.seed, stdout, &inv).map_err(|m| (status::FAILED_ERROR, m)),
+            |(stdout, inv)| {
+                read(t, opts.seed, timing, stdout, &inv).map_err(|m| (status::FAILED_ERROR, m))
+            },
         );
         sampling.machine.push(MachineWindow {
             before,
@@ -182,7 +184,13 @@ pub(crate) fn run(
 }
 
 /// The result of one invocation: tier1's document, or the tool's output read by its importer.
-fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<CommandOutput, String> {
+fn read(
+    t: &Target,
+    seed: u64,
+    timing: Timing,
+    stdout: Vec<u8>,
+    inv: &Invocation,
+) -> Result<CommandOutput, String> {
     let document = inv
         .document(stdout, MAX_OUTPUT_BYTES)
         .map_err(|e| format!("target {}: {e}", t.key))?;
@@ -194,6 +202,7 @@ fn read(t: &Target, seed: u64, stdout: Vec<u8>, inv: &Invocation) -> Result<Comm
         document: &document,
         dir: &dir,
         criterion_home: &criterion_home,
+        clock: timing.clock,
     };
     let signature = InputSignature {
         seed,
@@ -248,7 +257,7 @@ pub(crate) fn invoke_in(
     let deadline = Instant::now() + timing.timeout;
     let (stdout, inv) =
         execute(t, shapes, opts, timing, deadline, process, Some(dir)).map_err(|e| e.1)?;
-    Ok(Finished { stdout, inv })
+    Ok(Finished { stdout, inv, timing })
 }
 
 /// A finished invocation: its stdout and its files (kept until it is read).
@@ -256,12 +265,13 @@ pub(crate) fn invoke_in(
 pub(crate) struct Finished {
     stdout: Vec<u8>,
     inv: Invocation,
+    timing: Timing,
 }
 
 impl Finished {
     /// Its raw stdout and the validated document.
     pub(crate) fn read(self, t: &Target, seed: u64) -> Result<(Vec<u8>, CommandOutput), String> {
-        let out = read(t, seed, self.stdout.clone(), &self.inv)?;
+        let out = read(t, seed, self.timing, self.stdout.clone(), &self.inv)?;
         Ok((self.stdout, out))
     }
 }
@@ -276,7 +286,10 @@ fn execute(
     dir: Option<&Path>,
 ) -> Result<(Vec<u8>, Invocation), (&'static str, String)> {
     let err = |m: String| (status::FAILED_ERROR, m);
-    let inv = Invocation::prepare(&t.command, timing.warmup, timing.iterations)
+    // A tool's command runs only the target's benchmarks, on the profile's clock.
+    let mut command = t.command.clone();
+    command.extend(import::command_flags(t, timing.clock));
+    let inv = Invocation::prepare(&command, timing.warmup, timing.iterations)
         .map_err(|e| err(format!("target {}: {e}", t.key)))?;
     let (prog, args) = inv
         .argv

@@ -10,6 +10,7 @@ use crate::bench::limits;
 use crate::bench::machine::{MachineState, MachineWindow};
 pub use crate::bench::options::HarnessOptions;
 pub use crate::bench::options::Hook;
+use crate::bench::options::PassSeconds;
 use crate::bench::options::Timing;
 use crate::bench::result::{
     self, ResultsFile, Role, Sampling, TargetFailure, TargetResult, VariantResult,
@@ -93,6 +94,15 @@ pub fn run_suite(
     backend: Arc<dyn Backend>,
     opts: &HarnessOptions,
 ) -> Result<ResultsFile, HarnessError> {
+    run_suite_timed(suite, backend, opts).map(|(results, _)| results)
+}
+
+/// [`run_suite`], with the wall-clock seconds each target took in each pass (suite order).
+pub(crate) fn run_suite_timed(
+    suite: &Suite,
+    backend: Arc<dyn Backend>,
+    opts: &HarnessOptions,
+) -> Result<(ResultsFile, Vec<PassSeconds>), HarnessError> {
     let profile = suite
         .profile(&opts.profile)
         .ok_or_else(|| HarnessError::UnknownProfile {
@@ -151,6 +161,13 @@ pub fn run_suite(
         .collect();
     let passes = opts.passes.max(1);
     let mut measured: Vec<Vec<TargetResult>> = vec![Vec::new(); selected.len()];
+    let mut seconds: Vec<PassSeconds> = selected
+        .iter()
+        .map(|t| PassSeconds {
+            key: t.key.clone(),
+            passes: Vec::new(),
+        })
+        .collect();
     for pass in 0..passes {
         for (j, t) in selected.iter().enumerate() {
             let shapes = t.shapes.get(&opts.profile).cloned().unwrap_or_default();
@@ -160,6 +177,7 @@ pub fn run_suite(
                 tracing::info!(target = %t.key, profile = %opts.profile, "running");
             }
             let timing = target_timing(suite, profile, t, base, pass);
+            let started = Instant::now();
             let r = match t.kind {
                 TargetKind::Builtin => run_builtin(t, &shapes, &backend, opts, timing),
                 TargetKind::Command => crate::bench::command::run(t, &shapes, opts, timing),
@@ -179,6 +197,7 @@ pub fn run_suite(
                     &what, samples,
                 )));
             }
+            seconds[j].passes.push(started.elapsed().as_secs_f64());
         }
     }
     let mut targets = Vec::with_capacity(selected.len());
@@ -198,7 +217,7 @@ pub fn run_suite(
         targets.push(r);
     }
     let timing = base;
-    Ok(ResultsFile {
+    let results = ResultsFile {
         schema_version: result::RESULTS_SCHEMA_VERSION,
         run_id: opts.run_id.clone(),
         timestamp: opts.timestamp.clone(),
@@ -216,7 +235,8 @@ pub fn run_suite(
         precision_pct: Some(timing.precision_pct.into()),
         budget_s: Some(timing.budget.as_secs_f64().into()),
         targets,
-    })
+    };
+    Ok((results, seconds))
 }
 
 /// Samples a target's result holds (every variant).

@@ -11,8 +11,11 @@ mod google_benchmark;
 mod hyperfine;
 mod nvbench;
 mod pytest;
+mod select;
 
-use crate::suite::{OutputFormat, Target, variant_name};
+pub(crate) use select::{command_flags, short_pass};
+
+use crate::suite::{Clock, OutputFormat, Target, variant_name};
 use std::path::Path;
 
 /// Most names a "not found" message lists.
@@ -65,6 +68,9 @@ pub(crate) struct ToolOutput<'a> {
     pub(crate) dir: &'a Path,
     /// The invocation's `CRITERION_HOME`.
     pub(crate) criterion_home: &'a Path,
+    /// The profile's clock: under [`Clock::Cpu`] a tool's CPU time is read where it reports one
+    /// per sample (Google Benchmark's `cpu_time`).
+    pub(crate) clock: Clock,
 }
 
 /// Every benchmark of the output in the target's format.
@@ -72,7 +78,7 @@ pub(crate) fn measured(format: OutputFormat, out: ToolOutput<'_>) -> Result<Vec<
     match format {
         OutputFormat::Tier1 => Err("format tier1 is not an importer".into()),
         OutputFormat::PytestBenchmark => pytest::parse(out.document),
-        OutputFormat::GoogleBenchmark => google_benchmark::parse(out.document),
+        OutputFormat::GoogleBenchmark => google_benchmark::parse(out.document, out.clock),
         OutputFormat::Hyperfine => hyperfine::parse(out.document),
         OutputFormat::Nvbench => nvbench::parse(out.document, out.dir),
         OutputFormat::Criterion => criterion::scan(out.criterion_home),

@@ -68,6 +68,16 @@ impl HarnessOptions {
     }
 }
 
+/// The wall-clock seconds one target took in each pass of a suite run (its first measurement,
+/// then an anchor's further passes): where a night's time goes (`crate::run::timings`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PassSeconds {
+    /// Target key.
+    pub(crate) key: String,
+    /// Seconds per pass, in order.
+    pub(crate) passes: Vec<f64>,
+}
+
 /// Sampling knobs and limits of one target (from the profile).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Timing {

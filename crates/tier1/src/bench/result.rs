@@ -8,6 +8,7 @@
 mod derived;
 mod error;
 mod format;
+mod settings;
 mod summary;
 mod validation;
 

@@ -85,7 +85,8 @@ pub struct TargetDetection {
     /// `statistical` or `reference`.
     pub(crate) method: DetectionMethod,
     /// Why the reference rules alone decided (imprecise measurement, no measurement record,
-    /// memory goal, suite setting).
+    /// memory goal, suite setting), or why the target could not be compared (its measurement
+    /// settings changed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reason: Option<String>,
     /// Accepted runs the noise estimate used (all segments in the window).
@@ -103,6 +104,10 @@ pub struct TargetDetection {
     /// The recheck whose measurement was pooled with the first to decide this record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) pooled_with: Option<String>,
+    /// The measurement settings that differ from the anchor's (the target is then not compared:
+    /// unknown, with `reason` asking for a new anchor).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) settings_changed: Vec<super::settings::SettingChange>,
 }
 
 impl TargetDetection {
@@ -117,6 +122,7 @@ impl TargetDetection {
             verdict: None,
             detectable_pct: None,
             pooled_with: None,
+            settings_changed: Vec::new(),
         }
     }
 

@@ -12,6 +12,7 @@ pub mod overload;
 pub mod package;
 pub(crate) mod segment;
 pub(crate) mod segment_io;
+pub(crate) mod settings;
 pub(crate) mod sidebyside;
 pub(crate) mod trend;
 

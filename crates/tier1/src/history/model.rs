@@ -329,6 +329,10 @@ pub struct TargetSummary {
     /// tier1 extension: how precisely the target was measured (statistical detection).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) measurement: Option<super::Measurement>,
+    /// tier1 extension: the settings it was measured with; a change against the anchor's asks
+    /// for a new anchor instead of a comparison (`super::settings`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) measurement_settings: Option<super::settings::MeasurementSettings>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,

@@ -140,12 +140,22 @@ impl Decided {
     }
 }
 
-/// Compare one target present in both runs: decide, file the rows, give the verdict.
+/// Compare one target present in both runs: decide, file the rows, give the verdict (a target
+/// whose measurement settings changed is not compared, [`super::settings`]).
 pub(crate) fn decide_target(
     detector: &Detector<'_>,
     cur: &TargetSummary,
     prev: &TargetSummary,
 ) -> Decided {
+    if let Some((record, inconclusive)) =
+        super::settings::changed(cur, prev, detector.thresholds.base.detection)
+    {
+        return Decided {
+            changes: TargetChanges::default(),
+            record,
+            inconclusive: Some(inconclusive),
+        };
+    }
     let decision = detector.decide(cur, prev);
     let th = detector.thresholds.get(&cur.target);
     let changes = compare_target_with(cur, prev, th, &decision);

@@ -9,6 +9,7 @@ mod compare;
 mod error;
 pub mod noise;
 pub(crate) mod pool;
+mod settings;
 pub(crate) mod significance;
 mod single;
 pub(crate) mod verdict;

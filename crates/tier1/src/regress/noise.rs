@@ -137,11 +137,12 @@ impl NoiseHistory {
         self.runs.iter().map(|r| r.run_id.clone()).collect()
     }
 
-    /// The points of `metric` of the target string `target`, oldest first, without those
-    /// measured while the machine was overloaded when enough others remain ([`quiet_enough`]).
+    /// The points of `metric` of the target of row `of`, oldest first, from the runs measured
+    /// with its settings, without those measured while the machine was overloaded when enough
+    /// others remain ([`quiet_enough`]).
     pub(crate) fn points(
         &self,
-        target: &str,
+        of: &TargetSummary,
         metric: Metric,
         th: &crate::suite::Thresholds,
     ) -> Vec<Point> {
@@ -149,7 +150,14 @@ impl NoiseHistory {
             .runs
             .iter()
             .filter_map(|r| {
-                let row = crate::regress::find_target(&r.summary, target)?;
+                let row = crate::regress::find_target(&r.summary, &of.target)?;
+                // A run measured with other settings says nothing of this measurement's noise
+                // or level (rows without a settings record are kept, as before).
+                if let (Some(a), Some(b)) = (&row.measurement_settings, &of.measurement_settings)
+                    && !b.changes_from(a).is_empty()
+                {
+                    return None;
+                }
                 let (y, v) = metric.point(row)?;
                 Some(Point {
                     run_id: r.run_id.clone(),
@@ -304,7 +312,7 @@ pub(crate) fn anchor_outliers(
             continue;
         };
         let ys: Vec<f64> = history
-            .points(&t.target, Metric::Speedup, th)
+            .points(t, Metric::Speedup, th)
             .iter()
             .map(|p| p.y)
             .collect();

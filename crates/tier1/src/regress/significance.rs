@@ -146,9 +146,7 @@ impl<'a> Detector<'a> {
     ) -> Option<(MetricTest, u32)> {
         let (y_new, v_new) = metric.point(cur)?;
         let (y_anchor, v_anchor) = metric.point(prev)?;
-        let mut points = self
-            .history
-            .points(&cur.target, metric, &self.thresholds.base);
+        let mut points = self.history.points(cur, metric, &self.thresholds.base);
         points.extend(noise::pass_points(prev, metric));
         let flags = noise::outliers(&points, &self.thresholds.base);
         let kept: Vec<noise::Point> = points

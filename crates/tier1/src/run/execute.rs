@@ -2,7 +2,7 @@
 
 use super::{RunError, RunRequest};
 use crate::bench::harness::{self, HarnessError};
-use crate::bench::options::HarnessOptions;
+use crate::bench::options::{HarnessOptions, PassSeconds};
 use crate::bench::result::{self, ResultsFile};
 use crate::evidence::manifest::{
     MANIFEST_SCHEMA_VERSION, Manifest, ManifestFiles, SuiteRecord, Toolchain,
@@ -12,19 +12,19 @@ use crate::history::model::RegressionSummary;
 use crate::recheck::{self, RecheckResult};
 
 /// Run the harness (optionally a subset) in `passes` passes, write results and manifest under
-/// `<evidence>/<run_id>/`.
+/// `<evidence>/<run_id>/`; with each target's seconds per pass.
 pub(super) fn execute(
     req: &RunRequest<'_>,
     run_id: &str,
     only: &[String],
     recheck_of: Option<&str>,
     passes: u32,
-) -> Result<ResultsFile, RunError> {
+) -> Result<(ResultsFile, Vec<PassSeconds>), RunError> {
     let mut opts = HarnessOptions::new(&req.profile, run_id);
     opts.only = only.to_vec();
     opts.hook = req.hook.clone();
     opts.passes = passes;
-    let results = harness::run_suite(req.suite, req.backend.clone(), &opts)?;
+    let (results, seconds) = harness::run_suite_timed(req.suite, req.backend.clone(), &opts)?;
     let dir = req.evidence_root.join(run_id);
     harness::write_results(&dir, &results)?;
     let manifest = Manifest {
@@ -52,13 +52,15 @@ pub(super) fn execute(
         let _ = std::fs::remove_dir_all(&dir);
         EvidenceError::json_write(e)
     })?;
-    Ok(results)
+    Ok((results, seconds))
 }
 
-/// Re-execute each target with a speed or latency regression once, as `<run_id>__recheck__<key>`.
+/// Re-execute each target with a speed or latency regression once, as `<run_id>__recheck__<key>`;
+/// the seconds each recheck took are added to `seconds` (target key, seconds).
 pub(super) fn run_rechecks(
     req: &RunRequest<'_>,
     first: &RegressionSummary,
+    seconds: &mut Vec<(String, f64)>,
 ) -> Result<Vec<RecheckResult>, RunError> {
     let mut out = Vec::new();
     for target in recheck::targets_to_recheck(first) {
@@ -68,10 +70,12 @@ pub(super) fn run_rechecks(
         let id = recheck::recheck_run_id(&req.run_id, &t.key);
         crate::gha::group(&format!("Recheck {}", t.key));
         tracing::info!(target = %t.key, recheck = %id, "measuring once more, pooled with the first measurement (a suspected regression or an unknown verdict)");
+        let started = std::time::Instant::now();
         let r = execute(req, &id, std::slice::from_ref(&t.key), Some(&req.run_id), 1);
         crate::gha::endgroup();
+        seconds.push((t.key.clone(), started.elapsed().as_secs_f64()));
         let row = match r {
-            Ok(results) => result::summarize(&results, req.suite)?
+            Ok((results, _)) => result::summarize(&results, req.suite)?
                 .into_iter()
                 .find(|s| s.target == target),
             Err(e @ RunError::Harness(HarnessError::Cancelled(..))) => return Err(e),

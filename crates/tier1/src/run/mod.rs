@@ -15,6 +15,7 @@ pub(crate) mod setup;
 pub(crate) mod side_by_side;
 mod step;
 mod summary;
+pub(crate) mod timings;
 pub(crate) mod verdicts;
 
 pub use error::RunError;

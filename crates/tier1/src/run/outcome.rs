@@ -56,6 +56,8 @@ pub struct RunOutcome {
     pub(crate) evidence_dirs: Vec<String>,
     /// Each compared target's verdict, with its figures and detectable change.
     pub(crate) targets: Vec<verdicts::TargetVerdict>,
+    /// Each measured target's seconds by phase (measure, anchor passes, recheck, side by side).
+    pub(crate) timings: Vec<super::timings::TargetTimings>,
     /// The table for people at the end of the run (not serialized).
     #[serde(skip)]
     pub(crate) ending: super::ending::Ending,

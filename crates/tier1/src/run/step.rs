@@ -4,7 +4,7 @@
 use super::execute::{execute, run_rechecks};
 use super::{
     Ran, RunError, RunOutcome, RunRequest, SuiteUsed, TargetFailed, build_summary, candidate,
-    report, side_by_side, verdicts,
+    report, side_by_side, timings, verdicts,
 };
 use crate::bench::harness::HarnessError;
 use crate::bench::result;
@@ -50,7 +50,8 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     }
     let results = execute(req, &req.run_id, &[], None, passes);
     crate::gha::endgroup();
-    let results = results?;
+    let (results, pass_seconds) = results?;
+    let mut recheck_seconds = Vec::new();
     let summary = build_summary(
         req.suite,
         &results,
@@ -66,7 +67,7 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     let mut evidence_dirs = vec![req.run_id.clone()];
     let comparison = match &anchor {
         Some(anchor) => {
-            let checked = run_rechecks(req, &first)?;
+            let checked = run_rechecks(req, &first, &mut recheck_seconds)?;
             evidence_dirs.extend(
                 checked
                     .iter()
@@ -171,6 +172,11 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         summary_path: row.summary_path,
         evidence_dirs,
         targets: verdicts::targets(&summary, &comparison),
+        timings: timings::collect(
+            &pass_seconds,
+            &recheck_seconds,
+            comparison.side_by_side.as_ref(),
+        ),
         ending: Default::default(),
     };
     let outcome = RunOutcome {
@@ -178,6 +184,7 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         ..outcome
     };
     verdicts::log(&comparison);
+    timings::log(&outcome.timings);
     Ok(Ran {
         outcome,
         summary,

@@ -83,6 +83,8 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         .find(|r| r.target == t.target)
         .map_or_else(|| t.target.clone(), |r| r.key.clone());
     let note = match t.verdict {
+        // Its settings changed: the reason asks for a new anchor, whatever side by side says.
+        _ if !t.settings_changed.is_empty() => t.reason.clone(),
         Some(Verdict::Unknown) => comparison
             .inconclusive
             .iter()
@@ -121,6 +123,9 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
                 shown.verdict = Verdict::Regressed.as_str().into();
                 shown.decided_by = "side_by_side".into();
             }
+            // Side by side measured both builds with the new settings: no code change, but the
+            // target still needs a new anchor before it can be compared again.
+            SbsVerdict::Same if !t.settings_changed.is_empty() => {}
             SbsVerdict::Same => {
                 shown.verdict = Verdict::Unchanged.as_str().into();
                 shown.decided_by = "side_by_side".into();
@@ -163,7 +168,20 @@ pub(crate) fn log(comparison: &RegressionSummary) {
             crate::regress::verdict::describe_row(row, detection)
         );
     }
-    for i in &comparison.inconclusive {
+    let changed: Vec<&TargetDetection> = detection
+        .iter()
+        .flat_map(|d| &d.targets)
+        .filter(|t| !t.settings_changed.is_empty())
+        .collect();
+    for t in &changed {
+        let reason = t.reason.as_deref().unwrap_or_default();
+        tracing::warn!(target = %t.target, "unknown: {reason}");
+    }
+    for i in comparison
+        .inconclusive
+        .iter()
+        .filter(|i| !changed.iter().any(|t| t.target == i.target))
+    {
         tracing::warn!(target = %i.target, "unknown: {}", i.reason);
     }
     for h in &comparison.held_by_floor {

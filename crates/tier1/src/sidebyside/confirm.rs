@@ -215,7 +215,7 @@ fn compare(
                 state_dir: req.state_dir,
             })?,
         };
-        contenders.push(contender(side, target, req.profile, &record));
+        contenders.push(contender(side, target, req.profile, &record, &req.budget));
         out.builds.push(record);
     }
     out.build_seconds = Some(out.builds.iter().map(|b| b.seconds).sum::<f64>().into());
@@ -289,8 +289,16 @@ fn in_place_record(
 }
 
 /// The target as each build runs it: a command target's argv from its worktree (a relative
-/// program path resolved there), a built-in target through the build's `tier1-run --emit-target`.
-fn contender(side: Side, target: &Target, profile: &str, b: &BuildRecord) -> Contender {
+/// program path resolved there), a tool's with the flags of a short pass sized to the budget
+/// (`import::short_pass`: the tool ignores `TIER1_ITERATIONS`), a built-in target through the
+/// build's `tier1-run --emit-target`.
+fn contender(
+    side: Side,
+    target: &Target,
+    profile: &str,
+    b: &BuildRecord,
+    budget: &Budget,
+) -> Contender {
     let dir = PathBuf::from(&b.worktree);
     let mut t = target.clone();
     if target.kind == TargetKind::Builtin {
@@ -303,11 +311,18 @@ fn contender(side: Side, target: &Target, profile: &str, b: &BuildRecord) -> Con
             profile.into(),
         ];
         t.kind = TargetKind::Command;
-    } else if let Some(p) = t.command.first_mut()
-        && p.contains('/')
-        && Path::new(p.as_str()).is_relative()
-    {
-        *p = dir.join(p.as_str()).display().to_string();
+    } else {
+        if let Some(p) = t.command.first_mut()
+            && p.contains('/')
+            && Path::new(p.as_str()).is_relative()
+        {
+            *p = dir.join(p.as_str()).display().to_string();
+        }
+        t.command.extend(crate::bench::import::short_pass(
+            target,
+            measure::INVOCATION_SAMPLES,
+            budget.seconds,
+        ));
     }
     Contender {
         side,
@@ -410,11 +425,13 @@ mod tests {
     fn each_build_runs_its_own_program_from_its_worktree() {
         let suite = Suite::embedded();
         let builtin = &suite.targets[0];
+        let budget = Budget::for_settings(&suite.settings_for(&suite.profiles["cpu"], builtin));
         let c = contender(
             Side::Anchor,
             builtin,
             "cpu",
             &record(Some("/cache/c/target/release/tier1-run")),
+            &budget,
         );
         assert_eq!(c.dir, Path::new("/cache/c/src"));
         assert_eq!(c.target.kind, TargetKind::Command);
@@ -437,8 +454,30 @@ mod tests {
             ("/usr/bin/python3", "/usr/bin/python3"),
         ] {
             cmd.command = vec![argv0.into(), "x.py".into()];
-            let c = contender(Side::Anchor, &cmd, "cpu", &record(None));
+            let c = contender(Side::Anchor, &cmd, "cpu", &record(None), &budget);
             assert_eq!(c.target.command, [want, "x.py"], "{argv0}");
         }
+        // A tool's command: a short pass sized to the budget, after the suite's flags (a tool
+        // takes the last value of a flag), so a round does not re-run the suite's repetitions.
+        cmd.command = vec!["./bench".into(), "--benchmark_repetitions=30".into()];
+        cmd.format = crate::suite::OutputFormat::GoogleBenchmark;
+        cmd.variants = Some(crate::suite::VariantMap {
+            baseline: "BM_A".into(),
+            optimized: vec!["BM_B".into()],
+        });
+        let c = contender(Side::Anchor, &cmd, "cpu", &record(None), &budget);
+        assert_eq!(
+            c.target.command[..3],
+            [
+                "/cache/c/src/./bench",
+                "--benchmark_repetitions=30",
+                "--benchmark_repetitions=3"
+            ]
+        );
+        assert!(
+            c.target.command[3].starts_with("--benchmark_min_time="),
+            "{:?}",
+            c.target.command
+        );
     }
 }

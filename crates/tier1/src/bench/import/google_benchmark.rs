@@ -1,10 +1,13 @@
 //! Google Benchmark's JSON (`--benchmark_format=json`, or the file of `--benchmark_out`):
 //! `benchmarks[]` entries of `run_type` `iteration` (one per repetition, with
 //! `--benchmark_repetitions=N`) under their `run_name`, each `real_time` per iteration in
-//! `time_unit`; aggregate entries (`mean`, `median`, ...) are ignored, and `error_occurred`
-//! fails the benchmark with its `error_message`.
+//! `time_unit` (its `cpu_time` under the profile's `clock: cpu`, unless the benchmark asked for
+//! real or manual time: its name then ends in `/real_time` or `/manual_time`, and its
+//! `real_time` is the time it chose); aggregate entries (`mean`, `median`, ...) are ignored,
+//! and `error_occurred` fails the benchmark with its `error_message`.
 
 use super::Measured;
+use crate::suite::Clock;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -21,6 +24,8 @@ struct Entry {
     run_type: Option<String>,
     #[serde(default)]
     real_time: Option<f64>,
+    #[serde(default)]
+    cpu_time: Option<f64>,
     #[serde(default)]
     time_unit: Option<String>,
     #[serde(default)]
@@ -41,8 +46,8 @@ fn unit_ms(unit: Option<&str>) -> Result<f64, String> {
     }
 }
 
-/// The benchmarks of the output, one sample per repetition, in repetition order.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
+/// The benchmarks of the output, one sample per repetition, in repetition order, on `clock`.
+pub(crate) fn parse(bytes: &[u8], clock: Clock) -> Result<Vec<Measured>, String> {
     let file: File = serde_json::from_slice(bytes)
         .map_err(|e| format!("not a Google Benchmark JSON document: {e}"))?;
     let mut out: Vec<Measured> = Vec::new();
@@ -73,9 +78,16 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Measured>, String> {
             ));
             continue;
         }
-        let time = e
-            .real_time
-            .ok_or_else(|| format!("{run_name}: an iteration entry without real_time"))?;
+        // A benchmark that chose its time (`UseRealTime`, `UseManualTime`: a device's) keeps it.
+        let chose = ["/real_time", "/manual_time"]
+            .iter()
+            .any(|s| run_name.contains(s));
+        let (field, time) = if clock == Clock::Cpu && !chose {
+            ("cpu_time", e.cpu_time)
+        } else {
+            ("real_time", e.real_time)
+        };
+        let time = time.ok_or_else(|| format!("{run_name}: an iteration entry without {field}"))?;
         m.samples_ms.push(time * unit_ms(e.time_unit.as_deref())?);
     }
     for name in aggregates_only {

@@ -1,7 +1,7 @@
 //! Unit tests of `import`, on outputs the real tools wrote (tests/fixtures/importers/README.md
 //! says how each was made).
 use super::*;
-use crate::suite::{Goal, Suite, TargetKind, VariantMap};
+use crate::suite::{Clock, Goal, Suite, TargetKind, VariantMap};
 use std::path::PathBuf;
 
 fn fixture(rel: &str) -> PathBuf {
@@ -24,6 +24,7 @@ fn read(format: OutputFormat, rel: &str) -> Vec<Measured> {
             document: &bytes,
             dir: &dir,
             criterion_home: &path,
+            clock: Clock::Wall,
         },
     )
     .unwrap()
@@ -75,7 +76,7 @@ fn google_benchmark_repetitions_are_samples_and_aggregates_are_ignored() {
         {"name": "BM_x_mean", "run_name": "BM_x", "run_type": "aggregate", "real_time": 1.0, "time_unit": "us"},
         {"name": "BM_y", "run_name": "BM_y", "run_type": "iteration", "error_occurred": true, "error_message": "CUDA OOM"},
         {"name": "BM_z", "run_type": "iteration", "real_time": 2.0, "time_unit": "s"}]}"#;
-    let all = google_benchmark::parse(doc).unwrap();
+    let all = google_benchmark::parse(doc, Clock::Wall).unwrap();
     assert!(
         get(&all, "BM_x")
             .error
@@ -93,6 +94,7 @@ fn google_benchmark_repetitions_are_samples_and_aggregates_are_ignored() {
     assert_eq!(get(&all, "BM_z").samples_ms, [2000.0]);
     let e = google_benchmark::parse(
         br#"{"benchmarks": [{"name": "a", "real_time": 1, "time_unit": "min"}]}"#,
+        Clock::Wall,
     )
     .unwrap_err();
     assert!(e.contains("expected ns, us, ms or s, found \"min\""), "{e}");
@@ -206,6 +208,7 @@ fn the_suite_maps_tool_names_to_variants() {
         document: &bytes,
         dir,
         criterion_home: dir,
+        clock: Clock::Wall,
     };
     let t = target(
         OutputFormat::GoogleBenchmark,
@@ -222,4 +225,66 @@ fn the_suite_maps_tool_names_to_variants() {
         e.contains("format google-benchmark: no benchmark named \"BM_missing\" in the output; it has 2: [\"sum_loop\", \"sum_builtin\"]"),
         "{e}"
     );
+}
+
+/// Under the profile's `clock: cpu` each repetition's `cpu_time` is the sample (a benchmark that
+/// chose real or manual time keeps it). The fixture was written by Google Benchmark on a loaded
+/// machine: its `real_time`s spread by a quarter, its `cpu_time`s by a few percent, and the
+/// pair's interval from the CPU times is as tight as the tool's own repetitions show (within 2x
+/// of the interval of the ratio of the two benchmarks' means, from their spread alone). Before,
+/// `real_time` was read whatever the clock: the pair's interval was many times wider.
+#[test]
+fn google_benchmark_cpu_time_is_the_sample_under_clock_cpu_and_the_pair_is_as_precise_as_the_tool()
+{
+    let path = fixture("google-benchmark/output.json");
+    let bytes = std::fs::read(&path).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let times = |name: &str, field: &str| -> Vec<f64> {
+        doc["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["run_name"] == name && b["run_type"] == "iteration")
+            .map(|b| b[field].as_f64().unwrap() * 1e-6)
+            .collect()
+    };
+    let all = google_benchmark::parse(&bytes, Clock::Cpu).unwrap();
+    let (base, opt) = (get(&all, "sum_loop"), get(&all, "sum_builtin"));
+    assert_eq!(base.samples_ms, times("sum_loop", "cpu_time"));
+    assert_eq!(opt.samples_ms, times("sum_builtin", "cpu_time"));
+    let tool_half_width_pct = |b: &[f64], o: &[f64]| {
+        let cv2 = |x: &[f64]| {
+            let m = crate::stats::mean(x).unwrap();
+            crate::stats::sample_variance(x).unwrap() / (m * m) / x.len() as f64
+        };
+        1.96 * (cv2(b) + cv2(o)).sqrt() * 100.0
+    };
+    let tool = tool_half_width_pct(&base.samples_ms, &opt.samples_ms);
+    let ours = crate::bench::estimate::pair(&base.samples_ms, &opt.samples_ms)
+        .unwrap()
+        .speedup_half_width_pct()
+        .unwrap();
+    assert!(
+        ours <= 2.0 * tool,
+        "cpu_time: the pair's interval ±{ours:.2} % against the tool's ±{tool:.2} %"
+    );
+    let wall = google_benchmark::parse(&bytes, Clock::Wall).unwrap();
+    let (wb, wo) = (get(&wall, "sum_loop"), get(&wall, "sum_builtin"));
+    let wall_pct = crate::bench::estimate::pair(&wb.samples_ms, &wo.samples_ms)
+        .unwrap()
+        .speedup_half_width_pct()
+        .unwrap();
+    assert!(
+        wall_pct > 4.0 * ours,
+        "the fixture's wall times are the noisy ones: ±{wall_pct:.2} % against ±{ours:.2} %"
+    );
+    // A benchmark that asked for real (or manual, a device's) time keeps its real_time.
+    let chose = br#"{"benchmarks": [
+        {"name": "BM_gpu/manual_time", "run_name": "BM_gpu/manual_time", "run_type": "iteration", "real_time": 2.0, "cpu_time": 9.0, "time_unit": "ms"},
+        {"name": "BM_io/real_time", "run_name": "BM_io/real_time", "run_type": "iteration", "real_time": 3.0, "cpu_time": 0.1, "time_unit": "ms"},
+        {"name": "BM_cpu", "run_name": "BM_cpu", "run_type": "iteration", "real_time": 5.0, "cpu_time": 4.0, "time_unit": "ms"}]}"#;
+    let all = google_benchmark::parse(chose, Clock::Cpu).unwrap();
+    assert_eq!(get(&all, "BM_gpu/manual_time").samples_ms, [2.0]);
+    assert_eq!(get(&all, "BM_io/real_time").samples_ms, [3.0]);
+    assert_eq!(get(&all, "BM_cpu").samples_ms, [4.0]);
 }

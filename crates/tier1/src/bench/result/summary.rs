@@ -42,6 +42,7 @@ pub fn summarize(r: &ResultsFile, suite: &Suite) -> Result<Vec<TargetSummary>, R
                 artifacts: BTreeMap::new(),
                 verification_tolerance: None,
                 measurement: None,
+                measurement_settings: None,
                 extra: Default::default(),
             });
             continue;
@@ -86,6 +87,7 @@ pub fn summarize(r: &ResultsFile, suite: &Suite) -> Result<Vec<TargetSummary>, R
                 .collect(),
             verification_tolerance: Some(t.tolerance),
             measurement: m.measurement.clone(),
+            measurement_settings: Some(super::settings::of(r, st, suite)),
             extra,
         });
     }
