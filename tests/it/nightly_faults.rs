@@ -90,8 +90,9 @@ fn one_fault(s: &Scenario, spec: &str, extra: &[&str], check: &dyn Fn(&Out) -> R
     }
     // The faulty night's run, when it got as far as recording one.
     let faulty_run = runs(&store).get(runs(&s.base).len()).map(|r| r.0);
-    let published = faulty_run
-        .is_some_and(|id| artifact_names(&store).contains(&format!("tier1-history-{id}-1")));
+    let published = faulty_run.is_some_and(|id| {
+        artifact_names(&store).contains(&format!("tier1-history-{id}-1-publication-1"))
+    });
     let next = nightly_at(&s.r, &store, &envs(None), &["--history-out", &out_arg]);
     assert_eq!(
         next.code,

@@ -157,7 +157,9 @@ fn a_night_killed_after_its_history_upload_is_not_lost() {
     assert_eq!(o.code, -1, "killed: {}\n{}", o.json, o.stderr);
     let killed = runs(&store(&r)).last().unwrap().clone();
     assert_eq!(killed.1, "in_progress");
-    assert!(artifact_names(&store(&r)).contains(&format!("tier1-history-{}-1", killed.0)));
+    assert!(
+        artifact_names(&store(&r)).contains(&format!("tier1-history-{}-1-publication-1", killed.0))
+    );
     let o = nightly(&r, 2.0, &[]);
     assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
     assert_eq!(

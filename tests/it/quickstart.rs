@@ -119,7 +119,7 @@ fn the_local_quickstart_works_word_for_word() {
     assert_eq!(night["bootstrap"], true);
     assert_eq!(night["workflow"], "benchmarks.yml");
     assert_eq!(night["artifact_prefix"], "acme");
-    assert_eq!(night["history_artifact"], "acme-history-1-1");
+    assert_eq!(night["history_artifact"], "acme-history-1-1-publication-1");
     let summary = &night["run"]["summary"];
     assert_eq!(
         (summary["succeeded"].as_u64(), summary["failed"].as_u64()),

@@ -251,7 +251,7 @@ fn the_local_chain_and_the_workflow_publish_the_same_history() {
         [
             "tier1-evidence-2-1",
             "tier1-candidate-history-2-1",
-            "tier1-history-2-1"
+            "tier1-history-2-1-publication-1"
         ],
         "a failed night still uploads evidence, candidate and published history"
     );

@@ -72,6 +72,13 @@ impl ArtifactPrefix {
         format!("{}-history-{suffix}", self.0)
     }
 
+    /// `<prefix>-history-<suffix>-publication-<attempt>`: the history a job of attempt `attempt`
+    /// publishes for the night `<suffix>` (every publisher, the workflows' and the local night's,
+    /// so a re-run never meets a name an earlier attempt reserved).
+    pub(crate) fn publication(&self, suffix: &str, attempt: u32) -> String {
+        format!("{}{PUBLICATION_MARKER}{attempt}", self.history(suffix))
+    }
+
     /// `<prefix>-candidate-history-<suffix>`: the producer's candidate.
     pub(crate) fn candidate_history(&self, suffix: &str) -> String {
         format!("{}-candidate-history-{suffix}", self.0)
@@ -139,6 +146,10 @@ mod tests {
 
     #[test]
     fn a_publication_attempt_pairs_with_the_night_s_evidence() {
+        let tier1 = ArtifactPrefix::parse("tier1").unwrap();
+        let name = tier1.publication("7-1", 2);
+        assert_eq!(name, "tier1-history-7-1-publication-2");
+        assert_eq!(night_suffix(tier1.history_suffix(&name).unwrap()), "7-1");
         assert_eq!(night_suffix("7-1-publication-2"), "7-1");
         assert_eq!(night_suffix("7-1"), "7-1");
         assert_eq!(night_suffix("7-1-publication-"), "7-1-publication-");

@@ -257,7 +257,11 @@ pub(crate) fn invoke_in(
     let deadline = Instant::now() + timing.timeout;
     let (stdout, inv) =
         execute(t, shapes, opts, timing, deadline, process, Some(dir)).map_err(|e| e.1)?;
-    Ok(Finished { stdout, inv, timing })
+    Ok(Finished {
+        stdout,
+        inv,
+        timing,
+    })
 }
 
 /// A finished invocation: its stdout and its files (kept until it is read).

@@ -330,7 +330,8 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         )?;
         out.publication = json(&merged);
     }
-    let history_name = names.artifact_prefix.history(&suffix);
+    // The workflow's name: a night of the local store publishes as the nightly's job does.
+    let history_name = names.artifact_prefix.publication(&suffix, wf.run_attempt);
     // The one predicate every writer of a package applies (publish and promote did already).
     would_restore_accept(&published)?;
     store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;

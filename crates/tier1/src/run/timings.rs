@@ -123,6 +123,7 @@ mod tests {
             seconds: seconds.into(),
             build_seconds: build.map(Into::into),
             evidence_dir: None,
+            overloaded: None,
         }
     }
 
@@ -145,6 +146,7 @@ mod tests {
             anchor_commit: None,
             current_commit: None,
             checks: vec![check("b", 6.0, Some(0.5))],
+            warning: None,
         };
         let t = collect(&main, &rechecks, Some(&block));
         assert_eq!(t[0].key, "a");
