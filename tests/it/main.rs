@@ -37,6 +37,7 @@ mod history_limits;
 mod history_promote;
 mod history_property;
 mod history_publish;
+mod history_segment_integrity;
 mod history_validate;
 mod importers;
 mod install_release;

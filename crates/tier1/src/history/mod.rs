@@ -10,7 +10,8 @@ pub(crate) mod measurement;
 pub mod model;
 pub mod package;
 pub(crate) mod segment;
-pub(crate) mod segment_io;
+pub(crate) mod segment_chart;
+pub mod segment_io;
 pub(crate) mod sidebyside;
 pub(crate) mod trend;
 

@@ -43,11 +43,25 @@ fn member_overhead(name: &str, bytes: u64) -> u64 {
 
 /// Measure the tree at `root` (regular files only; anything else is counted and refused later).
 pub fn footprint(root: &Path) -> std::io::Result<Footprint> {
+    measure(root, |_| true)
+}
+
+/// The footprint of the live part of the tree at `root`: every file but the sealed segments'
+/// archives under `segments/` (compaction's trigger: sealing cannot shrink those).
+pub(crate) fn live_footprint(root: &Path) -> std::io::Result<Footprint> {
+    let dir = format!("{}/", crate::history::segment::SEGMENTS_DIR);
+    measure(root, |rel| !rel.starts_with(&dir))
+}
+
+fn measure(root: &Path, counts: impl Fn(&str) -> bool) -> std::io::Result<Footprint> {
     let mut f = Footprint {
         archive_bytes_bound: 22,
         ..Footprint::default()
     };
-    for rel in crate::fsx::list_files(root)? {
+    for rel in crate::fsx::list_files(root)?
+        .into_iter()
+        .filter(|r| counts(r))
+    {
         let len = std::fs::symlink_metadata(root.join(&rel))?.len();
         f.members += 1;
         f.expanded_bytes += len;
