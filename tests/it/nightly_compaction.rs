@@ -1,5 +1,6 @@
 //! The local night across compaction: `tier1-nightly` publishes (and `--accept` promotes) the
-//! nights whose package seals runs into `segments/*.tar.gz`, and restore takes what it published.
+//! nights whose package seals runs into `segments/*.tar.gz`, stores them in the store's vault,
+//! and the next nights' packages carry only their records; restore takes what it published.
 //! With `thresholds.history_window: 2` the live tail is 10 runs and compaction starts past 30
 //! live runs, so the fixture suite's 31st night is the first to write a segment.
 
@@ -57,10 +58,36 @@ fn nights_that_compact_their_history_publish_and_promote_it() {
         &["--accept", "--note", "renew the anchor across compaction"],
     );
     assert_eq!(out.code, exit_code(Exit::Ok), "{}", out.stderr);
+    // The compacting night stored its segments in the store's vault; every later restore left
+    // them out of the package, which keeps their records (and lists them as vaulted).
+    let idx = index(&history);
+    let records: Vec<String> = idx["segments"]
+        .as_array()
+        .expect("segments")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect();
     assert!(
-        !segments(&history).is_empty(),
+        !records.is_empty(),
         "the promoted history lost its segments"
     );
+    assert_eq!(idx["vaulted"], serde_json::json!(records), "{idx}");
+    assert!(
+        segments(&history).is_empty(),
+        "the vaulted archives stay out of the package"
+    );
+    let vault = r.root.join(".tier1/store/vault");
+    let objects = std::fs::read_dir(&vault)
+        .expect("the store's vault")
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count();
+    assert_eq!(objects, records.len(), "one vault object per segment");
     // What was published, restore takes.
     let dest = r.root.join(".tier1/restored");
     let restored = crate::support::command::scrubbed(crate::support::command::bin("tier1-restore"))
@@ -82,4 +109,9 @@ fn nights_that_compact_their_history_publish_and_promote_it() {
         String::from_utf8_lossy(&restored.stderr)
     );
     assert_eq!(segments(&dest), segments(&history));
+    assert_eq!(index(&dest)["segments"], idx["segments"]);
+}
+
+fn index(root: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(root.join("index.json")).expect("index")).expect("json")
 }

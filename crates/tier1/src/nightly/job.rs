@@ -125,6 +125,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         publication: None,
         history_artifact: None,
         history_out: None,
+        vault: None,
         failure: None,
         verdict: crate::gate::Verdict {
             passed: false,

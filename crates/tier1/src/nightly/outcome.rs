@@ -34,6 +34,8 @@ pub struct NightlyOutcome {
     pub(crate) history_artifact: Option<String>,
     /// Where the published history was copied.
     pub(crate) history_out: Option<String>,
+    /// What the vault step stored (`tier1-vault`, as the workflow's vault job runs it).
+    pub(crate) vault: Option<serde_json::Value>,
     /// Why the job failed, when it did.
     pub failure: Option<String>,
     /// The job's verdict: `passed` exactly when the exit code is 0, with every failing condition

@@ -32,8 +32,8 @@ pub(crate) struct Counters<'a> {
 }
 
 /// Refuse a store where any of its own files or directories (`store.json`, `store.lock`,
-/// `artifacts/`, `locks/`, `leases/` and every entry directly inside those three) is a symbolic
-/// link: tier1 would read or write wherever it points.
+/// `artifacts/`, `locks/`, `leases/`, `vault/` and every entry directly inside those four) is a
+/// symbolic link: tier1 would read or write wherever it points.
 pub(crate) fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
     let refuse = |p: &Path| {
         StoreError::Corrupt {
@@ -45,7 +45,14 @@ pub(crate) fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
         path: p.display().to_string(),
         source,
     };
-    for name in [STATE_FILE, LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR] {
+    for name in [
+        STATE_FILE,
+        LOCK_FILE,
+        ARTIFACTS_DIR,
+        LOCKS_DIR,
+        LEASES_DIR,
+        super::local_vault::VAULT_DIR,
+    ] {
         let p = dir.join(name);
         let meta = match std::fs::symlink_metadata(&p) {
             Ok(m) => m,
@@ -109,7 +116,14 @@ pub(crate) fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let name = entry.map_err(io)?.file_name();
         let name = name.to_string_lossy();
-        let ours = [LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR].contains(&name.as_ref())
+        let ours = [
+            LOCK_FILE,
+            ARTIFACTS_DIR,
+            LOCKS_DIR,
+            LEASES_DIR,
+            super::local_vault::VAULT_DIR,
+        ]
+        .contains(&name.as_ref())
             || name.starts_with(".work-")
             || name.starts_with(".tier1-");
         if !ours {
