@@ -26,6 +26,7 @@ mod github_redaction;
 mod github_shaped_zips;
 mod github_shapes;
 mod github_store;
+mod github_vault;
 mod gpu_check_script;
 mod helpers;
 mod helpers_clock;

@@ -6,11 +6,14 @@
 //! under `/_harness/` (the workflow scenario adapters, tests/it/support/workflow_adapters.rs);
 //! pull request comments (fake_github_comments.rs); and public releases of any repository
 //! (`GET /repos/{o}/{r}/releases/tags/{tag}`, assets downloaded from the blob listener), which an
-//! unauthenticated client may ask 60 times an hour (then 403 with `x-ratelimit-remaining: 0`).
+//! unauthenticated client may ask 60 times an hour (then 403 with `x-ratelimit-remaining: 0`);
+//! and the store's vault as the repository's immutable releases (fake_github_vault.rs).
 #![allow(dead_code)]
 
 #[path = "fake_github_comments.rs"]
 mod comments;
+#[path = "fake_github_vault.rs"]
+pub mod vault;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -212,6 +215,7 @@ struct Shared {
     unauthenticated_left: Mutex<u32>,
     environments: Mutex<Vec<Value>>,
     retention_limit_days: Mutex<Option<u32>>,
+    vault: Mutex<vault::Drafts>,
 }
 
 /// GitHub's rate limit for unauthenticated REST requests: 60 an hour per IP address (shared by
@@ -233,6 +237,12 @@ pub struct FakeGithub {
 }
 
 impl FakeGithub {
+    /// The draft releases of the vault (a put that failed part way leaves none once it deleted
+    /// its draft).
+    pub fn vault_drafts(&self) -> Vec<vault::Draft> {
+        self.shared.vault.lock().expect("lock").list.clone()
+    }
+
     /// Serve the local store at `store_dir`, accepting only `token`.
     pub fn start(store_dir: &Path, token: &str) -> FakeGithub {
         let api = TcpListener::bind("127.0.0.1:0").expect("bind api");
@@ -256,6 +266,7 @@ impl FakeGithub {
             unauthenticated_left: Mutex::new(UNAUTHENTICATED_LIMIT),
             environments: Mutex::new(Vec::new()),
             retention_limit_days: Mutex::new(None),
+            vault: Mutex::new(vault::Drafts::default()),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -479,6 +490,12 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
         harness(shared, &rec, &body)
     } else if kind == "api" && comments::is_comments_path(rec.path()) {
         comments::serve(shared, &rec, &body)
+    } else if kind == "api" && vault::is_vault_path(rec.path()) {
+        let repo = LocalStore::open(&shared.store_dir)
+            .and_then(|s| s.load())
+            .map(|s| s.repository)
+            .unwrap_or_default();
+        vault::serve(shared, &rec, &body, &repo).unwrap_or_else(|| api(shared, &rec))
     } else if kind == "api" {
         api(shared, &rec)
     } else {
@@ -827,6 +844,9 @@ fn blob(shared: &Shared, rec: &Recorded) -> Response {
         }
     } else if auth {
         return error(400, "Authorization header must not be sent to blob storage");
+    }
+    if let Some(name) = rec.path().strip_prefix("/vault/") {
+        return vault::blob(shared, name);
     }
     if let Some(rest) = rec.path().strip_prefix("/releases/") {
         let releases = shared.releases.lock().expect("lock");

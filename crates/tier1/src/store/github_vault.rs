@@ -1,7 +1,7 @@
 //! The vault on GitHub: one published release per object, its tag the object's name, with one
 //! asset (the file). GitHub computes each asset's SHA-256 (`digest`) itself, and with immutable
 //! releases enabled neither the tag nor the asset can ever change; releases never expire. A lookup
-//! reads the release by tag (metadata only). A put creates a draft, uploads the asset to the
+//! reads the releases by tag, or through the listing for many (metadata only). A put creates a draft, uploads the asset to the
 //! draft's `upload_url`, publishes the draft, and reads the release back: a put that fails part
 //! way leaves a draft (deleted when possible), never a published release without its asset. A
 //! download asks for the asset with `Accept: application/octet-stream` and follows the redirect
@@ -18,6 +18,11 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+
+/// Up to this many names are looked up by tag, one request each; more through the listing.
+const BY_TAG_AT_MOST: usize = 8;
+/// Most pages of releases listed (100 each).
+const MAX_RELEASE_PAGES: usize = 10;
 
 /// A release as the API returns it (the fields the vault reads).
 #[derive(Debug, Deserialize)]
@@ -87,13 +92,43 @@ impl GithubStore {
         }
     }
 
-    /// `vault_find`: each name's release by tag.
+    /// `vault_find`: a few names by tag, one request each; more from the releases listing
+    /// (100 a page, at most [`MAX_RELEASE_PAGES`] pages), and by tag only the names a listing cut
+    /// short did not reach, so a long history's restore asks a few pages, not one request per
+    /// segment.
     pub(crate) fn github_vault_find(
         &self,
         names: &[String],
     ) -> Result<BTreeMap<String, VaultObject>, StoreError> {
         let mut out = BTreeMap::new();
-        for name in names {
+        let mut unseen: Vec<&String> = names.iter().collect();
+        if names.len() > BY_TAG_AT_MOST {
+            for name in names {
+                if !is_valid_object_name(name) {
+                    return Err(invalid_name(name));
+                }
+            }
+            let paged = self.client().get_paginated(
+                &self.repo_route("/releases"),
+                &[("per_page", "100".to_string())],
+                (MAX_RELEASE_PAGES, usize::MAX),
+                // A bare array: complete when the last page was reached.
+                |page: Vec<ApiRelease>| (0, page),
+            )?;
+            for r in paged.items {
+                let tag = r.tag_name.clone();
+                if names.contains(&tag)
+                    && let Some(obj) = object_of(r)
+                {
+                    out.insert(tag, obj);
+                }
+            }
+            if paged.complete {
+                return Ok(out);
+            }
+            unseen.retain(|n| !out.contains_key(*n));
+        }
+        for name in unseen {
             if let Some(obj) = self.release_by_tag(name)?.and_then(object_of) {
                 out.insert(name.clone(), obj);
             }
