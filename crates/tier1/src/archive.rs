@@ -222,6 +222,16 @@ impl ExtractPolicy {
         }
     }
 
+    /// What promotion extracts a run's evidence archive under: the history's caps and file types
+    /// (`*.json`, `*.md`), no prefix stripped, no segment archives.
+    pub fn evidence() -> Self {
+        ExtractPolicy {
+            strip_prefixes: vec![],
+            allowed_in_dirs: vec![],
+            ..ExtractPolicy::history()
+        }
+    }
+
     /// Whether a member at the (normalized) relative path `rel` has an allowed type.
     pub(crate) fn allows(&self, rel: &str) -> bool {
         let by_suffix = self.allowed_suffixes.is_empty()

@@ -31,12 +31,7 @@ pub fn unpack_evidence_archive(
             archive.display()
         )));
     }
-    let policy = ExtractPolicy {
-        strip_prefixes: vec![],
-        allowed_in_dirs: vec![],
-        ..ExtractPolicy::history()
-    };
-    archive::extract_safe(archive, dest, &policy)?;
+    archive::extract_safe(archive, dest, &ExtractPolicy::evidence())?;
     Ok(())
 }
 
