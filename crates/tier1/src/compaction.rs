@@ -190,3 +190,43 @@ pub(crate) fn seal_ranges(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(members: usize, mib: u64) -> Footprint {
+        Footprint {
+            members,
+            expanded_bytes: mib * 1024 * 1024,
+            archive_bytes_bound: 0,
+        }
+    }
+
+    /// Hysteresis: due past three tails or half a cap of the live part; seals a batch of at least
+    /// a tail, or anything past three quarters of a cap; never a segment a night.
+    #[test]
+    fn compaction_is_due_late_and_seals_whole_batches() {
+        let p = Policy::for_window(20);
+        assert_eq!((p.tail, p.max_live_runs, p.min_batch), (100, 300, 100));
+        assert!(!p.needs_compaction(300, f(1500, 20)));
+        assert!(p.needs_compaction(301, f(1500, 20)));
+        assert!(p.needs_compaction(150, f(5001, 20)), "members");
+        assert!(p.needs_compaction(150, f(700, 33)), "bytes");
+        assert!(p.seals(100, f(1500, 20)));
+        assert!(!p.seals(99, f(1500, 20)), "a small batch waits");
+        assert!(
+            !p.seals(1, f(700, 40)),
+            "one run a night never, under the urgent margin"
+        );
+        assert!(
+            p.seals(1, f(700, 49)),
+            "past three quarters of the byte cap"
+        );
+        assert!(
+            p.seals(1, f(7501, 20)),
+            "past three quarters of the member cap"
+        );
+        assert!(!p.seals(0, f(9999, 63)), "nothing to seal");
+    }
+}

@@ -123,8 +123,7 @@ pub fn write_package(plan: PackagePlan<'_>) -> Result<PackageReport, PackageErro
         }
     }
     if doc.needs_record_items() {
-        doc.chart_legacy_records(stage.path())?;
-        doc.make_records_items()?;
+        doc.make_records_items(stage.path())?;
     }
     let snapshot = trend::build(&doc.index);
     let trends: Vec<_> = (plan.trend_paths)(&doc.index)

@@ -77,11 +77,16 @@ impl IndexDoc {
             && self.index.schema_version.map(u64::from) < Some(RECORD_ITEM_SCHEMA_VERSION)
     }
 
-    /// Rewrite the index as `schema_version` 3: every item after the first segment is relinked
-    /// (the rows' content and the records' content unchanged), so every later link depends on
+    /// Rewrite the index as `schema_version` 3: each format 1 record whose archive is under
+    /// `root` gains its chart summary ([`IndexDoc::chart_legacy_records`]), and every item after
+    /// the first segment is relinked (the rows' content unchanged), so every later link depends on
     /// each record's own link and the archive digest it carries.
-    pub(crate) fn make_records_items(&mut self) -> Result<(), HistoryError> {
+    pub(crate) fn make_records_items(
+        &mut self,
+        root: &std::path::Path,
+    ) -> Result<(), HistoryError> {
         let items = self.chain_items()?;
+        self.chart_legacy_records(root)?;
         self.relink(
             &items,
             self.raw_rows().to_vec(),
@@ -91,12 +96,9 @@ impl IndexDoc {
 
     /// Give every format 1 record whose archive is under `root` the chart summary of its sealed
     /// runs (read from its manifest), as a format 2 record carries it, so the dashboard draws it
-    /// once the archive has left the package. Call before [`IndexDoc::make_records_items`] (the
-    /// records' links change).
-    pub(crate) fn chart_legacy_records(
-        &mut self,
-        root: &std::path::Path,
-    ) -> Result<(), HistoryError> {
+    /// once the archive has left the package. The records' links no longer verify until they are
+    /// relinked ([`IndexDoc::make_records_items`] does both).
+    fn chart_legacy_records(&mut self, root: &std::path::Path) -> Result<(), HistoryError> {
         let mut segs = raw_list(&self.raw, "segments").to_vec();
         for (record, raw) in self.index.segments.iter().zip(segs.iter_mut()) {
             if record.chart.is_some() || !root.join(&record.path).is_file() {

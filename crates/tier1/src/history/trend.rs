@@ -288,6 +288,41 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_lists_the_newest_runs_and_counts_them_all() {
+        let rows: Vec<serde_json::Value> = (0..50)
+            .map(|i| {
+                r(
+                    &format!("r{i:02}"),
+                    &format!("2026-08-16T00:{i:02}:00Z"),
+                    1.0 + f64::from(i),
+                    i % 5 != 0,
+                )
+            })
+            .collect();
+        let t = build(&index(serde_json::Value::Array(rows)));
+        assert_eq!(t.evidence_history.len(), TREND_LIST_RUNS);
+        assert_eq!(t.history.len(), TREND_LIST_RUNS);
+        assert_eq!(
+            t.evidence_history[0].run_id, "r30",
+            "the newest 20, by time"
+        );
+        assert_eq!(
+            (t.run_count, t.evidence_run_count),
+            (40, 50),
+            "every run counted"
+        );
+        assert_eq!(t.best_speedup_seen, Some(50.0.into()));
+        assert_eq!(t.latest_evidence_run_id.as_deref(), Some("r49"));
+        let l = t.listed.expect("listed");
+        assert_eq!((l.history_unlisted, l.evidence_history_unlisted), (20, 30));
+        let small = build(&index(json!([r("a", "2026-08-16T00:00:00Z", 2.0, true)])));
+        assert!(
+            small.listed.is_none(),
+            "a short history gets the reference snapshot"
+        );
+    }
+
+    #[test]
     fn sorted_by_parsed_time_then_id() {
         let idx = index(json!([
             r("b", "2026-08-16T02:00:00+02:00", 1.0, true),
