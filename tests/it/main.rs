@@ -40,6 +40,7 @@ mod history_property;
 mod history_publish;
 mod history_segment_integrity;
 mod history_validate;
+mod history_vault;
 mod importers;
 mod install_release;
 mod layers;

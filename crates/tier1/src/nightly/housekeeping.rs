@@ -2,11 +2,11 @@
 //! that were killed (their lease released: `tier1::store::local_lease`) as `failure`, as GitHub
 //! completes the run of a runner that vanished, so a night they published is restored like any
 //! other; and remove the temporary files and directories those jobs left behind (in the store, its
-//! `artifacts/`, the system temporary directory and beside `--history-out`), only those whose
+//! `artifacts/` and `vault/`, the system temporary directory and beside `--history-out`), only those whose
 //! making process is gone (`tier1::fsx::stale`).
 
 use super::NightlyError;
-use crate::store::local::{ARTIFACTS_DIR, LocalStore};
+use crate::store::local::{ARTIFACTS_DIR, LocalStore, VAULT_DIR};
 use std::path::Path;
 
 /// The conclusion recorded for a run whose job was killed.
@@ -25,6 +25,7 @@ pub(crate) fn tidy(store: &LocalStore, history_out: Option<&Path>) -> Result<(),
     let mut dirs = vec![
         store.dir().to_path_buf(),
         store.dir().join(ARTIFACTS_DIR),
+        store.dir().join(VAULT_DIR),
         temp,
     ];
     if let Some(parent) = history_out.and_then(Path::parent) {

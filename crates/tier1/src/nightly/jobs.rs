@@ -339,6 +339,13 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
     would_restore_accept(&published)?;
     store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;
     out.history_artifact = Some(history_name);
+    if let Some(dest) = &req.history_out {
+        super::history_out::replace(&published, dest).map_err(|source| JobError::HistoryOut {
+            path: dest.display().to_string(),
+            source,
+        })?;
+        out.history_out = Some(dest.display().to_string());
+    }
     // The vault job: the published package's pending segments stored in the vault; the next
     // restore leaves them out of the package (docs/formats.md, "A history that lasts").
     let vaulted = crate::vault::push(
@@ -350,13 +357,6 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         },
     )?;
     out.vault = json(&vaulted);
-    if let Some(dest) = &req.history_out {
-        super::history_out::replace(&published, dest).map_err(|source| JobError::HistoryOut {
-            path: dest.display().to_string(),
-            source,
-        })?;
-        out.history_out = Some(dest.display().to_string());
-    }
     if !accept {
         out.failure = ran.gate_message();
     }

@@ -12,6 +12,7 @@ use super::local_check::{
     next_artifact_id,
 };
 use super::local_lease::{self, RunLease};
+pub(crate) use super::local_vault::VAULT_DIR;
 use super::{
     ArtifactMeta, ArtifactRule, ArtifactStore, Downloaded, Listing, StoreError, VaultObject,
     WorkflowRun,

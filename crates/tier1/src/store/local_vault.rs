@@ -9,7 +9,7 @@ use super::local::LocalStore;
 use super::vault::{VaultObject, is_valid_object_name};
 use super::{Downloaded, StoreError};
 use crate::digest::{self, Digest};
-use crate::fsx;
+use crate::fsx::{self, fault, fault::Point};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -93,6 +93,8 @@ impl LocalStore {
         check_name(name)?;
         let dir = self.vault_dir();
         fsx::real_dir(&dir).map_err(io_at(&dir))?;
+        fault::hit(Point::Upload, &dir).map_err(io_at(&dir))?;
+        fault::hit(Point::Write, &dir).map_err(io_at(&dir))?;
         let mut src = std::fs::File::open(path).map_err(io_at(path))?;
         let mut tmp = tempfile::Builder::new()
             .prefix(&fsx::stale::temp_prefix("vault"))
@@ -107,6 +109,7 @@ impl LocalStore {
             return same_object(existing, &digest, size);
         }
         let bytes_path = self.vault_bytes_path(name);
+        fault::hit(Point::Rename, &bytes_path).map_err(io_at(&bytes_path))?;
         match tmp.persist_noclobber(&bytes_path) {
             Ok(_) => {}
             Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -146,6 +149,7 @@ impl LocalStore {
         rec.write_all(&record).map_err(io_at(&dir))?;
         rec.as_file().sync_all().map_err(io_at(&dir))?;
         let record_path = self.vault_record_path(name);
+        fault::hit(Point::Upload, &record_path).map_err(io_at(&record_path))?;
         match rec.persist_noclobber(&record_path) {
             Ok(_) => Ok(obj),
             // Another writer stored the object meanwhile: it must be the same one.
