@@ -304,7 +304,10 @@ fn asset_download(shared: &Shared, rec: &Recorded, id: &str) -> Response {
         return error(404, "Not Found");
     };
     if rec.header("accept") != Some("application/octet-stream") {
-        let Ok(Some(o)) = s.vault_find(&[name.clone()]).map(|mut m| m.remove(&name)) else {
+        let Ok(Some(o)) = s
+            .vault_find(std::slice::from_ref(&name))
+            .map(|mut m| m.remove(&name))
+        else {
             return error(404, "Not Found");
         };
         let repo = s.repository().to_string();
