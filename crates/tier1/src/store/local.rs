@@ -6,13 +6,12 @@
 //! (`local_lease`). The vault of sealed history segments is `local_vault`. Layout documented in
 //! docs/local-store.md.
 
-pub(crate) use super::local_check::{ARTIFACTS_DIR, LOCK_FILE, STATE_FILE};
+pub(crate) use super::local_check::{ARTIFACTS_DIR, LOCK_FILE, STATE_FILE, VAULT_DIR};
 use super::local_check::{
     Counters, check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
     next_artifact_id,
 };
 use super::local_lease::{self, RunLease};
-pub(crate) use super::local_vault::VAULT_DIR;
 use super::{
     ArtifactMeta, ArtifactRule, ArtifactStore, Downloaded, Listing, StoreError, VaultObject,
     WorkflowRun,
@@ -577,7 +576,7 @@ impl ArtifactStore for LocalStore {
             ARTIFACTS_DIR,
             "locks",
             local_lease::LEASES_DIR,
-            super::local_vault::VAULT_DIR,
+            VAULT_DIR,
         ]
         .iter()
         .map(|n| self.dir.join(n))

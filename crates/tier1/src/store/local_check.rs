@@ -14,6 +14,8 @@ pub(crate) const STATE_FILE: &str = "store.json";
 pub(crate) const LOCK_FILE: &str = "store.lock";
 /// Directory of artifact bytes, one `<id>.bin` per artifact.
 pub(crate) const ARTIFACTS_DIR: &str = "artifacts";
+/// Directory of the vault's objects (`store::local_vault`).
+pub(crate) const VAULT_DIR: &str = "vault";
 /// Directory of the job locks `tier1-nightly` keeps in the store.
 pub(crate) const LOCKS_DIR: &str = "locks";
 
@@ -51,7 +53,7 @@ pub(crate) fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
         ARTIFACTS_DIR,
         LOCKS_DIR,
         LEASES_DIR,
-        super::local_vault::VAULT_DIR,
+        VAULT_DIR,
     ] {
         let p = dir.join(name);
         let meta = match std::fs::symlink_metadata(&p) {
@@ -116,14 +118,8 @@ pub(crate) fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let name = entry.map_err(io)?.file_name();
         let name = name.to_string_lossy();
-        let ours = [
-            LOCK_FILE,
-            ARTIFACTS_DIR,
-            LOCKS_DIR,
-            LEASES_DIR,
-            super::local_vault::VAULT_DIR,
-        ]
-        .contains(&name.as_ref())
+        let ours = [LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR, VAULT_DIR]
+            .contains(&name.as_ref())
             || name.starts_with(".work-")
             || name.starts_with(".tier1-");
         if !ours {

@@ -6,6 +6,7 @@
 //! same object. Nothing expires. Layout documented in docs/local-store.md.
 
 use super::local::LocalStore;
+use super::local_check::VAULT_DIR;
 use super::vault::{VaultObject, is_valid_object_name};
 use super::{Downloaded, StoreError};
 use crate::digest::{self, Digest};
@@ -13,9 +14,6 @@ use crate::fsx::{self, fault, fault::Point};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// Directory of the vault's objects.
-pub(crate) const VAULT_DIR: &str = "vault";
 
 fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
