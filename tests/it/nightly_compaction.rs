@@ -204,7 +204,8 @@ fn a_compacting_night_killed_at_any_point_loses_nothing() {
     let specs: Vec<String> = named
         .into_iter()
         .filter(|(i, spec)| {
-            spec.starts_with("upload:") || (*i > publication && (i - publication).is_multiple_of(stride))
+            spec.starts_with("upload:")
+                || (*i > publication && (i - publication).is_multiple_of(stride))
         })
         .map(|(_, spec)| spec)
         .collect();
