@@ -121,6 +121,23 @@ pub struct Grower<'a> {
     pub zip_bytes: u64,
 }
 
+/// Append `row`, linked onto the chain, to the index of the history at `dir` (rewritten, not
+/// overwritten through a hard link).
+pub fn append_row(dir: &Path, mut row: serde_json::Value) {
+    let mut doc = IndexDoc::load(dir).unwrap().unwrap();
+    let mut rows = doc.raw_rows().to_vec();
+    let head = rows
+        .last()
+        .and_then(|r| r[chain::CHAIN_FIELD].as_str())
+        .map(str::to_string);
+    chain::seal(head.as_deref(), row.as_object_mut().unwrap());
+    rows.push(row);
+    doc.set_field("runs", serde_json::Value::Array(rows))
+        .expect("rows");
+    std::fs::remove_file(dir.join("index.json")).expect("unlink");
+    std::fs::write(dir.join("index.json"), doc.to_bytes().unwrap()).expect("index");
+}
+
 /// The run id of clone `k`.
 pub fn clone_id(n3: &str, k: usize) -> String {
     format!("{n3}-c{k:06}")
@@ -241,19 +258,8 @@ impl<'a> Grower<'a> {
     /// The candidate of the next night (live plus a new clone) under `dir`; returns its run id.
     pub fn candidate(&mut self, dir: &Path) -> String {
         tier1::fsx::link_tree(&self.live, dir).expect("candidate");
-        let (id, mut row) = self.write_clone(dir);
-        let mut doc = IndexDoc::load(dir).unwrap().unwrap();
-        let mut rows = doc.raw_rows().to_vec();
-        let head = rows
-            .last()
-            .and_then(|r| r[chain::CHAIN_FIELD].as_str())
-            .map(str::to_string);
-        chain::seal(head.as_deref(), row.as_object_mut().unwrap());
-        rows.push(row);
-        doc.set_field("runs", serde_json::Value::Array(rows))
-            .expect("rows");
-        std::fs::remove_file(dir.join("index.json")).expect("unlink");
-        std::fs::write(dir.join("index.json"), doc.to_bytes().unwrap()).expect("index");
+        let (id, row) = self.write_clone(dir);
+        append_row(dir, row);
         id
     }
 

@@ -10,7 +10,6 @@ use crate::nights::{Grower, Nights, extract_artifact};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use tier1::history::chain;
 use tier1::history::package::IndexDoc;
 
 /// Sizes measured (`TIER1_CORE_BENCH_SIZES=1000,50000` picks some).
@@ -224,24 +223,13 @@ fn promotion_candidate(nights: &Nights, work: &Path, live: &Path, dir: &Path) ->
     tier1::fsx::link_tree(live, dir).expect("candidate");
     tier1::fsx::copy_tree(&pkg.join(&n4), &dir.join(&n4)).expect("run");
     let night = IndexDoc::load(&pkg).unwrap().unwrap();
-    let mut row = night
+    let row = night
         .raw_rows()
         .iter()
         .find(|r| r["run_id"] == n4.as_str())
         .cloned()
         .expect("the fourth night's row");
-    let mut doc = IndexDoc::load(dir).unwrap().unwrap();
-    let mut rows = doc.raw_rows().to_vec();
-    let head = rows
-        .last()
-        .and_then(|r| r[chain::CHAIN_FIELD].as_str())
-        .map(str::to_string);
-    chain::seal(head.as_deref(), row.as_object_mut().unwrap());
-    rows.push(row);
-    doc.set_field("runs", serde_json::Value::Array(rows))
-        .unwrap();
-    std::fs::remove_file(dir.join("index.json")).unwrap();
-    std::fs::write(dir.join("index.json"), doc.to_bytes().unwrap()).unwrap();
+    crate::nights::append_row(dir, row);
     n4
 }
 

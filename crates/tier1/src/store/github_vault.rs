@@ -150,7 +150,7 @@ impl GithubStore {
         let digest = Digest::of_bytes(&bytes);
         let size = bytes.len() as u64;
         if let Some(existing) = self.github_vault_find(&[name.to_string()])?.remove(name) {
-            return same(existing, &digest, size);
+            return existing.must_hold(&digest, size, "the vault's release");
         }
         let client = self.client();
         let create = client.url(&self.repo_route("/releases"), &[])?;
@@ -180,7 +180,7 @@ impl GithubStore {
                     draft.id
                 ),
             })?;
-        same(stored, &digest, size)
+        stored.must_hold(&digest, size, "the vault's release")
     }
 
     fn upload_and_publish(
@@ -257,20 +257,4 @@ impl GithubStore {
             Err(e) => Err(e.into()),
         }
     }
-}
-
-/// `existing` when it holds `digest` and `size`; another object under the name is refused.
-fn same(existing: VaultObject, digest: &Digest, size: u64) -> Result<VaultObject, StoreError> {
-    if existing.holds(digest.as_str(), size) {
-        return Ok(existing);
-    }
-    Err(StoreError::Integrity {
-        id: existing.id,
-        name: existing.name.clone(),
-        message: format!(
-            "the vault's release holds {} bytes {}, not {size} bytes {digest}: a vault object never changes",
-            existing.size_in_bytes,
-            existing.digest.as_deref().unwrap_or("with no digest")
-        ),
-    })
 }

@@ -104,7 +104,7 @@ impl LocalStore {
         tmp.as_file_mut().flush().map_err(io_at(&dir))?;
         tmp.as_file().sync_all().map_err(io_at(&dir))?;
         if let Some(existing) = self.vault_record(name)? {
-            return same_object(existing, &digest, size);
+            return existing.must_hold(&digest, size, "the vault's object");
         }
         let bytes_path = self.vault_bytes_path(name);
         fault::hit(Point::Rename, &bytes_path).map_err(io_at(&bytes_path))?;
@@ -157,7 +157,7 @@ impl LocalStore {
                     .ok_or_else(|| StoreError::NotFound {
                         what: format!("vault object {name}"),
                     })?;
-                same_object(existing, &digest, size)
+                existing.must_hold(&digest, size, "the vault's object")
             }
             Err(e) => Err(io_at(&record_path)(e.error)),
         }
@@ -205,25 +205,4 @@ impl LocalStore {
             Err(e) => Err(io_at(&path)(e)),
         }
     }
-}
-
-/// `existing` when it records `digest` and `size`; otherwise the vault holds other bytes under
-/// the name, which is never overwritten.
-fn same_object(
-    existing: VaultObject,
-    digest: &Digest,
-    size: u64,
-) -> Result<VaultObject, StoreError> {
-    if existing.holds(digest.as_str(), size) {
-        return Ok(existing);
-    }
-    Err(StoreError::Integrity {
-        id: existing.id,
-        name: existing.name.clone(),
-        message: format!(
-            "the vault already holds another object under this name ({} bytes, {}), not {size} bytes {digest}: objects never change",
-            existing.size_in_bytes,
-            existing.digest.as_deref().unwrap_or("no digest")
-        ),
-    })
 }

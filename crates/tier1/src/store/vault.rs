@@ -33,6 +33,29 @@ impl VaultObject {
     pub(crate) fn holds(&self, digest: &str, bytes: u64) -> bool {
         self.size_in_bytes == bytes && self.digest.as_deref() == Some(digest)
     }
+
+    /// The object, when it holds `digest` and `size`: a put of the bytes it already holds.
+    /// Otherwise the vault holds other bytes under the name (`held`, e.g. "the vault's release"),
+    /// which are never replaced: an integrity failure naming both.
+    pub(crate) fn must_hold(
+        self,
+        digest: &crate::digest::Digest,
+        size: u64,
+        held: &str,
+    ) -> Result<VaultObject, super::StoreError> {
+        if self.holds(digest.as_str(), size) {
+            return Ok(self);
+        }
+        Err(super::StoreError::Integrity {
+            id: self.id,
+            name: self.name.clone(),
+            message: format!(
+                "{held} holds {} bytes {}, not {size} bytes {digest}: a vault object never changes",
+                self.size_in_bytes,
+                self.digest.as_deref().unwrap_or("with no digest")
+            ),
+        })
+    }
 }
 
 /// Whether `name` can name a vault object: 1-200 characters of `[A-Za-z0-9_.-]`, starting with a
