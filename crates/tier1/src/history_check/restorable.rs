@@ -4,7 +4,7 @@
 //! policy). Every file must pass the reader's extraction policy (safe names, `*.json` and `*.md`,
 //! for a history segment archives only as `segments/<name>.tar.gz`, no links) and the tree must
 //! fit its caps (members, expanded bytes, archive bytes), so a package its reader would refuse is
-//! never written. [`footprint`] measures a tree (compaction's trigger uses [`live_footprint`]).
+//! never written. [`footprint`] measures a tree (compaction's trigger uses `live_footprint`).
 
 use crate::archive::{ExtractPolicy, MAX_ARCHIVE_BYTES, MAX_EXPANDED_BYTES, MAX_MEMBERS};
 use crate::exit::{Classify, Exit};
