@@ -1,17 +1,12 @@
 //! Core benchmarks (`cargo bench --bench core`): streaming SHA-256 (`digest::copy_hashed` over a
-//! 128 MiB file) side by side with `openssl speed -evp sha256` in the same run, then restore and
-//! publish of synthetic histories of 1,000, 10,000 and 50,000 runs (compacted) beside `unzip -q`
-//! of the same package (`core/scale.rs`). Prints tables; numbers go to docs/performance.md under
-//! `## Core`.
+//! 128 MiB file) side by side with `openssl speed -evp sha256` in the same run, then histories of
+//! 1,000, 10,000 and 50,000 runs grown from four real `tier1-nightly` nights the way publication
+//! grows them (`core/nights.rs`): restore, publish, a compacting publish, promote, the dashboard
+//! and export of the fullest package of a compaction cycle, each beside `unzip -q` of the same
+//! package (`core/scale.rs`). Prints tables; numbers go to docs/performance.md under `## Core`
+//! and "History at scale on real nights".
 
-/// The tests' scrubbed command builder, which `restore_support` starts binaries with.
-#[path = "../../tests/it/support/command.rs"]
-mod command_builder;
-#[path = "../../tests/it/restore_support/mod.rs"]
-mod restore_support;
-mod support {
-    pub(crate) use super::command_builder as command;
-}
+mod nights;
 mod scale;
 
 use std::io::Write;
@@ -85,12 +80,9 @@ fn ms(x: f64) -> String {
     format!("{:.0}", x * 1000.0)
 }
 
-fn main() {
-    if scale::child_main() {
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let (ours, openssl_cpu, openssl_wall) = hash_bench(tmp.path());
+/// The SHA-256 table (skipped with `TIER1_CORE_BENCH_SCALE_ONLY`).
+fn sha256_table(dir: &Path) {
+    let (ours, openssl_cpu, openssl_wall) = hash_bench(dir);
     println!("| benchmark | result | goal |");
     println!("| --- | --- | --- |");
     println!(
@@ -114,36 +106,54 @@ fn main() {
             None => println!("| {what} | openssl not available | >= 0.9x |"),
         }
     }
+}
+
+fn main() {
+    if scale::child_main() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    if std::env::var_os("TIER1_CORE_BENCH_SCALE_ONLY").is_none() {
+        sha256_table(tmp.path());
+    }
     println!();
+    let dir = tmp.path().join("nights");
+    let nights = nights::real_nights(&dir);
+    let mut g = nights::Grower::new(&nights, &dir);
     println!(
-        "Scale: each figure min / median / max of {} runs in ms; peak RSS is the largest VmHWM of a run. \
-         Goal: restore and publish under 250 ms and 64 MiB at every size.",
-        scale::REPS
+        "Scale: real nights ({}), each figure min / median / max of {} runs in ms, peak RSS the largest VmHWM of a run; \
+         `unzip -q` of the same package, interleaved with restore. Goal: restore <= 1.2x unzip and < 64 MiB, publish < 64 MiB, flat in the history's age.",
+        nights.runs.join(", "),
+        scale::reps()
     );
     println!();
     println!(
-        "| runs | live runs / segments | package (members, zip bytes) | restore ms | restore peak RSS | `unzip -q` ms | restore / unzip (medians) | publish ms | publish peak RSS | compacting publish ms (RSS) |"
+        "| runs | live / segments | package: members, expanded, zip (after compaction) | nights per cycle | restore ms (RSS) | `unzip -q` ms | restore / unzip | publish ms (RSS) | compacting publish ms (RSS) | promote ms (RSS) | dashboard ms (RSS) | export ms (RSS) |"
     );
-    println!("|---:|---|---|---|---:|---|---:|---|---:|---|");
+    println!("|---:|---|---|---:|---|---|---:|---|---|---|---|---|");
     let mib = |k: u64| format!("{:.1} MiB", k as f64 / 1024.0);
     let mmm = |(a, b, c): (f64, f64, f64)| format!("{} / {} / {}", ms(a), ms(b), ms(c));
+    let op = |o: scale::Op| format!("{} ({})", mmm(o.time), mib(o.kib));
     for runs in scale::sizes() {
-        let f = scale::measure(runs);
+        let f = scale::measure(&mut g, &nights, runs);
         println!(
-            "| {} | {} / {} | {}, {} | {} | {} | {} | {:.2}x | {} | {} | {} ({}) |",
+            "| {} | {} / {} | {}, {:.1} MiB, {:.2} MiB ({:.2} MiB) | {} | {} | {} | {:.2}x | {} | {} | {} | {} | {} |",
             f.runs,
             f.live_runs,
             f.segments,
             f.members,
-            f.zip_bytes,
-            mmm(f.restore),
-            mib(f.restore_kib),
+            f.expanded_bytes as f64 / 1048576.0,
+            f.zip_bytes as f64 / 1048576.0,
+            f.zip_bytes_after_compaction as f64 / 1048576.0,
+            f.nights_per_cycle,
+            op(f.restore),
             mmm(f.unzip),
             f.ratio,
-            mmm(f.publish),
-            mib(f.publish_kib),
-            mmm(f.compacting_publish),
-            mib(f.compacting_publish_kib),
+            op(f.publish),
+            op(f.compacting_publish),
+            op(f.promote),
+            op(f.dashboard),
+            op(f.export),
         );
     }
 }

@@ -1,17 +1,16 @@
-//! Scale figures of `cargo bench --bench core`: restore and publish of synthetic histories of
-//! 1,000, 10,000 and 50,000 runs, compacted as publication leaves them in the worst case (the
-//! most live runs before the next compaction), each timed from the parent and its peak resident
-//! set read by the child process itself (`VmHWM`); `unzip -q` of the same package in the same run.
+//! Scale figures of `cargo bench --bench core`: histories of 1,000, 10,000 and 50,000 runs grown
+//! from real nights the way publication grows them (`nights.rs`), measured at the fullest package
+//! of a compaction cycle (the most live runs before the next publication compacts): restore,
+//! publish, a compacting publish, promote, the dashboard and export, each a child process timed
+//! from the parent, its peak resident set read by the child itself (`VmHWM`), beside `unzip -q` of
+//! the same package in the same run; and the bytes a night adds to what the next night downloads.
 //! The child mode (`TIER1_CORE_BENCH_CHILD`) is this binary re-executed to run one operation.
 
-use crate::restore_support::*;
-use chrono::Duration;
+use crate::nights::{Grower, Nights, extract_artifact};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration as StdDuration, Instant};
-use tier1::compaction::{PackagePlan, Policy, write_package};
+use std::time::{Duration, Instant};
 use tier1::history::package::IndexDoc;
-use tier1::store::local::NewRun;
 
 /// Sizes measured (`TIER1_CORE_BENCH_SIZES=1000,50000` picks some).
 pub const SIZES: [usize; 3] = [1_000, 10_000, 50_000];
@@ -26,12 +25,23 @@ pub fn sizes() -> Vec<usize> {
         Err(_) => SIZES.to_vec(),
     }
 }
-/// Repetitions of each measurement.
-pub const REPS: usize = 7;
+
+/// Repetitions of each measurement (`TIER1_CORE_BENCH_REPS`, default 5).
+pub fn reps() -> usize {
+    std::env::var("TIER1_CORE_BENCH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5)
+}
+
 const CHILD: &str = "TIER1_CORE_BENCH_CHILD";
 
 fn var(k: &str) -> PathBuf {
     PathBuf::from(std::env::var_os(k).unwrap_or_else(|| panic!("{k} is set by the parent")))
+}
+
+fn text(k: &str) -> String {
+    std::env::var(k).unwrap_or_else(|_| panic!("{k} is set by the parent"))
 }
 
 /// Peak resident set (VmHWM) of this process in KiB.
@@ -41,7 +51,7 @@ pub fn vm_hwm_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Run as a child when asked to: one restore or one publish; prints `<ns> <VmHWM KiB>`.
+/// Run as a child when asked to: one operation; prints `<ns> <VmHWM KiB>`.
 pub fn child_main() -> bool {
     let Ok(op) = std::env::var(CHILD) else {
         return false;
@@ -49,17 +59,15 @@ pub fn child_main() -> bool {
     let t = Instant::now();
     match op.as_str() {
         "restore" => {
-            let store = tier1::store::local::LocalStore::open(&var("BENCH_STORE"))
-                .expect("store")
-                .with_now(t0() + Duration::days(2));
+            let store = tier1::store::local::LocalStore::open(&var("BENCH_STORE")).expect("store");
             let opts = tier1::restore::RestoreOptions {
-                repository: REPO.into(),
-                workflow: WORKFLOW.into(),
+                repository: tier1::store::ArtifactStore::repository(&store).to_string(),
+                workflow: crate::nights::WORKFLOW.into(),
                 branch: "main".into(),
                 current_run_id: None,
                 destination: var("BENCH_DEST"),
                 allow_bootstrap: false,
-                allow_anchor_renewal: false,
+                allow_anchor_renewal: true,
                 artifact_prefix: Default::default(),
             };
             let out = tier1::restore::restore(&store, &opts).expect("restore");
@@ -70,9 +78,51 @@ pub fn child_main() -> bool {
                 candidate_root: var("BENCH_CAND"),
                 canonical_root: var("BENCH_LIVE"),
                 output_root: var("BENCH_OUT"),
-                run_id: std::env::var("BENCH_RUN").expect("run"),
+                run_id: text("BENCH_RUN"),
             };
             tier1::publish::merge(&req, &tier1::suite::Suite::embedded()).expect("publish");
+        }
+        "promote" => {
+            let run = text("BENCH_RUN");
+            tier1::promote::promote(&tier1::promote::PromoteRequest {
+                history_root: var("BENCH_CAND"),
+                evidence_root: var("BENCH_EVIDENCE"),
+                run_id: run.clone(),
+                requester: "bench".into(),
+                note: "benchmark promotion onto a long history".into(),
+                workflow_run: "local://store/actions/runs/4".into(),
+                expected_git_commit: text("BENCH_COMMIT"),
+                expected_evidence_artifact: "tier1-evidence-4-1".into(),
+                expected_evidence_digest: text("BENCH_EVIDENCE_DIGEST"),
+                canonical_history_root: Some(var("BENCH_LIVE")),
+                output_history_root: var("BENCH_OUT"),
+                suite_config: None,
+                repo_root: var("BENCH_REPO"),
+                allow_bootstrap: false,
+                reviewers: vec![],
+                allow_local_workflow_run: true,
+            })
+            .expect("promote");
+        }
+        "dashboard" => {
+            tier1::dashboard::write_dashboard(&tier1::dashboard::DashboardOptions {
+                history_root: var("BENCH_LIVE"),
+                output: var("BENCH_OUT"),
+                evidence_root: None,
+                now: None,
+                suite_config: None,
+                repo_root: var("BENCH_REPO"),
+                step_summary: false,
+                stale_after_days: 3,
+            })
+            .expect("dashboard");
+        }
+        "export" => {
+            tier1::export::export(&tier1::export::ExportRequest {
+                history_root: var("BENCH_LIVE"),
+                output: var("BENCH_OUT"),
+            })
+            .expect("export");
         }
         other => panic!("unknown child operation {other}"),
     }
@@ -81,13 +131,10 @@ pub fn child_main() -> bool {
 }
 
 /// One child run: (wall time from the parent, peak RSS in KiB).
-fn child(op: &str, vars: &[(&str, &Path)], extra: &[(&str, String)]) -> (StdDuration, u64) {
+fn child(op: &str, vars: &[(&str, String)]) -> (Duration, u64) {
     let mut cmd = Command::new(std::env::current_exe().expect("bench binary"));
     cmd.env(CHILD, op).env("TIER1_LOG", "warn");
     for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    for (k, v) in extra {
         cmd.env(k, v);
     }
     let t = Instant::now();
@@ -107,11 +154,18 @@ fn child(op: &str, vars: &[(&str, &Path)], extra: &[(&str, String)]) -> (StdDura
     (wall, kib)
 }
 
-/// min / median / max.
-pub fn spread(mut xs: Vec<StdDuration>) -> (f64, f64, f64) {
+/// min / median / max in seconds.
+pub fn spread(mut xs: Vec<Duration>) -> (f64, f64, f64) {
     xs.sort();
-    let s = |d: StdDuration| d.as_secs_f64();
+    let s = |d: Duration| d.as_secs_f64();
     (s(xs[0]), s(xs[xs.len() / 2]), s(xs[xs.len() - 1]))
+}
+
+/// One operation's figures: min / median / max seconds and the largest peak RSS (KiB).
+#[derive(Debug, Clone, Copy)]
+pub struct Op {
+    pub time: (f64, f64, f64),
+    pub kib: u64,
 }
 
 /// One size's figures.
@@ -120,109 +174,108 @@ pub struct Figures {
     pub runs: usize,
     pub live_runs: usize,
     pub segments: usize,
-    pub zip_bytes: u64,
     pub members: usize,
-    pub restore: (f64, f64, f64),
-    pub restore_kib: u64,
+    pub expanded_bytes: u64,
+    pub zip_bytes: u64,
+    pub zip_bytes_after_compaction: u64,
+    pub nights_per_cycle: usize,
+    pub restore: Op,
     pub unzip: (f64, f64, f64),
     pub ratio: f64,
-    pub publish: (f64, f64, f64),
-    pub publish_kib: u64,
-    pub compacting_publish: (f64, f64, f64),
-    pub compacting_publish_kib: u64,
+    pub publish: Op,
+    pub compacting_publish: Op,
+    pub promote: Op,
+    pub dashboard: Op,
+    pub export: Op,
 }
 
-/// `runs` runs written as a package that publication would leave with `tail` + pinned live runs.
-fn package(env: &Env, cand: &Path, runs: usize, tail: usize, name: &str) -> PathBuf {
-    let live = env.tmp.path().join(format!("{name}-uncompacted"));
-    tier1::fsx::link_tree(cand, &live).expect("link");
-    std::fs::remove_dir_all(live.join(run_id(runs))).expect("newest run");
-    let mut doc = IndexDoc::load(cand).expect("index").expect("index");
-    let mut rows = doc.raw_rows().to_vec();
-    rows.pop();
-    doc.set_field("runs", serde_json::Value::Array(rows))
-        .expect("runs");
-    std::fs::remove_file(live.join("index.json")).expect("unlink");
-    std::fs::write(live.join("index.json"), doc.to_bytes().expect("bytes")).expect("index");
-    let out = env.tmp.path().join(name);
-    let policy = Policy {
-        tail,
-        max_live_runs: 0,
-        ..Policy::for_window(20)
-    };
-    write_package(PackagePlan {
-        dest: &out,
-        base: Some(&live),
-        runs: vec![],
-        doc,
-        trend_paths: &|_| vec![],
-        policy,
-    })
-    .expect("compacted package");
-    std::fs::remove_dir_all(&live).expect("cleanup");
-    out
+fn s(p: &Path) -> String {
+    p.display().to_string()
 }
 
-/// `live` plus the synthetic run `runs` of `cand`: the producer's candidate history.
-fn candidate_of(env: &Env, live: &Path, cand: &Path, runs: usize, name: &str) -> PathBuf {
-    let out = env.tmp.path().join(name);
-    tier1::fsx::copy_tree(live, &out).expect("copy");
-    let id = run_id(runs);
-    tier1::fsx::copy_tree(&cand.join(&id), &out.join(&id)).expect("run");
-    let full = IndexDoc::load(cand).expect("index").expect("index");
-    let mut doc = IndexDoc::load(&out).expect("index").expect("index");
-    let mut row = full.row(&id).expect("row").clone();
-    row.chain_sha256 = None;
-    doc.push_row(&row).expect("push");
-    std::fs::write(out.join("index.json"), doc.to_bytes().expect("bytes")).expect("index");
-    out
+/// `reps` runs of `op`, each with its own output directory `<dir>/<name>-<i>`.
+fn repeat(op: &str, reps: usize, dir: &Path, name: &str, vars: &[(&str, String)]) -> Op {
+    let (mut times, mut kib) = (Vec::new(), 0);
+    for i in 0..reps {
+        let out = dir.join(format!("{name}-{i}"));
+        let mut v = vars.to_vec();
+        v.push(("BENCH_OUT", s(&out)));
+        let (t, k) = child(op, &v);
+        times.push(t);
+        kib = kib.max(k);
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_file(&out);
+        let _ = std::fs::remove_file(format!("{}.sha256", out.display()));
+    }
+    Op {
+        time: spread(times),
+        kib,
+    }
 }
 
-/// Measure one size.
-pub fn measure(runs: usize) -> Figures {
-    let env = Env::new();
-    let cand = env.tmp.path().join("synthetic");
-    env.nightly(
-        t0(),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |ev, _| {
-            write_history(&cand, runs + 1, &anchor(ev));
-            HistoryUpload::None
-        },
+/// The candidate that promotes the fourth real night onto `live`, under `dir`.
+fn promotion_candidate(nights: &Nights, work: &Path, live: &Path, dir: &Path) -> String {
+    let n4 = nights.runs[3].clone();
+    let pkg = work.join("night-4");
+    if !pkg.exists() {
+        extract_artifact(&nights.store, "tier1-history-4-1", &pkg);
+    }
+    tier1::fsx::link_tree(live, dir).expect("candidate");
+    tier1::fsx::copy_tree(&pkg.join(&n4), &dir.join(&n4)).expect("run");
+    let night = IndexDoc::load(&pkg).unwrap().unwrap();
+    let row = night
+        .raw_rows()
+        .iter()
+        .find(|r| r["run_id"] == n4.as_str())
+        .cloned()
+        .expect("the fourth night's row");
+    crate::nights::append_row(dir, row);
+    n4
+}
+
+/// Grow `g` to `runs` and measure.
+pub fn measure(g: &mut Grower<'_>, nights: &Nights, runs: usize) -> Figures {
+    let reps = reps();
+    g.grow_to(runs);
+    // The smallest package of a cycle: right after a compaction, vaulted and restored.
+    g.fill();
+    g.publish();
+    let zip_after = g.zip_bytes;
+    let live_after = g.live_rows();
+    // The fullest package of a cycle: every night until the next publication compacts.
+    g.append(
+        tier1::compaction::Policy::for_window(20)
+            .max_live_runs
+            .saturating_sub(live_after + 1),
     );
-    // The most live runs a package holds before the next publication compacts it (300 with the
-    // default window): the newest runs and the anchor, one publication short of the limit; and
-    // one more for the publication that compacts.
-    let limit = Policy::for_window(20).max_live_runs;
-    let steady = package(&env, &cand, runs, limit - 2, "steady");
-    let full = package(&env, &cand, runs, limit - 1, "full");
-    let published = env.nightly(
-        t0() + Duration::days(1),
-        "success",
-        NewRun::new(WORKFLOW, "main", SHA_A),
-        |_, dir| {
-            std::fs::remove_dir_all(dir).expect("clear");
-            tier1::fsx::copy_tree(&steady, dir).expect("copy");
-            HistoryUpload::Dir
-        },
-    );
-    let meta = published.history.expect("history");
-    let store = env.store_at(t0());
-    let zip = store.artifact_path(meta.id);
-    let doc = IndexDoc::load(&steady).expect("index").expect("index");
-    let footprint = tier1::history_check::restorable::footprint(&steady).expect("footprint");
+    g.publish();
+    let nights_per_cycle = g.live_rows() - live_after + 1;
+    let work = g.work.join(format!("measure-{runs}"));
+    std::fs::create_dir_all(&work).unwrap();
+    let store = tier1::store::local::LocalStore::open(&nights.store).unwrap();
+    let state = store.load().unwrap();
+    let zip = state
+        .artifacts
+        .iter()
+        .filter(|a| a.name.contains("-history-") && !a.expired)
+        .max_by_key(|a| a.id)
+        .map(|a| store.artifact_path(a.id))
+        .expect("the package");
+    let live = g.live.clone();
+    let doc = IndexDoc::load(&live).unwrap().unwrap();
+    let fp = tier1::history_check::restorable::footprint(&live).unwrap();
+    // Restore beside unzip -q of the same package, interleaved.
     let (mut restore, mut unzip, mut restore_kib) = (Vec::new(), Vec::new(), 0);
-    for i in 0..REPS {
-        let dest = env.tmp.path().join(format!("restored-{i}"));
-        let (t, kib) = child(
+    for i in 0..reps {
+        let dest = work.join(format!("restored-{i}"));
+        let (t, k) = child(
             "restore",
-            &[("BENCH_STORE", &env.store_dir), ("BENCH_DEST", &dest)],
-            &[],
+            &[("BENCH_STORE", s(&nights.store)), ("BENCH_DEST", s(&dest))],
         );
         restore.push(t);
-        restore_kib = restore_kib.max(kib);
-        let dir = env.tmp.path().join(format!("unzipped-{i}"));
+        restore_kib = restore_kib.max(k);
+        let _ = std::fs::remove_dir_all(&dest);
+        let dir = work.join(format!("unzipped-{i}"));
         let t = Instant::now();
         let ok = Command::new("unzip")
             .arg("-q")
@@ -233,45 +286,112 @@ pub fn measure(runs: usize) -> Figures {
             .is_ok_and(|s| s.success());
         assert!(ok, "unzip -q is required by this benchmark");
         unzip.push(t.elapsed());
+        let _ = std::fs::remove_dir_all(&dir);
     }
-    let live = env.tmp.path().join("restored-0");
-    let candp = candidate_of(&env, &live, &cand, runs, "candidate");
-    let candf = candidate_of(&env, &full, &cand, runs, "candidate-full");
-    let run = run_id(runs);
-    let publish = |live: &Path, candp: &Path, name: &str| {
-        let (mut times, mut kib) = (Vec::new(), 0);
-        for i in 0..REPS {
-            let out = env.tmp.path().join(format!("{name}-{i}"));
-            let (t, k) = child(
-                "publish",
-                &[
-                    ("BENCH_CAND", candp),
-                    ("BENCH_LIVE", live),
-                    ("BENCH_OUT", &out),
-                ],
-                &[("BENCH_RUN", run.clone())],
-            );
-            times.push(t);
-            kib = kib.max(k);
-        }
-        (spread(times), kib)
-    };
-    let (steady_publish, publish_kib) = publish(&live, &candp, "published");
-    let (compacting, compacting_kib) = publish(&full, &candf, "compacted");
+    let repo = s(&nights.repo);
+    // A publication that compacts (the package is full), and a promotion onto it (which compacts
+    // too), the dashboard and the export of it.
+    let cand = work.join("candidate");
+    let next = g.candidate(&cand);
+    let live_s = s(&live);
+    let compacting = repeat(
+        "publish",
+        reps,
+        &work,
+        "compacted",
+        &[
+            ("BENCH_CAND", s(&cand)),
+            ("BENCH_LIVE", live_s.clone()),
+            ("BENCH_RUN", next),
+        ],
+    );
+    let pcand = work.join("promotion-candidate");
+    let n4 = promotion_candidate(nights, &g.work, &live, &pcand);
+    let evidence = work.join("evidence-4");
+    if !evidence.exists() {
+        let a = state
+            .artifacts
+            .iter()
+            .find(|a| a.name == "tier1-evidence-4-1")
+            .expect("evidence");
+        tier1::promote::inputs::unpack_evidence_archive(
+            &store.artifact_path(a.id),
+            a.digest.as_deref().unwrap(),
+            &evidence,
+        )
+        .expect("evidence");
+    }
+    let digest = state
+        .artifacts
+        .iter()
+        .find(|a| a.name == "tier1-evidence-4-1")
+        .and_then(|a| a.digest.clone())
+        .unwrap();
+    let promote = repeat(
+        "promote",
+        reps.min(3),
+        &work,
+        "promoted",
+        &[
+            ("BENCH_CAND", s(&pcand)),
+            ("BENCH_LIVE", live_s.clone()),
+            ("BENCH_RUN", n4),
+            ("BENCH_EVIDENCE", s(&evidence)),
+            ("BENCH_EVIDENCE_DIGEST", digest),
+            ("BENCH_COMMIT", nights.commit.clone()),
+            ("BENCH_REPO", repo.clone()),
+        ],
+    );
+    let dashboard = repeat(
+        "dashboard",
+        reps,
+        &work,
+        "site",
+        &[("BENCH_LIVE", live_s.clone()), ("BENCH_REPO", repo.clone())],
+    );
+    let export = repeat(
+        "export",
+        reps,
+        &work,
+        "export.zip",
+        &[("BENCH_LIVE", live_s.clone())],
+    );
+    // A publication that does not compact: one night after the compaction.
+    g.publish();
+    let cand = work.join("candidate-steady");
+    let next = g.candidate(&cand);
+    let publish = repeat(
+        "publish",
+        reps,
+        &work,
+        "published",
+        &[
+            ("BENCH_CAND", s(&cand)),
+            ("BENCH_LIVE", s(&g.live)),
+            ("BENCH_RUN", next),
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&work);
     let (r, u) = (spread(restore), spread(unzip));
     Figures {
-        runs,
+        runs: doc.total_run_count(),
         live_runs: doc.index.runs.len(),
         segments: doc.index.segments.len(),
-        zip_bytes: meta.size_in_bytes,
-        members: footprint.members,
-        restore: r,
-        restore_kib,
+        members: fp.members,
+        expanded_bytes: fp.expanded_bytes,
+        zip_bytes: std::fs::metadata(&zip).map(|m| m.len()).unwrap_or(0),
+        zip_bytes_after_compaction: zip_after,
+        nights_per_cycle,
+        restore: Op {
+            time: r,
+            kib: restore_kib,
+        },
         unzip: u,
         ratio: r.1 / u.1,
-        publish: steady_publish,
-        publish_kib,
+        publish,
         compacting_publish: compacting,
-        compacting_publish_kib: compacting_kib,
+        promote,
+        dashboard,
+        export,
     }
 }

@@ -102,7 +102,7 @@ fn publish_compacted(l: &Long) -> PathBuf {
     let outcome = stdout_json(&o);
     assert_eq!(outcome["run_count"], l.runs + 1);
     let idx = index(&out);
-    assert_eq!(idx["schema_version"], 2);
+    assert_eq!(idx["schema_version"], 3);
     let segs = idx["segments"].as_array().expect("segments");
     let sealed: usize = segs
         .iter()
@@ -123,7 +123,12 @@ fn publish_compacted(l: &Long) -> PathBuf {
     for s in segs {
         let p = out.join(s["path"].as_str().unwrap());
         assert!(p.is_file(), "{}", p.display());
-        for id in s["run_ids"].as_array().unwrap() {
+        assert_eq!(s["format_version"], 2);
+        assert!(
+            s.get("run_ids").is_none(),
+            "a format 2 record names no run ids"
+        );
+        for id in [&s["first_run_id"], &s["last_run_id"]] {
             assert!(
                 !out.join(id.as_str().unwrap()).exists(),
                 "sealed run left live"

@@ -95,7 +95,7 @@ fn killing_a_compacting_publication_at_20_points_loses_nothing() {
     assert!(status.success());
     let idx: serde_json::Value =
         serde_json::from_slice(&std::fs::read(probe.join("index.json")).unwrap()).unwrap();
-    assert_eq!(idx["schema_version"], 2, "the probed publication compacts");
+    assert_eq!(idx["schema_version"], 3, "the probed publication compacts");
     let seed = std::env::var("TIER1_FAULT_SEED")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -108,7 +108,7 @@ fn promotion_compacts_and_the_live_rules_see_what_they_saw_before() {
     ))
     .expect("promotion into a 700-run history");
     let idx = read(&out.join("index.json"));
-    assert_eq!(idx["schema_version"], 2, "the promotion compacted");
+    assert_eq!(idx["schema_version"], 3, "the promotion compacted");
     let live_ids: Vec<&str> = idx["runs"]
         .as_array()
         .unwrap()

@@ -108,7 +108,7 @@ fn index_field_rules_are_structural() {
         (|v| v["runs"] = json!({}), "runs: expected a list"),
         (
             |v| v["schema_version"] = json!(99),
-            "schema_version: expected at most 2",
+            "schema_version: expected at most 3",
         ),
     ];
     for (edit, needle) in cases {

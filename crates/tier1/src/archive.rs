@@ -243,9 +243,9 @@ impl ExtractPolicy {
         }
     }
 
-    /// The policy promotion extracts an evidence package with: restore's caps, no prefix
-    /// stripped, only `*.json` and `*.md`.
-    pub(crate) fn evidence() -> Self {
+    /// What promotion extracts a run's evidence archive under: the history's caps and file types
+    /// (`*.json`, `*.md`), no prefix stripped, no segment archives.
+    pub fn evidence() -> Self {
         ExtractPolicy {
             strip_prefixes: vec![],
             allowed_in_dirs: vec![],

@@ -1,5 +1,6 @@
-//! `tier1-export`: the whole verified history (live runs and sealed segments) as one deterministic
-//! archive with its SHA-256, a record that outlives the 90-day artifacts. The history is validated
+//! `tier1-export`: the verified history package (live runs, segment records, the segments still in
+//! the package) as one deterministic archive with its SHA-256, a record that outlives the 90-day
+//! artifacts; the vaulted segments stay in the vault, which never expires. The history is validated
 //! strictly and every segment is opened (deep check) before anything is written; the archive is the
 //! history package plus a header (`history::export_header`), and `<archive>.sha256` holds its
 //! digest. Both are staged beside the output (`.tier1-export-p<pid>-…`, collected by the next run
@@ -40,6 +41,9 @@ pub struct ExportOutcome {
     pub(crate) bytes: u64,
     /// Sealed runs whose files were checked against their segments' manifests.
     pub(crate) sealed_runs_checked: usize,
+    /// Segments whose archive lives in the vault, not in the package: the export carries their
+    /// records (checked against the vault by restore, opened by `tier1-vault --deep`).
+    pub(crate) vaulted_segments: usize,
     /// What the archive holds (its header).
     #[serde(flatten)]
     pub(crate) header: ExportHeader,
@@ -244,6 +248,7 @@ pub fn export(req: &ExportRequest) -> Result<ExportOutcome, ExportError> {
         digest: digest.to_string(),
         bytes,
         sealed_runs_checked: deep.runs,
+        vaulted_segments: deep.vaulted_unchecked,
         header,
     })
 }

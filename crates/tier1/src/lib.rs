@@ -12,7 +12,7 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, export, run, evidence, dashboard, attest, bisect |
+//! | commands | nightly, preview, promote, publish, restore, export, vault, run, evidence, dashboard, attest, bisect |
 //! | domain: rules | sidebyside, compaction, bench, gpu, history_check, confirmation, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, par, exit |
@@ -27,6 +27,8 @@
 //! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed;
 //!   `--from-export` → [`restore::export::restore_from_export`], offline from an export.
 //! - [`export`] — `tier1-export` → [`export::export`], the whole verified history as one archive.
+//! - [`vault`] — `tier1-vault` → [`vault::push`], a published history's sealed segments stored
+//!   in the vault (immutable, never-expiring storage), checked by the vault's metadata.
 //! - [`publish`] — `tier1-publish` → [`publish::merge`], a candidate into live history.
 //! - [`promote`] — `tier1-promote` → [`promote::promote`], a reviewed run as the new anchor.
 //! - [`evidence`] — `tier1-evidence bind | pack | verify` → [`evidence::bind`], [`evidence::pack`],
@@ -59,7 +61,8 @@
 //! - [`suite`] — the suite file: targets, profiles, thresholds, and the rule that picks the file.
 //!
 //! **Plumbing** — no product rules:
-//! - [`store`] — the artifact store trait, the local store and the GitHub Actions artifacts store.
+//! - [`store`] — the artifact store trait, the local store and the GitHub Actions artifacts store,
+//!   each with its vault of sealed history segments (a directory; immutable GitHub releases).
 //! - [`github`] — the GitHub REST client (pagination, retries, redirects without the token).
 //! - [`gha`] — workflow commands, outputs and the step summary.
 //! - [`archive`] — deterministic zips and safe bounded extraction.
@@ -111,5 +114,6 @@ pub mod stats;
 pub mod store;
 pub mod suite;
 pub(crate) mod text;
+pub mod vault;
 
 pub use exit::{Classify, Exit};

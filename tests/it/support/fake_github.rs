@@ -6,13 +6,16 @@
 //! under `/_harness/` (the workflow scenario adapters, tests/it/support/workflow_adapters.rs);
 //! pull request comments (fake_github_comments.rs); and public releases of any repository
 //! (`GET /repos/{o}/{r}/releases/tags/{tag}`, assets downloaded from the blob listener), which an
-//! unauthenticated client may ask 60 times an hour (then 403 with `x-ratelimit-remaining: 0`).
+//! unauthenticated client may ask 60 times an hour (then 403 with `x-ratelimit-remaining: 0`);
+//! and the store's vault as the repository's immutable releases (fake_github_vault.rs).
 #![allow(dead_code)]
 
 #[path = "fake_artifact_service.rs"]
 pub mod artifact_service;
 #[path = "fake_github_comments.rs"]
 mod comments;
+#[path = "fake_github_vault.rs"]
+pub mod vault;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -215,6 +218,7 @@ struct Shared {
     environments: Mutex<Vec<Value>>,
     retention_limit_days: Mutex<Option<u32>>,
     artifact_service: Mutex<artifact_service::ServiceState>,
+    vault: Mutex<vault::Drafts>,
 }
 
 /// GitHub's rate limit for unauthenticated REST requests: 60 an hour per IP address (shared by
@@ -236,6 +240,12 @@ pub struct FakeGithub {
 }
 
 impl FakeGithub {
+    /// The draft releases of the vault (a put that failed part way leaves none once it deleted
+    /// its draft).
+    pub fn vault_drafts(&self) -> Vec<vault::Draft> {
+        self.shared.vault.lock().expect("lock").list.clone()
+    }
+
     /// Serve the local store at `store_dir`, accepting only `token`.
     pub fn start(store_dir: &Path, token: &str) -> FakeGithub {
         let api = TcpListener::bind("127.0.0.1:0").expect("bind api");
@@ -260,6 +270,7 @@ impl FakeGithub {
             environments: Mutex::new(Vec::new()),
             retention_limit_days: Mutex::new(None),
             artifact_service: Mutex::new(artifact_service::ServiceState::default()),
+            vault: Mutex::new(vault::Drafts::default()),
         });
         for (listener, kind) in [(api, "api"), (blob, "blob")] {
             let shared = shared.clone();
@@ -499,6 +510,12 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
         artifact_service::upload(shared, rec.path(), &query(&rec.target), &body)
     } else if kind == "api" && comments::is_comments_path(rec.path()) {
         comments::serve(shared, &rec, &body)
+    } else if kind == "api" && vault::is_vault_path(rec.path()) {
+        let repo = LocalStore::open(&shared.store_dir)
+            .and_then(|s| s.load())
+            .map(|s| s.repository)
+            .unwrap_or_default();
+        vault::serve(shared, &rec, &body, &repo).unwrap_or_else(|| api(shared, &rec))
     } else if kind == "api" {
         api(shared, &rec)
     } else {
@@ -883,6 +900,9 @@ fn blob(shared: &Shared, rec: &Recorded) -> Response {
         }
     } else if auth {
         return error(400, "Authorization header must not be sent to blob storage");
+    }
+    if let Some(name) = rec.path().strip_prefix("/vault/") {
+        return vault::blob(shared, name);
     }
     if let Some(rest) = rec.path().strip_prefix("/releases/") {
         let releases = shared.releases.lock().expect("lock");

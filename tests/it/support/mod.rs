@@ -12,6 +12,7 @@ pub mod http_wire;
 pub mod nightly_repo;
 pub mod nvrtc_wheel;
 pub mod repo_files;
+pub mod segment_forge;
 pub mod skip;
 pub mod synthetic_history;
 pub mod workflow_adapters;

@@ -10,7 +10,7 @@ use crate::history::model::Index;
 use crate::history::package::{IndexDoc, finish_tree, stage_tree};
 use crate::history::trend;
 use crate::history_check::restorable::{
-    Footprint, PackageRefused, footprint, would_restore_accept,
+    Footprint, PackageRefused, live_footprint, would_restore_accept,
 };
 use serde::Serialize;
 use std::path::Path;
@@ -96,24 +96,34 @@ pub fn write_package(plan: PackagePlan<'_>) -> Result<PackageReport, PackageErro
     };
     let stage = stage_tree(plan.dest, plan.base, &plan.runs).map_err(io)?;
     let mut doc = plan.doc;
-    let before: Footprint = footprint(stage.path()).map_err(io)?;
+    let live: Footprint = live_footprint(stage.path()).map_err(io)?;
     let mut sealed = super::Sealed::default();
-    if plan.policy.needs_compaction(doc.index.runs.len(), before) {
+    if plan.policy.needs_compaction(doc.index.runs.len(), live) {
         let pinned = keep::pinned_rows(
             stage.path(),
             &doc.index.runs,
             plan.policy.window,
             plan.policy.tail,
         )?;
-        let ranges = plan_ranges(&doc, &pinned);
-        if !ranges.is_empty() {
+        let ranges = plan_ranges(&doc, &pinned)?;
+        let sealable: usize = ranges.iter().map(ExactSizeIterator::len).sum();
+        if plan.policy.seals(sealable, live) {
             sealed = seal_ranges(stage.path(), &mut doc, &ranges)?;
             tracing::info!(
                 segments = sealed.segments.len(),
                 runs = sealed.run_ids.len(),
                 "compacted the history into sealed segments"
             );
+        } else {
+            tracing::info!(
+                sealable,
+                min_batch = plan.policy.min_batch,
+                "compaction due, but fewer runs can be sealed than one batch: they stay live until more can"
+            );
         }
+    }
+    if doc.needs_record_items() {
+        doc.make_records_items(stage.path())?;
     }
     let snapshot = trend::build(&doc.index);
     let trends: Vec<_> = (plan.trend_paths)(&doc.index)

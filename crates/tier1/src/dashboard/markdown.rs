@@ -57,7 +57,11 @@ pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
     let sealed = if dash.sealed.is_empty() {
         String::new()
     } else {
-        format!(" ({} of them sealed in segments)", dash.sealed.len())
+        format!(
+            " ({} of them sealed in {} segments)",
+            dash.sealed_runs(),
+            dash.sealed.len()
+        )
     };
     let _ = writeln!(
         s,

@@ -206,16 +206,16 @@ impl Dashboard {
 
     /// Runs of the whole history (live and sealed).
     pub(crate) fn total_runs(&self) -> usize {
-        self.runs.len() + self.sealed.len()
+        self.runs.len() + self.sealed_runs()
+    }
+    /// Runs sealed in segments.
+    pub(crate) fn sealed_runs(&self) -> usize {
+        self.sealed.iter().map(|p| p.runs).sum()
     }
     /// Accepted or eligible runs of the whole history.
     pub(crate) fn accepted_runs(&self) -> usize {
         self.runs.iter().filter(|r| r.counts_as_accepted()).count()
-            + self
-                .sealed
-                .iter()
-                .filter(|r| r.counts_as_accepted())
-                .count()
+            + self.sealed.iter().map(|p| p.accepted_runs).sum::<usize>()
     }
 
     /// The run with this id.
@@ -263,11 +263,7 @@ impl Dashboard {
             .iter()
             .filter(|r| r.counts_as_accepted())
             .filter_map(|r| crate::aggregate::finite(r.row.max_speedup));
-        let sealed = self
-            .sealed
-            .iter()
-            .filter(|r| r.counts_as_accepted())
-            .filter_map(|r| r.max_speedup);
+        let sealed = self.sealed.iter().filter_map(|r| r.max_speedup);
         live.chain(sealed).reduce(f64::max)
     }
     /// How to show an evidence reference of `run` (a path relative to the evidence root).

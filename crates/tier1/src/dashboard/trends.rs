@@ -10,7 +10,7 @@ use super::model::{Dashboard, RunClass, RunView};
 use super::svg::{Chart, Point, PointKind};
 use crate::history::model::TargetSummary;
 use crate::history::segment::SealedTarget;
-use crate::json::Finite;
+use crate::history::segment_chart::goal_value;
 use crate::suite::Goal;
 use chrono::{DateTime, Utc};
 
@@ -77,7 +77,7 @@ fn chart_runs(dash: &Dashboard) -> Vec<ChartRun<'_>> {
         time: p.time,
         run_id: &p.run_id,
         generated_at: &p.generated_at,
-        class: RunClass::of(p.eligible, p.accepted),
+        class: RunClass::Accepted,
         representative: p.representative,
         targets: Targets::Sealed(&p.targets),
     });
@@ -162,20 +162,6 @@ pub(crate) fn target_value(t: &TargetSummary) -> Option<f64> {
         t.best_memory_savings_pct,
         t.baseline_time_ms,
     )
-}
-
-/// The charted value by goal: speedup, memory savings, or the baseline time for a time goal.
-fn goal_value(
-    goal: Option<&str>,
-    speedup: Option<Finite>,
-    savings: Option<Finite>,
-    time_ms: Option<Finite>,
-) -> Option<f64> {
-    crate::aggregate::finite(match Goal::from_stored(goal) {
-        Goal::Speed => speedup,
-        Goal::Memory => savings,
-        Goal::Time => time_ms,
-    })
 }
 
 /// One small chart for a target string.

@@ -62,7 +62,7 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
         blockers: verdict.blockers.iter().map(|b| b.to_string()).collect(),
         notes: verdict.notes.iter().map(|n| n.to_string()).collect(),
         total_runs: dash.total_runs(),
-        sealed_runs: dash.sealed.len(),
+        sealed_runs: dash.sealed_runs(),
         accepted_runs: dash.accepted_runs(),
         latest_evidence_run_id: dash.latest_evidence().map(|r| r.row.run_id.clone()),
         latest_run_id: dash.latest_accepted().map(|r| r.row.run_id.clone()),

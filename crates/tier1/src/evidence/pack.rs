@@ -1,8 +1,8 @@
 //! Pack a run's evidence (`<run_id>/` and every `<run_id>__recheck__*/`) into one deterministic zip:
 //! sorted entries, fixed timestamps and modes, so packing the same evidence twice gives the same bytes
 //! and the same `sha256:` digest that the upload must reproduce. Evidence that promotion would
-//! refuse (too large, a file it does not extract) is refused before anything is written
-//! (`packable`).
+//! refuse is refused before anything is written: too large (`packable`, before it is copied) or
+//! not what promotion extracts (`history_check::restorable::would_promote_accept_evidence`).
 
 use super::{EvidenceError, run_dirs};
 use crate::digest::Digest;
@@ -37,6 +37,14 @@ pub fn pack(evidence_root: &Path, run_id: &str, out: &Path) -> Result<Packed, Ev
         crate::fsx::copy_tree(&evidence_root.join(d), &stage.path().join(d))
             .map_err(|e| EvidenceError::io(&evidence_root.join(d), e))?;
     }
+    // The one predicate of the evidence's reader: promotion extracts it under
+    // `ExtractPolicy::evidence`, so evidence it would refuse is never packed.
+    crate::history_check::restorable::would_promote_accept_evidence(stage.path()).map_err(|e| {
+        EvidenceError::invalid(
+            format!("evidence of run {run_id:?}"),
+            e.message().to_string(),
+        )
+    })?;
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| EvidenceError::io(parent, e))?;
     }
@@ -56,6 +64,26 @@ pub fn pack(evidence_root: &Path, run_id: &str, out: &Path) -> Result<Packed, Ev
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Evidence that promotion's extraction would refuse (a file type it does not take) is never
+    /// packed: promotion of that night could only fail later, after the upload.
+    #[test]
+    fn evidence_promotion_would_refuse_is_not_packed() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("runs");
+        std::fs::create_dir_all(root.join("r1/results")).unwrap();
+        std::fs::write(root.join("r1/manifest.json"), b"{}").unwrap();
+        std::fs::write(root.join("r1/results/build.log"), b"compiler output").unwrap();
+        let out = t.path().join("ev.zip");
+        let e = pack(&root, "r1", &out).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("r1/results/build.log"), "{msg}");
+        assert!(msg.contains("promotion"), "{msg}");
+        assert_eq!(crate::exit::Classify::exit(&e), crate::exit::Exit::Invalid);
+        assert!(!out.exists(), "nothing written");
+        std::fs::remove_file(root.join("r1/results/build.log")).unwrap();
+        pack(&root, "r1", &out).expect("json and markdown evidence packs");
+    }
 
     #[test]
     fn packing_twice_gives_identical_bytes_and_includes_rechecks() {

@@ -33,6 +33,14 @@ pub(crate) struct Final {
     pub(crate) endpoint: String,
 }
 
+/// A request body.
+enum Body<'a> {
+    /// JSON.
+    Json(&'a serde_json::Value),
+    /// Raw bytes of a content type.
+    Bytes(&'static str, Vec<u8>),
+}
+
 /// Synchronous facade over an async `reqwest` client and a private current-thread runtime.
 #[derive(Debug)]
 pub struct GithubClient {
@@ -140,20 +148,72 @@ impl GithubClient {
         body: Option<&serde_json::Value>,
         retry: bool,
     ) -> Result<Final, GithubError> {
+        let body = body.map(Body::Json);
+        self.send_with(method, u, body, retry, None)
+    }
+
+    /// GET `u` on the API host with the token and this `Accept` (a release asset's bytes:
+    /// `application/octet-stream`, answered with a redirect), retrying transient failures.
+    pub(crate) fn get_api_accept(
+        &self,
+        u: &url::Url,
+        accept: &'static str,
+    ) -> Result<Final, GithubError> {
+        self.send_with(reqwest::Method::GET, u, None, true, Some(accept))
+    }
+
+    /// POST raw `bytes` of `content_type` to `u` with the token, once (an upload that creates
+    /// something is never sent twice). `u` must be on the API host or on its uploads host
+    /// (`uploads.github.com` beside `api.github.com`, as a release's `upload_url` names it).
+    pub(crate) fn post_bytes(
+        &self,
+        u: &url::Url,
+        content_type: &'static str,
+        bytes: Vec<u8>,
+    ) -> Result<Final, GithubError> {
+        let body = Body::Bytes(content_type, bytes);
+        self.send_with(reqwest::Method::POST, u, Some(body), false, None)
+    }
+
+    /// Whether the token may be sent to `u`'s origin: the API host, or its uploads host.
+    fn token_origin(&self, u: &url::Url) -> bool {
+        let origin = u.origin();
+        if origin == self.api_origin {
+            return true;
+        }
+        let uploads = url::Url::parse("https://uploads.github.com").map(|x| x.origin());
+        let api_is_github = url::Url::parse("https://api.github.com").map(|x| x.origin());
+        matches!((uploads, api_is_github), (Ok(up), Ok(api)) if origin == up && self.api_origin == api)
+    }
+
+    fn send_with(
+        &self,
+        method: reqwest::Method,
+        u: &url::Url,
+        body: Option<Body>,
+        retry: bool,
+        accept: Option<&'static str>,
+    ) -> Result<Final, GithubError> {
         let endpoint = Self::endpoint(method.as_str(), u, true);
-        if u.origin() != self.api_origin {
+        if !self.token_origin(u) {
             return Err(GithubError::Config(format!(
                 "{endpoint}: refusing to send the token to {}, which is not the API host",
                 u.origin().ascii_serialization()
             )));
         }
         let req = || {
-            let r = self
+            let mut r = self
                 .api
                 .request(method.clone(), u.clone())
                 .header(AUTHORIZATION, format!("Bearer {}", self.cfg.token.expose()));
-            match body {
-                Some(b) => r.json(b),
+            if let Some(a) = accept {
+                r = r.header(ACCEPT, a);
+            }
+            match &body {
+                Some(Body::Json(b)) => r.json(b),
+                Some(Body::Bytes(ct, b)) => {
+                    r.header(reqwest::header::CONTENT_TYPE, *ct).body(b.clone())
+                }
                 None => r,
             }
         };

@@ -1,4 +1,5 @@
-//! Artifact download: `GET …/artifacts/{id}/zip` with the token and WITHOUT following the redirect,
+//! Artifact and release asset download: `GET …/artifacts/{id}/zip` (or `…/releases/assets/{id}`
+//! with `Accept: application/octet-stream`) with the token and WITHOUT following the redirect,
 //! then the pre-signed `Location` fetched with NO `Authorization` (a retry asks `/zip` for a fresh
 //! one: the URL expires after a minute), streamed through `digest::copy_hashed` under the size
 //! cap, its length and digest checked against the metadata.
@@ -32,8 +33,38 @@ pub(crate) fn download_artifact(
         client.config().repo_route(),
         expected.id
     );
-    let api_url = client.url(&route, &[])?;
-    let fin = client.get_blob(|| locate(client, &api_url, expected, cap))?;
+    download_redirected(client, &route, None, expected, sink, cap)
+}
+
+/// Stream release asset `expected.id` into `sink` (at most `cap` bytes): `GET
+/// …/releases/assets/{id}` with `Accept: application/octet-stream` answers with a redirect to
+/// storage, fetched without the token, as an artifact's.
+pub(crate) fn download_release_asset(
+    client: &GithubClient,
+    expected: &Expected<'_>,
+    sink: &mut dyn Write,
+    cap: u64,
+) -> Result<(Digest, u64), GithubError> {
+    let route = format!(
+        "{}/releases/assets/{}",
+        client.config().repo_route(),
+        expected.id
+    );
+    let accept = Some("application/octet-stream");
+    download_redirected(client, &route, accept, expected, sink, cap)
+}
+
+/// The download of `route`'s redirect target (see the module documentation).
+fn download_redirected(
+    client: &GithubClient,
+    route: &str,
+    accept: Option<&'static str>,
+    expected: &Expected<'_>,
+    sink: &mut dyn Write,
+    cap: u64,
+) -> Result<(Digest, u64), GithubError> {
+    let api_url = client.url(route, &[])?;
+    let fin = client.get_blob(|| locate(client, &api_url, accept, expected, cap))?;
     let status = fin.response.status().as_u16();
     if status != 200 {
         return Err(GithubError::Status {
@@ -50,10 +81,14 @@ pub(crate) fn download_artifact(
 fn locate(
     client: &GithubClient,
     api_url: &url::Url,
+    accept: Option<&'static str>,
     expected: &Expected<'_>,
     cap: u64,
 ) -> Result<url::Url, GithubError> {
-    let fin = client.get_api(api_url)?;
+    let fin = match accept {
+        Some(a) => client.get_api_accept(api_url, a)?,
+        None => client.get_api(api_url)?,
+    };
     let endpoint = fin.endpoint.clone();
     let status = fin.response.status().as_u16();
     if status == 410 {

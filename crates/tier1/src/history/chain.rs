@@ -69,20 +69,62 @@ pub(crate) const SEGMENT_PREV_FIELD: &str = "chain_prev";
 /// The field of a segment record holding its last row's link.
 pub(crate) const SEGMENT_HEAD_FIELD: &str = "chain_head";
 
-/// The link of a segment record (`chain_prev` hex followed by its canonical JSON without
-/// `chain_sha256`).
-pub(crate) fn record_link(record: &Map<String, Value>) -> String {
-    let prev = record
-        .get(SEGMENT_PREV_FIELD)
-        .and_then(Value::as_str)
-        .unwrap_or("");
+/// The `schema_version` from which a segment record is an item of the chain: the item after it
+/// continues from the record's own link (which covers the archive's digest), not from its last
+/// sealed row's link.
+pub(crate) const RECORD_ITEM_SCHEMA_VERSION: u64 = 3;
+
+/// One item of the chain: a live row or a sealed segment (indices into `runs` and `segments`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChainItem {
+    /// `runs[i]`.
+    Row(usize),
+    /// `segments[i]`.
+    Segment(usize),
+}
+
+/// How segment records join the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SegmentRule {
+    /// `schema_version` 2: a record is spliced where its `chain_prev` equals the current link,
+    /// its own link is `chain_prev` followed by the record, and the next item continues from its
+    /// `chain_head` (the record binds nothing after it).
+    Head,
+    /// `schema_version` 3: a record is an item: spliced where its own link verifies from the
+    /// current link, and the next item continues from that link, so every later link depends on
+    /// the archive's digest the record carries.
+    Record,
+}
+
+impl SegmentRule {
+    /// The rule of an index with this stored `schema_version`.
+    pub(crate) fn of(index: &Map<String, Value>) -> SegmentRule {
+        match index.get("schema_version").and_then(Value::as_u64) {
+            Some(v) if v >= RECORD_ITEM_SCHEMA_VERSION => SegmentRule::Record,
+            _ => SegmentRule::Head,
+        }
+    }
+}
+
+/// A verified chain: its items in chain order and the link after each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Walk {
+    /// The items in chain order.
+    pub(crate) items: Vec<ChainItem>,
+    /// The link the next item continues from, after each item.
+    pub(crate) links: Vec<String>,
+}
+
+/// The link of a segment record after `prev`: SHA-256 hex of `prev` followed by its canonical
+/// JSON without `chain_sha256`. (Under [`SegmentRule::Head`] `prev` is always its `chain_prev`.)
+pub(crate) fn record_link(prev: &str, record: &Map<String, Value>) -> String {
     hash_link(Some(prev), &canonical_without(record, CHAIN_FIELD))
 }
 
-/// Set a segment record's own link and return it.
-pub(crate) fn seal_record(record: &mut Map<String, Value>) -> String {
+/// Set a segment record's own link after `prev` and return it.
+pub(crate) fn seal_record(prev: &str, record: &mut Map<String, Value>) -> String {
     record.shift_remove(CHAIN_FIELD);
-    let l = record_link(record);
+    let l = record_link(prev, record);
     record.insert(CHAIN_FIELD.into(), Value::String(l.clone()));
     l
 }
@@ -100,58 +142,111 @@ fn segment_name(i: usize, seg: &Value) -> String {
     }
 }
 
-/// Splice every segment that continues the chain at `prev` (in list order), verifying each
-/// record's own link; `prev` becomes the last spliced segment's head.
-fn splice(
-    segs: &[Value],
-    next: &mut usize,
-    prev: &mut Option<String>,
-    path: &str,
-) -> Result<(), HistoryError> {
-    while let Some(seg) = segs.get(*next) {
-        let at = prev.as_deref().unwrap_or("");
-        if seg.get(SEGMENT_PREV_FIELD).and_then(Value::as_str) != Some(at) {
-            return Ok(());
+/// The walk through `runs` and `segments` (see [`verify`]).
+struct Walker<'a> {
+    segs: &'a [Value],
+    rule: SegmentRule,
+    path: &'a str,
+    next: usize,
+    prev: Option<String>,
+    walk: Walk,
+}
+
+impl Walker<'_> {
+    /// Splice every segment that continues the chain at the current link (in list order),
+    /// verifying each record's own link.
+    fn splice(&mut self) -> Result<(), HistoryError> {
+        while let Some(seg) = self.segs.get(self.next) {
+            let at = self.prev.clone().unwrap_or_default();
+            let name = segment_name(self.next, seg);
+            let Some(record) = seg.as_object() else {
+                return Err(HistoryError::integrity(
+                    self.path,
+                    format!("{name}: expected an object"),
+                ));
+            };
+            let found = record.get(CHAIN_FIELD).and_then(Value::as_str);
+            let expected = record_link(&at, record);
+            let claims_here = record.get(SEGMENT_PREV_FIELD).and_then(Value::as_str) == Some(&at);
+            let spliced = match self.rule {
+                SegmentRule::Head => claims_here,
+                SegmentRule::Record => found == Some(expected.as_str()),
+            };
+            if !spliced {
+                if claims_here && self.rule == SegmentRule::Record {
+                    return Err(self.record_mismatch(&name, &expected, found));
+                }
+                return Ok(());
+            }
+            if found != Some(expected.as_str()) {
+                return Err(self.record_mismatch(&name, &expected, found));
+            }
+            let head = record
+                .get(SEGMENT_HEAD_FIELD)
+                .and_then(Value::as_str)
+                .filter(|h| is_link(h))
+                .ok_or_else(|| {
+                    HistoryError::integrity(
+                        self.path,
+                        format!("{name}: `{SEGMENT_HEAD_FIELD}` must be a 64-hex link"),
+                    )
+                })?;
+            let after = match self.rule {
+                SegmentRule::Head => head.to_string(),
+                SegmentRule::Record => expected,
+            };
+            self.walk.items.push(ChainItem::Segment(self.next));
+            self.walk.links.push(after.clone());
+            self.prev = Some(after);
+            self.next += 1;
         }
-        let name = segment_name(*next, seg);
-        let Some(record) = seg.as_object() else {
-            return Err(HistoryError::integrity(
-                path,
-                format!("{name}: expected an object"),
-            ));
-        };
-        let expected = record_link(record);
-        let found = record.get(CHAIN_FIELD).and_then(Value::as_str);
-        if found != Some(expected.as_str()) {
-            return Err(HistoryError::integrity(
-                path,
-                format!(
-                    "{name}: segment record link mismatch: expected `{CHAIN_FIELD}` {expected}, found {} (the record was edited: its digest, runs or counts no longer match what was sealed)",
-                    found.map_or("none".to_string(), str::to_string)
-                ),
-            ));
-        }
-        let head = record
-            .get(SEGMENT_HEAD_FIELD)
-            .and_then(Value::as_str)
-            .filter(|h| is_link(h))
-            .ok_or_else(|| {
-                HistoryError::integrity(
-                    path,
-                    format!("{name}: `{SEGMENT_HEAD_FIELD}` must be a 64-hex link"),
-                )
-            })?;
-        *prev = Some(head.to_string());
-        *next += 1;
+        Ok(())
     }
-    Ok(())
+
+    fn record_mismatch(&self, name: &str, expected: &str, found: Option<&str>) -> HistoryError {
+        HistoryError::integrity(
+            self.path,
+            format!(
+                "{name}: segment record link mismatch: expected `{CHAIN_FIELD}` {expected}, found {} (the record was edited: its digest, runs or counts no longer match what was sealed)",
+                found.unwrap_or("none")
+            ),
+        )
+    }
+
+    /// What to add to a row's mismatch: the segment it should continue from, or the segment that
+    /// does not continue the chain before it.
+    fn row_context(&self) -> String {
+        let last_segment = match self.walk.items.last() {
+            Some(ChainItem::Segment(j)) => self.segs.get(*j).map(|s| segment_name(*j, s)),
+            _ => None,
+        };
+        let waiting = self.segs.get(self.next).map(|s| segment_name(self.next, s));
+        match (last_segment, waiting) {
+            (Some(seg), _) => format!(
+                "; it must continue from {seg}: that segment's record, or the archive it records, was changed after sealing (a re-sealed segment)"
+            ),
+            (None, Some(seg)) => format!("; {seg} does not continue the chain here either"),
+            (None, None) => String::new(),
+        }
+    }
 }
 
 /// Verify the chain of a raw index object. `path` names the index file in errors.
 /// An index with `schema_version` must link every row; one without must carry no link at all.
-/// Segments (`segments`, chain order) are spliced in where their `chain_prev` continues the chain;
-/// one that continues no link is an integrity error.
+/// Segments (`segments`, chain order) are spliced in by the index's [`SegmentRule`]; one that
+/// continues no link is an integrity error.
 pub(crate) fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainState, HistoryError> {
+    Ok(match walk(index, path)? {
+        None => ChainState::Unchained,
+        Some(w) => ChainState::Chained {
+            head: w.links.last().cloned(),
+        },
+    })
+}
+
+/// The verified chain of a raw index object: its items and links (None for a legacy, unchained
+/// index).
+pub(crate) fn walk(index: &Map<String, Value>, path: &str) -> Result<Option<Walk>, HistoryError> {
     let rows: &[Value] = index
         .get("runs")
         .and_then(Value::as_array)
@@ -165,7 +260,7 @@ pub(crate) fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainStat
     if !index.contains_key("schema_version") && !segs.is_empty() {
         return Err(HistoryError::integrity(
             path,
-            "the index has `segments` but no `schema_version`: expected a compacted index (schema_version 2)",
+            "the index has `segments` but no `schema_version`: expected a compacted index (schema_version 2 or 3)",
         ));
     }
     if !index.contains_key("schema_version") {
@@ -182,12 +277,18 @@ pub(crate) fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainStat
                 ),
             ));
         }
-        return Ok(ChainState::Unchained);
+        return Ok(None);
     }
-    let mut prev: Option<String> = None;
-    let mut next_segment = 0;
+    let mut w = Walker {
+        segs,
+        rule: SegmentRule::of(index),
+        path,
+        next: 0,
+        prev: None,
+        walk: Walk::default(),
+    };
     for (i, row) in rows.iter().enumerate() {
-        splice(segs, &mut next_segment, &mut prev, path)?;
+        w.splice()?;
         let found = match stored_link(row) {
             Some(Value::String(s)) => s.as_str(),
             Some(other) => {
@@ -209,30 +310,54 @@ pub(crate) fn verify(index: &Map<String, Value>, path: &str) -> Result<ChainStat
                 ));
             }
         };
-        let expected = link(prev.as_deref(), row);
+        let expected = link(w.prev.as_deref(), row);
         if found != expected {
             return Err(HistoryError::integrity(
                 path,
                 format!(
-                    "{}: hash chain mismatch: expected `{CHAIN_FIELD}` {expected}, found {found} (row edited, removed or reordered)",
-                    row_name(i, row)
+                    "{}: hash chain mismatch: expected `{CHAIN_FIELD}` {expected}, found {found} (row edited, removed or reordered){}",
+                    row_name(i, row),
+                    w.row_context()
                 ),
             ));
         }
-        prev = Some(expected);
+        w.walk.items.push(ChainItem::Row(i));
+        w.walk.links.push(expected.clone());
+        w.prev = Some(expected);
     }
-    splice(segs, &mut next_segment, &mut prev, path)?;
-    if let Some(seg) = segs.get(next_segment) {
+    w.splice()?;
+    if let Some(seg) = segs.get(w.next) {
         return Err(HistoryError::integrity(
             path,
             format!(
-                "{}: its `{SEGMENT_PREV_FIELD}` {} continues no link of the chain (a segment or row removed, reordered or edited)",
-                segment_name(next_segment, seg),
+                "{}: it continues no link of the chain (its `{SEGMENT_PREV_FIELD}` {}; a segment or row removed, reordered or edited)",
+                segment_name(w.next, seg),
                 seg.get(SEGMENT_PREV_FIELD).unwrap_or(&Value::Null)
             ),
         ));
     }
-    Ok(ChainState::Chained { head: prev })
+    Ok(Some(w.walk))
+}
+
+/// Relink every item of a chain in order under [`SegmentRule::Record`]: each row's link after the
+/// previous item's, each record's own link after the previous item's (their content unchanged).
+/// `items` are the chain's items in order over `rows` and `segs`.
+pub(crate) fn relink(items: &[ChainItem], rows: &mut [Value], segs: &mut [Value]) {
+    let mut prev = String::new();
+    for item in items {
+        match *item {
+            ChainItem::Row(i) => {
+                if let Some(Value::Object(m)) = rows.get_mut(i) {
+                    prev = seal(Some(prev.as_str()), m);
+                }
+            }
+            ChainItem::Segment(j) => {
+                if let Some(Value::Object(m)) = segs.get_mut(j) {
+                    prev = seal_record(&prev, m);
+                }
+            }
+        }
+    }
 }
 
 /// Link every row of `rows` from the start of a chain (used to adopt a legacy index; the rows'
@@ -324,7 +449,9 @@ mod tests {
             json!({"name": "seg-000002", "chain_prev": link(3), "chain_head": link(4), "digest": "sha256:2"}),
         ];
         for s in &mut segs {
-            seal_record(s.as_object_mut().unwrap());
+            let m = s.as_object_mut().unwrap();
+            let prev = m[SEGMENT_PREV_FIELD].as_str().unwrap().to_string();
+            seal_record(&prev, m);
         }
         let live = vec![rows[0].clone(), rows[3].clone()];
         let Value::Object(m) = json!({"schema_version": 2, "runs": live, "segments": segs}) else {
@@ -365,12 +492,80 @@ mod tests {
         assert!(verify(&tail, "i").is_ok(), "a chain may end in a live row");
         let mut orphan = idx.clone();
         orphan["segments"][1]["chain_prev"] = json!("f".repeat(64));
-        seal_record(orphan["segments"][1].as_object_mut().unwrap());
+        seal_record(
+            &"f".repeat(64),
+            orphan["segments"][1].as_object_mut().unwrap(),
+        );
         let e = verify(&orphan, "i").unwrap_err();
         assert!(e.message.contains("continues no link"), "{e}");
         let mut stripped = idx;
         stripped.remove("schema_version");
         assert!(verify(&stripped, "i").is_err());
+    }
+
+    /// [`compacted`] as schema_version 3: every item relinked, records as items.
+    fn compacted_v3() -> Map<String, Value> {
+        let mut idx = compacted();
+        let items = walk(&idx, "i").unwrap().unwrap().items;
+        idx["schema_version"] = json!(3);
+        let mut rows = idx["runs"].as_array().unwrap().clone();
+        let mut segs = idx["segments"].as_array().unwrap().clone();
+        relink(&items, &mut rows, &mut segs);
+        idx["runs"] = Value::Array(rows);
+        idx["segments"] = Value::Array(segs);
+        idx
+    }
+
+    #[test]
+    fn a_record_is_an_item_of_a_schema_3_chain() {
+        let idx = compacted_v3();
+        let w = walk(&idx, "i").unwrap().unwrap();
+        assert_eq!(
+            w.items,
+            [
+                ChainItem::Row(0),
+                ChainItem::Segment(0),
+                ChainItem::Row(1),
+                ChainItem::Segment(1)
+            ]
+        );
+        assert_eq!(
+            w.links.last().unwrap(),
+            idx["segments"][1][CHAIN_FIELD].as_str().unwrap(),
+            "the head is the last record's own link"
+        );
+        // A re-sealed segment: its digest changed and its own link recomputed from the same
+        // predecessor. Under schema 2 that went unnoticed; here the next row no longer links.
+        let mut resealed = idx.clone();
+        resealed["segments"][0]["digest"] = json!("sha256:9");
+        let prev = idx["runs"][0][CHAIN_FIELD].as_str().unwrap().to_string();
+        seal_record(&prev, resealed["segments"][0].as_object_mut().unwrap());
+        let e = verify(&resealed, "i").unwrap_err();
+        assert!(
+            e.message.contains("hash chain mismatch") && e.message.contains("seg-000001"),
+            "{e}"
+        );
+        // The same forgery of the schema 2 index goes unnoticed by the chain (only the deep check
+        // sees it): what schema 3 fixes.
+        let mut old = compacted();
+        old["segments"][0]["digest"] = json!("sha256:9");
+        let p = old["segments"][0]["chain_prev"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        seal_record(&p, old["segments"][0].as_object_mut().unwrap());
+        assert!(verify(&old, "i").is_ok());
+        // An edited record whose link was not recomputed.
+        let mut edited = idx.clone();
+        edited["segments"][0]["digest"] = json!("sha256:9");
+        let e = verify(&edited, "i").unwrap_err();
+        assert!(e.message.contains("seg-000001"), "{e}");
+        let mut dropped = idx.clone();
+        dropped["segments"].as_array_mut().unwrap().remove(0);
+        assert!(verify(&dropped, "i").is_err());
+        let mut swapped = idx;
+        swapped["segments"].as_array_mut().unwrap().swap(0, 1);
+        assert!(verify(&swapped, "i").is_err());
     }
 
     #[test]

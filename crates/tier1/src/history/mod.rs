@@ -11,8 +11,9 @@ pub mod model;
 pub mod overload;
 pub mod package;
 pub(crate) mod segment;
-pub(crate) mod segment_io;
 pub(crate) mod settings;
+pub(crate) mod segment_chart;
+pub mod segment_io;
 pub(crate) mod sidebyside;
 pub(crate) mod trend;
 

@@ -44,9 +44,14 @@ pub struct Index {
     /// Runs in publication order (append-only; sort by time only for display). In a compacted
     /// index (`schema_version` 2) only the live runs; the sealed ones are in `segments`.
     pub runs: Vec<IndexRow>,
-    /// tier1 extension (`schema_version` 2): the sealed segments, in chain order.
+    /// tier1 extension (`schema_version` 2 and 3): the sealed segments, in chain order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<super::segment::SegmentRecord>,
+    /// tier1 extension (`schema_version` 3): the names of the segments whose archive lives in the
+    /// vault rather than in the package (sorted). Not part of the chain: it says where an archive
+    /// is, the chained record what it is; restore checks the vault against the record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vaulted: Vec<String>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
@@ -616,6 +621,21 @@ pub struct TrendSnapshot {
     /// include them; the lists hold the live runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) sealed: Option<SealedTrend>,
+    /// tier1 extension: the lists hold at most the newest `limit` runs each (a snapshot's size does
+    /// not grow with the history); absent when they hold every run the counts cover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) listed: Option<ListedTrend>,
+}
+
+/// How much of the history a bounded trend snapshot lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ListedTrend {
+    /// The most runs each list holds.
+    pub(crate) limit: u32,
+    /// Accepted or eligible runs counted but not listed in `history`.
+    pub(crate) history_unlisted: u32,
+    /// Runs counted but not listed in `evidence_history`.
+    pub(crate) evidence_history_unlisted: u32,
 }
 
 /// The sealed part of a compacted history's trend snapshot.

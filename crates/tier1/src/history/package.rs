@@ -98,6 +98,7 @@ impl IndexDoc {
             chain_reset: None,
             runs: vec![],
             segments: vec![],
+            vaulted: vec![],
             extra: Map::new(),
         };
         let Ok(Value::Object(raw)) = serde_json::to_value(&index) else {
@@ -173,6 +174,11 @@ impl IndexDoc {
     fn reparse(&mut self) -> Result<(), HistoryError> {
         self.index = parse_index(&self.raw)?;
         Ok(())
+    }
+
+    /// Parse the typed view again after `raw` changed.
+    pub(crate) fn reparse_index(&mut self) -> Result<(), HistoryError> {
+        self.reparse()
     }
 
     /// Pretty JSON bytes of the stored form.

@@ -7,8 +7,12 @@ use crate::json::Finite;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// `schema_version` of an index that has sealed segments.
-pub(crate) const SEGMENTED_SCHEMA_VERSION: u32 = 2;
+/// `schema_version` of an index that has sealed segments (3: each record is an item of the hash
+/// chain; some archives may live in the vault, `vaulted`).
+pub(crate) const SEGMENTED_SCHEMA_VERSION: u32 = 3;
+/// `schema_version` of a compacted index written before version 3 (records beside the chain,
+/// every archive in the package). Read, and rewritten as version 3 by the next publication.
+pub(crate) const LEGACY_SEGMENTED_SCHEMA_VERSION: u32 = 2;
 /// Directory of the segment archives, relative to the history root.
 pub(crate) const SEGMENTS_DIR: &str = "segments";
 /// File-name suffix of a segment archive.
@@ -17,8 +21,11 @@ pub(crate) const SEGMENT_SUFFIX: &str = ".tar.gz";
 pub(crate) const MANIFEST_MEMBER: &str = "segment.json";
 /// `format` of a segment manifest.
 pub(crate) const SEGMENT_FORMAT: &str = "tier1-history-segment";
-/// Current `format_version` of segment archives and records.
-pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 1;
+/// Current `format_version` of segment archives and records (2: the record lists no run ids but
+/// the first and last, and carries a chart summary; 1: schema_version 2 packages, every run id).
+pub(crate) const SEGMENT_FORMAT_VERSION: u32 = 2;
+/// The versions a reader accepts.
+pub(crate) const SEGMENT_FORMAT_VERSIONS: [u32; 2] = [1, 2];
 /// Most runs one segment holds.
 pub(crate) const MAX_SEGMENT_RUNS: usize = 1_000;
 
@@ -37,8 +44,16 @@ pub struct SegmentRecord {
     pub(crate) bytes: u64,
     /// Sealed runs.
     pub(crate) run_count: u32,
-    /// Their run ids, in chain (publication) order.
-    pub(crate) run_ids: Vec<String>,
+    /// Their run ids, in chain (publication) order (format version 1 only: a version 2 record
+    /// names the first and last, the manifest all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) run_ids: Option<Vec<String>>,
+    /// The first sealed run id in chain order (format version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) first_run_id: Option<String>,
+    /// The last sealed run id in chain order (format version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) last_run_id: Option<String>,
     /// The chain link before the first sealed row (`""` at the start of a chain).
     pub(crate) chain_prev: String,
     /// The link of the last sealed row.
@@ -48,6 +63,10 @@ pub struct SegmentRecord {
     pub(crate) initial_anchors: Vec<String>,
     /// What the sealed runs add to a trend snapshot.
     pub(crate) trend: TrendTotals,
+    /// What the dashboard draws of the sealed runs (format version 2; added to a version 1
+    /// record when its index is rewritten as schema_version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) chart: Option<ChartSummary>,
     /// The record's own link: SHA-256 hex of `chain_prev` followed by the canonical record
     /// without this field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +74,80 @@ pub struct SegmentRecord {
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
+}
+
+impl SegmentRecord {
+    /// The run ids the record itself names: every sealed run of a version 1 record; the first
+    /// and last (and the initial anchors) of a version 2 record, whose manifest names the rest.
+    pub(crate) fn named_run_ids(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = match &self.run_ids {
+            Some(ids) => ids.iter().map(String::as_str).collect(),
+            None => [&self.first_run_id, &self.last_run_id]
+                .into_iter()
+                .flatten()
+                .map(String::as_str)
+                .collect(),
+        };
+        v.extend(self.initial_anchors.iter().map(String::as_str));
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The name of the vault object that holds this segment's archive:
+    /// `<prefix>-segment-<64 hex of its SHA-256>` (content-addressed).
+    pub(crate) fn vault_name(&self, prefix: &crate::artifacts::ArtifactPrefix) -> String {
+        let hex = self.digest.strip_prefix("sha256:").unwrap_or(&self.digest);
+        format!("{prefix}-segment-{hex}")
+    }
+
+    /// The archive's file name (`<name>.tar.gz`).
+    pub(crate) fn file_name(&self) -> String {
+        format!("{}{SEGMENT_SUFFIX}", self.name)
+    }
+}
+
+/// What the dashboard draws of a segment's sealed runs: one point per segment (the median of each
+/// charted value over its accepted runs, with the spread), so the trends span the whole history
+/// while the package keeps no sealed run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ChartSummary {
+    /// `generated_at` of the earliest sealed run (by time), as stored.
+    pub(crate) from: String,
+    /// `generated_at` of the latest sealed run (by time), as stored.
+    pub(crate) to: String,
+    /// The suite representative (geomean) speedup of the accepted or eligible runs.
+    pub(crate) representative: Option<Spread>,
+    /// Per target string, the charted value (speedup, memory savings or time, by goal) of the
+    /// accepted or eligible runs where it succeeded, in the order first seen.
+    pub(crate) targets: Vec<ChartTarget>,
+}
+
+/// Median, extremes and count of a charted value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Spread {
+    /// How many values.
+    pub(crate) n: u32,
+    /// Their median.
+    pub(crate) median: Finite,
+    /// The smallest.
+    pub(crate) min: Finite,
+    /// The largest.
+    pub(crate) max: Finite,
+}
+
+/// One target of a [`ChartSummary`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ChartTarget {
+    /// Target string.
+    pub(crate) target: String,
+    /// Target key.
+    pub(crate) key: String,
+    /// `optimization_goal`, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) optimization_goal: Option<String>,
+    /// The charted value's spread.
+    pub(crate) value: Spread,
 }
 
 /// The manifest of a segment archive (its first member, `segment.json`).
@@ -76,6 +169,16 @@ pub(crate) struct SegmentManifest {
     pub(crate) chain_head: String,
     /// The sealed runs, in chain order.
     pub(crate) runs: Vec<SealedRun>,
+}
+
+impl SegmentManifest {
+    /// The sealed run ids, in chain order.
+    pub(crate) fn run_ids(&self) -> Vec<&str> {
+        self.runs
+            .iter()
+            .map(|r| r.row.get("run_id").and_then(Value::as_str).unwrap_or(""))
+            .collect()
+    }
 }
 
 /// One sealed run of a manifest.

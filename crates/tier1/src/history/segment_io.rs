@@ -5,8 +5,8 @@
 use super::error::HistoryError;
 use super::model::{IndexRow, RegressionSummary, Summary};
 use super::segment::{
-    MANIFEST_MEMBER, SEGMENT_FORMAT, SEGMENT_FORMAT_VERSION, SealedFile, SealedRun, SealedTarget,
-    SegmentManifest, SegmentRecord, segment_path,
+    MANIFEST_MEMBER, SEGMENT_FORMAT, SEGMENT_FORMAT_VERSION, SEGMENT_FORMAT_VERSIONS, SealedFile,
+    SealedRun, SealedTarget, SegmentManifest, SegmentRecord, segment_path,
 };
 use crate::archive::tgz::{self, ReadLimits};
 use crate::archive::{MAX_EXPANDED_BYTES, MAX_MEMBERS};
@@ -140,6 +140,12 @@ pub(crate) fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
     members.insert(0, (MANIFEST_MEMBER.to_string(), manifest_bytes));
     let bytes = tgz::write(Vec::new(), &members)
         .map_err(|e| HistoryError::structural(&path, format!("cannot write: {e}")))?;
+    let chart = super::segment_chart::chart_of(
+        req.rows
+            .iter()
+            .map(|(_, r)| *r)
+            .zip(manifest.runs.iter().map(|r| r.targets.as_slice())),
+    );
     let record = SegmentRecord {
         name: req.name.clone(),
         path,
@@ -147,11 +153,14 @@ pub(crate) fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
         digest: Digest::of_bytes(&bytes).to_string(),
         bytes: bytes.len() as u64,
         run_count: req.rows.len() as u32,
-        run_ids: req.rows.iter().map(|(_, r)| r.run_id.clone()).collect(),
+        run_ids: None,
+        first_run_id: req.rows.first().map(|(_, r)| r.run_id.clone()),
+        last_run_id: Some(last.run_id.clone()),
         chain_prev: req.chain_prev.clone(),
         chain_head,
         initial_anchors,
         trend: super::trend::totals(req.rows.iter().map(|(_, r)| *r)),
+        chart: Some(chart),
         chain_sha256: None,
         extra: Map::new(),
     };
@@ -172,11 +181,11 @@ fn manifest_of(rel: &str, name: &str, bytes: &[u8]) -> Result<SegmentManifest, H
     let m: SegmentManifest = serde_json::from_slice(bytes).map_err(|e| {
         HistoryError::integrity(rel, format!("{MANIFEST_MEMBER}: invalid content: {e}"))
     })?;
-    if m.format != SEGMENT_FORMAT || m.format_version != SEGMENT_FORMAT_VERSION {
-        return Err(HistoryError::structural(
+    if m.format != SEGMENT_FORMAT || !SEGMENT_FORMAT_VERSIONS.contains(&m.format_version) {
+        return Err(HistoryError::integrity(
             rel,
             format!(
-                "{MANIFEST_MEMBER}: expected format {SEGMENT_FORMAT:?} version {SEGMENT_FORMAT_VERSION}, found {:?} version {}",
+                "{MANIFEST_MEMBER}: expected format {SEGMENT_FORMAT:?} version {SEGMENT_FORMAT_VERSIONS:?}, found {:?} version {}",
                 m.format, m.format_version
             ),
         ));
@@ -195,7 +204,7 @@ pub(crate) fn read_manifest(root: &Path, rel: &str) -> Result<SegmentManifest, H
 }
 
 /// The members of an archive after its manifest: (name, bytes).
-pub(crate) type Members = Vec<(String, Vec<u8>)>;
+pub type Members = Vec<(String, Vec<u8>)>;
 
 /// The manifest and every other member of the segment archive read from `src` (stored at `rel`),
 /// streamed: only the members are held, within [`READ_LIMITS`].
@@ -209,4 +218,17 @@ pub(crate) fn read_segment(
     }
     let (name, first) = all.remove(0);
     Ok((manifest_of(rel, &name, &first)?, all))
+}
+
+/// Every member of a segment archive, the manifest first: (name, bytes). For tools and tests that
+/// inspect (or forge) a sealed segment; readers of a history use the checks of `history_check`.
+pub fn archive_members(bytes: &[u8]) -> Result<Members, HistoryError> {
+    tgz::read(bytes, READ_LIMITS).map_err(|e| refused("segment archive", e))
+}
+
+/// A segment archive of `members` (in the order given, the manifest first), written as sealing
+/// writes one: for tools and tests.
+pub fn archive_bytes(members: &[(String, Vec<u8>)]) -> Result<Vec<u8>, HistoryError> {
+    tgz::write(Vec::new(), members)
+        .map_err(|e| HistoryError::structural("segment archive", format!("cannot write: {e}")))
 }

@@ -1,12 +1,32 @@
 //! The trend snapshot (contract §2.4), built from an index: `history` holds accepted or eligible
 //! runs only, so rejected evidence never changes `run_count`, `best_speedup_seen` or `latest_run_id`.
-//! In a compacted index the lists hold the live runs, and the sealed segments' [`TrendTotals`]
-//! keep the counts, means, best speedup and latest runs those of the whole history.
+//! Each list holds at most the newest [`TREND_LIST_RUNS`] runs (every run's snapshot listed every
+//! live run twice, so a package grew with the square of the window); the counts, means, best
+//! speedup and latest runs cover every run. In a compacted index the sealed segments'
+//! [`TrendTotals`] keep them those of the whole history.
 
-use super::model::{Index, IndexRow, SealedTrend, TrendRow, TrendSnapshot};
+use super::model::{Index, IndexRow, ListedTrend, SealedTrend, TrendRow, TrendSnapshot};
 use super::segment::{RunAt, SumCount, TrendTotals};
 use crate::json::Finite;
 use chrono::{DateTime, Utc};
+
+/// The most runs each list of a trend snapshot holds (the newest, by time).
+pub(crate) const TREND_LIST_RUNS: usize = 20;
+
+/// Keep the newest [`TREND_LIST_RUNS`] of `rows` (sorted by time); how many were left out.
+fn newest(mut rows: Vec<TrendRow>) -> (Vec<TrendRow>, u32) {
+    let cut = rows.len().saturating_sub(TREND_LIST_RUNS);
+    (rows.split_off(cut), cut as u32)
+}
+
+/// The `listed` extension: None when both lists hold every run.
+fn listed(history_unlisted: u32, evidence_history_unlisted: u32) -> Option<ListedTrend> {
+    (history_unlisted + evidence_history_unlisted > 0).then_some(ListedTrend {
+        limit: TREND_LIST_RUNS as u32,
+        history_unlisted,
+        evidence_history_unlisted,
+    })
+}
 
 /// Parsed UTC time of a stored `generated_at`; an unparsable value counts as the earliest time.
 pub(crate) fn parsed_time(s: &str) -> Option<DateTime<Utc>> {
@@ -78,8 +98,12 @@ pub(crate) fn build(index: &Index) -> TrendSnapshot {
         best_speedup_seen: best,
         latest_run_id: history.last().map(|r| r.run_id.clone()),
         latest_evidence_run_id: all.last().map(|r| r.run_id.clone()),
-        history,
-        evidence_history: all,
+        listed: listed(
+            history.len().saturating_sub(TREND_LIST_RUNS) as u32,
+            all.len().saturating_sub(TREND_LIST_RUNS) as u32,
+        ),
+        history: newest(history).0,
+        evidence_history: newest(all).0,
         sealed: None,
     }
 }
@@ -92,6 +116,8 @@ fn build_compacted(index: &Index) -> TrendSnapshot {
         .filter(|r| r.is_accepted() || r.is_eligible())
         .map(row)
         .collect();
+    let (history, history_unlisted) = newest(history);
+    let (all, all_unlisted) = newest(all);
     let sealed = index
         .segments
         .iter()
@@ -113,6 +139,7 @@ fn build_compacted(index: &Index) -> TrendSnapshot {
         best_speedup_seen: t.best_speedup_seen,
         latest_run_id: t.latest.map(|r| r.run_id),
         latest_evidence_run_id: t.latest_evidence.map(|r| r.run_id),
+        listed: listed(history_unlisted, all_unlisted),
         history,
         evidence_history: all,
         sealed: Some(SealedTrend {
@@ -258,6 +285,41 @@ mod tests {
         let s = t.sealed.expect("sealed counts");
         assert_eq!((s.segments, s.run_count, s.evidence_run_count), (1, 2, 3));
         assert!(whole.sealed.is_none());
+    }
+
+    #[test]
+    fn a_snapshot_lists_the_newest_runs_and_counts_them_all() {
+        let rows: Vec<serde_json::Value> = (0..50)
+            .map(|i| {
+                r(
+                    &format!("r{i:02}"),
+                    &format!("2026-08-16T00:{i:02}:00Z"),
+                    1.0 + f64::from(i),
+                    i % 5 != 0,
+                )
+            })
+            .collect();
+        let t = build(&index(serde_json::Value::Array(rows)));
+        assert_eq!(t.evidence_history.len(), TREND_LIST_RUNS);
+        assert_eq!(t.history.len(), TREND_LIST_RUNS);
+        assert_eq!(
+            t.evidence_history[0].run_id, "r30",
+            "the newest 20, by time"
+        );
+        assert_eq!(
+            (t.run_count, t.evidence_run_count),
+            (40, 50),
+            "every run counted"
+        );
+        assert_eq!(t.best_speedup_seen, Some(50.0.into()));
+        assert_eq!(t.latest_evidence_run_id.as_deref(), Some("r49"));
+        let l = t.listed.expect("listed");
+        assert_eq!((l.history_unlisted, l.evidence_history_unlisted), (20, 30));
+        let small = build(&index(json!([r("a", "2026-08-16T00:00:00Z", 2.0, true)])));
+        assert!(
+            small.listed.is_none(),
+            "a short history gets the reference snapshot"
+        );
     }
 
     #[test]

@@ -73,7 +73,16 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
     let mut seen = BTreeSet::new();
     for row in &doc.index.runs {
         check_row_fields(row)?;
-        if !seen.insert(row.run_id.as_str()) || sealed.run_ids.contains(&row.run_id) {
+        if sealed.run_ids.contains(&row.run_id) {
+            return Err(HistoryError::integrity(
+                INDEX_FILE,
+                format!(
+                    "run_id {:?} is both live and sealed in a segment (a sealed run listed again)",
+                    row.run_id
+                ),
+            ));
+        }
+        if !seen.insert(row.run_id.as_str()) {
             return Err(HistoryError::structural(
                 INDEX_FILE,
                 format!("run_id {:?} appears more than once", row.run_id),

@@ -2,12 +2,13 @@
 //! that were killed (their lease released: `tier1::store::local_lease`) as `failure`, as GitHub
 //! completes the run of a runner that vanished, so a night they published is restored like any
 //! other; and remove the temporary files and directories those jobs left behind (in the store, its
-//! `artifacts/`, the system temporary directory and beside `--history-out`), only those whose
-//! making process is gone (`tier1::fsx::stale`). A work directory kept with `--keep-work` leaves
-//! its temporary name for `<store>/kept-work/run-<id>/` ([`keep_work`]), which nothing collects.
+//! `artifacts/` and `vault/`, the system temporary directory and beside `--history-out`), only
+//! those whose making process is gone (`tier1::fsx::stale`). A work directory kept with
+//! `--keep-work` leaves its temporary name for `<store>/kept-work/run-<id>/` ([`keep_work`]),
+//! which nothing collects.
 
 use super::NightlyError;
-use crate::store::local::{ARTIFACTS_DIR, KEPT_WORK_DIR, LocalStore};
+use crate::store::local::{ARTIFACTS_DIR, KEPT_WORK_DIR, LocalStore, VAULT_DIR};
 use std::path::{Path, PathBuf};
 
 /// The conclusion recorded for a run whose job was killed.
@@ -25,6 +26,7 @@ pub(crate) fn tidy(store: &LocalStore, history_out: Option<&Path>) -> Result<(),
     let mut dirs = vec![
         store.dir().to_path_buf(),
         store.dir().join(ARTIFACTS_DIR),
+        store.dir().join(VAULT_DIR),
         std::env::temp_dir(),
     ];
     dirs.extend(history_out.map(crate::fsx::stale::beside));

@@ -135,6 +135,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         history_artifact: None,
         history_out: None,
         kept_work: None,
+        vault: None,
         failure: None,
         verdict: crate::gate::Verdict {
             passed: false,

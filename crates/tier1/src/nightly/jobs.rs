@@ -40,6 +40,10 @@ pub(crate) enum JobError {
     /// The package to upload is one restore would refuse (publish and promote check it too).
     #[error("publish: {0}")]
     Package(#[from] PackageRefused),
+    /// The published history's sealed segments could not be stored in the vault (the history is
+    /// published; its segments stay in the package until a later vault step stores them).
+    #[error("vault: the history was published, its sealed segments stay in the package: {0}")]
+    Vault(#[from] crate::vault::VaultError),
     /// The uploaded evidence is not what was packed.
     #[error("verify: uploaded evidence {name} has digest {found}, packed {expected}")]
     Verify {
@@ -92,6 +96,7 @@ impl Classify for JobError {
             JobError::Publish(e) => e.exit(),
             JobError::Promote(e) => e.exit(),
             JobError::Package(e) => e.exit(),
+            JobError::Vault(e) => e.exit(),
             JobError::Verify { .. } => Exit::Integrity,
             JobError::NoCanonicalHistory => Exit::Unavailable,
             JobError::Io { source, .. } => crate::exit::of_io(source),
@@ -343,6 +348,17 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         })?;
         out.history_out = Some(dest.display().to_string());
     }
+    // The vault job: the published package's pending segments stored in the vault; the next
+    // restore leaves them out of the package (docs/formats.md, "A history that lasts").
+    let vaulted = crate::vault::push(
+        store,
+        &crate::vault::VaultRequest {
+            history_root: published.clone(),
+            artifact_prefix: names.artifact_prefix.clone(),
+            deep: false,
+        },
+    )?;
+    out.vault = json(&vaulted);
     if !accept {
         out.failure = ran.gate_message();
     }

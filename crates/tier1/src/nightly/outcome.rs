@@ -37,6 +37,8 @@ pub struct NightlyOutcome {
     /// Where `--keep-work` kept the job's work directory (`<store>/kept-work/run-<id>`), until
     /// the operator removes it.
     pub(crate) kept_work: Option<String>,
+    /// What the vault step stored (`tier1-vault`, as the workflow's vault job runs it).
+    pub(crate) vault: Option<serde_json::Value>,
     /// Why the job failed, when it did.
     pub failure: Option<String>,
     /// The job's verdict: `passed` exactly when the exit code is 0, with every failing condition

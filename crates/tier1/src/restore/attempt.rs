@@ -1,5 +1,6 @@
 //! One candidate tried (contract §5.5): download with its digest computed, safe extraction into the
-//! staged tree, validation and sanitizing, the anchor's evidence by metadata, renewal.
+//! staged tree, validation and sanitizing, its sealed segments against the vault (`vault`), the
+//! anchor's evidence by metadata, renewal.
 
 use super::discovery::Candidate;
 use super::error::{CandidateError, RestoreError, io_err};
@@ -36,6 +37,7 @@ pub(crate) struct Restored {
     pub(crate) evidence: ArtifactMeta,
     pub(crate) anchor_run_id: String,
     pub(crate) renewal_required: bool,
+    pub(crate) vault: super::vault::VaultReport,
 }
 
 pub(crate) fn try_candidate(
@@ -94,13 +96,14 @@ pub(crate) fn try_candidate(
         other => CandidateError::Integrity(other.to_string()),
     })?;
     drop(tmp);
-    let validated = history_check::sanitize_restored(tree).map_err(|e| match e.kind {
+    let mut validated = history_check::sanitize_restored(tree).map_err(|e| match e.kind {
         HistoryErrorKind::Structural => CandidateError::Structural(e.to_string()),
         HistoryErrorKind::Integrity => CandidateError::Integrity(e.to_string()),
         HistoryErrorKind::Io | HistoryErrorKind::DiskFull => {
             CandidateError::Fatal(RestoreError::Local(e))
         }
     })?;
+    let vault = super::vault::reconcile(store, &opts.artifact_prefix, tree, &mut validated.doc)?;
     let anchor = validated.latest_anchor.ok_or_else(|| {
         CandidateError::Structural(
             "index.json: no eligible anchor (baseline_eligible: true)".into(),
@@ -127,5 +130,6 @@ pub(crate) fn try_candidate(
         evidence: ev,
         anchor_run_id: anchor.run_id,
         renewal_required,
+        vault,
     })
 }

@@ -55,6 +55,9 @@ pub struct ExportRestoreOutcome {
     pub(crate) sealed_run_count: usize,
     /// Segments.
     pub(crate) segment_count: usize,
+    /// Of which in the vault (their records restored; the next restore from the store checks
+    /// them there).
+    pub(crate) vaulted_segment_count: usize,
 }
 
 /// Why a restore from an export was refused; nothing was written to the destination.
@@ -211,7 +214,7 @@ pub fn restore_from_export(
         HistoryErrorKind::Io | HistoryErrorKind::DiskFull => ExportRestoreError::Local(e),
     };
     let validated = sanitize_restored(staged.path()).map_err(history)?;
-    segments::check_deep(staged.path(), &validated.doc).map_err(history)?;
+    let deep = segments::check_deep(staged.path(), &validated.doc).map_err(history)?;
     let anchor = validated.latest_anchor.as_ref().map(|a| a.run_id.clone());
     let carried = ExportHeader::of(&validated.doc, anchor.clone());
     let differences = header.differences(&carried);
@@ -234,5 +237,6 @@ pub fn restore_from_export(
         run_count: carried.run_count,
         sealed_run_count: carried.sealed_run_count,
         segment_count: carried.segment_count,
+        vaulted_segment_count: deep.vaulted_unchecked,
     })
 }

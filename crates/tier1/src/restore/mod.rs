@@ -1,6 +1,7 @@
 //! Restore of canonical history (contract §5): discovery of the runs that can be provenance
 //! ([`provenance`]), per-candidate download with digest check, safe extraction, validation and
-//! sanitizing, evidence provenance by metadata, renewal and expiry, the skip-versus-refuse policy
+//! sanitizing, the sealed segments against the vault by metadata (`vault`), evidence provenance
+//! by metadata, renewal and expiry, the skip-versus-refuse policy
 //! (§5.6, `decide`), bootstrap, and the atomic install into an empty destination. Restoring from
 //! a `tier1-export` archive instead, offline, is [`export`].
 
@@ -14,6 +15,7 @@ pub(crate) mod options;
 pub(crate) mod outcome;
 pub mod provenance;
 pub(crate) mod select;
+pub(crate) mod vault;
 
 pub(crate) use error::CandidateError;
 pub use error::RestoreError;

@@ -50,6 +50,9 @@ pub struct RestoreOutcome {
     pub(crate) anchor_run_id: Option<String>,
     /// Addition: whether discovery hit a cap.
     pub(crate) discovery_truncated: bool,
+    /// Addition: where the restored history's sealed segments are (absent without segments).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) vault: Option<super::vault::VaultReport>,
 }
 
 /// The bootstrap status: nothing restored, with the skipped candidates.
@@ -66,5 +69,6 @@ pub(crate) fn bootstrap(rejections: Vec<Rejection>, truncated: bool) -> RestoreO
         workflow_run_id: None,
         anchor_run_id: None,
         discovery_truncated: truncated,
+        vault: None,
     }
 }

@@ -86,6 +86,7 @@ pub fn restore(
                     workflow_run_id: Some(cand.run.id),
                     anchor_run_id: Some(r.anchor_run_id),
                     discovery_truncated: found.truncated,
+                    vault: (r.vault != Default::default()).then_some(r.vault),
                 });
             }
             Err(e) => e,

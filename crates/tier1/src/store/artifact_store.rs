@@ -1,10 +1,13 @@
 //! The `ArtifactStore` trait: read access to runs and artifacts, what restore and the publication
-//! jobs need, and the reference's bootstrap hint.
+//! jobs need, the vault of sealed history segments, and the reference's bootstrap hint.
 
 use super::error::{StoreError, skipped_error};
 use super::records::{ArtifactMeta, ArtifactRule, Downloaded, Listing, WorkflowRun};
+use super::vault::VaultObject;
 use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
 /// Read access to runs and artifacts: everything restore and the publication jobs need.
 /// Implementations are synchronous; the GitHub backend drives its own runtime.
@@ -80,6 +83,29 @@ pub trait ArtifactStore {
     fn download(
         &self,
         artifact: &ArtifactMeta,
+        sink: &mut dyn Write,
+        cap: u64,
+    ) -> Result<Downloaded, StoreError>;
+
+    /// The vault objects named `names` that exist, by name: metadata only (size and the SHA-256
+    /// the store computed), nothing downloaded (docs/formats.md, "A history that lasts").
+    fn vault_find(&self, names: &[String]) -> Result<BTreeMap<String, VaultObject>, StoreError>;
+
+    /// Store the file at `path` as the vault object `name` holding the file `file_name`. An
+    /// object is never replaced: one that exists with the same bytes (by the store's size and
+    /// digest) is returned as it is, one with other bytes is an integrity error.
+    fn vault_put(
+        &self,
+        name: &str,
+        file_name: &str,
+        path: &Path,
+    ) -> Result<VaultObject, StoreError>;
+
+    /// Stream a vault object's bytes into `sink`, hashing as they pass, refusing more than `cap`
+    /// bytes or a length other than the object's recorded size. The caller compares the digest.
+    fn vault_download(
+        &self,
+        object: &VaultObject,
         sink: &mut dyn Write,
         cap: u64,
     ) -> Result<Downloaded, StoreError>;

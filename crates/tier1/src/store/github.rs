@@ -4,11 +4,12 @@
 //! the caller's rules (restore's, [`crate::restore::provenance`]) before anything else,
 //! one unusable artifact record skipped and recorded rather than failing a listing, highest-id
 //! artifacts per name, the token-free redirect download, and the approvals and the approval
-//! environment's protection rules promotion needs.
+//! environment's protection rules promotion needs. The vault of sealed history segments
+//! (immutable releases) is `github_vault`.
 
 use super::{
     ArtifactMeta, ArtifactProvenance, ArtifactRule, ArtifactStore, Downloaded, Listing,
-    RepositoryRef, RunProvenance, Skipped, StoreError, WorkflowRun,
+    RepositoryRef, RunProvenance, Skipped, StoreError, VaultObject, WorkflowRun,
 };
 use crate::digest::Digest;
 use crate::github::download::{Expected, download_artifact};
@@ -77,6 +78,16 @@ impl GithubStore {
 
     fn route(&self, tail: &str) -> String {
         format!("{}{tail}", self.client.config().repo_route())
+    }
+
+    /// `/repos/{owner}/{name}<tail>` (the vault's routes).
+    pub(super) fn repo_route(&self, tail: &str) -> String {
+        self.route(tail)
+    }
+
+    /// The REST client (the vault's calls).
+    pub(super) fn client(&self) -> &GithubClient {
+        &self.client
     }
 
     /// Numeric id of a workflow given by file name (`tier1-nightly.yml`), resolved once.
@@ -290,6 +301,28 @@ impl ArtifactStore for GithubStore {
         super::artifact_store::pick_run_artifact(listing, run_id, name, || {
             incomplete(format!("artifacts of run {run_id}"))
         })
+    }
+
+    fn vault_find(&self, names: &[String]) -> Result<BTreeMap<String, VaultObject>, StoreError> {
+        self.github_vault_find(names)
+    }
+
+    fn vault_put(
+        &self,
+        name: &str,
+        file_name: &str,
+        path: &std::path::Path,
+    ) -> Result<VaultObject, StoreError> {
+        self.github_vault_put(name, file_name, path)
+    }
+
+    fn vault_download(
+        &self,
+        object: &VaultObject,
+        sink: &mut dyn Write,
+        cap: u64,
+    ) -> Result<Downloaded, StoreError> {
+        self.github_vault_download(object, sink, cap)
     }
 
     fn download(

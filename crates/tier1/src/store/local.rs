@@ -3,16 +3,20 @@
 //! serialized by an exclusive lock on `store.lock`. No file of the store is opened through a
 //! symbolic link; the bookkeeping is checked against the disk before ids are handed out
 //! (`local_check`), and runs may hold a lease that tells an abandoned run from a live one
-//! (`local_lease`). Layout documented in docs/local-store.md.
+//! (`local_lease`). The vault of sealed history segments is `local_vault`. Layout documented in
+//! docs/local-store.md.
 
-pub(crate) use super::local_check::{ARTIFACTS_DIR, KEPT_WORK_DIR, LOCK_FILE, STATE_FILE};
+pub(crate) use super::local_check::{
+    ARTIFACTS_DIR, KEPT_WORK_DIR, LOCK_FILE, STATE_FILE, VAULT_DIR,
+};
 use super::local_check::{
     Counters, check_counters, check_no_lost_state, check_no_symlinks, check_only_store_entries,
     next_artifact_id, symlink_refused,
 };
 use super::local_lease::{self, RunLease};
 use super::{
-    ArtifactMeta, ArtifactRule, ArtifactStore, Downloaded, Listing, StoreError, WorkflowRun,
+    ArtifactMeta, ArtifactRule, ArtifactStore, Downloaded, Listing, StoreError, VaultObject,
+    WorkflowRun,
 };
 use crate::digest::{self, Digest};
 use crate::fsx::{self, fault, fault::Point};
@@ -575,6 +579,7 @@ impl ArtifactStore for LocalStore {
             ARTIFACTS_DIR,
             "locks",
             local_lease::LEASES_DIR,
+            VAULT_DIR,
         ]
         .iter()
         .map(|n| self.dir.join(n))
@@ -636,6 +641,31 @@ impl ArtifactStore for LocalStore {
         let mut items = self.metas(&state, state.artifacts.iter().filter(|a| a.name == name));
         items.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         Ok(Listing::of(items, false))
+    }
+
+    fn vault_find(
+        &self,
+        names: &[String],
+    ) -> Result<std::collections::BTreeMap<String, VaultObject>, StoreError> {
+        self.local_vault_find(names)
+    }
+
+    fn vault_put(
+        &self,
+        name: &str,
+        file_name: &str,
+        path: &Path,
+    ) -> Result<VaultObject, StoreError> {
+        self.local_vault_put(name, file_name, path)
+    }
+
+    fn vault_download(
+        &self,
+        object: &VaultObject,
+        sink: &mut dyn Write,
+        cap: u64,
+    ) -> Result<Downloaded, StoreError> {
+        self.local_vault_download(object, sink, cap)
     }
 
     fn download(

@@ -14,6 +14,8 @@ pub(crate) const STATE_FILE: &str = "store.json";
 pub(crate) const LOCK_FILE: &str = "store.lock";
 /// Directory of artifact bytes, one `<id>.bin` per artifact.
 pub(crate) const ARTIFACTS_DIR: &str = "artifacts";
+/// Directory of the vault's objects (`store::local_vault`).
+pub(crate) const VAULT_DIR: &str = "vault";
 /// Directory of the job locks `tier1-nightly` keeps in the store.
 pub(crate) const LOCKS_DIR: &str = "locks";
 /// Directory of the work directories `tier1-nightly --keep-work` kept (`run-<id>/`), which stay
@@ -43,15 +45,22 @@ pub(crate) fn symlink_refused(p: &Path) -> StoreError {
 }
 
 /// Refuse a store where any of its own files or directories (`store.json`, `store.lock`,
-/// `artifacts/`, `locks/`, `leases/` and every entry directly inside those three) is a symbolic
-/// link: tier1 would read or write wherever it points.
+/// `artifacts/`, `locks/`, `leases/`, `vault/` and every entry directly inside those four) is a
+/// symbolic link: tier1 would read or write wherever it points.
 pub(crate) fn check_no_symlinks(dir: &Path) -> Result<(), StoreError> {
     let refuse = symlink_refused;
     let io = |p: &Path, source| StoreError::Io {
         path: p.display().to_string(),
         source,
     };
-    for name in [STATE_FILE, LOCK_FILE, ARTIFACTS_DIR, LOCKS_DIR, LEASES_DIR] {
+    for name in [
+        STATE_FILE,
+        LOCK_FILE,
+        ARTIFACTS_DIR,
+        LOCKS_DIR,
+        LEASES_DIR,
+        VAULT_DIR,
+    ] {
         let p = dir.join(name);
         let meta = match std::fs::symlink_metadata(&p) {
             Ok(m) => m,
@@ -121,6 +130,7 @@ pub(crate) fn check_only_store_entries(dir: &Path) -> Result<(), StoreError> {
             LOCKS_DIR,
             LEASES_DIR,
             KEPT_WORK_DIR,
+            VAULT_DIR,
         ]
         .contains(&name.as_ref())
             || name.starts_with(".work-")
