@@ -11,6 +11,7 @@ pub mod model;
 pub mod package;
 pub(crate) mod segment;
 pub(crate) mod segment_io;
+pub mod shards;
 pub(crate) mod sidebyside;
 pub(crate) mod trend;
 
