@@ -61,6 +61,7 @@ pub fn child_main() -> bool {
                 allow_bootstrap: false,
                 allow_anchor_renewal: false,
                 artifact_prefix: Default::default(),
+                runner_class: None,
             };
             let out = tier1::restore::restore(&store, &opts).expect("restore");
             assert!(out.history_restored);
@@ -71,6 +72,7 @@ pub fn child_main() -> bool {
                 canonical_root: var("BENCH_LIVE"),
                 output_root: var("BENCH_OUT"),
                 run_id: std::env::var("BENCH_RUN").expect("run"),
+                runner_class: None,
             };
             tier1::publish::merge(&req, &tier1::suite::Suite::embedded()).expect("publish");
         }

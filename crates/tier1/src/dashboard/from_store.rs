@@ -23,6 +23,60 @@ pub struct StoreSource {
     pub repository: Option<String>,
 }
 
+/// Restore the newest history of each runner class of `classes` from `src` (its artifact names
+/// `<prefix>-<class>-*`) into a temporary directory and write their dashboard side by side.
+pub fn write_classes_from_store(
+    src: &StoreSource,
+    classes: &[String],
+    opts: &DashboardOptions,
+) -> Result<super::classes::ClassesOutcome, ReportError> {
+    let now = parse_now(opts.now.as_deref())?;
+    let names = crate::suite::run_names(
+        src.workflow.as_deref(),
+        src.artifact_prefix.as_deref(),
+        opts.suite_config.as_deref(),
+        &opts.repo_root,
+    )?;
+    let cfg = StoreConfig {
+        repository: src.repository.clone().unwrap_or_default(),
+        api_url: None,
+        now: opts.now.as_ref().map(|_| now),
+    };
+    let store = open_store(&src.store, &cfg).map_err(restore::RestoreError::from)?;
+    let tmp = tempfile::Builder::new()
+        .prefix("tier1-dashboard-")
+        .tempdir()
+        .map_err(|source| ReportError::Io {
+            path: std::env::temp_dir().display().to_string(),
+            source,
+        })?;
+    let mut histories = Vec::new();
+    for class in classes {
+        let history = tmp.path().join(format!("history-{}", histories.len()));
+        let prefix = crate::suite::class_prefix(&names.artifact_prefix, Some(class))
+            .map_err(|m| restore::RestoreError::Invalid(m))?;
+        restore::restore(
+            store.as_ref(),
+            &RestoreOptions {
+                repository: store.repository().to_string(),
+                workflow: names.workflow.clone(),
+                branch: src.branch.clone(),
+                current_run_id: None,
+                destination: history.clone(),
+                allow_bootstrap: true,
+                allow_anchor_renewal: true,
+                artifact_prefix: prefix,
+                runner_class: Some(class.clone()),
+            },
+        )?;
+        histories.push(super::classes::ClassHistory {
+            class: class.clone(),
+            history_root: history,
+        });
+    }
+    super::classes::write_classes_dashboard(opts, &histories)
+}
+
 /// Restore the newest history of `src` into a temporary directory and write its dashboard as
 /// `opts` asks (`opts.history_root` is replaced by the restored one).
 pub fn write_from_store(
@@ -61,6 +115,7 @@ pub fn write_from_store(
             allow_bootstrap: true,
             allow_anchor_renewal: true,
             artifact_prefix: names.artifact_prefix,
+            runner_class: None,
         },
     )?;
     write_dashboard(&DashboardOptions {

@@ -50,6 +50,7 @@ pub fn preview(
         &RestoreOptions {
             repository: req.repository.clone(),
             artifact_prefix: req.artifact_prefix.clone(),
+            runner_class: None,
             workflow: req.workflow.clone(),
             branch: req.branch.clone(),
             current_run_id: None,
@@ -81,6 +82,8 @@ pub fn preview(
         evidence_artifact_name: None,
         hook: None,
         passes: Some(1),
+        runner_class: None,
+        shard: None,
     };
     let ran = crate::run::run_and_compare(&run_req)?;
     let anchor = ran.anchor.as_ref().ok_or_else(|| {
