@@ -129,7 +129,7 @@ pub(crate) fn check(
 
 /// A side-by-side record agrees with the comparison's own `outcome.json` in the evidence:
 /// verdict, rounds and both ratios.
-fn check_side_by_side(
+pub(crate) fn check_side_by_side(
     evidence_root: &Path,
     run_id: &str,
     c: &crate::history::SideBySideCheck,
