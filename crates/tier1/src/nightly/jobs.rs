@@ -37,6 +37,9 @@ pub(crate) enum JobError {
     /// Promotion refused.
     #[error("promote: {0}")]
     Promote(#[from] promote::PromoteError),
+    /// A sharded night's plan or combine step refused.
+    #[error("shard: {0}")]
+    Shard(#[from] crate::shard::ShardError),
     /// The package to upload is one restore would refuse (publish and promote check it too).
     #[error("publish: {0}")]
     Package(#[from] PackageRefused),
@@ -91,6 +94,7 @@ impl Classify for JobError {
             JobError::Store(e) => e.exit(),
             JobError::Publish(e) => e.exit(),
             JobError::Promote(e) => e.exit(),
+            JobError::Shard(e) => e.exit(),
             JobError::Package(e) => e.exit(),
             JobError::Verify { .. } => Exit::Integrity,
             JobError::NoCanonicalHistory => Exit::Unavailable,
@@ -122,15 +126,21 @@ fn json<T: serde::Serialize>(v: &T) -> Option<Value> {
     serde_json::to_value(v).ok()
 }
 
-fn restore_into(
-    req: &NightlyRequest,
-    names: &RunNames,
-    store: &LocalStore,
-    wf: &WorkflowRun,
+/// Restore the class's live history into `dest`, as the workflow's restore steps do.
+pub(super) fn restore_into(
+    plan: &Plan<'_>,
     dest: &Path,
     renewal: bool,
     bootstrap: bool,
 ) -> Result<RestoreOutcome, JobError> {
+    let Plan {
+        req,
+        names,
+        store,
+        wf,
+        class,
+        ..
+    } = *plan;
     let opts = RestoreOptions {
         repository: store.repository().to_string(),
         workflow: names.workflow.clone(),
@@ -140,6 +150,7 @@ fn restore_into(
         allow_bootstrap: bootstrap,
         allow_anchor_renewal: renewal,
         artifact_prefix: names.artifact_prefix.clone(),
+        runner_class: class.map(str::to_string),
     };
     Ok(restore::restore(store, &opts)?)
 }
@@ -160,6 +171,8 @@ pub(super) struct Plan<'a> {
     pub(crate) work: &'a Path,
     /// The bootstrap was chosen automatically (no history was published when the job started).
     pub(crate) auto_bootstrap: bool,
+    /// The runner class (docs/sharding.md); `names` carry its artifact prefix already.
+    pub(crate) class: Option<&'a str>,
 }
 
 /// Producer job, then publication or promotion. Returns the job's verdict.
@@ -171,7 +184,8 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         wf,
         git,
         work,
-        auto_bootstrap,
+        class,
+        ..
     } = *plan;
     checkpoint()?;
     let mut producer = super::locks::acquire(&req.store_dir, super::locks::PRODUCER)?;
@@ -182,15 +196,7 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
 
     // Producer: restore before anything runs.
     checkpoint()?;
-    let restored = restore_into(
-        req,
-        names,
-        store,
-        wf,
-        &history_dir,
-        req.accept,
-        req.bootstrap,
-    )?;
+    let restored = restore_into(plan, &history_dir, req.accept, req.bootstrap)?;
     out.restore = json(&restored);
     std::fs::create_dir_all(&history_dir).map_err(io(&history_dir))?;
 
@@ -203,9 +209,9 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
     )
     .map_err(run::RunError::from)?;
     let suite = discovered.suite;
-    let profile = req
-        .profile
-        .clone()
+    let profile = suite
+        .class_profile(class, req.profile.as_deref())
+        .map_err(|message| run::RunError::from(crate::suite::SuiteError::Choice { message }))?
         .unwrap_or_else(|| run::default_profile(&suite));
     let run_id = fresh_run_id(&history_dir, &producer.note(), &commit);
     producer.set_note(&run_id).map_err(io(work))?;
@@ -227,6 +233,8 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         evidence_artifact_name: Some(evidence_name.clone()),
         hook: None,
         passes: None,
+        runner_class: class.map(str::to_string),
+        shard: None,
     };
     checkpoint()?;
     let ran = run::run(&run_req)?;
@@ -264,11 +272,80 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         RETENTION_DAYS,
     )?;
 
-    // Publication job (normal) or protected promotion (accept), each restoring live history again
-    // under the short publication lock; the producer lock is released first, as the jobs differ.
     drop(producer);
+    publish(
+        plan,
+        out,
+        &Produced {
+            history_dir,
+            run_id,
+            evidence_name,
+            evidence: uploaded,
+            evidence_digest: packed.digest.to_string(),
+            suffix,
+            suite: &suite,
+            run_exit,
+            gate_message: ran.gate_message(),
+            shards: Vec::new(),
+        },
+    )
+}
+
+/// What the producer (or a sharded night's combine step) left for the publication job.
+pub(super) struct Produced<'a> {
+    /// The candidate history.
+    pub(super) history_dir: std::path::PathBuf,
+    /// The run id.
+    pub(super) run_id: String,
+    /// The evidence artifact's name.
+    pub(super) evidence_name: String,
+    /// The uploaded evidence.
+    pub(super) evidence: ArtifactMeta,
+    /// Its packed digest.
+    pub(super) evidence_digest: String,
+    /// `<run>-<attempt>`.
+    pub(super) suffix: String,
+    /// The suite.
+    pub(super) suite: &'a Suite,
+    /// The run's own exit (its gate).
+    pub(super) run_exit: Exit,
+    /// The gate's message when it failed.
+    pub(super) gate_message: Option<String>,
+    /// A sharded night's uploaded shard packages (promotion downloads them).
+    pub(super) shards: Vec<ArtifactMeta>,
+}
+
+/// Publication job (normal) or protected promotion (accept), each restoring live history again
+/// under the class's short publication lock (the producer lock is released first, as the jobs
+/// differ). Returns the job's verdict.
+pub(super) fn publish(
+    plan: &Plan<'_>,
+    out: &mut NightlyOutcome,
+    p: &Produced<'_>,
+) -> Result<Exit, JobError> {
+    let Plan {
+        req,
+        names,
+        store,
+        wf,
+        work,
+        auto_bootstrap,
+        class,
+        ..
+    } = *plan;
+    let Produced {
+        history_dir,
+        run_id,
+        evidence_name,
+        suffix,
+        suite,
+        run_exit,
+        ..
+    } = p;
+    let commit = plan.git.commit.clone().unwrap_or_default();
     checkpoint()?;
-    let _publication = super::locks::acquire(&req.store_dir, super::locks::PUBLICATION)?;
+    let _publication =
+        super::locks::acquire(&req.store_dir, &super::locks::publication_group(class))?;
     let live = work.join("live");
     let published = work.join("published");
     // An automatic first anchor whose store got its first history from another job meanwhile
@@ -284,15 +361,10 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         req.accept
     };
     if accept {
-        let live_restored = restore_into(req, names, store, wf, &live, true, req.bootstrap)?;
+        let live_restored = restore_into(plan, &live, true, req.bootstrap)?;
         let evidence_root = work.join("evidence");
-        download_evidence(
-            store,
-            &uploaded,
-            packed.digest.as_str(),
-            work,
-            &evidence_root,
-        )?;
+        download_evidence(store, &p.evidence, &p.evidence_digest, work, &evidence_root)?;
+        let shard_archives = download_shards(store, &p.shards, work)?;
         let store_name = store.repository().trim_start_matches("local/").to_string();
         let promoted = promote::promote(&PromoteRequest {
             history_root: history_dir.clone(),
@@ -303,7 +375,7 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
             workflow_run: format!("local://{store_name}/actions/runs/{}", wf.id),
             expected_git_commit: commit.clone(),
             expected_evidence_artifact: evidence_name.clone(),
-            expected_evidence_digest: packed.digest.to_string(),
+            expected_evidence_digest: p.evidence_digest.clone(),
             canonical_history_root: live_restored.history_restored.then(|| live.clone()),
             output_history_root: published.clone(),
             suite_config: req.suite_config.clone(),
@@ -311,10 +383,12 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
             allow_bootstrap: req.bootstrap,
             reviewers: vec![],
             allow_local_workflow_run: true,
+            runner_class: class.map(str::to_string),
+            shard_archives,
         })?;
         out.publication = json(&promoted);
     } else {
-        let live_restored = restore_into(req, names, store, wf, &live, false, false)?;
+        let live_restored = restore_into(plan, &live, false, false)?;
         if !live_restored.history_restored {
             return Err(JobError::NoCanonicalHistory);
         }
@@ -324,12 +398,13 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
                 canonical_root: live.clone(),
                 output_root: published.clone(),
                 run_id: run_id.clone(),
+                runner_class: class.map(str::to_string),
             },
-            &suite,
+            suite,
         )?;
         out.publication = json(&merged);
     }
-    let history_name = names.artifact_prefix.history(&suffix);
+    let history_name = names.artifact_prefix.history(suffix);
     // The one predicate every writer of a package applies (publish and promote did already).
     would_restore_accept(&published)?;
     store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;
@@ -342,11 +417,37 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         out.history_out = Some(dest.display().to_string());
     }
     if !accept {
-        out.failure = ran.gate_message();
+        out.failure = p.gate_message.clone();
     }
     // On the acceptance path a failing gate does not stop promotion (continue-on-error), but
     // promotion itself re-checks everything; the job's verdict is then the promotion's.
-    Ok(if accept { Exit::Ok } else { run_exit })
+    Ok(if accept { Exit::Ok } else { *run_exit })
+}
+
+/// Download a sharded night's shard packages as the promotion job does (each checked against its
+/// listed digest), into `<work>/shard-archives/<name>`.
+fn download_shards(
+    store: &LocalStore,
+    shards: &[ArtifactMeta],
+    work: &Path,
+) -> Result<Vec<std::path::PathBuf>, JobError> {
+    let dir = work.join("shard-archives");
+    let mut files = Vec::new();
+    for meta in shards {
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let file = dir.join(&meta.name);
+        let mut f = std::fs::File::create(&file).map_err(io(&file))?;
+        let got = store.download(meta, &mut f, archive::MAX_ARCHIVE_BYTES)?;
+        if meta.digest.as_deref() != Some(got.digest.as_str()) {
+            return Err(JobError::Verify {
+                name: meta.name.clone(),
+                expected: meta.digest.clone().unwrap_or_else(|| "none".into()),
+                found: got.digest.to_string(),
+            });
+        }
+        files.push(file);
+    }
+    Ok(files)
 }
 
 /// True when the store still has no published history (a bootstrap is still the first anchor).
@@ -379,7 +480,7 @@ fn download_evidence(
 /// The reference run id `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`; it has one-second resolution, so
 /// when the restored history already holds this second's id, or the previous producer took it
 /// (back-to-back or queued local runs), wait for the next second rather than change the format.
-fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
+pub(super) fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
     let mut id = run::default_run_id_now(Some(commit));
     for _ in 0..3 {
         if id != previous && !history_dir.join(&id).exists() {
