@@ -81,7 +81,7 @@ pub(crate) fn assemble(
         )));
     }
     let tree = tempfile::Builder::new()
-        .prefix(&crate::fsx::stale::temp_prefix("promote-shards"))
+        .prefix(&crate::fsx::stale::temp_prefix("shards"))
         .tempdir()
         .map_err(io(Path::new("<tmp>")))?;
     crate::fsx::copy_tree(evidence_root, tree.path()).map_err(io(evidence_root))?;
@@ -104,7 +104,7 @@ pub(crate) fn assemble(
             )));
         }
         let staged = tempfile::Builder::new()
-            .prefix(&crate::fsx::stale::temp_prefix("promote-shard"))
+            .prefix(&crate::fsx::stale::temp_prefix("shard"))
             .tempdir()
             .map_err(io(Path::new("<tmp>")))?;
         let dest = staged.path().join("x");

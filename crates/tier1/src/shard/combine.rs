@@ -146,7 +146,7 @@ pub fn combine(
         // gate fails, and nothing is written: the shards' packages stay in the run, and a re-run
         // of the failed shard jobs records the whole night.
         let scratch = tempfile::Builder::new()
-            .prefix(&crate::fsx::stale::temp_prefix("combine-incomplete"))
+            .prefix(&crate::fsx::stale::temp_prefix("scratch"))
             .tempdir()
             .map_err(io(std::path::Path::new("<tmp>")))?;
         let history = scratch.path().join("history");
@@ -159,7 +159,7 @@ pub fn combine(
             package: scratch.path().join("package"),
             ..cmd.clone()
         };
-        let (run, _) = record_night(
+        let (mut run, _) = record_night(
             &dry,
             &plan,
             &suite,
@@ -169,6 +169,22 @@ pub fn combine(
             &verified,
             anchor_ref.as_ref(),
         )?;
+        let missing: Vec<String> = record
+            .shards
+            .iter()
+            .filter(|e| !e.delivered())
+            .map(|e| {
+                format!(
+                    "incomplete night: shard {} of {} delivered no evidence ({}); its targets {} are missing; nothing is recorded: re-run the failed shard job to record the night",
+                    e.shard,
+                    record.count,
+                    e.reason.as_deref().unwrap_or("no package"),
+                    e.targets.join(", ")
+                )
+            })
+            .collect();
+        run.verdict.passed = false;
+        run.verdict.failures.splice(0..0, missing);
         return Ok(CombineOutcome {
             run,
             shards: record,
