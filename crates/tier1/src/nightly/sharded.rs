@@ -105,9 +105,10 @@ pub(super) fn chain(p: &Plan<'_>, shards: u32, out: &mut NightlyOutcome) -> Resu
                         found: stored.digest.unwrap_or_else(|| "none".into()),
                     });
                 }
-                jobs.push(
-                    json!({"shard": k, "result": "success", "artifact": name, "digest": o.digest}),
-                );
+                jobs.push(json!({
+                    "shard": k, "result": "success", "artifact": name, "digest": o.digest,
+                    "targets": o.targets, "seconds": o.seconds,
+                }));
             }
             Err(e) if e.exit() == Exit::Cancelled => return Err(e.into()),
             Err(e) => {

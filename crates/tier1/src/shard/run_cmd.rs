@@ -49,7 +49,7 @@ pub struct ShardRunOutcome {
     /// The plan's shard count.
     pub(crate) shards: u32,
     /// The keys measured.
-    pub(crate) targets: Vec<String>,
+    pub targets: Vec<String>,
     /// The package written.
     pub(crate) package: String,
     /// Its digest.
@@ -61,7 +61,7 @@ pub struct ShardRunOutcome {
     /// Side-by-side comparisons made.
     pub(crate) side_by_side: usize,
     /// Seconds measuring.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
 }
 
 /// Read a plan file, check it against `expected` (a digest) when given.
