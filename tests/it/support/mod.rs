@@ -10,6 +10,7 @@ pub mod hostile_zip;
 pub mod nightly_repo;
 pub mod nvrtc_wheel;
 pub mod repo_files;
+pub mod sharded_repo;
 pub mod skip;
 pub mod synthetic_history;
 pub mod workflow_adapters;
