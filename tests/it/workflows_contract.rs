@@ -203,7 +203,11 @@ fn two_locks_queue_max_never_cancel() {
     }
     assert_lock(&wf["jobs"]["tier1"], "tier1-nightly-producer");
     assert_lock(&wf["jobs"]["publish-history"], "tier1-history-publication");
-    assert_lock(&promote["jobs"]["promote"], "tier1-history-publication");
+    // A runner class's promotion takes the class's lock; the unnamed class's is the original one.
+    assert_lock(
+        &promote["jobs"]["promote"],
+        "tier1-history-publication${{ inputs.runner_class != '' && format('-{0}', inputs.runner_class) || '' }}",
+    );
     assert!(
         wf["jobs"]["authorize-history-anchor"]
             .get("concurrency")
