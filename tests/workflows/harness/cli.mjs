@@ -33,7 +33,7 @@ async function main() {
     // A re-run is the original run's spec with this one's machine env, reviews and holds.
     const of = given.rerun ? runs[given.rerun.run] : null;
     if (given.rerun && !of) throw new Error(`run ${i}: re-run of run ${given.rerun.run}, which is not an earlier run`);
-    const spec = of ? { ...of.spec, env: { ...of.spec.env, ...given.env }, approvals: { ...of.spec.approvals, ...given.approvals }, hold: given.hold ?? {}, cancel: given.cancel ?? {} } : given;
+    const spec = of ? { ...of.spec, env: { ...of.spec.env, ...given.env }, approvals: { ...of.spec.approvals, ...given.approvals }, hold: given.hold ?? {}, cancel: given.cancel ?? {}, fail: given.fail ?? {} } : given;
     const loaded = await loadWorkflow(scenario.repo_root, spec.workflow);
     const run = new WorkflowRun(scenario, spec, loaded, groups, trace);
     if (of) startRerun(run, i, of, given.rerun.jobs, given.rerun.legs ?? {});

@@ -265,12 +265,22 @@ export class WorkflowRun {
   async holdFor(hold, label) {
     if (!hold) return;
     if (typeof hold === "number") return sleep(hold);
-    const { run, job } = hold.until_queued;
+    // `until_started`: until that job holds its concurrency group and runs (proof that two groups
+    // are independent: with one group it would wait for this job, and the hold would time out).
+    const kind = hold.until_started ? "started" : "queued";
+    const { run, job } = hold.until_started ?? hold.until_queued;
     for (let waited = 0; ; waited += 50) {
-      if (this.trace.some((e) => e.run === run && e.job === job && e.kind === "queued")) return;
-      if (waited > 300000) throw new Error(`${label}: held 300 s, but run ${run} never queued ${job}`);
+      if (this.trace.some((e) => e.run === run && e.job === job && e.kind === kind)) return;
+      if (waited > 300000) throw new Error(`${label}: held 300 s, but run ${run} never ${kind === "started" ? "started" : "queued"} ${job}`);
       await sleep(50);
     }
+  }
+
+  /** The step a scenario map (`cancel`, `fail`) names for this job or leg, if any. */
+  scenarioStep(map, prefix, id, leg) {
+    if (!map) return undefined;
+    if (leg) return map[prefix + leg.name] ?? map[`${prefix}${id}#${leg.index + 1}`];
+    return map[prefix + id];
   }
 
   /** A stepped job on a machine of its `runs-on` (a self-hosted one held for the job, machines.mjs). */
@@ -318,8 +328,10 @@ export class WorkflowRun {
       adapterRequest: { run_id: this.id, sha: github.sha, ref: github.ref },
       actionRepos: this.scenario.action_repositories ?? {},
       actionsDir: path.join(this.scenario.work_dir, "_actions"),
-      // A scenario's cancellation of this job (or leg) at one of its steps.
-      cancelAt: this.spec.cancel?.[prefix + (leg ? leg.name : id)],
+      // A scenario's cancellation of this job (or leg) at one of its steps, or its runner lost there
+      // (the step fails without running). A leg is named by its display name or `<job>#<n>`.
+      cancelAt: this.scenarioStep(this.spec.cancel, prefix, id, leg),
+      failAt: this.scenarioStep(this.spec.fail, prefix, id, leg),
     };
     rec.runner = machine.name;
     const result = await runSteps(job, def.steps ?? [], rawSteps(raw));

@@ -71,6 +71,15 @@ export async function runSteps(job, modelSteps, rawStepList) {
     // A scenario's cancellation: this step is cancelled as it starts, as the runner cancels the
     // running step of a cancelled job; later steps run only when their `if` names `always()` or
     // `cancelled()` (actions/runner `StepsRunner.cs`).
+    // A scenario's lost runner: this step fails without running.
+    if (job.failAt && step.id === job.failAt && !failed && !cancelled) {
+      record.outcome = record.conclusion = "failure";
+      record.annotations.push({ level: "error", message: "The runner lost communication with the server (the scenario fails this step)" });
+      failed = true;
+      results.push(record);
+      if (!step.id.startsWith("__") && step.id !== "") stepsContext[step.id] = { outcome: "failure", conclusion: "failure", outputs: {} };
+      continue;
+    }
     if (!cancelled && job.cancelAt && step.id === job.cancelAt) {
       cancelled = true;
       record.outcome = record.conclusion = "cancelled";
@@ -217,6 +226,7 @@ async function runComposite(job, dir, uses, inputs, ctx, files, record) {
     dir: path.join(files, "composite"),
     composite: true,
     cancelAt: undefined,
+    failAt: undefined,
     defaults: {},
     baseEnv: ctx.env,
     contexts: { ...job.contexts, inputs: given },
