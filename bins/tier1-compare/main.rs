@@ -134,6 +134,7 @@ fn run_preview(a: RunArgs) -> Result<tier1::preview::PreviewOutcome, PreviewErro
         branch: a.branch,
         output: a.output,
         run_url: tier1::gha::run_url(),
+        runner_class: setup.runner_class,
     };
     tier1::preview::preview(store.as_ref(), &req)
 }
