@@ -271,3 +271,81 @@ fn a_class_must_be_declared_and_measure_with_its_own_profile() {
         "refused before anything was created"
     );
 }
+
+#[test]
+fn one_dashboard_shows_the_classes_side_by_side_each_figure_naming_its_class() {
+    let c = two_classes();
+    let out = c.p("dashboard");
+    let o = run(tool(&c.r, "tier1-dashboard", &[])
+        .args([
+            "--suite-config",
+            "suite.yaml",
+            "--store",
+            "local:.tier1/store",
+        ])
+        .args(["--runner-class", "alpha", "--runner-class", "beta"])
+        .arg("--output")
+        .arg(&out));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let classes: Vec<&str> = o.json["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["class"].as_str().unwrap())
+        .collect();
+    assert_eq!(classes, ["alpha", "beta"]);
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for class in ["alpha", "beta"] {
+        assert!(
+            page.contains(&format!("<h2>Runner class {class}</h2>")),
+            "{class}"
+        );
+    }
+    // Every figure names its class: each chart's label, and each small multiple's caption.
+    let labels: Vec<&str> = page
+        .split("aria-label=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert!(labels.len() >= 8, "{labels:?}");
+    assert!(
+        labels
+            .iter()
+            .all(|l| l.starts_with("class alpha · ") || l.starts_with("class beta · ")),
+        "{labels:?}"
+    );
+    for caption in page.split("<figcaption>").skip(1) {
+        assert!(
+            caption.starts_with("class alpha · ") || caption.starts_with("class beta · "),
+            "{caption}"
+        );
+    }
+    // Element ids stay unique in the one page.
+    let ids: Vec<&str> = page
+        .split(" id=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "duplicate ids");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("## Runner class alpha") && md.contains("## Runner class beta"));
+
+    // A history shown under another class's name is refused, nothing written.
+    let beta = c.p("beta-live");
+    assert_eq!(restore(&c.r, Some("beta"), &beta).code, 0);
+    let out2 = c.p("dashboard-2");
+    let o = run(tool(&c.r, "tier1-dashboard", &[])
+        .args(["--suite-config", "suite.yaml"])
+        .arg("--class-history")
+        .arg(format!("alpha={}", beta.display()))
+        .arg("--output")
+        .arg(&out2));
+    assert_eq!(o.code, exit_code(Exit::Integrity), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("runner_class: expected \"alpha\""),
+        "{}",
+        o.stderr
+    );
+    assert!(!out2.exists() || std::fs::read_dir(&out2).unwrap().next().is_none());
+}
