@@ -68,6 +68,7 @@ mod shards_local;
 mod sidebyside;
 mod single_benchmark;
 mod workflow_adoption;
+mod workflow_adoption_sharded;
 mod workflow_bisect;
 mod workflow_github_behaviours;
 mod workflow_harness_selftest;
