@@ -3,7 +3,7 @@
 //! row (chained) to a staged output root, compacted like a publication (`compaction`). A bootstrap
 //! promotion starts a new chain.
 
-pub(crate) mod evidence;
+mod evidence;
 pub mod inputs;
 pub mod reviews;
 mod shards;

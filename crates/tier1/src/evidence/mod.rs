@@ -8,6 +8,7 @@ pub(crate) mod git;
 pub(crate) mod layout;
 pub(crate) mod manifest;
 pub mod pack;
+pub(crate) mod refs;
 pub(crate) mod retention;
 pub mod verify;
 

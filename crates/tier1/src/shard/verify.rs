@@ -215,7 +215,7 @@ pub(crate) fn verify_at(
                     format!("{:?} is not a target of this shard", c.key),
                 ));
             }
-            crate::promote::evidence::check_side_by_side(root, &plan.run_id, c)
+            crate::evidence::refs::check_side_by_side(root, &plan.run_id, c)
                 .map_err(|e| integrity(k, "side-by-side evidence", e))?;
         }
     }
