@@ -27,43 +27,12 @@ fn result(r: &Report, job: &str) -> String {
 }
 
 fn restored(h: &Harness) -> Value {
-    let t = tempfile::tempdir().unwrap();
-    let dest = t.path().join("h");
-    let out = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"))
-        .args([
-            "--workflow",
-            "benchmarks-sharded.yml",
-            "--artifact-prefix",
-            "acme",
-        ])
-        .args(["--runner-class", "b200"])
-        .arg("--store")
-        .arg(format!("local:{}", h.store_dir.display()))
-        .args(["--repository", &h.repository, "--branch", "main"])
-        .arg("--destination")
-        .arg(&dest)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut idx: Value =
-        serde_json::from_slice(&std::fs::read(dest.join("index.json")).unwrap()).unwrap();
-    let summaries: Vec<Value> = idx["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            serde_json::from_slice(
-                &std::fs::read(dest.join(r["summary_path"].as_str().unwrap())).unwrap(),
-            )
-            .unwrap()
-        })
-        .collect();
-    idx["summaries"] = Value::from(summaries);
-    idx
+    crate::support::class_history::restored(
+        &h.store_dir,
+        &h.repository,
+        ("benchmarks-sharded.yml", "acme", "b200"),
+    )
+    .expect("the class's history is restorable")
 }
 
 #[test]

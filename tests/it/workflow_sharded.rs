@@ -7,7 +7,6 @@
 use crate::support::workflow_harness;
 
 use serde_json::{Value, json};
-use std::path::Path;
 use workflow_harness::{Harness, Report, RunSpec, ready_or_skip};
 
 const WORKFLOW: &str = ".github/workflows/tier1-nightly-sharded.yml";
@@ -83,53 +82,13 @@ fn legs(r: &Report, i: usize) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// The class's history as the next night restores it, each row's summary under `summaries`
-/// (None: nothing published yet).
+/// The class's history as the next night restores it (None: nothing published yet).
 fn restored(h: &Harness, class: &str) -> Option<Value> {
-    let t = tempfile::tempdir().unwrap();
-    let dest = t.path().join("h");
-    let out = crate::support::command::scrubbed(env!("CARGO_BIN_EXE_tier1-restore"))
-        .args([
-            "--workflow",
-            "tier1-nightly-sharded.yml",
-            "--runner-class",
-            class,
-        ])
-        .arg("--store")
-        .arg(format!("local:{}", h.store_dir.display()))
-        .args([
-            "--repository",
-            &h.repository,
-            "--branch",
-            "main",
-            "--allow-bootstrap",
-        ])
-        .arg("--destination")
-        .arg(&dest)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "restore {class}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
-    if status["status"] == "bootstrap" {
-        return None;
-    }
-    let mut idx = read(&dest, "index.json");
-    let summaries: Vec<Value> = idx["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|row| read(&dest, row["summary_path"].as_str().unwrap()))
-        .collect();
-    idx["summaries"] = Value::from(summaries);
-    Some(idx)
-}
-
-fn read(root: &Path, rel: &str) -> Value {
-    serde_json::from_slice(&std::fs::read(root.join(rel)).unwrap()).unwrap()
+    crate::support::class_history::restored(
+        &h.store_dir,
+        &h.repository,
+        ("tier1-nightly-sharded.yml", "tier1", class),
+    )
 }
 
 fn bootstrap_b200(h: &Harness) -> Value {

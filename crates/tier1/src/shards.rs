@@ -7,6 +7,8 @@ pub(crate) mod layout;
 pub(crate) mod merge;
 pub(crate) mod plan;
 pub(crate) mod record;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 pub use merge::MergeError;
 pub use plan::Plan;

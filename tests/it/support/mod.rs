@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests, one module each (declared once, here).
 #![allow(dead_code)]
 
+pub mod class_history;
 pub mod command;
 pub mod dashboard_history;
 pub mod exit_code;

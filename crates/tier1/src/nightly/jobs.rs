@@ -254,14 +254,7 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
     })?;
     let zip = work.join(format!("{evidence_name}.zip"));
     let packed = pack::pack(&runs_dir, &run_id, &zip)?;
-    let uploaded = store.upload_file(wf.id, &evidence_name, &zip, RETENTION_DAYS)?;
-    if uploaded.digest.as_deref() != Some(packed.digest.as_str()) {
-        return Err(JobError::Verify {
-            name: evidence_name,
-            expected: packed.digest.to_string(),
-            found: uploaded.digest.unwrap_or_else(|| "none".into()),
-        });
-    }
+    let uploaded = upload_verified(store, wf.id, &evidence_name, &zip, &packed.digest)?;
     out.evidence = Some(
         serde_json::json!({"name": evidence_name, "id": uploaded.id, "digest": packed.digest, "bytes": packed.bytes}),
     );
@@ -422,6 +415,26 @@ pub(super) fn publish(
     // On the acceptance path a failing gate does not stop promotion (continue-on-error), but
     // promotion itself re-checks everything; the job's verdict is then the promotion's.
     Ok(if accept { Exit::Ok } else { *run_exit })
+}
+
+/// Upload `file` as the artifact `name` of run `run` (as is, like `archive: false`) and require the
+/// digest the store records to be the packed one (the workflow's verify step).
+pub(super) fn upload_verified(
+    store: &LocalStore,
+    run: u64,
+    name: &str,
+    file: &Path,
+    packed: &crate::digest::Digest,
+) -> Result<ArtifactMeta, JobError> {
+    let uploaded = store.upload_file(run, name, file, RETENTION_DAYS)?;
+    if uploaded.digest.as_deref() != Some(packed.as_str()) {
+        return Err(JobError::Verify {
+            name: name.to_string(),
+            expected: packed.to_string(),
+            found: uploaded.digest.unwrap_or_else(|| "none".into()),
+        });
+    }
+    Ok(uploaded)
 }
 
 /// Download a sharded night's shard packages as the promotion job does (each checked against its

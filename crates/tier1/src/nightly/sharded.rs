@@ -6,7 +6,7 @@
 //! publication or promotion job, exactly as a single night's.
 
 use super::NightlyOutcome;
-use super::jobs::{JobError, Plan, Produced, publish, restore_into};
+use super::jobs::{JobError, Plan, Produced, publish, restore_into, upload_verified};
 use crate::exit::{Classify, Exit};
 use crate::fsx::fault::{self, Point};
 use crate::shard::ShardError;
@@ -97,14 +97,7 @@ pub(super) fn chain(p: &Plan<'_>, shards: u32, out: &mut NightlyOutcome) -> Resu
             });
         match ran {
             Ok(o) => {
-                let stored = store.upload_file(wf.id, &name, &package, super::RETENTION_DAYS)?;
-                if stored.digest.as_deref() != Some(o.digest.as_str()) {
-                    return Err(JobError::Verify {
-                        name,
-                        expected: o.digest.to_string(),
-                        found: stored.digest.unwrap_or_else(|| "none".into()),
-                    });
-                }
+                upload_verified(store, wf.id, &name, &package, &o.digest)?;
                 jobs.push(json!({
                     "shard": k, "result": "success", "artifact": name, "digest": o.digest,
                     "targets": o.targets, "seconds": o.seconds,
@@ -156,14 +149,7 @@ pub(super) fn chain(p: &Plan<'_>, shards: u32, out: &mut NightlyOutcome) -> Resu
             run_exit
         });
     };
-    let uploaded = store.upload_file(wf.id, &evidence_name, &package, super::RETENTION_DAYS)?;
-    if uploaded.digest.as_deref() != Some(digest.as_str()) {
-        return Err(JobError::Verify {
-            name: evidence_name,
-            expected: digest.to_string(),
-            found: uploaded.digest.unwrap_or_else(|| "none".into()),
-        });
-    }
+    let uploaded = upload_verified(store, wf.id, &evidence_name, &package, &digest)?;
     out.evidence = Some(json!({
         "name": evidence_name, "id": uploaded.id, "digest": digest,
         "shards": combined.shards.delivered().filter_map(|s| s.artifact.clone()).collect::<Vec<_>>(),

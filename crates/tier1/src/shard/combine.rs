@@ -141,34 +141,38 @@ pub fn combine(
         )));
     }
     let record = shards_record(&plan, &fetched, &missing);
-    if !record.complete {
-        // An incomplete night is computed in a scratch copy, to say what it measured and why its
-        // gate fails, and nothing is written: the shards' packages stay in the run, and a re-run
-        // of the failed shard jobs records the whole night.
-        let scratch = tempfile::Builder::new()
-            .prefix(&crate::fsx::stale::temp_prefix("scratch"))
-            .tempdir()
-            .map_err(io(std::path::Path::new("<tmp>")))?;
+    // An incomplete night is computed in a scratch copy, to say what it measured and why its gate
+    // fails, and nothing is written: the shards' packages stay in the run, and a re-run of the
+    // failed shard jobs records the whole night.
+    let scratch = tempfile::Builder::new()
+        .prefix(&crate::fsx::stale::temp_prefix("scratch"))
+        .tempdir()
+        .map_err(io(std::path::Path::new("<tmp>")))?;
+    let target = if record.complete {
+        cmd.clone()
+    } else {
         let history = scratch.path().join("history");
         if cmd.history_root.is_dir() {
             crate::fsx::copy_tree(&cmd.history_root, &history).map_err(io(&cmd.history_root))?;
         }
-        let dry = CombineCommand {
+        CombineCommand {
             history_root: history,
             evidence_root: scratch.path().join("runs"),
             package: scratch.path().join("package"),
             ..cmd.clone()
-        };
-        let (mut run, _) = record_night(
-            &dry,
-            &plan,
-            &suite,
-            suite_source,
-            &record,
-            &fetched,
-            &verified,
-            anchor_ref.as_ref(),
-        )?;
+        }
+    };
+    let (mut run, (digest, bytes)) = record_night(
+        &target,
+        &plan,
+        &suite,
+        suite_source,
+        &record,
+        &fetched,
+        &verified,
+        anchor_ref.as_ref(),
+    )?;
+    if !record.complete {
         let missing: Vec<String> = record
             .shards
             .iter()
@@ -194,16 +198,6 @@ pub fn combine(
             bytes: 0,
         });
     }
-    let (run, (digest, bytes)) = record_night(
-        cmd,
-        &plan,
-        &suite,
-        suite_source,
-        &record,
-        &fetched,
-        &verified,
-        anchor_ref.as_ref(),
-    )?;
     let ids: Vec<String> = fetched.iter().map(|f| f.meta.id.to_string()).collect();
     let _ = crate::gha::set_output("shard_artifact_ids", &ids.join(","));
     let _ = crate::gha::set_output("evidence_digest", digest.hex());

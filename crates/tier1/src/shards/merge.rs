@@ -9,7 +9,6 @@ use crate::bench::result::ResultsFile;
 use crate::confirmation::Suspect;
 use crate::history::SideBySideBlock;
 use crate::suite::Suite;
-use std::collections::BTreeMap;
 
 /// Why shards cannot be merged (the combine step refuses the night: provenance mismatch).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -169,12 +168,7 @@ pub(crate) fn merge_results(
         }
     }
     merged.environment.device_uuids = uuids;
-    let order: BTreeMap<&str, usize> = suite
-        .targets
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.key.as_str(), i))
-        .collect();
+    let order = super::plan::suite_order(suite);
     let mut targets: Vec<_> = sorted.iter().flat_map(|(_, r)| r.targets.clone()).collect();
     targets.sort_by_key(|t| order.get(t.key.as_str()).copied().unwrap_or(usize::MAX));
     merged.targets = targets;

@@ -142,12 +142,7 @@ impl Plan {
                 self.assignments.len()
             ));
         }
-        let order: BTreeMap<&str, usize> = suite
-            .targets
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.key.as_str(), i))
-            .collect();
+        let order = suite_order(suite);
         let mut seen = std::collections::BTreeSet::new();
         for (i, a) in self.assignments.iter().enumerate() {
             if a.shard != i as u32 + 1 {
@@ -185,6 +180,16 @@ impl Plan {
         }
         None
     }
+}
+
+/// Each suite target key's position in the suite.
+pub(crate) fn suite_order(suite: &Suite) -> BTreeMap<&str, usize> {
+    suite
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.key.as_str(), i))
+        .collect()
 }
 
 /// A target's timed cost in a summary (seconds): rounds × (baseline time × its repetitions +

@@ -1,27 +1,7 @@
 use super::*;
 use crate::bench::result::{RESULTS_SCHEMA_VERSION, empty_result, status};
 use crate::history::model::Environment;
-use crate::shards::plan::{PlanRequest, make};
-
-fn plan(suite: &Suite, shards: u32) -> Plan {
-    make(PlanRequest {
-        suite,
-        history: None,
-        run_id: "20260801_031500_tier1_nightly_01234567".into(),
-        workflow_run_id: 7,
-        attempt: 1,
-        created_at: "2026-08-01T03:15:00Z".into(),
-        commit: crate::aggregate::fixtures::COMMIT.into(),
-        profile: "cpu".into(),
-        runner_class: None,
-        artifact_prefix: "tier1".into(),
-        requested_shards: shards,
-        passes: 1,
-        anchor_candidate: false,
-        anchor_run_id: None,
-    })
-    .unwrap()
-}
+use crate::shards::testkit::plan;
 
 fn env(runner: &str, uuid: &str) -> Environment {
     Environment {

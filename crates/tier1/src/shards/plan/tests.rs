@@ -123,29 +123,10 @@ fn recorded_times_come_from_the_newest_run_that_measured_each_target() {
     );
 }
 
-fn request(suite: &Suite, shards: u32) -> PlanRequest<'_> {
-    PlanRequest {
-        suite,
-        history: None,
-        run_id: "20260801_031500_tier1_nightly_01234567".into(),
-        workflow_run_id: 7,
-        attempt: 1,
-        created_at: "2026-08-01T03:15:00Z".into(),
-        commit: crate::aggregate::fixtures::COMMIT.into(),
-        profile: "cpu".into(),
-        runner_class: None,
-        artifact_prefix: "tier1".into(),
-        requested_shards: shards,
-        passes: 1,
-        anchor_candidate: false,
-        anchor_run_id: None,
-    }
-}
-
 #[test]
 fn a_plan_checks_itself_and_its_digest_covers_every_field() {
     let suite = Suite::embedded();
-    let plan = make(request(&suite, 4)).unwrap();
+    let plan = crate::shards::testkit::plan(&suite, 4);
     assert_eq!(plan.shards, 4);
     assert_eq!(plan.problem(&suite), None);
     assert_eq!(plan.targets_of(4).map(<[String]>::len), Some(1));
