@@ -31,7 +31,7 @@ enum Command {
     /// Run the suite on this checkout and compare it with the current anchor of the default
     /// branch's canonical history, as the nightly would; exit 0 when the nightly gate would pass,
     /// 1 when it would fail.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Post the preview comment on a pull request, or update the one posted before.
     Comment(CommentArgs),
 }
@@ -88,7 +88,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     match args.command {
-        Command::Run(a) => match run_preview(a) {
+        Command::Run(a) => match run_preview(*a) {
             Ok(outcome) => {
                 cli::print_json(&outcome);
                 cli::exit(outcome.exit())

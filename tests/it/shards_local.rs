@@ -306,7 +306,7 @@ fn the_combine_step_verifies_every_shard_and_refuses_tampered_or_foreign_evidenc
     let s = plan_and_measure(&r);
     upload(&r, &s, 2);
     forge(&s.dir(&format!("tier1-shard-{}-1-1", s.wf)), |d| {
-        let dir = d.join(&run_id_of(&s)).join("shards/1");
+        let dir = d.join(run_id_of(&s)).join("shards/1");
         edit_json(&dir.join("manifest.json"), |m| {
             m["runner_class"] = Value::from("beta");
             m["environment"]["runner_class"] = Value::from("beta");

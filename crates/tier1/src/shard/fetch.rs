@@ -48,13 +48,19 @@ impl Write for Hashing<'_> {
     }
 }
 
+/// The shards [`select`] found a package for (with it) and those it found none for.
+pub(crate) struct Selection {
+    found: Vec<(u32, ArtifactMeta)>,
+    missing: Vec<u32>,
+}
+
 /// The newest package of each shard of `plan` among the run's artifacts (attempts from the
 /// plan's to `current_attempt`).
 pub(crate) fn select(
     store: &dyn ArtifactStore,
     plan: &Plan,
     current_attempt: u32,
-) -> Result<(Vec<(u32, ArtifactMeta)>, Vec<u32>), ShardError> {
+) -> Result<Selection, ShardError> {
     let prefix = ArtifactPrefix::parse(&plan.artifact_prefix)
         .map_err(|m| ShardError::Invalid(format!("plan artifact_prefix: {m}")))?;
     let listing = store.list_run_artifacts(plan.workflow_run_id, &artifact_rejection)?;
@@ -95,7 +101,7 @@ pub(crate) fn select(
             None => missing.push(k),
         }
     }
-    Ok((found, missing))
+    Ok(Selection { found, missing })
 }
 
 /// Download, verify and extract one shard's package into `dest` (absent or empty).
@@ -169,7 +175,7 @@ pub(crate) fn fetch_all(
     current_attempt: u32,
     work: &Path,
 ) -> Result<Shards, ShardError> {
-    let (found, missing) = select(store, plan, current_attempt)?;
+    let Selection { found, missing } = select(store, plan, current_attempt)?;
     let mut fetched = Vec::new();
     for (k, meta) in &found {
         if meta.expired {

@@ -214,6 +214,6 @@ fn set_outputs(o: &PlanOutcome) {
         ),
         ("artifact_prefix", p.artifact_prefix.clone()),
     ] {
-        let _ = crate::gha::set_output(&name, &value);
+        let _ = crate::gha::set_output(name, &value);
     }
 }
