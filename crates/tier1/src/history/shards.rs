@@ -33,7 +33,7 @@ pub struct ShardEntry {
     pub shard: u32,
     /// The target keys the plan gave it, in suite order.
     pub targets: Vec<String>,
-    /// [`DELIVERED`] or [`MISSING`].
+    /// `DELIVERED` or `MISSING`.
     pub status: String,
     /// Its package's artifact name (delivered only).
     #[serde(default, skip_serializing_if = "Option::is_none")]

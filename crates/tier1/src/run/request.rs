@@ -45,7 +45,7 @@ pub struct RunRequest<'a> {
     /// The runner class measured on (docs/sharding.md): recorded in the results' environment
     /// (part of its key) and the manifest; None: the unnamed class.
     pub runner_class: Option<String>,
-    /// Measure as one shard of a sharded night ([`super::shard::measure_shard`]); None: the
+    /// Measure as one shard of a sharded night (`run::shard::measure_shard`); None: the
     /// whole suite.
     pub shard: Option<ShardPlacement>,
 }

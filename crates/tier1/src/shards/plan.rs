@@ -70,7 +70,7 @@ pub struct Assignment {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
-    /// [`PLAN_SCHEMA`].
+    /// `PLAN_SCHEMA`.
     pub schema: String,
     /// The night's run id.
     pub run_id: String,
