@@ -14,7 +14,7 @@ name="$1" bin_dir="$2" out="$3"
 cd "$(dirname "$0")/.."
 bins=(tier1-attest tier1-preflight tier1-restore tier1-run tier1-evidence
       tier1-publish tier1-promote tier1-nightly tier1-dashboard tier1-compare tier1-bisect
-      tier1-export tier1-vault)
+      tier1-export tier1-vault tier1-shard)
 files=(README.md docs/suite.md docs/adoption.md docs/command-targets.md
        helpers/python/tier1_bench.py helpers/c/tier1_bench.h
        examples/command_target.py examples/command_target.c)

@@ -69,6 +69,7 @@ pub fn child_main() -> bool {
                 allow_bootstrap: false,
                 allow_anchor_renewal: true,
                 artifact_prefix: Default::default(),
+                runner_class: None,
             };
             let out = tier1::restore::restore(&store, &opts).expect("restore");
             assert!(out.history_restored);
@@ -79,6 +80,7 @@ pub fn child_main() -> bool {
                 canonical_root: var("BENCH_LIVE"),
                 output_root: var("BENCH_OUT"),
                 run_id: text("BENCH_RUN"),
+                runner_class: None,
             };
             tier1::publish::merge(&req, &tier1::suite::Suite::embedded()).expect("publish");
         }

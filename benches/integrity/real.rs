@@ -78,6 +78,8 @@ pub(crate) fn night(root: &Path) -> (Exit, Option<Summary>) {
         history_out: Some(root.join(".tier1/history")),
         now: None,
         keep_work: false,
+        shards: None,
+        runner_class: None,
     };
     let out = nightly::run(&req).expect("the night runs");
     if let Some(f) = &out.failure {

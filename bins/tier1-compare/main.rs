@@ -31,7 +31,7 @@ enum Command {
     /// Run the suite on this checkout and compare it with the current anchor of the default
     /// branch's canonical history, as the nightly would; exit 0 when the nightly gate would pass,
     /// 1 when it would fail.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Post the preview comment on a pull request, or update the one posted before.
     Comment(CommentArgs),
 }
@@ -88,7 +88,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     match args.command {
-        Command::Run(a) => match run_preview(a) {
+        Command::Run(a) => match run_preview(*a) {
             Ok(outcome) => {
                 cli::print_json(&outcome);
                 cli::exit(outcome.exit())
@@ -134,6 +134,7 @@ fn run_preview(a: RunArgs) -> Result<tier1::preview::PreviewOutcome, PreviewErro
         branch: a.branch,
         output: a.output,
         run_url: tier1::gha::run_url(),
+        runner_class: setup.runner_class,
     };
     tier1::preview::preview(store.as_ref(), &req)
 }

@@ -3,7 +3,8 @@
 
 use clap::Parser;
 use std::path::PathBuf;
-use tier1::dashboard::from_store::{StoreSource, write_from_store};
+use tier1::dashboard::classes::{ClassHistory, write_classes_dashboard};
+use tier1::dashboard::from_store::{StoreSource, write_classes_from_store, write_from_store};
 use tier1::dashboard::{DashboardOptions, write_dashboard};
 use tier1::exit::Exit;
 
@@ -16,10 +17,22 @@ struct Args {
     #[arg(
         long,
         env = "TIER1_HISTORY_ROOT",
-        required_unless_present = "store",
-        conflicts_with = "store"
+        required_unless_present_any = ["store", "class_history"],
+        conflicts_with_all = ["store", "class_history"]
     )]
     history_root: Option<PathBuf>,
+    /// A runner class's history root, `NAME=DIR` (repeatable): the classes side by side in one
+    /// page, every figure naming its class (docs/sharding.md).
+    #[arg(
+        long = "class-history",
+        value_name = "NAME=DIR",
+        conflicts_with = "store"
+    )]
+    class_history: Vec<String>,
+    /// With --store: show these runner classes side by side (repeatable), each restored from its
+    /// own artifact names `<prefix>-<class>-*`.
+    #[arg(long = "runner-class", value_name = "NAME", requires = "store")]
+    runner_class: Vec<String>,
     /// Read the newest published history of this artifact store instead (`local:DIR`, such as
     /// tier1-nightly's `local:.tier1/store`, or `github`).
     #[arg(long)]
@@ -70,6 +83,49 @@ fn main() -> std::process::ExitCode {
         step_summary: true,
         stale_after_days: args.stale_after_days,
     };
+    if !args.class_history.is_empty() {
+        let mut classes = Vec::new();
+        for given in &args.class_history {
+            let Some((class, dir)) = given
+                .split_once('=')
+                .filter(|(c, d)| !c.is_empty() && !d.is_empty())
+            else {
+                return tier1::cli::fail(
+                    "tier1-dashboard",
+                    &tier1::dashboard::classes::usage(format!(
+                        "--class-history: expected NAME=DIR, found {given:?}"
+                    )),
+                );
+            };
+            classes.push(ClassHistory {
+                class: class.to_string(),
+                history_root: PathBuf::from(dir),
+            });
+        }
+        let result = write_classes_dashboard(&opts, &classes).map(|outcome| {
+            tier1::cli::print_json(&outcome);
+            Exit::Ok
+        });
+        return tier1::cli::finish("tier1-dashboard", result);
+    }
+    if let (Some(store), false) = (&args.store, args.runner_class.is_empty()) {
+        let result = write_classes_from_store(
+            &StoreSource {
+                store: store.clone(),
+                workflow: args.workflow.clone(),
+                artifact_prefix: args.artifact_prefix.as_ref().map(|p| p.to_string()),
+                branch: args.branch.clone(),
+                repository: args.repository.clone(),
+            },
+            &args.runner_class,
+            &opts,
+        )
+        .map(|outcome| {
+            tier1::cli::print_json(&outcome);
+            Exit::Ok
+        });
+        return tier1::cli::finish("tier1-dashboard", result);
+    }
     let written = match args.store {
         Some(store) => write_from_store(
             &StoreSource {

@@ -65,6 +65,14 @@ struct Args {
     /// running binary this way). Runs no job and writes nothing.
     #[arg(long, value_name = "KEY")]
     emit_target: Option<String>,
+    /// Shard the night (docs/sharding.md): plan, N shard jobs one after another, combine
+    /// (default: the runner class's `shards`, else the suite's; 1 and unset: one job).
+    #[arg(long, env = "TIER1_SHARDS")]
+    shards: Option<u32>,
+    /// The runner class measured on (a `runner_classes` entry of the suite): its profile, its own
+    /// history and artifact names.
+    #[arg(long = "class", env = "TIER1_RUNNER_CLASS", value_name = "NAME")]
+    runner_class: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -100,6 +108,8 @@ fn main() -> ExitCode {
         history_out: a.history_out,
         now: a.now,
         keep_work: a.keep_work,
+        shards: a.shards,
+        runner_class: a.runner_class.filter(|c| !c.is_empty()),
     };
     match nightly::run(&req) {
         Ok(outcome) => {

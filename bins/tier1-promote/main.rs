@@ -77,6 +77,14 @@ struct Args {
     /// Accept `local://<store>/actions/runs/<n>` as the workflow run (local main job).
     #[arg(long, env = "TIER1_ALLOW_LOCAL_WORKFLOW_RUN")]
     allow_local_workflow_run: bool,
+    /// The runner class ratified (docs/sharding.md): the run and the live history must be of it
+    /// (absent: the unnamed class).
+    #[arg(long, env = "TIER1_RUNNER_CLASS", value_name = "NAME")]
+    runner_class: Option<String>,
+    /// A directory holding the shard packages of a combined run (docs/sharding.md §5), as
+    /// download-artifact leaves them (`DIR/<name>` or `DIR/<name>/<name>`), found by name.
+    #[arg(long, value_name = "DIR")]
+    shard_archives: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -138,6 +146,11 @@ fn run(a: Args) -> Result<Exit, PromoteError> {
         allow_bootstrap: a.allow_bootstrap,
         reviewers,
         allow_local_workflow_run: a.allow_local_workflow_run,
+        runner_class: a.runner_class.filter(|c| !c.is_empty()),
+        shard_archives: match &a.shard_archives {
+            Some(dir) => inputs::files_in(dir)?,
+            None => Vec::new(),
+        },
     };
     let out = promote(&req)?;
     tier1::cli::print_json(&out);

@@ -26,6 +26,10 @@ struct Args {
     run_id: String,
     #[command(flatten)]
     suite: tier1::cli::SuiteFileArg,
+    /// The runner class published (docs/sharding.md): the candidate and the live history must be
+    /// of it (absent: the unnamed class).
+    #[arg(long, env = "TIER1_RUNNER_CLASS", value_name = "NAME")]
+    runner_class: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         canonical_root: a.canonical_history_root,
         output_root: a.output_history_root,
         run_id: a.run_id,
+        runner_class: a.runner_class.filter(|c| !c.is_empty()),
     };
     tier1::cli::finish(
         "tier1-publish",

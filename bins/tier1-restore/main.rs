@@ -47,6 +47,11 @@ struct Args {
     /// The export's expected SHA-256 (hex or `sha256:<hex>`; default: `FILE.sha256` when present).
     #[arg(long, value_name = "HEX", requires = "from_export")]
     sha256: Option<String>,
+    /// The runner class whose history is restored (docs/sharding.md): artifacts are named with
+    /// the class's prefix `<artifact-prefix>-<class>`, and a package whose index names another
+    /// class is refused (exit 4).
+    #[arg(long, env = "TIER1_RUNNER_CLASS", value_name = "NAME")]
+    runner_class: Option<String>,
 }
 
 /// `--from-export`: the export verified and restored offline.
@@ -69,15 +74,20 @@ fn run(args: Args) -> Result<tier1::Exit, RestoreError> {
         .spec()
         .map_err(|e| RestoreError::Invalid(e.to_string()))?;
     let store = open_store(&spec, &args.store.config(&args.github))?;
+    let class = args.runner_class.clone().filter(|c| !c.is_empty());
+    let artifact_prefix =
+        tier1::suite::class_prefix(&args.history.artifact_prefix, class.as_deref())
+            .map_err(RestoreError::Invalid)?;
     let opts = RestoreOptions {
         repository: store.repository().to_string(),
-        artifact_prefix: args.history.artifact_prefix,
+        artifact_prefix,
         workflow: args.history.workflow,
         branch: args.branch.unwrap_or_default(),
         current_run_id: args.current_run_id.filter(|_| !args.include_current_run),
         destination: args.destination,
         allow_bootstrap: args.allow_bootstrap,
         allow_anchor_renewal: args.allow_anchor_renewal,
+        runner_class: class,
     };
     let outcome = tier1::restore::restore(store.as_ref(), &opts)?;
     tier1::cli::print_json(&outcome);

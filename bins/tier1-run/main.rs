@@ -109,6 +109,8 @@ fn execute(args: Args) -> Result<run::RunOutcome, run::RunError> {
         evidence_artifact_name: args.evidence_artifact_name,
         hook: None,
         passes: None,
+        runner_class: setup.runner_class,
+        shard: None,
     };
     run::run(&req)
 }

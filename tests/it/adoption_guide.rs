@@ -49,6 +49,7 @@ fn the_guide_shows_the_tested_adopter_files_verbatim() {
         "tests/fixtures/adopter/configs/benchmark_suites/kernels.yaml",
         "tests/fixtures/adopter/.gitignore",
         "tests/fixtures/adopter/.github/workflows/benchmarks-preview.yml",
+        "tests/fixtures/adopter/.github/workflows/benchmarks-sharded.yml",
     ] {
         assert!(
             blocks.iter().any(|(p, _)| p == want),

@@ -10,7 +10,7 @@ use crate::support::nightly_repo;
 use serde_json::Value;
 
 /// (binary, its path, the subcommands whose `--help` is snapshotted too).
-const BINARIES: [(&str, &str, &[&str]); 12] = [
+const BINARIES: [(&str, &str, &[&str]); 13] = [
     ("tier1-nightly", env!("CARGO_BIN_EXE_tier1-nightly"), &[]),
     ("tier1-run", env!("CARGO_BIN_EXE_tier1-run"), &[]),
     ("tier1-restore", env!("CARGO_BIN_EXE_tier1-restore"), &[]),
@@ -39,6 +39,11 @@ const BINARIES: [(&str, &str, &[&str]); 12] = [
         &["run", "comment"],
     ),
     ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect"), &[]),
+    (
+        "tier1-shard",
+        env!("CARGO_BIN_EXE_tier1-shard"),
+        &["plan", "run", "combine"],
+    ),
 ];
 
 fn help(path: &str, sub: Option<&str>) -> String {

@@ -79,6 +79,7 @@ fn env_key(device: &str) -> String {
         runner: None,
         profile: None,
         clock: None,
+        runner_class: None,
     }
     .key()
 }

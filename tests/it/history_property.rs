@@ -59,6 +59,7 @@ proptest! {
                         canonical_root: live.clone(),
                         output_root: out.clone(),
                         run_id: id.clone(),
+                        runner_class: None,
                     };
                     let o = tier1::publish::merge(&req, &suite).map_err(|e| TestCaseError::fail(e.to_string()))?;
                     prop_assert!(!o.baseline_eligible);

@@ -23,6 +23,7 @@ fn tree() -> (tempfile::TempDir, PathBuf) {
         canonical_root: w.join("live"),
         output_root: w.join("out"),
         run_id: "r1".into(),
+        runner_class: None,
     };
     tier1::publish::merge(&req, &suite()).unwrap();
     let out = w.join("out");

@@ -39,7 +39,7 @@ fn copy_fixture(from: &Path, to: &Path, (commit, sha256): (&str, &str)) {
     }
 }
 
-fn adopter() -> Option<(Harness, tempfile::TempDir)> {
+pub(crate) fn adopter() -> Option<(Harness, tempfile::TempDir)> {
     if !ready_or_skip("workflow_adoption") {
         return None;
     }

@@ -204,7 +204,11 @@ fn two_locks_queue_max_never_cancel() {
     }
     assert_lock(&wf["jobs"]["tier1"], "tier1-nightly-producer");
     assert_lock(&wf["jobs"]["publish-history"], "tier1-history-publication");
-    assert_lock(&promote["jobs"]["promote"], "tier1-history-publication");
+    // A runner class's promotion takes the class's lock; the unnamed class's is the original one.
+    assert_lock(
+        &promote["jobs"]["promote"],
+        "tier1-history-publication${{ inputs.runner_class != '' && format('-{0}', inputs.runner_class) || '' }}",
+    );
     assert!(
         wf["jobs"]["authorize-history-anchor"]
             .get("concurrency")
@@ -594,17 +598,38 @@ fn promotion_restores_with_renewal_and_reads_the_approvals() {
             "{var}"
         );
     }
-    // Every input the caller passes is declared, and vice versa for the required ones.
+    // The one-runner nightly passes every input but those of a runner class and a combined run;
+    // the sharded nightly every input but the recovery from an export (which it does not offer).
+    // Both in the declared order; what a caller leaves out defaults to none.
     let declared = promote["on"]["workflow_call"]["inputs"]
         .as_object()
         .unwrap();
-    let passed = yaml(NIGHTLY)["jobs"]["promote-history-anchor"]["with"]
-        .as_object()
-        .unwrap()
-        .clone();
+    let passed = |wf: &str| {
+        yaml(wf)["jobs"]["promote-history-anchor"]["with"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let all_but = |left_out: &[&str]| {
+        for input in left_out {
+            assert_eq!(declared[*input]["default"], "", "{input}");
+            assert_ne!(declared[*input]["required"], true, "{input}");
+        }
+        declared
+            .keys()
+            .filter(|k| !left_out.contains(&k.as_str()))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
-        declared.keys().collect::<Vec<_>>(),
-        passed.keys().collect::<Vec<_>>()
+        all_but(&["runner_class", "shard_artifact_ids"]),
+        passed(NIGHTLY)
+    );
+    assert_eq!(
+        all_but(&["history_export", "history_export_sha256"]),
+        passed(".github/workflows/tier1-nightly-sharded.yml")
     );
 }
 

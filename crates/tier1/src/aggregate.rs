@@ -258,6 +258,7 @@ pub(crate) mod fixtures {
             profile: None,
             summary: compute(&targets),
             targets,
+            shards: None,
             extra: Default::default(),
         }
     }

@@ -84,6 +84,31 @@ impl ArtifactPrefix {
         format!("{}-candidate-history-{suffix}", self.0)
     }
 
+    /// `<prefix>-shard-<run>-<attempt>-<shard>`: shard `shard`'s evidence package, uploaded by
+    /// attempt `attempt` of workflow run `run` (docs/sharding.md).
+    pub(crate) fn shard(&self, run: u64, attempt: u32, shard: u32) -> String {
+        format!("{}-shard-{run}-{attempt}-{shard}", self.0)
+    }
+
+    /// `(run, attempt, shard)` of a shard package name of this prefix, or None.
+    pub(crate) fn shard_parts(&self, name: &str) -> Option<(u64, u32, u32)> {
+        let rest = name
+            .strip_prefix(self.0.as_str())?
+            .strip_prefix("-shard-")?;
+        let mut it = rest.split('-');
+        let digits =
+            |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+        let (run, attempt, shard) = (it.next()?, it.next()?, it.next()?);
+        if it.next().is_some() || ![run, attempt, shard].iter().all(|s| digits(s)) {
+            return None;
+        }
+        Some((
+            run.parse().ok()?,
+            attempt.parse().ok()?,
+            shard.parse().ok()?,
+        ))
+    }
+
     /// The suffix of a history artifact name of this prefix, or None.
     pub(crate) fn history_suffix<'a>(&self, name: &'a str) -> Option<&'a str> {
         name.strip_prefix(self.0.as_str())?
@@ -161,6 +186,20 @@ mod tests {
                 .map(night_suffix),
             Some("7-1")
         );
+    }
+
+    #[test]
+    fn shard_and_plan_names_parse_back_and_never_cross_a_class() {
+        let p = ArtifactPrefix::parse("tier1-b200").unwrap();
+        assert_eq!(p.shard(7, 2, 3), "tier1-b200-shard-7-2-3");
+        assert_eq!(p.shard_parts("tier1-b200-shard-7-2-3"), Some((7, 2, 3)));
+        let d = ArtifactPrefix::default();
+        assert_eq!(d.shard_parts("tier1-b200-shard-7-2-3"), None);
+        assert_eq!(p.shard_parts("tier1-b200-shard-7-2"), None);
+        assert_eq!(p.shard_parts("tier1-b200-shard-7-2-3-4"), None);
+        assert_eq!(p.shard_parts("tier1-b200-shard-7-x-3"), None);
+        // A class's history is never another prefix's.
+        assert_eq!(d.history_suffix("tier1-b200-history-7-1"), None);
     }
 
     #[test]

@@ -58,6 +58,18 @@ pub(crate) fn baseline_metrics(summary: &Summary) -> Check {
     ] {
         c.require(n == 0, || format!("summary.{field} is {n}, expected 0"));
     }
+    // A sharded night with a missing shard is incomplete: never accepted, never an anchor.
+    for s in summary.shards.iter().flat_map(|r| &r.shards) {
+        c.require(s.delivered(), || {
+            format!(
+                "incomplete night: shard {} of {} delivered no evidence ({}); its targets {} are missing",
+                s.shard,
+                summary.shards.as_ref().map_or(0, |r| r.count),
+                s.reason.as_deref().unwrap_or("no package"),
+                s.targets.join(", ")
+            )
+        });
+    }
     for t in &summary.targets {
         let name = &t.key;
         if t.status != SUCCEEDED {

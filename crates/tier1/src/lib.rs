@@ -12,8 +12,8 @@
 //! | layer | modules |
 //! | --- | --- |
 //! | edge | cli |
-//! | commands | nightly, preview, promote, publish, restore, export, vault, run, evidence, dashboard, attest, bisect |
-//! | domain: rules | sidebyside, compaction, bench, gpu, history_check, confirmation, recheck, regress_md, gate, regress, aggregate |
+//! | commands | nightly, shard, preview, promote, publish, restore, export, vault, run, evidence, dashboard, attest, bisect |
+//! | domain: rules | shards, sidebyside, compaction, bench, gpu, history_check, confirmation, recheck, regress_md, gate, regress, aggregate |
 //! | domain: formats | history, suite |
 //! | plumbing | store, github, gha, archive, artifacts, json, fsx, digest, stats, process, text, par, exit |
 //!
@@ -24,6 +24,8 @@
 //! - [`nightly`] — `tier1-nightly` → [`nightly::run`], the workflow's job chain against the local
 //!   store (restore → run → bind → pack → upload → verify → publish or promote).
 //! - [`run`] — `tier1-run` → [`run::run`], the producer step: the suite, evidence, candidate history.
+//! - [`shard`] — `tier1-shard plan | run | combine` → [`shard::plan_cmd::plan`],
+//!   [`shard::run_cmd::run_shard`], [`shard::combine::combine`]: a sharded night's steps.
 //! - [`restore`] — `tier1-restore` → [`restore::restore`], the newest verified history, fail closed;
 //!   `--from-export` → [`restore::export::restore_from_export`], offline from an export.
 //! - [`export`] — `tier1-export` → [`export::export`], the whole verified history as one archive.
@@ -42,6 +44,8 @@
 //! - `tier1-preflight` → [`gpu::preflight`] (the GPU inventory lives in the domain layer).
 //!
 //! **Domain** — the rules of the product, then the formats they read and write:
+//! - [`shards`] — a sharded night's plan (targets balanced over a job matrix by their recorded
+//!   times), a shard's record and evidence layout, and the merge of the shards into one night.
 //! - [`sidebyside`] — the anchor's own code built from a clean worktree (cached by commit) and
 //!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm()`]).
 //! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
@@ -109,6 +113,8 @@ pub mod regress;
 pub mod regress_md;
 pub mod restore;
 pub mod run;
+pub mod shard;
+pub mod shards;
 pub mod sidebyside;
 pub mod stats;
 pub mod store;

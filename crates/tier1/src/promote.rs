@@ -6,6 +6,7 @@
 mod evidence;
 pub mod inputs;
 pub mod reviews;
+mod shards;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
@@ -133,6 +134,11 @@ pub struct PromoteRequest {
     pub reviewers: Vec<String>,
     /// Accept `local://<store>/actions/runs/<n>` as the workflow run (local main job).
     pub allow_local_workflow_run: bool,
+    /// The runner class ratified (docs/sharding.md): the run and the live history must be of
+    /// it; None: the unnamed class.
+    pub runner_class: Option<String>,
+    /// The shard packages of a combined run (docs/sharding.md §5), found by artifact name.
+    pub shard_archives: Vec<PathBuf>,
 }
 
 /// The JSON `tier1-promote` prints (contract §6.4 plus `bootstrap_reset`).
@@ -347,6 +353,16 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
             source,
         })?;
     check_summary_identity(&files.summary, &suite).map_err(PromoteError::Invalid)?;
+    check_runner_class("candidate index", cand.index.runner_class.as_deref(), r)?;
+    check_runner_class(
+        &format!("{}/summary.json environment", r.run_id),
+        files
+            .summary
+            .environment
+            .as_ref()
+            .and_then(|e| e.runner_class.as_deref()),
+        r,
+    )?;
     let found: Vec<(&str, &str)> = files
         .summary
         .targets
@@ -391,6 +407,9 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     check_comparison(r, &files)?;
     // 12. Live history.
     let live = load_live(r, &suite)?;
+    if let Some(l) = &live {
+        check_runner_class("live index", l.index.runner_class.as_deref(), r)?;
+    }
     // 12b (tier1). Anchor quality: no target's speedup an outlier against the live accepted runs,
     // unless a recheck confirmed its regression (a real, re-measured level change).
     if let (Some(_), Some(root)) = (&live, &r.canonical_history_root) {
@@ -482,9 +501,27 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
         None => first,
     };
     check_same_comparison(&files.regression, &recomputed)?;
-    // 14. Evidence package.
+    // 14. Evidence package (a combined run's: with its shards' packages, docs/sharding.md §5).
+    let assembled = match &files.summary.shards {
+        Some(record) => Some(shards::assemble(
+            &r.evidence_root,
+            &r.shard_archives,
+            &r.run_id,
+            record,
+            &suite,
+        )?),
+        None if !r.shard_archives.is_empty() => {
+            return invalid(format!(
+                "--shard-archives given, but run {:?} was measured by one runner (its summary records no shards)",
+                r.run_id
+            ));
+        }
+        None => None,
+    };
     evidence::check(
-        &r.evidence_root,
+        assembled
+            .as_ref()
+            .map_or(r.evidence_root.as_path(), |t| t.path()),
         &r.history_root,
         &r.run_id,
         &checked.commit,
@@ -498,10 +535,15 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
     // The live index is taken over, not cloned (a long history's index is large).
     let (mut doc, base) = match (live, bootstrap_reset) {
         (Some(l), false) => (l.doc, r.canonical_history_root.as_deref()),
-        _ => (
-            IndexDoc::new_chained(&suite.suite_name, suite.version),
-            None,
-        ),
+        _ => {
+            let mut doc = IndexDoc::new_chained(&suite.suite_name, suite.version);
+            doc.set_runner_class(r.runner_class.as_deref())
+                .map_err(|source| PromoteError::History {
+                    which: "canonical",
+                    source,
+                })?;
+            (doc, None)
+        }
     };
     let hist = |source| PromoteError::History {
         which: "canonical",
@@ -541,6 +583,22 @@ pub fn promote(r: &PromoteRequest) -> Result<PromoteOutcome, PromoteError> {
         bootstrap_reset,
         history_root: ".".into(),
     })
+}
+
+/// A history's or run's runner class against the class ratified (docs/sharding.md): a run of one
+/// class never becomes another's anchor.
+fn check_runner_class(
+    what: &str,
+    found: Option<&str>,
+    r: &PromoteRequest,
+) -> Result<(), PromoteError> {
+    let want = r.runner_class.as_deref();
+    if found == want {
+        return Ok(());
+    }
+    invalid(format!(
+        "{what}: runner_class expected {want:?} (--runner-class), found {found:?}: a run of one runner class never becomes another class's anchor"
+    ))
 }
 
 fn check_comparison(r: &PromoteRequest, f: &RunFiles) -> Result<(), PromoteError> {

@@ -77,6 +77,9 @@ pub struct MergeRequest {
     pub output_root: PathBuf,
     /// The run to publish: the candidate's newest row.
     pub run_id: String,
+    /// The runner class published (docs/sharding.md): the candidate, its run and the live
+    /// history must all be of it; None: the unnamed class.
+    pub runner_class: Option<String>,
 }
 
 /// The JSON `tier1-publish` prints.
@@ -222,6 +225,7 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         return invalid("candidate history has no runs".into());
     };
     let (cand_suite, cand_version) = (cand.index.suite_name.clone(), cand.index.suite_version);
+    let cand_class = cand.index.runner_class.clone();
     drop(cand);
     let row = &row;
     if row.run_id != req.run_id {
@@ -247,6 +251,17 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
             source,
         })?;
     check_summary_identity(&files.summary, suite).map_err(PublishError::Invalid)?;
+    let run_class = files
+        .summary
+        .environment
+        .as_ref()
+        .and_then(|e| e.runner_class.clone());
+    check_runner_class("candidate index", cand_class.as_deref(), req)?;
+    check_runner_class(
+        &format!("{}/summary.json environment", req.run_id),
+        run_class.as_deref(),
+        req,
+    )?;
 
     let Some(live) = live else {
         return invalid(format!(
@@ -265,6 +280,7 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         suite,
     )
     .map_err(PublishError::Invalid)?;
+    check_runner_class("canonical index", live.index.runner_class.as_deref(), req)?;
     if live.doc.contains_run(&req.run_id) {
         return Err(PublishError::Conflict(format!(
             "run {:?} is already in canonical history",
@@ -331,6 +347,22 @@ pub fn merge(req: &MergeRequest, suite: &Suite) -> Result<MergeOutcome, PublishE
         chain_adopted,
         history_root: ".".into(),
     })
+}
+
+/// A history's or run's runner class against the class published (docs/sharding.md): one class's
+/// run is never published into another's history.
+fn check_runner_class(
+    what: &str,
+    found: Option<&str>,
+    req: &MergeRequest,
+) -> Result<(), PublishError> {
+    let want = req.runner_class.as_deref();
+    if found == want {
+        return Ok(());
+    }
+    Err(PublishError::Invalid(format!(
+        "{what}: runner_class expected {want:?} (--runner-class), found {found:?}: a run of one runner class is never published into another class's history"
+    )))
 }
 
 /// The summary's suite identity against the config.

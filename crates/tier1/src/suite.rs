@@ -2,6 +2,7 @@
 //! thresholds, parsed strictly (unknown fields, duplicate keys or targets and bad goals are errors
 //! that name the line).
 
+pub(crate) mod classes;
 mod discover;
 mod format;
 pub(crate) mod limits;
@@ -10,6 +11,7 @@ mod names;
 mod parse_error;
 pub(crate) mod settings;
 
+pub use classes::{RunnerClass, class_prefix};
 pub(crate) use discover::SuiteSource;
 pub(crate) use format::{OutputFormat, VariantMap, variant_name};
 pub(crate) use names::{RunNames, run_names};
@@ -69,6 +71,13 @@ pub struct Suite {
     /// with the anchor's own code (a profile's own setting wins; docs/suite.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) side_by_side: Option<SideBySideSetting>,
+    /// Shards a night is split over (docs/sharding.md); absent: 1 (a runner class may set its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) shards: Option<u32>,
+    /// The runner classes the suite is measured on, by name (docs/sharding.md): each keeps its own
+    /// history and anchor.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) runner_classes: BTreeMap<String, RunnerClass>,
 }
 
 fn default_history_root() -> String {
@@ -701,6 +710,9 @@ impl Suite {
                 "thresholds.history_window",
                 format!("expected at least 2, found {}", t.history_window),
             ));
+        }
+        if let Some((at, message)) = classes::problem(self) {
+            return Err(rule(&at, message));
         }
         limits::check(self).map_err(|(at, message)| rule(&at, message))
     }

@@ -219,6 +219,7 @@ pub fn publish_on(work: &Path, live: &Path, spec: &RunSpec) -> PathBuf {
             canonical_root: live.into(),
             output_root: out.clone(),
             run_id: spec.run_id.clone(),
+            runner_class: None,
         },
         &suite(),
     )
@@ -348,6 +349,8 @@ pub fn promote_request(
         allow_bootstrap: live.is_none(),
         reviewers: vec![],
         allow_local_workflow_run: false,
+        runner_class: None,
+        shard_archives: Vec::new(),
     }
 }
 

@@ -58,6 +58,7 @@ pub fn bin(name: &str) -> std::path::PathBuf {
         "tier1-publish" => env!("CARGO_BIN_EXE_tier1-publish"),
         "tier1-restore" => env!("CARGO_BIN_EXE_tier1-restore"),
         "tier1-run" => env!("CARGO_BIN_EXE_tier1-run"),
+        "tier1-shard" => env!("CARGO_BIN_EXE_tier1-shard"),
         other => panic!("no tier1 binary named {other}"),
     };
     built.into()

@@ -348,6 +348,23 @@ impl FakeGithub {
         }
     }
 
+    /// Mark job `job_id` of `run_id`'s attempt `attempt` completed with `conclusion`, as GitHub
+    /// does when the job ends (the jobs API then lists it `completed`).
+    pub fn complete_job(&self, run_id: u64, attempt: u32, job_id: u64, conclusion: &str) {
+        let mut list = self.shared.jobs.lock().expect("lock");
+        for (r, a, jobs) in list.iter_mut() {
+            if *r != run_id || *a != attempt {
+                continue;
+            }
+            for j in jobs.as_array_mut().into_iter().flatten() {
+                if j["id"] == job_id {
+                    j["status"] = Value::from("completed");
+                    j["conclusion"] = Value::from(conclusion);
+                }
+            }
+        }
+    }
+
     /// Publish a release: served at `GET /repos/{repo}/releases/tags/{tag}`, each asset's
     /// `browser_download_url` on the blob listener (which refuses an `Authorization` header).
     pub fn add_release(&self, release: Release) {

@@ -112,6 +112,16 @@ impl Adapters {
                 Ok(json!({"id": job_id, "runtime_token":
                     crate::support::fake_github::artifact_service::runtime_token(id, &backend)}))
             }
+            ["runs", id, "jobs", job, "complete"] => {
+                let attempt = body["attempt"].as_u64().unwrap_or(1) as u32;
+                fake.complete_job(
+                    number(id)?,
+                    attempt,
+                    number(job)?,
+                    &text(body, "conclusion")?,
+                );
+                Ok(json!({}))
+            }
             ["runs", id, "approvals"] => {
                 let id = number(id)?;
                 fake.add_approval(

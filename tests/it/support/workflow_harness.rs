@@ -34,7 +34,7 @@ pub const ACCEPTANCE_ENVIRONMENT: &str = "tier1-canonical-acceptance";
 pub const RUN_COMPLETION_DELAY_MS: u64 = 2000;
 
 /// The tier1 binaries this test built (name, path).
-pub const BINS: [(&str, &str); 12] = [
+pub const BINS: [(&str, &str); 13] = [
     ("tier1-attest", env!("CARGO_BIN_EXE_tier1-attest")),
     ("tier1-bisect", env!("CARGO_BIN_EXE_tier1-bisect")),
     ("tier1-compare", env!("CARGO_BIN_EXE_tier1-compare")),
@@ -47,11 +47,13 @@ pub const BINS: [(&str, &str); 12] = [
     ("tier1-publish", env!("CARGO_BIN_EXE_tier1-publish")),
     ("tier1-restore", env!("CARGO_BIN_EXE_tier1-restore")),
     ("tier1-run", env!("CARGO_BIN_EXE_tier1-run")),
+    ("tier1-shard", env!("CARGO_BIN_EXE_tier1-shard")),
 ];
 
 /// Files of this checkout the scenario repository carries, as they are.
-const SOURCE_FILES: [&str; 14] = [
+const SOURCE_FILES: [&str; 15] = [
     ".github/workflows/tier1-nightly.yml",
+    ".github/workflows/tier1-nightly-sharded.yml",
     ".github/workflows/tier1-bisect.yml",
     ".github/workflows/tier1-promote.yml",
     ".github/workflows/tier1-preview.yml",
@@ -160,6 +162,8 @@ pub struct Harness {
     pub producer_workflow: String,
     /// How long after its last job a run turns `completed` ([`RUN_COMPLETION_DELAY_MS`]).
     pub completion_delay_ms: u64,
+    /// Machines a scenario adds to the standard ones (a runner pool, another runner class).
+    pub extra_machines: Vec<Value>,
     prebuilt: PathBuf,
     gpu_tool_cache: PathBuf,
     preview_tool_cache: PathBuf,
@@ -240,6 +244,7 @@ impl Harness {
             artifact_prefix: "tier1".into(),
             producer_workflow: "tier1-nightly.yml".into(),
             completion_delay_ms: RUN_COMPLETION_DELAY_MS,
+            extra_machines: Vec::new(),
             prebuilt,
             gpu_tool_cache,
             preview_tool_cache,
@@ -320,6 +325,10 @@ impl Harness {
             ],
             "runs": runs,
         });
+        let mut scenario = scenario;
+        if let Some(m) = scenario["machines"].as_array_mut() {
+            m.extend(self.extra_machines.iter().cloned());
+        }
         let scenario_file = dir.join("scenario.json");
         let result_file = dir.join("result.json");
         std::fs::write(
@@ -384,6 +393,16 @@ impl Harness {
     /// preview runner (`b200-preview-01`).
     pub fn tool_caches(&self) -> (&Path, &Path) {
         (&self.gpu_tool_cache, &self.preview_tool_cache)
+    }
+
+    /// A self-hosted GPU machine `name` with `labels` whose NVML inventory is the fixture
+    /// `tests/fixtures/gpu/<inventory>.json`, at runner version 2.327.1, with the GPU tool cache
+    /// (the pinned NVRTC wheel).
+    pub fn gpu_machine(&self, name: &str, labels: &[&str], inventory: &str) -> Value {
+        let fixture = manifest_dir().join(format!("tests/fixtures/gpu/{inventory}.json"));
+        json!({"name": name, "environment": "self-hosted", "labels": labels,
+               "tool_cache": self.gpu_tool_cache,
+               "env": {"TIER1_INVENTORY_JSON": fixture, "TIER1_RUNNER_VERSION": "2.327.1"}})
     }
 
     /// A directory holding the stand-in `libnvrtc.so.12` (for local runs of the suite).

@@ -112,12 +112,21 @@ impl Report {
             for (id, job) in jobs.as_object().into_iter().flatten() {
                 out.push_str(&format!("job {prefix}{id}: {}\n", job["result"]));
                 steps(&job["steps"], "  ", out);
+                for leg in job["legs"].as_array().into_iter().flatten() {
+                    out.push_str(&format!("  leg {}: {}\n", leg["name"], leg["result"]));
+                    steps(&leg["steps"], "    ", out);
+                }
                 walk(&job["jobs"], &format!("{prefix}{id}/"), out);
             }
         }
         let mut out = format!("run {i}: {}\n", self.run(i)["conclusion"]);
         walk(&self.run(i)["jobs"], "", &mut out);
         out
+    }
+
+    /// The event trace (queued, started, finished, ... in order).
+    pub fn trace(&self) -> Vec<Value> {
+        self.0["trace"].as_array().cloned().unwrap_or_default()
     }
 
     /// The log of a step (for failure messages).

@@ -145,4 +145,33 @@ impl RunSpec {
         self.0["hold"][job] = json!({"until_queued": {"run": other_run, "job": other_job}});
         self
     }
+
+    /// Keep job `job` (and its concurrency group) after its steps until job `other_job` of run
+    /// `other_run` has started (holds its own group and runs).
+    pub fn hold_until_started(mut self, job: &str, other_run: usize, other_job: &str) -> RunSpec {
+        self.0["hold"][job] = json!({"until_started": {"run": other_run, "job": other_job}});
+        self
+    }
+
+    /// Cancel `job` (a job id, or a matrix leg `<job>#<n>`) as its step `step` starts: the step is
+    /// cancelled, later steps run only when their `if` names `always()` or `cancelled()`.
+    pub fn cancel_at(mut self, job: &str, step: &str) -> RunSpec {
+        self.0["cancel"][job] = json!(step);
+        self
+    }
+
+    /// Lose `job`'s runner (a job id or a matrix leg `<job>#<n>`) at its step `step`: the step
+    /// fails without running, as when a runner stops answering.
+    pub fn fail_at(mut self, job: &str, step: &str) -> RunSpec {
+        self.0["fail"][job] = json!(step);
+        self
+    }
+
+    /// "Re-run this job" on legs `legs` (1-based) of the matrix job `job` of run `run`: only those
+    /// legs and the jobs that need `job` run again.
+    pub fn rerun_legs(run: usize, job: &str, legs: &[u32]) -> RunSpec {
+        RunSpec(json!({
+            "rerun": {"run": run, "jobs": [job], "legs": {job: legs}}, "env": {}, "approvals": {}, "hold": {}
+        }))
+    }
 }

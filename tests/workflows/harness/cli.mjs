@@ -7,12 +7,16 @@ import { loadWorkflow } from "./load.mjs";
 import { ConcurrencyGroups } from "./groups.mjs";
 import { WorkflowRun } from "./jobs.mjs";
 import { startRerun } from "./reruns.mjs";
+import { MachinePool } from "./machines.mjs";
 
 function jobReport(jobs) {
   const out = {};
   for (const [id, j] of Object.entries(jobs)) {
     out[id] = { result: j.result, outputs: j.outputs, steps: j.steps, summary: j.summary ?? "", carried: Boolean(j.carried), runner: j.runner ?? null };
     if (j.jobs) out[id].jobs = jobReport(j.jobs);
+    if (j.legs) {
+      out[id].legs = j.legs.map((l) => ({ name: l.name, matrix: l.matrix, result: l.result, outputs: l.outputs, steps: l.steps ?? [], summary: l.summary ?? "", carried: Boolean(l.carried), runner: l.runner ?? null }));
+    }
   }
   return out;
 }
@@ -21,6 +25,7 @@ async function main() {
   const [scenarioFile, resultFile] = process.argv.slice(2);
   if (!scenarioFile || !resultFile) throw new Error("usage: cli.mjs SCENARIO.json RESULT.json");
   const scenario = JSON.parse(fs.readFileSync(scenarioFile, "utf8"));
+  scenario.pool = new MachinePool(scenario.machines);
   const groups = new ConcurrencyGroups();
   const trace = [];
   const runs = [];
@@ -30,11 +35,11 @@ async function main() {
     const of = given.rerun ? runs[given.rerun.run] : null;
     if (given.rerun && !of) throw new Error(`run ${i}: re-run of run ${given.rerun.run}, which is not an earlier run`);
     const spec = of
-      ? { ...of.spec, env: { ...of.spec.env, ...given.env }, approvals: { ...of.spec.approvals, ...given.approvals }, hold: given.hold ?? {}, triggering_actor: given.actor ?? of.spec.actor }
+      ? { ...of.spec, env: { ...of.spec.env, ...given.env }, approvals: { ...of.spec.approvals, ...given.approvals }, hold: given.hold ?? {}, triggering_actor: given.actor ?? of.spec.actor, cancel: given.cancel ?? {}, fail: given.fail ?? {} }
       : given;
     const loaded = await loadWorkflow(scenario.repo_root, spec.workflow);
     const run = new WorkflowRun(scenario, spec, loaded, groups, trace);
-    if (of) startRerun(run, i, of, given.rerun.jobs);
+    if (of) startRerun(run, i, of, given.rerun.jobs, given.rerun.legs ?? {});
     else await run.start(i);
     runs.push(run);
   }

@@ -3,7 +3,10 @@
 //! scenario's approval (without them the job runs at once and nothing is recorded),
 //! concurrency groups queue, reusable workflows run their callee's jobs, and job outputs are
 //! evaluated when the job ends. A run is completed `completion_delay_ms` after its last job ended.
-//! Re-running a job of a finished run (a new attempt of the same run) is in reruns.mjs.
+//! A job with a `strategy` runs one leg per matrix combination (matrix.mjs). A scenario may cancel
+//! a job (or one leg) at one of its steps (`cancel`: the step and every later step whose `if` does
+//! not name `always()` or `cancelled()` are cancelled or skipped, and the job's result is
+//! `cancelled`). Re-running a job of a finished run (a new attempt of the same run) is in reruns.mjs.
 import fs from "node:fs";
 import path from "node:path";
 import { asString, condition, tokenValue } from "./expressions.mjs";
@@ -12,6 +15,7 @@ import { groupOf } from "./groups.mjs";
 import { harnessCall } from "./adapters.mjs";
 import { checkEvent, eventContext, eventEnv, runRecord } from "./events.mjs";
 import { runSteps } from "./steps.mjs";
+import { aggregateResult, combineOutputs, legName, plan as matrixPlan, runLegs, strategyContext } from "./matrix.mjs";
 
 function stamp() {
   return new Date().toISOString();
@@ -100,7 +104,7 @@ export class WorkflowRun {
   /** End the attempt: the run's conclusion, then `completed` some seconds after its last job. */
   async complete() {
     const results = Object.values(this.jobs).map((j) => j.result);
-    this.conclusion = results.includes("failure") ? "failure" : "success";
+    this.conclusion = results.includes("failure") ? "failure" : results.includes("cancelled") ? "cancelled" : "success";
     // GitHub marks a run completed some seconds after its last job ended (the jobs release
     // their concurrency groups before that): the run stays in_progress meanwhile.
     this.event("jobs_done", null);
@@ -150,7 +154,7 @@ export class WorkflowRun {
       success: ancestors.every((r) => r === "success"), failure: ancestors.includes("failure"), always: true, cancelled: false,
     };
     const contexts = { github: this.github, inputs, needs, vars: {} };
-    for (const key of ["strategy", "container", "services"]) {
+    for (const key of ["container", "services"]) {
       if (def[key] !== undefined && def[key] !== null) throw new Error(`${label}: jobs.<id>.${key} is not emulated`);
     }
     const finish = (result) => {
@@ -175,6 +179,10 @@ export class WorkflowRun {
         if (decision.state !== "approved") return finish("failure");
       }
     }
+    if (def.strategy !== undefined && def.strategy !== null) {
+      if (def.type === "reusableWorkflowJob") throw new Error(`${label}: a matrix of reusable workflows is not emulated`);
+      return this.runMatrix(def, wf, raw, contexts, rec, label, prefix, finish);
+    }
     const group = groupOf(tokenValue(def.concurrency, contexts), label);
     this.event("queued", prefix + id, { group });
     const release = group ? await this.groups.acquire(group) : () => {};
@@ -192,9 +200,9 @@ export class WorkflowRun {
         for (const [k, v] of Object.entries(tokenValue(def.outputs, {}) ?? {})) rec.outputs[k] = asString(tokenValue(v?.value, octx));
         return finish(results.includes("failure") ? "failure" : "success");
       }
-      await this.runSteppedJob(def, wf, raw, contexts, rec, label, prefix);
+      await this.runSteppedJob(def, wf, raw, contexts, rec, label, prefix, null);
       await this.holdFor(this.spec.hold?.[prefix + id], label);
-      return finish(rec.failed ? "failure" : "success");
+      return finish(rec.cancelled ? "cancelled" : rec.failed ? "failure" : "success");
     } finally {
       // A job keeps its concurrency group for at least MIN_JOB_MS, as on GitHub, where runner
       // assignment alone takes longer: the next job in the queue never starts within the same
@@ -205,30 +213,98 @@ export class WorkflowRun {
   }
 
   /**
+   * A matrix job (matrix.mjs): one leg per combination, each a stepped job with the `matrix` and
+   * `strategy` contexts, under `fail-fast` and `max-parallel`; the legs of an earlier attempt that a
+   * re-run keeps (`this.carriedLegs`) are not run again. The job's outputs and result combine the
+   * legs'.
+   */
+  async runMatrix(def, wf, raw, contexts, rec, label, prefix, finish) {
+    const id = def.id.value;
+    const p = matrixPlan(tokenValue(def.strategy, contexts), label);
+    const carried = this.carriedLegs?.[prefix + id];
+    rec.legs = p.legs.map((_, i) => (carried && !carried.rerun.has(i) && carried.legs[i] ? { ...carried.legs[i], carried: true } : null));
+    const ended = rec.legs.filter(Boolean);
+    const toRun = p.legs.map((_, i) => i).filter((i) => !rec.legs[i]);
+    const named = (i, lctx) => (def.name ? asString(tokenValue(def.name, lctx)) : legName(id, p.legs[i]));
+    const legContext = (i) => ({ ...contexts, matrix: p.legs[i], strategy: strategyContext(p, i) });
+    await runLegs(p, toRun, async (i) => {
+      const lctx = legContext(i);
+      const name = named(i, lctx);
+      const leg = { name, matrix: p.legs[i], index: i, result: null, outputs: {}, steps: [] };
+      rec.legs[i] = leg;
+      const where = `${label} [${name}]`;
+      const group = groupOf(tokenValue(def.concurrency, lctx), where);
+      this.event("queued", prefix + name, { group });
+      const release = group ? await this.groups.acquire(group) : () => {};
+      const startedAt = Date.now();
+      this.event("started", prefix + name, { group });
+      try {
+        await this.runSteppedJob(def, wf, raw, lctx, leg, where, prefix, { index: i, name });
+        await this.holdFor(this.spec.hold?.[prefix + name], where);
+        leg.result = leg.cancelled ? "cancelled" : leg.failed ? "failure" : "success";
+      } finally {
+        if (group) await new Promise((r) => setTimeout(r, Math.max(0, MIN_JOB_MS - (Date.now() - startedAt))));
+        release();
+      }
+      this.event("finished", prefix + name, { result: leg.result });
+      ended.push(leg);
+      return leg.result;
+    }, (i) => {
+      const name = named(i, legContext(i));
+      rec.legs[i] = { name, matrix: p.legs[i], index: i, result: "cancelled", outputs: {}, steps: [] };
+      this.event("finished", prefix + name, { result: "cancelled", reason: "fail-fast" });
+    });
+    rec.outputs = combineOutputs(ended);
+    return finish(aggregateResult(rec.legs.map((l) => l.result)));
+  }
+
+  /**
    * A scenario's hold on a job after its steps, keeping its concurrency group: a number of
    * milliseconds, or `{until_queued: {run, job}}` (until that job of that run is queued).
    */
   async holdFor(hold, label) {
     if (!hold) return;
     if (typeof hold === "number") return sleep(hold);
-    const { run, job } = hold.until_queued;
+    // `until_started`: until that job holds its concurrency group and runs (proof that two groups
+    // are independent: with one group it would wait for this job, and the hold would time out).
+    const kind = hold.until_started ? "started" : "queued";
+    const { run, job } = hold.until_started ?? hold.until_queued;
     for (let waited = 0; ; waited += 50) {
-      if (this.trace.some((e) => e.run === run && e.job === job && e.kind === "queued")) return;
-      if (waited > 300000) throw new Error(`${label}: held 300 s, but run ${run} never queued ${job}`);
+      if (this.trace.some((e) => e.run === run && e.job === job && e.kind === kind)) return;
+      if (waited > 300000) throw new Error(`${label}: held 300 s, but run ${run} never ${kind === "started" ? "started" : "queued"} ${job}`);
       await sleep(50);
     }
   }
 
-  async runSteppedJob(def, wf, raw, contexts, rec, label, prefix) {
+  /** The step a scenario map (`cancel`, `fail`) names for this job or leg, if any. */
+  scenarioStep(map, prefix, id, leg) {
+    if (!map) return undefined;
+    if (leg) return map[prefix + leg.name] ?? map[`${prefix}${id}#${leg.index + 1}`];
+    return map[prefix + id];
+  }
+
+  /** A stepped job on a machine of its `runs-on` (a self-hosted one held for the job, machines.mjs). */
+  async runSteppedJob(def, wf, raw, contexts, rec, label, prefix, leg) {
+    const runsOn = tokenValue(def["runs-on"], contexts);
+    const pool = this.scenario.pool;
+    const { machine, release } = pool ? await pool.acquire(runsOn, label) : { machine: machineFor(this.scenario, runsOn, label), release: () => {} };
+    try {
+      await this.runOnMachine(def, wf, raw, contexts, rec, label, prefix, leg, machine);
+    } finally {
+      release();
+    }
+  }
+
+  async runOnMachine(def, wf, raw, contexts, rec, label, prefix, leg, machine) {
     const id = def.id.value;
-    const machine = machineFor(this.scenario, tokenValue(def["runs-on"], contexts), label);
-    const dir = path.join(this.scenario.work_dir, `run-${this.index}-${this.id}`, `${prefix}${id}`.replace(/\//g, "__"));
+    const jobDir = `${prefix}${id}`.replace(/\//g, "__") + (leg ? `__leg${leg.index + 1}` : "");
+    const dir = path.join(this.scenario.work_dir, `run-${this.index}-${this.id}`, jobDir);
     const workspace = path.join(dir, "workspace");
     const temp = path.join(dir, "temp");
     fs.mkdirSync(workspace, { recursive: true });
     fs.mkdirSync(temp, { recursive: true });
     const runner = { name: machine.name, os: "Linux", arch: "X64", temp, tool_cache: machine.tool_cache ?? path.join(dir, "tool-cache"), environment: machine.environment ?? "github-hosted", debug: "" };
-    const name = def.name ? asString(tokenValue(def.name, contexts)) : id;
+    const name = leg ? leg.name : def.name ? asString(tokenValue(def.name, contexts)) : id;
     const registered = await harnessCall(this.scenario.api_url, `runs/${this.id}/jobs`, { name, labels: machine.labels, runner_name: machine.name, attempt: this.attempt });
     const github = { ...this.github, job: id, workspace };
     const ctx = { ...contexts, github, runner };
@@ -259,13 +335,21 @@ export class WorkflowRun {
         ACTIONS_RUNTIME_URL: `${this.scenario.api_url}/`,
       },
       actionsDir: path.join(this.scenario.work_dir, "_actions"),
+      // A scenario's cancellation of this job (or leg) at one of its steps, or its runner lost there
+      // (the step fails without running). A leg is named by its display name or `<job>#<n>`.
+      cancelAt: this.scenarioStep(this.spec.cancel, prefix, id, leg),
+      failAt: this.scenarioStep(this.spec.fail, prefix, id, leg),
     };
     rec.runner = machine.name;
     const result = await runSteps(job, def.steps ?? [], rawSteps(raw));
     rec.steps = result.steps;
     rec.failed = result.failed;
+    rec.cancelled = result.cancelled;
     rec.summary = result.summary;
     const octx = { ...ctx, env: result.env, steps: result.stepsContext, job: { status: result.failed ? "failure" : "success" } };
     for (const pair of def.outputs?.map ?? []) rec.outputs[pair.key.value] = asString(tokenValue(pair.value, octx));
+    // The jobs API lists the job completed once it ended (the runner's next job is the one in progress).
+    const conclusion = result.cancelled ? "cancelled" : result.failed ? "failure" : "success";
+    if (registered?.id) await harnessCall(this.scenario.api_url, `runs/${this.id}/jobs/${registered.id}/complete`, { attempt: this.attempt, conclusion });
   }
 }

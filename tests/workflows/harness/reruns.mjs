@@ -30,9 +30,11 @@ export function rerunSet(template, jobIds) {
 
 /**
  * Start `run` (a fresh WorkflowRun of the same workflow) as the next attempt of `of`, once `of` has
- * completed, re-running `jobIds` and their dependants. Sets `run.done`.
+ * completed, re-running `jobIds` and their dependants. Sets `run.done`. `legs` (`{jobId: [n, ...]}`,
+ * 1-based) re-runs only those legs of a matrix job, as "Re-run this job" on one leg does: its
+ * other legs keep their results and outputs, and the job's combine again.
  */
-export function startRerun(run, index, of, jobIds) {
+export function startRerun(run, index, of, jobIds, legs = {}) {
   run.index = index;
   run.done = (async () => {
     await of.done;
@@ -45,6 +47,15 @@ export function startRerun(run, index, of, jobIds) {
     run.eventEnv = eventEnv(run.github, path.join(run.scenario.work_dir, `run-${index}-${run.id}-${run.attempt}`));
     for (const [id, rec] of Object.entries(of.jobs)) {
       if (!again.has(id)) run.jobs[id] = { ...rec, carried: true };
+    }
+    run.carriedLegs = {};
+    for (const [id, numbers] of Object.entries(legs)) {
+      const rec = of.jobs[id];
+      if (!rec?.legs) throw new Error(`re-run: job '${id}' is not a matrix job of the earlier attempt`);
+      for (const n of numbers) {
+        if (!Number.isInteger(n) || n < 1 || n > rec.legs.length) throw new Error(`re-run: job '${id}' has legs 1 to ${rec.legs.length}, not ${n}`);
+      }
+      run.carriedLegs[id] = { legs: rec.legs, rerun: new Set(numbers.map((n) => n - 1)) };
     }
     run.event("rerun", null, { attempt: run.attempt, jobs: [...again] });
     await run.runGraph(run.loaded, run.inputs, run.jobs, "");

@@ -67,17 +67,37 @@ export async function runSteps(job, modelSteps, rawStepList) {
   const addedPath = [];
   let summary = "";
   let failed = false;
+  let cancelled = false;
   for (let i = 0; i < modelSteps.length; i++) {
     const step = modelSteps[i];
     const raw = rawStepList[i];
     const name = step.name ? asString(tokenValue(step.name, job.contexts)) : (step.uses?.value ?? step.id);
     const record = { id: step.id, name, outcome: "skipped", conclusion: "skipped", outputs: {}, annotations: [] };
+    // A scenario's cancellation: this step is cancelled as it starts, as the runner cancels the
+    // running step of a cancelled job; later steps run only when their `if` names `always()` or
+    // `cancelled()` (actions/runner `StepsRunner.cs`).
+    // A scenario's lost runner: this step fails without running.
+    if (job.failAt && step.id === job.failAt && !failed && !cancelled) {
+      record.outcome = record.conclusion = "failure";
+      record.annotations.push({ level: "error", message: "The runner lost communication with the server (the scenario fails this step)" });
+      failed = true;
+      results.push(record);
+      if (!step.id.startsWith("__") && step.id !== "") stepsContext[step.id] = { outcome: "failure", conclusion: "failure", outputs: {} };
+      continue;
+    }
+    if (!cancelled && job.cancelAt && step.id === job.cancelAt) {
+      cancelled = true;
+      record.outcome = record.conclusion = "cancelled";
+      results.push(record);
+      if (!step.id.startsWith("__") && step.id !== "") stepsContext[step.id] = { outcome: "cancelled", conclusion: "cancelled", outputs: {} };
+      continue;
+    }
     const files = path.join(job.dir, `step-${i + 1}`);
     fs.mkdirSync(files, { recursive: true });
     const envContext = { ...job.baseEnv, ...githubEnv };
     const ctx = { ...job.contexts, env: envContext, steps: stepsContext, job: { status: failed ? "failure" : "success" } };
     // In a composite action the failure so far is the action's (github.action_status), not the job's.
-    const status = { success: !failed, failure: failed, always: true, cancelled: false };
+    const status = { success: !failed && !cancelled, failure: failed, always: true, cancelled };
     let outcome;
     let stepEnv = {};
     try {
@@ -148,7 +168,7 @@ export async function runSteps(job, modelSteps, rawStepList) {
     }
     results.push(record);
   }
-  return { failed, steps: results, stepsContext, env: { ...job.baseEnv, ...githubEnv }, summary };
+  return { failed, cancelled, steps: results, stepsContext, env: { ...job.baseEnv, ...githubEnv }, summary };
 }
 
 function fatal(message) {
@@ -228,6 +248,8 @@ async function runComposite(job, dir, uses, inputs, ctx, files, record) {
     label: `${job.label} > ${uses}`,
     dir: path.join(files, "composite"),
     composite: true,
+    cancelAt: undefined,
+    failAt: undefined,
     defaults: {},
     baseEnv: ctx.env,
     contexts: { ...job.contexts, inputs: given },

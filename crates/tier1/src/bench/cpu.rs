@@ -23,6 +23,7 @@ impl Backend for CpuBackend {
             runner: runner_name(),
             profile: None,
             clock: None,
+            runner_class: None,
         }
     }
 

@@ -72,6 +72,10 @@ pub struct RunSetupArgs {
     /// Attestation JSON files (tier1-attest, tier1-preflight output) to embed in the manifest.
     #[arg(long = "environment-json", value_name = "FILE")]
     pub(crate) environment_json: Vec<PathBuf>,
+    /// The runner class measured on (a `runner_classes` entry of the suite, docs/sharding.md):
+    /// recorded in the evidence and the history, and the class's profile is used.
+    #[arg(long, env = "TIER1_RUNNER_CLASS", value_name = "NAME")]
+    pub runner_class: Option<String>,
 }
 
 impl RunSetupArgs {
@@ -89,6 +93,7 @@ impl RunSetupArgs {
             history_root,
             outputs,
             environment_json: &self.environment_json,
+            runner_class: self.runner_class.as_deref().filter(|c| !c.is_empty()),
         })
     }
 }

@@ -23,12 +23,14 @@ pub struct StoreSource {
     pub repository: Option<String>,
 }
 
-/// Restore the newest history of `src` into a temporary directory and write its dashboard as
-/// `opts` asks (`opts.history_root` is replaced by the restored one).
-pub fn write_from_store(
-    src: &StoreSource,
-    opts: &DashboardOptions,
-) -> Result<DashboardOutcome, ReportError> {
+/// The store of `src`, the names restore looks for, and a temporary directory for the histories.
+struct Opened {
+    names: crate::suite::RunNames,
+    store: Box<dyn crate::store::ArtifactStore>,
+    tmp: tempfile::TempDir,
+}
+
+fn open(src: &StoreSource, opts: &DashboardOptions) -> Result<Opened, ReportError> {
     let now = parse_now(opts.now.as_deref())?;
     let names = crate::suite::run_names(
         src.workflow.as_deref(),
@@ -49,20 +51,65 @@ pub fn write_from_store(
             path: std::env::temp_dir().display().to_string(),
             source,
         })?;
-    let history = tmp.path().join("history");
+    Ok(Opened { names, store, tmp })
+}
+
+/// Restore the newest history of `class` (None: the unnamed class) into `dest`, by
+/// `tier1-restore`'s rules (its own artifact names, the class checked).
+fn restore_into(
+    o: &Opened,
+    src: &StoreSource,
+    class: Option<&str>,
+    dest: &std::path::Path,
+) -> Result<(), ReportError> {
+    let prefix = crate::suite::class_prefix(&o.names.artifact_prefix, class)
+        .map_err(restore::RestoreError::Invalid)?;
     restore::restore(
-        store.as_ref(),
+        o.store.as_ref(),
         &RestoreOptions {
-            repository: store.repository().to_string(),
-            workflow: names.workflow,
+            repository: o.store.repository().to_string(),
+            workflow: o.names.workflow.clone(),
             branch: src.branch.clone(),
             current_run_id: None,
-            destination: history.clone(),
+            destination: dest.to_path_buf(),
             allow_bootstrap: true,
             allow_anchor_renewal: true,
-            artifact_prefix: names.artifact_prefix,
+            artifact_prefix: prefix,
+            runner_class: class.map(str::to_string),
         },
     )?;
+    Ok(())
+}
+
+/// Restore the newest history of each runner class of `classes` from `src` (its artifact names
+/// `<prefix>-<class>-*`) into a temporary directory and write their dashboard side by side.
+pub fn write_classes_from_store(
+    src: &StoreSource,
+    classes: &[String],
+    opts: &DashboardOptions,
+) -> Result<super::classes::ClassesOutcome, ReportError> {
+    let o = open(src, opts)?;
+    let mut histories = Vec::new();
+    for (i, class) in classes.iter().enumerate() {
+        let history = o.tmp.path().join(format!("history-{i}"));
+        restore_into(&o, src, Some(class), &history)?;
+        histories.push(super::classes::ClassHistory {
+            class: class.clone(),
+            history_root: history,
+        });
+    }
+    super::classes::write_classes_dashboard(opts, &histories)
+}
+
+/// Restore the newest history of `src` into a temporary directory and write its dashboard as
+/// `opts` asks (`opts.history_root` is replaced by the restored one).
+pub fn write_from_store(
+    src: &StoreSource,
+    opts: &DashboardOptions,
+) -> Result<DashboardOutcome, ReportError> {
+    let o = open(src, opts)?;
+    let history = o.tmp.path().join("history");
+    restore_into(&o, src, None, &history)?;
     write_dashboard(&DashboardOptions {
         history_root: history,
         ..opts.clone()

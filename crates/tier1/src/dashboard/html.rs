@@ -13,7 +13,7 @@ use std::fmt::Write;
 /// Runs listed in the run table (most recent first); older runs are counted, not listed.
 pub(crate) const RUN_TABLE_ROWS: usize = 50;
 
-const CSS: &str = include_str!("dashboard.css");
+pub(crate) const CSS: &str = include_str!("dashboard.css");
 
 /// Render the page.
 pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
@@ -31,11 +31,17 @@ pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         .suite_version
         .map(|v| format!(" v{v}"))
         .unwrap_or_default();
+    let class = dash
+        .runner_class
+        .as_deref()
+        .map(|c| format!(" · runner class {c}"))
+        .unwrap_or_default();
     let _ = write!(
         s,
-        "<header><h1>{} benchmark history{}</h1><p class=\"muted\">Generated {} · {} runs, {} accepted</p></header>\n<main>\n",
+        "<header><h1>{} benchmark history{}{}</h1><p class=\"muted\">Generated {} · {} runs, {} accepted</p></header>\n<main>\n",
         esc(suite),
         esc(&version),
+        esc(&class),
         esc(&dash.now.format("%Y-%m-%d %H:%M UTC").to_string()),
         dash.total_runs(),
         dash.accepted_runs()
@@ -298,7 +304,12 @@ fn charts(s: &mut String, dash: &Dashboard) {
         } else {
             ""
         };
-        let _ = write!(s, "<figure><figcaption>{}{also}</figcaption>", text(&t.key));
+        let _ = write!(
+            s,
+            "<figure><figcaption>{}{}{also}</figcaption>",
+            esc(&dash.class_label()),
+            text(&t.key)
+        );
         s.push_str(&svg::render(&trends::target_chart(dash, t)));
         if let Some(chart) = time {
             s.push_str(&svg::render(&chart));

@@ -3,6 +3,7 @@
 
 pub(crate) mod axis;
 pub(crate) mod changes;
+pub mod classes;
 pub(crate) mod declines;
 mod error;
 pub(crate) mod format;

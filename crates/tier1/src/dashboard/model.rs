@@ -118,6 +118,9 @@ pub(crate) struct Dashboard {
     pub(crate) sealed: Vec<super::sealed::SealedPoint>,
     /// Warn when the latest run is more than this many days old.
     pub(crate) stale_after_days: i64,
+    /// The runner class whose history this is (docs/sharding.md): named on the page and on every
+    /// figure; None: the unnamed class.
+    pub(crate) runner_class: Option<String>,
     evidence_root: Option<PathBuf>,
     by_id: HashMap<String, usize>,
 }
@@ -133,6 +136,14 @@ pub(crate) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 }
 
 impl Dashboard {
+    /// `class <name> · ` for a runner class's history (every figure names its class), else empty.
+    pub(crate) fn class_label(&self) -> String {
+        self.runner_class
+            .as_deref()
+            .map(|c| format!("class {c} · "))
+            .unwrap_or_default()
+    }
+
     /// A dashboard over the given runs (any order), with the anchor taken as the last eligible run
     /// in `publication` order. Used by `load` and by tests.
     pub(crate) fn from_runs(
@@ -168,6 +179,7 @@ impl Dashboard {
             suite: Suite::embedded(),
             sealed: Vec::new(),
             stale_after_days: DEFAULT_STALE_AFTER_DAYS,
+            runner_class: index.and_then(|i| i.runner_class.clone()),
             evidence_root: evidence_root.map(Path::to_path_buf),
             by_id,
         }

@@ -137,7 +137,10 @@ pub(crate) fn suite_chart(dash: &Dashboard) -> Chart {
     let runs = chart_runs(dash);
     let points = series(&runs, |r| r.representative, format::speedup);
     Chart {
-        title: "Suite representative (geomean) speedup over time".into(),
+        title: format!(
+            "{}Suite representative (geomean) speedup over time",
+            dash.class_label()
+        ),
         width: 1160,
         height: 230,
         fmt_y: format::speedup,
@@ -180,7 +183,7 @@ pub(crate) fn target_chart(dash: &Dashboard, target: &TargetSummary) -> Chart {
         Goal::Time => "time",
     };
     Chart {
-        title: format!("{} {what} over time", target.key),
+        title: format!("{}{} {what} over time", dash.class_label(), target.key),
         width: 370,
         height: 150,
         fmt_y,
@@ -208,7 +211,11 @@ pub(crate) fn target_time_chart(dash: &Dashboard, target: &TargetSummary) -> Opt
         format::ms,
     );
     Some(Chart {
-        title: format!("{} optimized time over time", target.key),
+        title: format!(
+            "{}{} optimized time over time",
+            dash.class_label(),
+            target.key
+        ),
         width: 370,
         height: 150,
         fmt_y: format::ms,

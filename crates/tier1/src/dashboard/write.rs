@@ -33,30 +33,13 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
         other => ReportError::Output(other),
     })?;
     crate::fsx::stale::tidy_beside(&[&opts.output]);
-    let suite = crate::suite::Suite::discover(
-        opts.suite_config.as_deref(),
-        &opts.repo_root,
-        Some(&opts.history_root),
-    )?
-    .suite;
-    let mut dash = model::Dashboard::load(&opts.history_root, opts.evidence_root.as_deref(), now)?;
-    dash.suite = suite;
-    dash.stale_after_days = opts.stale_after_days;
-    let verdict = readiness::assess(&dash);
-    let page = html::render(&dash, &verdict);
-    let md = markdown::render(&dash, &verdict);
-
-    let stage = StagedDir::new(&opts.output).map_err(io_err(&opts.output))?;
-    write_readable(&stage.path().join(HTML_FILE), page.as_bytes())?;
-    write_readable(&stage.path().join(MARKDOWN_FILE), md.as_bytes())?;
-    stage.commit().map_err(io_err(&opts.output))?;
-
-    if opts.step_summary {
-        crate::gha::step_summary(&md).map_err(|source| ReportError::Io {
-            path: "$GITHUB_STEP_SUMMARY".into(),
-            source,
-        })?;
-    }
+    let Rendered {
+        dash,
+        verdict,
+        html: page,
+        md,
+    } = render_root(opts, &opts.history_root, now)?;
+    write_files(opts, &page, &md)?;
     Ok(DashboardOutcome {
         ready: verdict.ready,
         blockers: verdict.blockers.iter().map(|b| b.to_string()).collect(),
@@ -68,6 +51,61 @@ pub fn write_dashboard(opts: &DashboardOptions) -> Result<DashboardOutcome, Repo
         latest_run_id: dash.latest_accepted().map(|r| r.row.run_id.clone()),
         files: vec![HTML_FILE.into(), MARKDOWN_FILE.into()],
     })
+}
+
+/// One history root's dashboard: the model, the verdict, the page and the Markdown summary.
+pub(crate) struct Rendered {
+    /// The model.
+    pub(crate) dash: model::Dashboard,
+    /// The release verdict.
+    pub(crate) verdict: readiness::Verdict,
+    /// The HTML page.
+    pub(crate) html: String,
+    /// The Markdown summary.
+    pub(crate) md: String,
+}
+
+/// Render the history at `root` as `opts` asks.
+pub(crate) fn render_root(
+    opts: &DashboardOptions,
+    root: &Path,
+    now: DateTime<Utc>,
+) -> Result<Rendered, ReportError> {
+    let suite =
+        crate::suite::Suite::discover(opts.suite_config.as_deref(), &opts.repo_root, Some(root))?
+            .suite;
+    let mut dash = model::Dashboard::load(root, opts.evidence_root.as_deref(), now)?;
+    dash.suite = suite;
+    dash.stale_after_days = opts.stale_after_days;
+    let verdict = readiness::assess(&dash);
+    let html = html::render(&dash, &verdict);
+    let md = markdown::render(&dash, &verdict);
+    Ok(Rendered {
+        dash,
+        verdict,
+        html,
+        md,
+    })
+}
+
+/// Write `index.html` and `summary.md` into a staged output directory renamed into place, then
+/// append the summary to the step summary when asked.
+pub(crate) fn write_files(
+    opts: &DashboardOptions,
+    page: &str,
+    md: &str,
+) -> Result<(), ReportError> {
+    let stage = StagedDir::new(&opts.output).map_err(io_err(&opts.output))?;
+    write_readable(&stage.path().join(HTML_FILE), page.as_bytes())?;
+    write_readable(&stage.path().join(MARKDOWN_FILE), md.as_bytes())?;
+    stage.commit().map_err(io_err(&opts.output))?;
+    if opts.step_summary {
+        crate::gha::step_summary(md).map_err(|source| ReportError::Io {
+            path: "$GITHUB_STEP_SUMMARY".into(),
+            source,
+        })?;
+    }
+    Ok(())
 }
 
 /// Write a report file atomically, readable by everyone (a static page is meant to be served).

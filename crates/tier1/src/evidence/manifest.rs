@@ -34,6 +34,28 @@ pub(crate) struct Manifest {
     pub(crate) attestation: Option<Value>,
     /// Evidence-relative paths of the run's files.
     pub(crate) files: ManifestFiles,
+    /// The runner class measured on (docs/sharding.md); absent: the unnamed class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) runner_class: Option<String>,
+    /// A shard's identity (its own manifest, `<run_id>/shards/<K>/manifest.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) shard: Option<ManifestShard>,
+    /// A combined run's shards (its manifest, `<run_id>/manifest.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) shards: Option<crate::history::shards::ShardsRecord>,
+}
+
+/// Which shard of which plan a shard's manifest is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ManifestShard {
+    /// 1-based shard number.
+    pub(crate) shard: u32,
+    /// The plan's shard count.
+    pub(crate) shards: u32,
+    /// The plan's digest.
+    pub(crate) plan_digest: crate::digest::Digest,
+    /// The target keys measured.
+    pub(crate) targets: Vec<String>,
 }
 
 /// Suite identity in a manifest.

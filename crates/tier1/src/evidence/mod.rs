@@ -9,6 +9,7 @@ pub(crate) mod layout;
 pub(crate) mod manifest;
 pub mod pack;
 pub(crate) mod packable;
+pub(crate) mod refs;
 pub(crate) mod retention;
 pub mod verify;
 

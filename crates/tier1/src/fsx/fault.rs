@@ -8,6 +8,8 @@
 //! - `TIER1_FAULT=<point>:<n>:kill` kills the process at the nth `<point>` (`write`, `rename`,
 //!   `upload`), counted from 1.
 //! - `TIER1_FAULT=<point>:<n>:enospc` makes the nth `<point>` fail with "No space left on device".
+//! - `TIER1_FAULT=shard:<n>:fail` makes the nth shard job of a local sharded night fail before it
+//!   measures (its package is then missing, docs/sharding.md).
 #![allow(unsafe_code)] // kill(2) of the process itself; the block says why.
 
 use std::io::{self, Write};
@@ -27,6 +29,8 @@ pub(crate) enum Point {
     Rename,
     /// An artifact is about to be stored, or its bytes were stored and its record is next.
     Upload,
+    /// A shard job of a local sharded night is about to measure (docs/sharding.md).
+    Shard,
 }
 
 impl Point {
@@ -36,6 +40,7 @@ impl Point {
             Point::Write => "write",
             Point::Rename => "rename",
             Point::Upload => "upload",
+            Point::Shard => "shard",
         }
     }
 
@@ -44,6 +49,7 @@ impl Point {
             Point::Write => 0,
             Point::Rename => 1,
             Point::Upload => 2,
+            Point::Shard => 3,
         }
     }
 }
@@ -52,6 +58,7 @@ impl Point {
 enum Action {
     Kill,
     NoSpace,
+    Fail,
 }
 
 #[derive(Debug)]
@@ -73,12 +80,14 @@ fn parse(spec: &str) -> Option<Config> {
         "write" => Point::Write,
         "rename" => Point::Rename,
         "upload" => Point::Upload,
+        "shard" => Point::Shard,
         _ => return None,
     };
     let nth = parts.next()?.parse().ok().filter(|n| *n > 0)?;
     let action = match parts.next()? {
         "kill" => Action::Kill,
         "enospc" => Action::NoSpace,
+        "fail" => Action::Fail,
         _ => return None,
     };
     parts
@@ -101,7 +110,12 @@ fn config() -> Option<&'static Config> {
         .as_ref()
 }
 
-static HITS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+static HITS: [AtomicU64; 4] = [
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+];
 
 /// Reach a `point` about `path`: a no-op unless `TIER1_FAULT` is set (see the module docs).
 pub(crate) fn hit(point: Point, path: &Path) -> io::Result<()> {
@@ -134,6 +148,11 @@ pub(crate) fn hit(point: Point, path: &Path) -> io::Result<()> {
                 ))
             }
             Action::NoSpace => Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+            Action::Fail => Err(io::Error::other(format!(
+                "fault injection: the {} failed at {}",
+                point.name(),
+                path.display()
+            ))),
         },
         Config::Inject { .. } => Ok(()),
     }
@@ -152,6 +171,14 @@ mod tests {
                 point: Point::Rename,
                 nth: 3,
                 action: Action::Kill
+            })
+        ));
+        assert!(matches!(
+            parse("shard:2:fail"),
+            Some(Config::Inject {
+                point: Point::Shard,
+                nth: 2,
+                action: Action::Fail
             })
         ));
         assert!(matches!(

@@ -106,6 +106,7 @@ pub fn preflight(
             runner,
             profile: None,
             clock: None,
+            runner_class: None,
         },
         gpu_count: count,
         gpus,

@@ -11,9 +11,10 @@ pub mod model;
 pub mod overload;
 pub mod package;
 pub(crate) mod segment;
-pub(crate) mod settings;
 pub(crate) mod segment_chart;
 pub mod segment_io;
+pub(crate) mod settings;
+pub mod shards;
 pub(crate) mod sidebyside;
 pub(crate) mod trend;
 

@@ -52,6 +52,10 @@ pub struct Index {
     /// is, the chained record what it is; restore checks the vault against the record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vaulted: Vec<String>,
+    /// tier1 extension: the runner class whose history this is (docs/sharding.md); absent: the
+    /// unnamed class. Every live run's summary names the same class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_class: Option<String>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
@@ -228,6 +232,10 @@ pub struct Summary {
     pub targets: Vec<TargetSummary>,
     /// Counts and aggregates.
     pub summary: Aggregates,
+    /// tier1 extension: the shards a combined run was measured in (docs/sharding.md); absent
+    /// for a run one runner measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<super::shards::ShardsRecord>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
@@ -260,10 +268,16 @@ pub struct Environment {
     /// so CPU-time and wall-time runs are never compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
+    /// The runner class the run measured on (docs/sharding.md): part of the key, so runs of two
+    /// classes are never compared and one class's run never becomes another's anchor. Absent:
+    /// the unnamed class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_class: Option<String>,
 }
 
 impl Environment {
-    /// The comparability key: backend, device models, profile (UUIDs and runner may change).
+    /// The comparability key: backend, device models, profile, clock and runner class (UUIDs and
+    /// runner may change).
     pub fn key(&self) -> String {
         let mut names = self.device_names.clone();
         names.sort();
@@ -273,8 +287,12 @@ impl Environment {
             names.join(","),
             self.profile.as_deref().unwrap_or("")
         );
-        match &self.clock {
+        let key = match &self.clock {
             Some(c) => format!("{key}|clock={c}"),
+            None => key,
+        };
+        match &self.runner_class {
+            Some(c) => format!("{key}|class={c}"),
             None => key,
         }
     }

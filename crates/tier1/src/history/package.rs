@@ -99,6 +99,7 @@ impl IndexDoc {
             runs: vec![],
             segments: vec![],
             vaulted: vec![],
+            runner_class: None,
             extra: Map::new(),
         };
         let Ok(Value::Object(raw)) = serde_json::to_value(&index) else {
@@ -169,6 +170,19 @@ impl IndexDoc {
     pub fn set_field(&mut self, key: &str, value: Value) -> Result<(), HistoryError> {
         self.raw.insert(key.into(), value);
         self.reparse()
+    }
+
+    /// Record the runner class of the history (docs/sharding.md); `None` leaves an index without
+    /// one as it is.
+    pub(crate) fn set_runner_class(&mut self, class: Option<&str>) -> Result<(), HistoryError> {
+        match class {
+            Some(c) => self.set_field("runner_class", Value::String(c.to_string())),
+            None if self.raw.contains_key("runner_class") => {
+                self.raw.remove("runner_class");
+                self.reparse()
+            }
+            None => Ok(()),
+        }
     }
 
     fn reparse(&mut self) -> Result<(), HistoryError> {

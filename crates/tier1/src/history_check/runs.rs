@@ -106,6 +106,32 @@ pub(crate) fn check_summary(row: &IndexRow, s: &Summary) -> Result<(), HistoryEr
             ));
         }
     }
+    if let Some(p) = s.shards.as_ref().and_then(|r| r.problem()) {
+        return bad(format!("shards: {p}"));
+    }
+    Ok(())
+}
+
+/// A run's summary names the history's runner class (`index.json` `runner_class`, absent: the
+/// unnamed class; docs/sharding.md): a run of another class in this history is an integrity
+/// error. A summary without an environment (older runs) names none.
+pub(super) fn check_runner_class(
+    row: &IndexRow,
+    s: &Summary,
+    class: Option<&str>,
+) -> Result<(), HistoryError> {
+    let Some(env) = &s.environment else {
+        return Ok(());
+    };
+    let found = env.runner_class.as_deref();
+    if found != class {
+        return Err(HistoryError::integrity(
+            &row.summary_path,
+            format!(
+                "environment.runner_class: expected {class:?} (index.json runner_class), found {found:?}: a run of another runner class is never part of this history"
+            ),
+        ));
+    }
     Ok(())
 }
 

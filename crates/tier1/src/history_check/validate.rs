@@ -3,7 +3,8 @@
 //! threads), the single initial anchor.
 
 use super::runs::{
-    anchor_ref, check_acceptance, check_regression, check_row_fields, check_summary,
+    anchor_ref, check_acceptance, check_regression, check_row_fields, check_runner_class,
+    check_summary,
 };
 use super::validated::{AnchorRef, ValidatedHistory};
 use super::{sanitize, segments};
@@ -92,7 +93,8 @@ fn validate(root: &Path, mode: Mode) -> Result<ValidatedHistory, HistoryError> {
     let mut latest_anchor = None;
     let mut initial_anchors = sealed.initial_anchors;
     // Runs are independent: checked on a few threads, the first failure in publication order wins.
-    for checked in check_runs(root, &doc.index.runs, mode) {
+    let class = doc.index.runner_class.as_deref();
+    for checked in check_runs(root, &doc.index.runs, mode, class) {
         if let Some((row, anchor, initial)) = checked? {
             if initial {
                 initial_anchors.push(row.run_id.clone());
@@ -140,11 +142,13 @@ fn check_runs<'a>(
     root: &Path,
     rows: &'a [IndexRow],
     mode: Mode,
+    class: Option<&str>,
 ) -> Vec<Result<RunChecked<'a>, HistoryError>> {
     let one = |row: &&'a IndexRow| -> Result<RunChecked<'a>, HistoryError> {
         let row: &'a IndexRow = row;
         let mut files = package::load_run(root, row)?;
         check_summary(row, &files.summary)?;
+        check_runner_class(row, &files.summary, class)?;
         check_regression(row, &files.regression)?;
         if mode == Mode::Restore {
             sanitize::sanitize_run(root, row, &mut files)?;

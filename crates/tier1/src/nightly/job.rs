@@ -50,12 +50,16 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         checkout: &req.repo_root,
         suite: req.suite_config.as_deref(),
     })?;
-    let names = crate::suite::run_names(
+    let mut names = crate::suite::run_names(
         req.workflow.as_deref(),
         req.artifact_prefix.as_deref(),
         req.suite_config.as_deref(),
         &req.repo_root,
     )?;
+    let class = req.runner_class.clone();
+    let shards = sharding(&req, class.as_deref())?;
+    names.artifact_prefix = crate::suite::class_prefix(&names.artifact_prefix, class.as_deref())
+        .map_err(NightlyError::Request)?;
     // The job's own outputs (the store, the history copy) do not make the checkout dirty.
     let outputs: Vec<&Path> = std::iter::once(req.store_dir.as_path())
         .chain(req.history_out.as_deref())
@@ -136,6 +140,8 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         history_out: None,
         kept_work: None,
         vault: None,
+        runner_class: class.clone(),
+        shards: None,
         failure: None,
         verdict: crate::gate::Verdict {
             passed: false,
@@ -160,8 +166,12 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
             git: &git,
             work: work.path(),
             auto_bootstrap,
+            class: class.as_deref(),
         };
-        let r = jobs::chain(&plan, &mut outcome);
+        let r = match shards {
+            Some(n) => super::sharded::chain(&plan, n, &mut outcome),
+            None => jobs::chain(&plan, &mut outcome),
+        };
         if req.keep_work {
             let kept = housekeeping::keep_work(&req.store_dir, wf.id, work.keep());
             outcome.kept_work = Some(kept.display().to_string());
@@ -185,6 +195,37 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
     store.complete_run(wf.id, &outcome.conclusion)?;
     drop(lease);
     Ok(outcome)
+}
+
+/// The shard count of a sharded night, or None for one job: `--shards` (1 to 64), else the
+/// class's or the suite's `shards` when more than 1. The class must be one the suite declares,
+/// with the profile asked (if any) its own.
+fn sharding(req: &NightlyRequest, class: Option<&str>) -> Result<Option<u32>, NightlyError> {
+    if class.is_none() && req.shards.is_none() {
+        let suite =
+            crate::suite::Suite::discover(req.suite_config.as_deref(), &req.repo_root, None);
+        return Ok(suite
+            .ok()
+            .map(|d| d.suite.shards_for(None))
+            .filter(|n| *n > 1));
+    }
+    let suite =
+        crate::suite::Suite::discover(req.suite_config.as_deref(), &req.repo_root, None)?.suite;
+    if let Some(c) = class {
+        suite
+            .class_profile(Some(c), req.profile.as_deref())
+            .map_err(NightlyError::Request)?;
+    }
+    match req.shards {
+        Some(n) if !(1..=crate::suite::classes::MAX_SHARDS).contains(&n) => {
+            Err(NightlyError::Request(format!(
+                "--shards: expected 1 to {}, found {n}",
+                crate::suite::classes::MAX_SHARDS
+            )))
+        }
+        Some(n) => Ok(Some(n)),
+        None => Ok(Some(suite.shards_for(class)).filter(|n| *n > 1)),
+    }
 }
 
 /// The job's verdict: the run's gate failures, then the failure of whatever step ended the job;

@@ -37,6 +37,9 @@ pub(crate) enum JobError {
     /// Promotion refused.
     #[error("promote: {0}")]
     Promote(#[from] promote::PromoteError),
+    /// A sharded night's plan or combine step refused.
+    #[error("shard: {0}")]
+    Shard(#[from] crate::shard::ShardError),
     /// The package to upload is one restore would refuse (publish and promote check it too).
     #[error("publish: {0}")]
     Package(#[from] PackageRefused),
@@ -95,6 +98,7 @@ impl Classify for JobError {
             JobError::Store(e) => e.exit(),
             JobError::Publish(e) => e.exit(),
             JobError::Promote(e) => e.exit(),
+            JobError::Shard(e) => e.exit(),
             JobError::Package(e) => e.exit(),
             JobError::Vault(e) => e.exit(),
             JobError::Verify { .. } => Exit::Integrity,
@@ -127,15 +131,21 @@ fn json<T: serde::Serialize>(v: &T) -> Option<Value> {
     serde_json::to_value(v).ok()
 }
 
-fn restore_into(
-    req: &NightlyRequest,
-    names: &RunNames,
-    store: &LocalStore,
-    wf: &WorkflowRun,
+/// Restore the class's live history into `dest`, as the workflow's restore steps do.
+pub(super) fn restore_into(
+    plan: &Plan<'_>,
     dest: &Path,
     renewal: bool,
     bootstrap: bool,
 ) -> Result<RestoreOutcome, JobError> {
+    let Plan {
+        req,
+        names,
+        store,
+        wf,
+        class,
+        ..
+    } = *plan;
     let opts = RestoreOptions {
         repository: store.repository().to_string(),
         workflow: names.workflow.clone(),
@@ -145,6 +155,7 @@ fn restore_into(
         allow_bootstrap: bootstrap,
         allow_anchor_renewal: renewal,
         artifact_prefix: names.artifact_prefix.clone(),
+        runner_class: class.map(str::to_string),
     };
     Ok(restore::restore(store, &opts)?)
 }
@@ -165,6 +176,8 @@ pub(super) struct Plan<'a> {
     pub(crate) work: &'a Path,
     /// The bootstrap was chosen automatically (no history was published when the job started).
     pub(crate) auto_bootstrap: bool,
+    /// The runner class (docs/sharding.md); `names` carry its artifact prefix already.
+    pub(crate) class: Option<&'a str>,
 }
 
 /// Producer job, then publication or promotion. Returns the job's verdict.
@@ -176,7 +189,8 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         wf,
         git,
         work,
-        auto_bootstrap,
+        class,
+        ..
     } = *plan;
     checkpoint()?;
     let mut producer = super::locks::acquire(&req.store_dir, super::locks::PRODUCER)?;
@@ -187,15 +201,7 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
 
     // Producer: restore before anything runs.
     checkpoint()?;
-    let restored = restore_into(
-        req,
-        names,
-        store,
-        wf,
-        &history_dir,
-        req.accept,
-        req.bootstrap,
-    )?;
+    let restored = restore_into(plan, &history_dir, req.accept, req.bootstrap)?;
     out.restore = json(&restored);
     std::fs::create_dir_all(&history_dir).map_err(io(&history_dir))?;
 
@@ -208,9 +214,9 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
     )
     .map_err(run::RunError::from)?;
     let suite = discovered.suite;
-    let profile = req
-        .profile
-        .clone()
+    let profile = suite
+        .class_profile(class, req.profile.as_deref())
+        .map_err(|message| run::RunError::from(crate::suite::SuiteError::Choice { message }))?
         .unwrap_or_else(|| run::default_profile(&suite));
     let run_id = fresh_run_id(&history_dir, &producer.note(), &commit);
     producer.set_note(&run_id).map_err(io(work))?;
@@ -232,6 +238,8 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         evidence_artifact_name: Some(evidence_name.clone()),
         hook: None,
         passes: None,
+        runner_class: class.map(str::to_string),
+        shard: None,
     };
     checkpoint()?;
     let ran = run::run(&run_req)?;
@@ -252,14 +260,7 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
     })?;
     let zip = work.join(format!("{evidence_name}.zip"));
     let packed = pack::pack(&runs_dir, &run_id, &zip)?;
-    let uploaded = store.upload_file(wf.id, &evidence_name, &zip, RETENTION_DAYS)?;
-    if uploaded.digest.as_deref() != Some(packed.digest.as_str()) {
-        return Err(JobError::Verify {
-            name: evidence_name,
-            expected: packed.digest.to_string(),
-            found: uploaded.digest.unwrap_or_else(|| "none".into()),
-        });
-    }
+    let uploaded = upload_verified(store, wf.id, &evidence_name, &zip, &packed.digest)?;
     out.evidence = Some(
         serde_json::json!({"name": evidence_name, "id": uploaded.id, "digest": packed.digest, "bytes": packed.bytes}),
     );
@@ -270,11 +271,80 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         RETENTION_DAYS,
     )?;
 
-    // Publication job (normal) or protected promotion (accept), each restoring live history again
-    // under the short publication lock; the producer lock is released first, as the jobs differ.
     drop(producer);
+    publish(
+        plan,
+        out,
+        &Produced {
+            history_dir,
+            run_id,
+            evidence_name,
+            evidence: uploaded,
+            evidence_digest: packed.digest.to_string(),
+            suffix,
+            suite: &suite,
+            run_exit,
+            gate_message: ran.gate_message(),
+            shards: Vec::new(),
+        },
+    )
+}
+
+/// What the producer (or a sharded night's combine step) left for the publication job.
+pub(super) struct Produced<'a> {
+    /// The candidate history.
+    pub(super) history_dir: std::path::PathBuf,
+    /// The run id.
+    pub(super) run_id: String,
+    /// The evidence artifact's name.
+    pub(super) evidence_name: String,
+    /// The uploaded evidence.
+    pub(super) evidence: ArtifactMeta,
+    /// Its packed digest.
+    pub(super) evidence_digest: String,
+    /// `<run>-<attempt>`.
+    pub(super) suffix: String,
+    /// The suite.
+    pub(super) suite: &'a Suite,
+    /// The run's own exit (its gate).
+    pub(super) run_exit: Exit,
+    /// The gate's message when it failed.
+    pub(super) gate_message: Option<String>,
+    /// A sharded night's uploaded shard packages (promotion downloads them).
+    pub(super) shards: Vec<ArtifactMeta>,
+}
+
+/// Publication job (normal) or protected promotion (accept), each restoring live history again
+/// under the class's short publication lock (the producer lock is released first, as the jobs
+/// differ). Returns the job's verdict.
+pub(super) fn publish(
+    plan: &Plan<'_>,
+    out: &mut NightlyOutcome,
+    p: &Produced<'_>,
+) -> Result<Exit, JobError> {
+    let Plan {
+        req,
+        names,
+        store,
+        wf,
+        work,
+        auto_bootstrap,
+        class,
+        ..
+    } = *plan;
+    let Produced {
+        history_dir,
+        run_id,
+        evidence_name,
+        suffix,
+        suite,
+        run_exit,
+        ..
+    } = p;
+    let commit = plan.git.commit.clone().unwrap_or_default();
     checkpoint()?;
-    let _publication = super::locks::acquire(&req.store_dir, super::locks::PUBLICATION)?;
+    let _publication =
+        super::locks::acquire(&req.store_dir, &super::locks::publication_group(class))?;
     let live = work.join("live");
     let published = work.join("published");
     // An automatic first anchor whose store got its first history from another job meanwhile
@@ -290,15 +360,10 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
         req.accept
     };
     if accept {
-        let live_restored = restore_into(req, names, store, wf, &live, true, req.bootstrap)?;
+        let live_restored = restore_into(plan, &live, true, req.bootstrap)?;
         let evidence_root = work.join("evidence");
-        download_evidence(
-            store,
-            &uploaded,
-            packed.digest.as_str(),
-            work,
-            &evidence_root,
-        )?;
+        download_evidence(store, &p.evidence, &p.evidence_digest, work, &evidence_root)?;
+        let shard_archives = download_shards(store, &p.shards, work)?;
         let store_name = store.repository().trim_start_matches("local/").to_string();
         let promoted = promote::promote(&PromoteRequest {
             history_root: history_dir.clone(),
@@ -309,7 +374,7 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
             workflow_run: format!("local://{store_name}/actions/runs/{}", wf.id),
             expected_git_commit: commit.clone(),
             expected_evidence_artifact: evidence_name.clone(),
-            expected_evidence_digest: packed.digest.to_string(),
+            expected_evidence_digest: p.evidence_digest.clone(),
             canonical_history_root: live_restored.history_restored.then(|| live.clone()),
             output_history_root: published.clone(),
             suite_config: req.suite_config.clone(),
@@ -317,10 +382,12 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
             allow_bootstrap: req.bootstrap,
             reviewers: vec![],
             allow_local_workflow_run: true,
+            runner_class: class.map(str::to_string),
+            shard_archives,
         })?;
         out.publication = json(&promoted);
     } else {
-        let live_restored = restore_into(req, names, store, wf, &live, false, false)?;
+        let live_restored = restore_into(plan, &live, false, false)?;
         if !live_restored.history_restored {
             return Err(JobError::NoCanonicalHistory);
         }
@@ -330,13 +397,14 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
                 canonical_root: live.clone(),
                 output_root: published.clone(),
                 run_id: run_id.clone(),
+                runner_class: class.map(str::to_string),
             },
-            &suite,
+            suite,
         )?;
         out.publication = json(&merged);
     }
     // The workflow's name: a night of the local store publishes as the nightly's job does.
-    let history_name = names.artifact_prefix.publication(&suffix, wf.run_attempt);
+    let history_name = names.artifact_prefix.publication(suffix, wf.run_attempt);
     // The one predicate every writer of a package applies (publish and promote did already).
     would_restore_accept(&published)?;
     store.upload_dir_zipped(wf.id, &history_name, &published, RETENTION_DAYS)?;
@@ -360,11 +428,57 @@ pub(super) fn chain(plan: &Plan<'_>, out: &mut NightlyOutcome) -> Result<Exit, J
     )?;
     out.vault = json(&vaulted);
     if !accept {
-        out.failure = ran.gate_message();
+        out.failure = p.gate_message.clone();
     }
     // On the acceptance path a failing gate does not stop promotion (continue-on-error), but
     // promotion itself re-checks everything; the job's verdict is then the promotion's.
-    Ok(if accept { Exit::Ok } else { run_exit })
+    Ok(if accept { Exit::Ok } else { *run_exit })
+}
+
+/// Upload `file` as the artifact `name` of run `run` (as is, like `archive: false`) and require the
+/// digest the store records to be the packed one (the workflow's verify step).
+pub(super) fn upload_verified(
+    store: &LocalStore,
+    run: u64,
+    name: &str,
+    file: &Path,
+    packed: &crate::digest::Digest,
+) -> Result<ArtifactMeta, JobError> {
+    let uploaded = store.upload_file(run, name, file, RETENTION_DAYS)?;
+    if uploaded.digest.as_deref() != Some(packed.as_str()) {
+        return Err(JobError::Verify {
+            name: name.to_string(),
+            expected: packed.to_string(),
+            found: uploaded.digest.unwrap_or_else(|| "none".into()),
+        });
+    }
+    Ok(uploaded)
+}
+
+/// Download a sharded night's shard packages as the promotion job does (each checked against its
+/// listed digest), into `<work>/shard-archives/<name>`.
+fn download_shards(
+    store: &LocalStore,
+    shards: &[ArtifactMeta],
+    work: &Path,
+) -> Result<Vec<std::path::PathBuf>, JobError> {
+    let dir = work.join("shard-archives");
+    let mut files = Vec::new();
+    for meta in shards {
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let file = dir.join(&meta.name);
+        let mut f = std::fs::File::create(&file).map_err(io(&file))?;
+        let got = store.download(meta, &mut f, archive::MAX_ARCHIVE_BYTES)?;
+        if meta.digest.as_deref() != Some(got.digest.as_str()) {
+            return Err(JobError::Verify {
+                name: meta.name.clone(),
+                expected: meta.digest.clone().unwrap_or_else(|| "none".into()),
+                found: got.digest.to_string(),
+            });
+        }
+        files.push(file);
+    }
+    Ok(files)
 }
 
 /// True when the store still has no published history (a bootstrap is still the first anchor).
@@ -397,7 +511,7 @@ fn download_evidence(
 /// The reference run id `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`; it has one-second resolution, so
 /// when the restored history already holds this second's id, or the previous producer took it
 /// (back-to-back or queued local runs), wait for the next second rather than change the format.
-fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
+pub(super) fn fresh_run_id(history_dir: &Path, previous: &str, commit: &str) -> String {
     let mut id = run::default_run_id_now(Some(commit));
     for _ in 0..3 {
         if id != previous && !history_dir.join(&id).exists() {

@@ -32,6 +32,15 @@ pub(crate) const PRODUCER: &str = "tier1-nightly-producer";
 /// Concurrency group of publication and promotion.
 pub(crate) const PUBLICATION: &str = "tier1-history-publication";
 
+/// The publication group of a runner class: [`PUBLICATION`], or `<PUBLICATION>-<class>` (each
+/// class publishes under its own lock, as its workflow jobs do).
+pub(crate) fn publication_group(class: Option<&str>) -> String {
+    match class {
+        Some(c) => format!("{PUBLICATION}-{c}"),
+        None => PUBLICATION.to_string(),
+    }
+}
+
 /// A held group lock; released when dropped.
 #[derive(Debug)]
 pub(crate) struct GroupLock {

@@ -11,6 +11,7 @@ mod jobs;
 pub(crate) mod locks;
 mod outcome;
 mod request;
+mod sharded;
 
 pub(crate) use error::NightlyError;
 pub(crate) use job::RETENTION_DAYS;

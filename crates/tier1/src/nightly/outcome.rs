@@ -39,6 +39,12 @@ pub struct NightlyOutcome {
     pub(crate) kept_work: Option<String>,
     /// What the vault step stored (`tier1-vault`, as the workflow's vault job runs it).
     pub(crate) vault: Option<serde_json::Value>,
+    /// The runner class (absent: the unnamed class).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) runner_class: Option<String>,
+    /// A sharded night's plan, shard jobs and shards record (docs/sharding.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<serde_json::Value>,
     /// Why the job failed, when it did.
     pub failure: Option<String>,
     /// The job's verdict: `passed` exactly when the exit code is 0, with every failing condition

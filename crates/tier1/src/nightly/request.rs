@@ -40,6 +40,11 @@ pub struct NightlyRequest {
     pub now: Option<DateTime<Utc>>,
     /// Keep the job's work directory.
     pub keep_work: bool,
+    /// `--shards N`: a sharded night (docs/sharding.md): plan, N shard jobs one after another,
+    /// combine; None: the runner class's `shards`, else the suite's (a single job when 1).
+    pub shards: Option<u32>,
+    /// `--class NAME`: the runner class (its profile, history and artifact names).
+    pub runner_class: Option<String>,
 }
 
 /// The workflow's "Validate canonical request" step, and the promotion's rules for the free text

@@ -50,7 +50,12 @@ pub fn preview(
         store,
         &RestoreOptions {
             repository: req.repository.clone(),
-            artifact_prefix: req.artifact_prefix.clone(),
+            artifact_prefix: crate::suite::class_prefix(
+                &req.artifact_prefix,
+                req.runner_class.as_deref(),
+            )
+            .map_err(PreviewError::Invalid)?,
+            runner_class: req.runner_class.clone(),
             workflow: req.workflow.clone(),
             branch: req.branch.clone(),
             current_run_id: None,
@@ -82,6 +87,8 @@ pub fn preview(
         evidence_artifact_name: None,
         hook: None,
         passes: Some(1),
+        runner_class: req.runner_class.clone(),
+        shard: None,
     };
     let ran = crate::run::run_and_compare(&run_req)?;
     let anchor = ran.anchor.as_ref().ok_or_else(|| {

@@ -37,6 +37,9 @@ pub struct PreviewRequest<'a> {
     pub output: PathBuf,
     /// Link to this workflow run, for the comment.
     pub run_url: Option<String>,
+    /// The runner class compared (docs/sharding.md): its history (`<prefix>-<class>-*`) and
+    /// anchor; None: the unnamed class.
+    pub runner_class: Option<String>,
 }
 
 impl std::fmt::Debug for PreviewRequest<'_> {

@@ -35,6 +35,47 @@ pub fn unpack_evidence_archive(
     Ok(())
 }
 
+/// The regular files directly in `dir` or one directory below it (where download-artifact puts
+/// several artifacts: `dir/<name>/<file>`), sorted; symbolic links are refused.
+pub fn files_in(dir: &Path) -> Result<Vec<std::path::PathBuf>, PromoteError> {
+    let io = |p: &Path| {
+        let path = p.display().to_string();
+        move |source| PromoteError::Io { path, source }
+    };
+    let mut out = Vec::new();
+    for depth in [0, 1] {
+        let dirs: Vec<std::path::PathBuf> = if depth == 0 {
+            vec![dir.to_path_buf()]
+        } else {
+            let mut v = Vec::new();
+            for e in std::fs::read_dir(dir).map_err(io(dir))? {
+                let e = e.map_err(io(dir))?;
+                if e.file_type().map_err(io(dir))?.is_dir() {
+                    v.push(e.path());
+                }
+            }
+            v
+        };
+        for d in dirs {
+            for e in std::fs::read_dir(&d).map_err(io(&d))? {
+                let e = e.map_err(io(&d))?;
+                let t = e.file_type().map_err(io(&d))?;
+                if t.is_symlink() {
+                    return Err(PromoteError::Invalid(format!(
+                        "{}: a symbolic link among the shard packages",
+                        e.path().display()
+                    )));
+                }
+                if t.is_file() {
+                    out.push(e.path());
+                }
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// The reviewers who approved `environment`, from all of a run's approval records. At least one
 /// record must cover the environment and every one that does must be `approved`: the records carry
 /// no time or attempt, so a rejection cannot be told apart from a later approval (fail closed).

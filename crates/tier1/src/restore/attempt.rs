@@ -103,6 +103,14 @@ pub(crate) fn try_candidate(
             CandidateError::Fatal(RestoreError::Local(e))
         }
     })?;
+    // The class's artifact names hold the class's history only (docs/sharding.md): a package of
+    // another class under them is a provenance mismatch, never a history to fall back on.
+    if validated.index.runner_class != opts.runner_class {
+        return Err(CandidateError::Integrity(format!(
+            "history artifact {} (id {}): index.json runner_class: expected {:?} (the runner class restored), found {:?}: a history of another runner class",
+            h.name, h.id, opts.runner_class, validated.index.runner_class
+        )));
+    }
     let vault = super::vault::reconcile(store, &opts.artifact_prefix, tree, &mut validated.doc)?;
     let anchor = validated.latest_anchor.ok_or_else(|| {
         CandidateError::Structural(

@@ -28,4 +28,7 @@ pub struct RestoreOptions {
     pub allow_anchor_renewal: bool,
     /// The artifact prefix: candidates are `<prefix>-history-*` with `<prefix>-evidence-*`.
     pub artifact_prefix: crate::artifacts::ArtifactPrefix,
+    /// The runner class whose history this is (docs/sharding.md): a package whose index names
+    /// another class is refused (integrity); None: the unnamed class.
+    pub runner_class: Option<String>,
 }

@@ -67,10 +67,28 @@ pub(crate) fn append(root: &Path, run: &CandidateRun<'_>) -> Result<IndexRow, Hi
     let id = &run.summary.run_id;
     let io = |what: &str, e: &std::io::Error| HistoryError::write(what, e);
     std::fs::create_dir_all(root).map_err(|e| io(&root.display().to_string(), &e))?;
+    let class = run
+        .summary
+        .environment
+        .as_ref()
+        .and_then(|e| e.runner_class.as_deref());
     let mut doc = match IndexDoc::load(root)? {
         Some(doc) => doc,
-        None => IndexDoc::new_chained(&run.summary.suite_name, run.summary.suite_version),
+        None => {
+            let mut doc = IndexDoc::new_chained(&run.summary.suite_name, run.summary.suite_version);
+            doc.set_runner_class(class)?;
+            doc
+        }
     };
+    if doc.index.runner_class.as_deref() != class {
+        return Err(HistoryError::integrity(
+            INDEX_FILE,
+            format!(
+                "runner_class: the history is of class {:?}, run {id:?} measured on class {class:?}: a run is recorded only in its own class's history",
+                doc.index.runner_class
+            ),
+        ));
+    }
     if doc.contains_run(id) {
         return Err(HistoryError::structural(
             INDEX_FILE,

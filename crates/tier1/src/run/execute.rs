@@ -5,7 +5,7 @@ use crate::bench::harness::{self, HarnessError};
 use crate::bench::options::{HarnessOptions, PassSeconds};
 use crate::bench::result::{self, ResultsFile};
 use crate::evidence::manifest::{
-    MANIFEST_SCHEMA_VERSION, Manifest, ManifestFiles, SuiteRecord, Toolchain,
+    MANIFEST_SCHEMA_VERSION, Manifest, ManifestFiles, ManifestShard, SuiteRecord, Toolchain,
 };
 use crate::evidence::{self, EvidenceError};
 use crate::history::model::RegressionSummary;
@@ -24,8 +24,16 @@ pub(super) fn execute(
     opts.only = only.to_vec();
     opts.hook = req.hook.clone();
     opts.passes = passes;
-    let (results, seconds) = harness::run_suite_timed(req.suite, req.backend.clone(), &opts)?;
-    let dir = req.evidence_root.join(run_id);
+    let (mut results, seconds) = harness::run_suite_timed(req.suite, req.backend.clone(), &opts)?;
+    results.environment.runner_class = req.runner_class.clone();
+    // A shard's own measurement lies in `<run_id>/shards/<K>/` (its rechecks in their own
+    // directories, as a single run's).
+    let shard = req.shard.as_ref().filter(|_| recheck_of.is_none());
+    let rel = match shard {
+        Some(s) => crate::shards::layout::shard_dir(run_id, s.shard),
+        None => run_id.to_string(),
+    };
+    let dir = req.evidence_root.join(&rel);
     harness::write_results(&dir, &results)?;
     let manifest = Manifest {
         schema_version: MANIFEST_SCHEMA_VERSION,
@@ -43,9 +51,17 @@ pub(super) fn execute(
         environment: results.environment.clone(),
         attestation: req.attestation.clone(),
         files: ManifestFiles {
-            results_json: evidence::results_rel(run_id),
-            report_md: evidence::report_rel(run_id),
+            results_json: evidence::results_rel(&rel),
+            report_md: evidence::report_rel(&rel),
         },
+        runner_class: req.runner_class.clone(),
+        shard: shard.map(|s| ManifestShard {
+            shard: s.shard,
+            shards: s.shards,
+            plan_digest: s.plan_digest.clone(),
+            targets: s.keys.clone(),
+        }),
+        shards: None,
     };
     let path = dir.join(evidence::MANIFEST_FILE);
     crate::json::write(&path, &manifest).map_err(|e| {
@@ -67,6 +83,10 @@ pub(super) fn run_rechecks(
         let Some(t) = req.suite.targets.iter().find(|t| t.target == target) else {
             continue;
         };
+        // A shard rechecks its own targets only (the others are missing in its view).
+        if req.shard.as_ref().is_some_and(|s| !s.keys.contains(&t.key)) {
+            continue;
+        }
         let id = recheck::recheck_run_id(&req.run_id, &t.key);
         crate::gha::group(&format!("Recheck {}", t.key));
         tracing::info!(target = %t.key, recheck = %id, "measuring once more, pooled with the first measurement (a suspected regression or an unknown verdict)");

@@ -4,6 +4,7 @@
 //! decide the gate, and append the run to the candidate history.
 
 pub(crate) mod candidate;
+pub(crate) mod decide;
 pub(crate) mod ending;
 mod error;
 mod execute;
@@ -12,6 +13,7 @@ mod outcome;
 pub(crate) mod report;
 mod request;
 pub(crate) mod setup;
+pub(crate) mod shard;
 pub(crate) mod side_by_side;
 mod step;
 mod summary;
@@ -23,7 +25,7 @@ pub use inputs::{backend_for, default_run_id_now, detect_git};
 pub(crate) use inputs::{default_profile, read_attestations};
 pub use outcome::RunOutcome;
 pub(crate) use outcome::{Ran, SuiteUsed, TargetFailed};
-pub use request::RunRequest;
+pub use request::{RunRequest, ShardPlacement};
 pub use step::run;
-pub(crate) use step::run_and_compare;
+pub(crate) use step::{anchor_summary, run_and_compare};
 pub(crate) use summary::build_summary;

@@ -42,6 +42,25 @@ pub struct RunRequest<'a> {
     /// anchor (no anchor yet, or `anchor_candidate`), else one. A preview, which is never an
     /// anchor, asks for one.
     pub passes: Option<u32>,
+    /// The runner class measured on (docs/sharding.md): recorded in the results' environment
+    /// (part of its key) and the manifest; None: the unnamed class.
+    pub runner_class: Option<String>,
+    /// Measure as one shard of a sharded night (`run::shard::measure_shard`); None: the
+    /// whole suite.
+    pub shard: Option<ShardPlacement>,
+}
+
+/// Which shard of a plan a run measures (docs/sharding.md §3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShardPlacement {
+    /// 1-based shard number.
+    pub shard: u32,
+    /// The plan's shard count.
+    pub shards: u32,
+    /// The plan's digest.
+    pub plan_digest: crate::digest::Digest,
+    /// The target keys of this shard.
+    pub keys: Vec<String>,
 }
 
 impl std::fmt::Debug for RunRequest<'_> {

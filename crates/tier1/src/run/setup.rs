@@ -23,6 +23,8 @@ pub(crate) struct SetupRequest<'a> {
     pub(crate) outputs: &'a [&'a Path],
     /// Attestation JSON files to embed in the manifest.
     pub(crate) environment_json: &'a [PathBuf],
+    /// The runner class (docs/sharding.md); its profile is the run's.
+    pub(crate) runner_class: Option<&'a str>,
 }
 
 /// The suite, profile, checkout identity, attestations and backend of a measuring run.
@@ -39,6 +41,8 @@ pub struct Setup {
     pub attestation: Option<Value>,
     /// The backend the profile runs on.
     pub backend: Arc<dyn Backend>,
+    /// The runner class, checked against the suite.
+    pub runner_class: Option<String>,
 }
 
 /// Choose the suite ([`Suite::discover`]) and the profile, detect the checkout, read the
@@ -46,9 +50,9 @@ pub struct Setup {
 pub(crate) fn prepare(req: &SetupRequest) -> Result<Setup, RunError> {
     let discovered = Suite::discover(req.suite_config, req.repo_root, req.history_root)?;
     let suite = discovered.suite;
-    let profile = req
-        .profile
-        .clone()
+    let profile = suite
+        .class_profile(req.runner_class, req.profile.as_deref())
+        .map_err(|message| crate::suite::SuiteError::Choice { message })?
         .unwrap_or_else(|| super::default_profile(&suite));
     let git = super::detect_git(req.repo_root, req.outputs);
     let attestation = super::read_attestations(req.environment_json)?;
@@ -60,5 +64,6 @@ pub(crate) fn prepare(req: &SetupRequest) -> Result<Setup, RunError> {
         git,
         attestation,
         backend,
+        runner_class: req.runner_class.map(str::to_string),
     })
 }

@@ -2,13 +2,8 @@
 //! the candidate run.
 
 use super::execute::{execute, run_rechecks};
-use super::{
-    Ran, RunError, RunOutcome, RunRequest, SuiteUsed, TargetFailed, build_summary, candidate,
-    report, side_by_side, timings, verdicts,
-};
+use super::{Ran, RunError, RunOutcome, RunRequest, build_summary, report, side_by_side, timings};
 use crate::bench::harness::HarnessError;
-use crate::bench::result;
-use crate::gate;
 use crate::history::error::HistoryError;
 use crate::history::model::{INDEX_FILE, Summary};
 use crate::history::package::{IndexDoc, load_run};
@@ -83,118 +78,30 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
         }
         None => first,
     };
-    let acceptance = gate::run_acceptance(&summary, &comparison, false, false);
-    let eligibility = gate::baseline_eligibility(
-        &summary,
-        &comparison,
-        acceptance.passed(),
-        !req.anchor_candidate,
+    let timings = timings::collect(
+        &pass_seconds,
+        &recheck_seconds,
+        comparison.side_by_side.as_ref(),
     );
-    report::write(
-        &req.evidence_root.join(&req.run_id),
-        &summary,
-        &comparison,
-        &results,
-    )?;
-    // Evidence its own promotion would refuse is refused here, before the run is recorded.
-    if let Err(e) = crate::evidence::packable::check(&req.evidence_root, &evidence_dirs) {
-        for d in &evidence_dirs {
-            let _ = std::fs::remove_dir_all(req.evidence_root.join(d));
-        }
-        return Err(e.into());
-    }
-    let row = candidate::append(
-        &req.history_root,
-        &candidate::CandidateRun {
-            summary: &summary,
-            regression: &comparison,
-            run_accepted: acceptance.passed(),
-            baseline_eligible: eligibility.passed(),
-        },
-    )?;
-    let failures: Vec<TargetFailed> = results
-        .targets
-        .iter()
-        .filter(|t| t.status != result::status::SUCCEEDED)
-        .map(|t| TargetFailed {
-            key: t.key.clone(),
-            target: t.target.clone(),
-            status: t.status.clone(),
-            message: t.message.clone().unwrap_or_default(),
-        })
-        .collect();
-    for f in &failures {
-        tracing::error!(target = %f.key, status = %f.status, "{}", f.message);
-    }
-    let execution_failed = results
-        .targets
-        .iter()
-        .filter(|t| {
-            t.status == result::status::FAILED_ERROR || t.status == result::status::FAILED_TIMEOUT
-        })
-        .count() as u32;
-    let verdict = gate::verdict(&gate::RunOutcome {
-        summary: Some(&summary),
-        comparison: Some(&comparison),
-        execution_failed,
-        history_integrity_failed: false,
-        run_accepted: acceptance.passed(),
-    });
-    let outcome = RunOutcome {
-        run_id: req.run_id.clone(),
-        suite: SuiteUsed {
-            name: req.suite.suite_name.clone(),
-            version: req.suite.version,
-            source: req.suite_source.clone(),
-        },
+    super::decide::decide(super::decide::Measured {
+        suite: req.suite,
+        suite_source: req.suite_source.clone(),
         profile: req.profile.clone(),
-        backend: results.backend.clone(),
-        summary: summary.summary.clone(),
-        failures,
-        baseline_run_id: comparison.baseline_run_id.clone(),
-        regressions: comparison.regressions.len(),
-        improvements: comparison.improvements.len(),
-        anchor_declines: comparison.anchor_declines.len(),
-        suppressed_regressions: comparison.suppressed_regressions.len(),
-        unknown: comparison.inconclusive.len(),
-        held_by_floor: comparison.held_by_floor.len(),
-        missing_targets: comparison.missing_targets.len(),
-        rechecks: comparison
-            .rechecks
-            .iter()
-            .map(|r| r.recheck_run_id.clone())
-            .collect(),
-        run_accepted: acceptance.passed(),
-        run_accepted_reasons: acceptance.reasons,
-        baseline_eligible: eligibility.passed(),
-        baseline_eligible_reasons: eligibility.reasons,
-        verdict,
-        summary_path: row.summary_path,
-        evidence_dirs,
-        targets: verdicts::targets(&summary, &comparison),
-        timings: timings::collect(
-            &pass_seconds,
-            &recheck_seconds,
-            comparison.side_by_side.as_ref(),
-        ),
-        ending: Default::default(),
-    };
-    let outcome = RunOutcome {
-        ending: super::ending::Ending::of(&outcome.targets, comparison.baseline_run_id.as_deref()),
-        ..outcome
-    };
-    verdicts::log(&comparison);
-    timings::log(&outcome.timings);
-    Ok(Ran {
-        outcome,
+        run_id: req.run_id.clone(),
+        history_root: &req.history_root,
+        evidence_root: &req.evidence_root,
+        anchor_candidate: req.anchor_candidate,
+        results,
+        timings,
         summary,
         anchor,
         comparison,
+        evidence_dirs,
     })
 }
 
 /// Refuse invalid history and existing run ids or directories; return the anchor's summary.
-fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
+pub(super) fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
     if !crate::fsx::is_safe_run_id(&req.run_id) {
         return Err(RunError::Harness(HarnessError::BadRunId(
             req.run_id.clone(),
@@ -229,20 +136,28 @@ fn preflight(req: &RunRequest<'_>) -> Result<Option<Summary>, RunError> {
             req.run_id
         )));
     }
-    let Some(anchor) = history.latest_anchor else {
+    anchor_summary(&req.history_root, history.latest_anchor.as_ref())
+}
+
+/// The summary of `anchor` (the latest eligible anchor of the validated history at `root`).
+pub(crate) fn anchor_summary(
+    root: &Path,
+    anchor: Option<&crate::history_check::AnchorRef>,
+) -> Result<Option<Summary>, RunError> {
+    let Some(anchor) = anchor else {
         return Ok(None);
     };
-    let doc = IndexDoc::load(&req.history_root)?
-        .ok_or_else(|| HistoryError::structural(INDEX_FILE, "disappeared"))?;
+    let doc =
+        IndexDoc::load(root)?.ok_or_else(|| HistoryError::structural(INDEX_FILE, "disappeared"))?;
     let row = doc.row(&anchor.run_id).ok_or_else(|| {
         HistoryError::structural(INDEX_FILE, format!("anchor {} has no row", anchor.run_id))
     })?;
-    Ok(Some(load_run(&req.history_root, row)?.summary))
+    Ok(Some(load_run(root, row)?.summary))
 }
 
 /// How many passes this run measures in: the profile's `anchor_passes` when the run may become
 /// the anchor (no anchor yet, or a candidate for protected promotion), else one.
-fn anchor_passes(req: &RunRequest<'_>, no_anchor: bool) -> u32 {
+pub(super) fn anchor_passes(req: &RunRequest<'_>, no_anchor: bool) -> u32 {
     if let Some(n) = req.passes {
         return n.max(1);
     }

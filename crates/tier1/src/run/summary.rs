@@ -34,6 +34,7 @@ pub(crate) fn build_summary(
         profile: Some(results.profile.clone()),
         summary: crate::aggregate::compute(&targets),
         targets,
+        shards: None,
         extra: Default::default(),
     })
 }

@@ -145,6 +145,7 @@ impl Backend for CudaBackend {
             runner: crate::bench::backend::runner_name(),
             profile: None,
             clock: None,
+            runner_class: None,
         }
     }
 

@@ -365,6 +365,7 @@ fn env(backend: &str, device: &str) -> Environment {
         runner: Some("runner-a".into()),
         profile: Some("minimal".into()),
         clock: None,
+        runner_class: None,
     }
 }
 

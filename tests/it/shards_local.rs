@@ -1,0 +1,395 @@
+//! Sharded nights on the local store (issue 40, docs/sharding.md): `tier1-nightly --shards N` runs
+//! the plan, the shard jobs one after another and the combine step, then publishes or promotes
+//! once; a failed shard leaves the night unrecorded; the combine step refuses a tampered package
+//! and a shard of another commit or runner class, writing nothing.
+
+use crate::support::exit_code::{Exit, exit_code};
+use crate::support::sharded_repo::{
+    Repo, artifact_names, index, nightly, repo, restore, run, snapshot, store, summary, tool,
+};
+
+use serde_json::Value;
+
+/// The published history copy `--history-out .tier1/history`.
+fn history(r: &Repo) -> std::path::PathBuf {
+    r.root.join(".tier1/history")
+}
+
+fn night(r: &Repo, env: &[(&str, &str)], extra: &[&str]) -> crate::support::sharded_repo::Out {
+    let mut args = vec!["--history-out", ".tier1/history", "--profile", "smoke"];
+    args.extend_from_slice(extra);
+    nightly(r, env, &args)
+}
+
+#[test]
+fn a_sharded_night_bootstraps_publishes_and_restores_as_one_run() {
+    let r = repo();
+    let first = night(&r, &[], &["--shards", "2"]);
+    assert_eq!(first.code, 0, "{}\n{}", first.stderr, first.json);
+    let jobs = first.json["shards"]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert!(jobs.iter().all(|j| j["result"] == "success"), "{jobs:?}");
+    let idx = index(&history(&r));
+    let runs = idx["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        runs[0]["baseline_eligible"], true,
+        "the first sharded night is the anchor"
+    );
+    let id = runs[0]["run_id"].as_str().unwrap().to_string();
+    let s = summary(&history(&r), &id);
+    assert_eq!(s["shards"]["count"], 2);
+    assert_eq!(s["shards"]["complete"], true);
+    let targets: Vec<&str> = s["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets, ["fixed_a", "fixed_b", "fixed_c"], "suite order");
+    assert!(
+        s["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["status"] == "succeeded")
+    );
+    // One night: one plan, two shard packages, one evidence package, one history.
+    let names = artifact_names(&r);
+    for want in [
+        "tier1-shard-1-1-1",
+        "tier1-shard-1-1-2",
+        "tier1-evidence-1-1",
+        "tier1-history-1-1",
+    ] {
+        assert!(
+            names.iter().any(|n| n == want),
+            "{want} missing from {names:?}"
+        );
+    }
+    // The anchor row carries the combined package's digest; each shard's digest is recorded.
+    let delivered = s["shards"]["shards"].as_array().unwrap();
+    assert!(delivered.iter().all(
+        |e| e["status"] == "delivered" && e["digest"].as_str().unwrap().starts_with("sha256:")
+    ));
+
+    let second = night(&r, &[], &["--shards", "2"]);
+    assert_eq!(second.code, 0, "{}\n{}", second.stderr, second.json);
+    // A sharded history goes on with a single night, and the other way round.
+    let third = night(&r, &[], &[]);
+    assert_eq!(third.code, 0, "{}", third.stderr);
+    let idx = index(&history(&r));
+    let runs = idx["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    assert_eq!(runs[1]["run_accepted"], true);
+    assert_eq!(runs[1]["baseline_eligible"], false);
+    assert!(summary(&history(&r), runs[2]["run_id"].as_str().unwrap())["shards"].is_null());
+    let t = tempfile::tempdir().unwrap();
+    let restored = restore(&r, None, &t.path().join("h"));
+    assert_eq!(restored.code, 0, "{}", restored.stderr);
+    assert_eq!(
+        index(&t.path().join("h"))["runs"].as_array().unwrap().len(),
+        3
+    );
+}
+
+#[test]
+fn a_failed_shard_leaves_the_night_unrecorded_and_the_next_night_whole() {
+    let r = repo();
+    assert_eq!(night(&r, &[], &["--shards", "2"]).code, 0);
+    let before = snapshot(&history(&r));
+    let failed = night(&r, &[("TIER1_FAULT", "shard:2:fail")], &["--shards", "2"]);
+    assert_eq!(
+        failed.code,
+        exit_code(Exit::Gate),
+        "{}\n{}",
+        failed.stderr,
+        failed.json
+    );
+    let jobs = failed.json["shards"]["jobs"].as_array().unwrap();
+    assert_eq!(jobs[0]["result"], "success");
+    assert_eq!(jobs[1]["result"], "failure");
+    let record = &failed.json["shards"]["record"];
+    assert_eq!(record["complete"], false);
+    assert_eq!(record["shards"][1]["status"], "missing");
+    // Its targets are missing and the gate fails with why; nothing half-merged is recorded.
+    let why = failed.json["failure"].as_str().unwrap_or_default();
+    assert!(why.contains("incomplete night: shard 2 of 2"), "{why}");
+    assert!(
+        failed.json["run"]["summary"]["missing"].as_u64().unwrap() >= 1,
+        "{}",
+        failed.json["run"]
+    );
+    assert_eq!(failed.json["conclusion"], "failure");
+    assert_eq!(snapshot(&history(&r)), before, "nothing published");
+    let names = artifact_names(&r);
+    assert!(names.iter().any(|n| n == "tier1-shard-2-1-1"), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("tier1-evidence-2-") || n.starts_with("tier1-history-2-")),
+        "{names:?}"
+    );
+
+    let next = night(&r, &[], &["--shards", "2"]);
+    assert_eq!(next.code, 0, "{}", next.stderr);
+    assert_eq!(index(&history(&r))["runs"].as_array().unwrap().len(), 2);
+}
+
+/// A sharded night driven step by step with `tier1-shard`, as the workflow's jobs do, on workflow
+/// run `wf` of the store: restore, plan, both shards (their packages written, not uploaded).
+struct Steps {
+    work: tempfile::TempDir,
+    wf: u64,
+}
+
+impl Steps {
+    fn dir(&self, p: &str) -> std::path::PathBuf {
+        self.work.path().join(p)
+    }
+}
+
+fn plan_and_measure(r: &Repo) -> Steps {
+    let sha = crate::support::nightly_repo::git(&r.root, &["rev-parse", "HEAD"]);
+    let wf = store(r)
+        .create_run(&tier1::store::local::NewRun::new(
+            "tier1-nightly.yml",
+            "main",
+            &sha,
+        ))
+        .unwrap()
+        .id;
+    let work = tempfile::tempdir().unwrap();
+    let steps = Steps { work, wf };
+    let h = steps.dir("history");
+    assert_eq!(restore(r, None, &h).code, 0);
+    let planned = run(tool(r, "tier1-shard", &[])
+        .args([
+            "plan",
+            "--suite-config",
+            "suite.yaml",
+            "--profile",
+            "smoke",
+            "--shards",
+            "2",
+        ])
+        .arg("--history-root")
+        .arg(&h)
+        .arg("--output")
+        .arg(steps.dir("plan.json"))
+        .args(["--workflow-run-id", &wf.to_string()]));
+    assert_eq!(planned.code, 0, "{}", planned.stderr);
+    for k in ["1", "2"] {
+        let o = run(tool(r, "tier1-shard", &[])
+            .args(["run", "--suite-config", "suite.yaml", "--shard", k])
+            .arg("--plan")
+            .arg(steps.dir("plan.json"))
+            .arg("--history-root")
+            .arg(&h)
+            .arg("--evidence-root")
+            .arg(steps.dir(&format!("runs-{k}")))
+            .arg("--package")
+            .arg(steps.dir(&format!("tier1-shard-{wf}-1-{k}"))));
+        assert_eq!(o.code, 0, "shard {k}: {}", o.stderr);
+    }
+    steps
+}
+
+fn upload(r: &Repo, s: &Steps, k: u32) -> tier1::store::ArtifactMeta {
+    let name = format!("tier1-shard-{}-1-{k}", s.wf);
+    store(r)
+        .upload_file(s.wf, &name, &s.dir(&name), 90)
+        .unwrap()
+}
+
+fn combine(r: &Repo, s: &Steps) -> crate::support::sharded_repo::Out {
+    run(tool(r, "tier1-shard", &[])
+        .args([
+            "combine",
+            "--suite-config",
+            "suite.yaml",
+            "--store",
+            "local:.tier1/store",
+        ])
+        .arg("--plan")
+        .arg(s.dir("plan.json"))
+        .arg("--history-root")
+        .arg(s.dir("history"))
+        .arg("--evidence-root")
+        .arg(s.dir("combined"))
+        .arg("--package")
+        .arg(s.dir(&format!("tier1-evidence-{}-1", s.wf)))
+        .args([
+            "--evidence-artifact-name",
+            &format!("tier1-evidence-{}-1", s.wf),
+        ]))
+}
+
+/// Rewrite `package` (a shard zip): `edit` changes its files, then it is zipped again
+/// deterministically (a forged package with a self-consistent digest).
+fn forge(package: &std::path::Path, edit: impl FnOnce(&std::path::Path)) {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("x");
+    let policy = tier1::archive::ExtractPolicy::history();
+    tier1::archive::extract_safe(package, &dir, &policy).unwrap();
+    edit(&dir);
+    std::fs::remove_file(package).unwrap();
+    tier1::archive::write_deterministic_zip(&dir, package).unwrap();
+}
+
+fn edit_json(path: &std::path::Path, f: impl FnOnce(&mut Value)) {
+    let mut v: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    f(&mut v);
+    std::fs::write(path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+}
+
+/// The combine step refused: exit `code`, `needle` in the message, the history it would append to
+/// unchanged, no evidence and no package written.
+fn assert_refused(
+    s: &Steps,
+    o: &crate::support::sharded_repo::Out,
+    code: Exit,
+    needle: &str,
+    before: &[(std::path::PathBuf, Vec<u8>)],
+) {
+    assert_eq!(o.code, exit_code(code), "{}", o.stderr);
+    assert!(o.stderr.contains(needle), "{needle:?} not in {}", o.stderr);
+    assert_eq!(
+        snapshot(&s.dir("history")),
+        before,
+        "the candidate history is untouched"
+    );
+    assert!(!s.dir("combined").exists(), "no evidence written");
+    assert!(
+        !s.dir(&format!("tier1-evidence-{}-1", s.wf)).exists(),
+        "no package written"
+    );
+}
+
+#[test]
+fn the_combine_step_verifies_every_shard_and_refuses_tampered_or_foreign_evidence() {
+    let r = repo();
+    assert_eq!(night(&r, &[], &["--shards", "2"]).code, 0);
+
+    // Tampered after upload: the stored bytes no longer hash to the listed digest.
+    let s = plan_and_measure(&r);
+    upload(&r, &s, 1);
+    let meta = upload(&r, &s, 2);
+    let path = store(&r).artifact_path(meta.id);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let before = snapshot(&s.dir("history"));
+    let o = combine(&r, &s);
+    assert_refused(&s, &o, Exit::Integrity, "differs from the listed", &before);
+
+    // A shard of another commit (its package forged consistently, digest and all).
+    let s = plan_and_measure(&r);
+    upload(&r, &s, 1);
+    let run_id = serde_json::from_slice::<Value>(&std::fs::read(s.dir("plan.json")).unwrap())
+        .unwrap()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    forge(&s.dir(&format!("tier1-shard-{}-1-2", s.wf)), |d| {
+        edit_json(&d.join(&run_id).join("shards/2/manifest.json"), |m| {
+            m["git"]["commit"] = Value::from("f".repeat(40));
+        });
+    });
+    upload(&r, &s, 2);
+    let before = snapshot(&s.dir("history"));
+    let o = combine(&r, &s);
+    assert_refused(&s, &o, Exit::Integrity, "shard 2: manifest git", &before);
+
+    // A shard measured on another runner class.
+    let s = plan_and_measure(&r);
+    upload(&r, &s, 2);
+    forge(&s.dir(&format!("tier1-shard-{}-1-1", s.wf)), |d| {
+        let dir = d.join(run_id_of(&s)).join("shards/1");
+        edit_json(&dir.join("manifest.json"), |m| {
+            m["runner_class"] = Value::from("beta");
+            m["environment"]["runner_class"] = Value::from("beta");
+        });
+        edit_json(&dir.join("results/benchmark_test_results.json"), |m| {
+            m["environment"]["runner_class"] = Value::from("beta");
+        });
+    });
+    upload(&r, &s, 1);
+    let before = snapshot(&s.dir("history"));
+    let o = combine(&r, &s);
+    assert_refused(
+        &s,
+        &o,
+        Exit::Integrity,
+        "shard 1: manifest runner_class",
+        &before,
+    );
+
+    // Both shards whole: the night is recorded, the combined package written.
+    let s = plan_and_measure(&r);
+    upload(&r, &s, 1);
+    upload(&r, &s, 2);
+    let o = combine(&r, &s);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.json["recorded"], true);
+    assert_eq!(o.json["shards"]["complete"], true);
+    assert!(s.dir(&format!("tier1-evidence-{}-1", s.wf)).is_file());
+    assert_eq!(
+        index(&s.dir("history"))["runs"].as_array().unwrap().len(),
+        2
+    );
+}
+
+fn run_id_of(s: &Steps) -> String {
+    serde_json::from_slice::<Value>(&std::fs::read(s.dir("plan.json")).unwrap()).unwrap()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_shard_refuses_a_plan_of_another_commit_before_it_measures() {
+    let r = repo();
+    assert_eq!(night(&r, &[], &["--shards", "2"]).code, 0);
+    let s = plan_and_measure(&r);
+    std::fs::write(r.root.join("NOTES"), "x").unwrap();
+    crate::support::nightly_repo::git(&r.root, &["add", "NOTES"]);
+    crate::support::nightly_repo::git(&r.root, &["commit", "-q", "-m", "later"]);
+    let o = run(tool(&r, "tier1-shard", &[])
+        .args(["run", "--suite-config", "suite.yaml", "--shard", "1"])
+        .arg("--plan")
+        .arg(s.dir("plan.json"))
+        .arg("--history-root")
+        .arg(s.dir("history"))
+        .arg("--evidence-root")
+        .arg(s.dir("again"))
+        .arg("--package")
+        .arg(s.dir("again.zip")));
+    assert_eq!(o.code, exit_code(Exit::Invalid), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("a shard measures the plan's commit only"),
+        "{}",
+        o.stderr
+    );
+    assert!(!s.dir("again").exists() && !s.dir("again.zip").exists());
+    // The plan's digest binds what the shard measures.
+    let o = run(tool(
+        &r,
+        "tier1-shard",
+        &[("TIER1_PLAN_DIGEST", &format!("sha256:{}", "0".repeat(64)))],
+    )
+    .args(["run", "--suite-config", "suite.yaml", "--shard", "1"])
+    .arg("--plan")
+    .arg(s.dir("plan.json"))
+    .arg("--history-root")
+    .arg(s.dir("history"))
+    .arg("--package")
+    .arg(s.dir("again.zip")));
+    assert_eq!(o.code, exit_code(Exit::Integrity), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("differs from the plan job's"),
+        "{}",
+        o.stderr
+    );
+}
