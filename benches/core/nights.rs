@@ -277,6 +277,7 @@ impl<'a> Grower<'a> {
                 canonical_root: self.live.clone(),
                 output_root: out.clone(),
                 run_id: run_id.clone(),
+                runner_class: None,
             },
             &tier1::suite::Suite::embedded(),
         )
@@ -316,6 +317,7 @@ impl<'a> Grower<'a> {
                 workflow: WORKFLOW.into(),
                 branch: "main".into(),
                 current_run_id: None,
+                runner_class: None,
                 destination: restored.clone(),
                 allow_bootstrap: false,
                 allow_anchor_renewal: true,

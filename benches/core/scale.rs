@@ -98,6 +98,8 @@ pub fn child_main() -> bool {
                 expected_evidence_digest: text("BENCH_EVIDENCE_DIGEST"),
                 canonical_history_root: Some(var("BENCH_LIVE")),
                 output_history_root: var("BENCH_OUT"),
+                runner_class: None,
+                shard_archives: Vec::new(),
                 suite_config: None,
                 repo_root: var("BENCH_REPO"),
                 allow_bootstrap: false,

@@ -63,6 +63,7 @@ fn refused_by_publish_promote_dashboard(w: &Path, good: &Path, bad: &Path, needl
             canonical_root: bad.into(),
             output_root: out.clone(),
             run_id: spec.run_id.clone(),
+            runner_class: None,
         },
         &suite(),
     )

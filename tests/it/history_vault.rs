@@ -310,6 +310,7 @@ fn a_schema_2_package_restores_publishes_as_3_and_then_vaults() {
             canonical_root: dest.clone(),
             output_root: out.clone(),
             run_id: spec.run_id.clone(),
+            runner_class: None,
         },
         &crate::history_support::suite(),
     )

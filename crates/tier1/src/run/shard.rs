@@ -23,6 +23,7 @@ pub(crate) fn measure_shard(req: &RunRequest<'_>) -> Result<ShardRecord, RunErro
         )));
     };
     let started = std::time::Instant::now();
+    let night = side_by_side::NightBudget::start(req);
     let anchor = preflight(req)?;
     let passes = anchor_passes(req, anchor.is_none());
     crate::gha::group(&format!(
@@ -31,7 +32,8 @@ pub(crate) fn measure_shard(req: &RunRequest<'_>) -> Result<ShardRecord, RunErro
     ));
     let results = execute(req, &req.run_id, &placement.keys, None, passes);
     crate::gha::endgroup();
-    let results = results?;
+    // The phases' seconds are the shard job's own; the combined run records none.
+    let (results, _seconds) = results?;
     let summary = build_summary(req.suite, &results, &req.git, None)?;
     let th = req.suite.threshold_book();
     let noise = match &anchor {
@@ -47,13 +49,13 @@ pub(crate) fn measure_shard(req: &RunRequest<'_>) -> Result<ShardRecord, RunErro
     };
     let (checked, block, comparison) = match &anchor {
         Some(a) => {
-            let checked = run_rechecks(req, &first)?;
+            let checked = run_rechecks(req, &first, &mut Vec::new())?;
             let rechecked = recheck::apply(first, &summary, a, &checked, &th, &noise);
             let suspects: Vec<_> = confirmation::suspected(&rechecked, &summary)
                 .into_iter()
                 .filter(|s| own(&s.target))
                 .collect();
-            let block = side_by_side::confirm_suspects(req, &suspects, a)?;
+            let block = side_by_side::confirm_suspects(req, &suspects, a, &night)?;
             let comparison = match &block {
                 Some(b) => confirmation::apply(rechecked, &summary, a, b.clone()),
                 None => rechecked,
