@@ -10,6 +10,7 @@ use crate::history_export::{exported, forge};
 use crate::history_support::Ran;
 use crate::support::command;
 use crate::support::exit_code::{Exit, exit_code};
+use crate::support::segment_forge::link;
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
@@ -35,12 +36,15 @@ fn capped(bin: &str, args: &[&str]) -> Ran {
     }
 }
 
-/// The first segment of the history at `root` padded with [`PADDING`] zeros after its end marker,
-/// its record's digest and size updated and its link recomputed, as an attacker would.
-fn pad_first_segment(root: &Path) {
+/// The newest segment of the history at `root` padded with [`PADDING`] zeros after its end marker,
+/// its record's digest and size updated and the chain relinked from it (the record's own link and
+/// every live row after it, as `schema_version` 3 chains them), as an attacker who can write the
+/// package would: the chain holds, only the archive's padding is left to refuse.
+fn pad_newest_segment(root: &Path) {
     let idx_path = root.join("index.json");
     let mut idx: Value = serde_json::from_slice(&std::fs::read(&idx_path).unwrap()).unwrap();
-    let rel = idx["segments"][0]["path"].as_str().unwrap().to_string();
+    let last = idx["segments"].as_array().unwrap().len() - 1;
+    let rel = idx["segments"][last]["path"].as_str().unwrap().to_string();
     let seg = root.join(&rel);
     let mut tar = Vec::new();
     GzDecoder::new(&std::fs::read(&seg).unwrap()[..])
@@ -56,14 +60,38 @@ fn pad_first_segment(root: &Path) {
     assert!(padded.len() < 64 << 20, "{} bytes", padded.len());
     std::fs::remove_file(&seg).unwrap();
     std::fs::write(&seg, &padded).unwrap();
-    let record = idx["segments"][0].as_object_mut().unwrap();
-    record.insert(
-        "digest".into(),
-        Value::from(tier1::digest::Digest::of_bytes(&padded).to_string()),
-    );
-    record.insert("bytes".into(), Value::from(padded.len() as u64));
-    let prev = record["chain_prev"].as_str().unwrap().to_string();
-    tier1::history::chain::seal(Some(&prev), record);
+    // The chain's order (a segment's record comes where its `chain_prev` continues the chain),
+    // read from the untouched links, then every item from the padded record on relinked.
+    let mut order = Vec::new();
+    let (mut prev, mut next_seg) = (String::new(), 0);
+    let runs = idx["runs"].as_array().unwrap().len();
+    for i in 0..=runs {
+        while let Some(seg) = idx["segments"].get(next_seg)
+            && seg["chain_prev"].as_str() == Some(prev.as_str())
+        {
+            order.push((true, next_seg));
+            prev = seg["chain_sha256"].as_str().unwrap().to_string();
+            next_seg += 1;
+        }
+        if i < runs {
+            order.push((false, i));
+            prev = idx["runs"][i]["chain_sha256"].as_str().unwrap().to_string();
+        }
+    }
+    let at = order.iter().position(|&o| o == (true, last)).unwrap();
+    let mut head = match at.checked_sub(1).map(|k| order[k]) {
+        None => String::new(),
+        Some((true, j)) => idx["segments"][j]["chain_sha256"].as_str().unwrap().into(),
+        Some((false, j)) => idx["runs"][j]["chain_sha256"].as_str().unwrap().into(),
+    };
+    let record = &mut idx["segments"][last];
+    record["digest"] = Value::from(tier1::digest::Digest::of_bytes(&padded).to_string());
+    record["bytes"] = Value::from(padded.len() as u64);
+    for &(is_seg, j) in &order[at..] {
+        let item = &mut idx[if is_seg { "segments" } else { "runs" }][j];
+        head = link(&head, item);
+        item["chain_sha256"] = Value::from(head.clone());
+    }
     std::fs::remove_file(&idx_path).unwrap();
     std::fs::write(&idx_path, serde_json::to_vec_pretty(&idx).unwrap()).unwrap();
 }
@@ -115,7 +143,7 @@ fn a_segment_padded_with_gigabytes_of_zeros_is_refused_in_bounded_memory() {
     assert_eq!(r.code, exit_code(Exit::Ok), "{}", r.stderr);
 
     // An export whose segment was padded and relinked: refused, the destination left absent.
-    let padded = forge(&out, t, "padded", pad_first_segment);
+    let padded = forge(&out, t, "padded", pad_newest_segment);
     let d = tier1::digest::Digest::of_file(&padded).unwrap().to_string();
     let dest = t.join("from-padded");
     let a = args(&padded, &dest, &d);
@@ -129,7 +157,7 @@ fn a_segment_padded_with_gigabytes_of_zeros_is_refused_in_bounded_memory() {
     // A history root holding the padded segment: tier1-export refuses it and writes nothing.
     let root = t.join("padded-root");
     tier1::fsx::copy_tree(&out, &root).unwrap();
-    pad_first_segment(&root);
+    pad_newest_segment(&root);
     let before = crate::support::faults::snapshot(&root);
     let target = t.join("exports/padded.zip");
     let r = capped(
