@@ -100,6 +100,7 @@ fn measures_side_by_side(c: &Checkout) -> bool {
         "tier1-run",
         "tier1-compare\" run",
         "tier1-compare run",
+        "tier1-shard\" run",
         "uses: tier1-bench/tier1@",
     ]
     .iter()

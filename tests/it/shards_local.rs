@@ -60,7 +60,7 @@ fn a_sharded_night_bootstraps_publishes_and_restores_as_one_run() {
         "tier1-shard-1-1-1",
         "tier1-shard-1-1-2",
         "tier1-evidence-1-1",
-        "tier1-history-1-1",
+        "tier1-history-1-1-publication-1",
     ] {
         assert!(
             names.iter().any(|n| n == want),
