@@ -147,7 +147,7 @@ impl<'a> Grower<'a> {
     /// Start from the package the third night published.
     pub fn new(nights: &'a Nights, work: &Path) -> Grower<'a> {
         let live = work.join("live-0");
-        extract_artifact(&nights.store, "tier1-history-3-1", &live);
+        extract_artifact(&nights.store, "tier1-history-3-1-publication-1", &live);
         let n3 = &nights.runs[2];
         let template = work.join("template");
         tier1::fsx::copy_tree(&live.join(n3), &template).expect("template");
@@ -357,7 +357,7 @@ fn forget_old_packages(store: &LocalStore, keep: u64) {
         .iter()
         .filter(|a| a.id != keep && !a.expired)
     {
-        if a.name.contains("-history-") && a.name != "tier1-history-4-1" {
+        if a.name.contains("-history-") && a.name != "tier1-history-4-1-publication-1" {
             let _ = std::fs::remove_file(store.artifact_path(a.id));
             let id = a.id;
             store

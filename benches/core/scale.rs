@@ -222,7 +222,7 @@ fn promotion_candidate(nights: &Nights, work: &Path, live: &Path, dir: &Path) ->
     let n4 = nights.runs[3].clone();
     let pkg = work.join("night-4");
     if !pkg.exists() {
-        extract_artifact(&nights.store, "tier1-history-4-1", &pkg);
+        extract_artifact(&nights.store, "tier1-history-4-1-publication-1", &pkg);
     }
     tier1::fsx::link_tree(live, dir).expect("candidate");
     tier1::fsx::copy_tree(&pkg.join(&n4), &dir.join(&n4)).expect("run");
