@@ -1,4 +1,4 @@
-//! Harness behaviour on the smoke profile: all six targets green, verification failures, injected
+//! Harness behaviour on the smoke profile: every built-in target green, verification failures, injected
 //! slowdowns, signature mismatches, panics and timeouts fail only their target, and the results
 //! file round-trips through `validate` and `summarize`.
 
@@ -73,9 +73,13 @@ fn modify_optimized(key: &'static str, f: fn(&mut Wrapped)) -> tier1::bench::har
 }
 
 #[test]
-fn smoke_profile_runs_all_six_green_and_summarizes() {
+fn smoke_profile_runs_every_builtin_target_green_and_summarizes() {
     let r = run(&[], None);
-    assert_eq!(r.targets.len(), 6);
+    let builtin: Vec<&str> = tier1::bench::builtin_keys().collect();
+    assert_eq!(
+        r.targets.iter().map(|t| t.key.as_str()).collect::<Vec<_>>(),
+        builtin
+    );
     for t in &r.targets {
         assert_eq!(t.status, status::SUCCEEDED, "{}: {:?}", t.key, t.message);
         assert_eq!(t.variants.len(), 2);
@@ -95,7 +99,7 @@ fn smoke_profile_runs_all_six_green_and_summarizes() {
     assert!((40.0..55.0).contains(&savings), "kv savings {savings}");
     result::validate(&r).expect("valid");
     let rows = result::summarize(&r, &Suite::embedded()).expect("summary rows");
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), builtin.len());
     for row in &rows {
         let (b, s) = (row.baseline_time_ms.unwrap(), row.best_speedup.unwrap());
         assert_eq!(row.best_optimized_time_ms, Some((b.get() / s.get()).into()));
@@ -151,12 +155,11 @@ fn injected_slowdown_variant_has_a_lower_speedup() {
     let hook: tier1::bench::harness::Hook = Arc::new(|k: &str, w: &mut Workload| {
         if k == "flashattention4_alibi" {
             // A second copy of the optimized variant that does its work three times per run.
-            let again =
-                tier1::bench::targets::cpu_workload(k, &w_shapes(), tier1::bench::rng::SEED)
-                    .unwrap()
-                    .variants
-                    .pop()
-                    .unwrap();
+            let again = tier1::bench::cpu_workload(k, &w_shapes(), tier1::bench::rng::SEED)
+                .unwrap()
+                .variants
+                .pop()
+                .unwrap();
             let mut slow = wrap(again, |w| w.times = 3);
             slow.name = "optimized_slow".into();
             w.variants.push(slow);

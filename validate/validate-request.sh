@@ -8,6 +8,8 @@
 #   TIER1_BOOTSTRAP_HISTORY       true: start the first anchor (with the acceptance)
 #   TIER1_ACCEPTANCE_NOTE         the public note (required with, refused without, the acceptance)
 #   TIER1_HISTORY_EXPORT, TIER1_HISTORY_EXPORT_SHA256   tier1's recovery from an export (optional)
+#   TIER1_RUNNER_CLASS            a sharded night's runner class (optional: a class name)
+#   TIER1_SHARDS                  a sharded night's shard count (optional: empty or a whole number)
 # Each refusal is an error annotation naming the input, and exit 1.
 set -euo pipefail
 fail() { echo "::error::$1"; exit 1; }
@@ -39,4 +41,8 @@ if [[ -n "${TIER1_HISTORY_EXPORT:-}" ]]; then
 elif [[ -n "${TIER1_HISTORY_EXPORT_SHA256:-}" ]]; then
   fail "history_export_sha256 requires history_export"
 fi
-echo "request valid: event $GITHUB_EVENT_NAME on $GITHUB_REF, accept_history_anchor $accept, bootstrap_history $bootstrap"
+if [[ -n "${TIER1_RUNNER_CLASS:-}" ]]; then
+  [[ "$TIER1_RUNNER_CLASS" =~ ^[a-z0-9][a-z0-9_.-]{0,31}$ ]] || fail "runner_class must be a class name (1-32 lower-case letters, digits, '_', '.', '-'), found '$TIER1_RUNNER_CLASS'"
+fi
+[[ -z "${TIER1_SHARDS:-}" || "$TIER1_SHARDS" =~ ^[1-9][0-9]*$ ]] || fail "shards must be a whole number of at least 1, found '$TIER1_SHARDS'"
+echo "request valid: event $GITHUB_EVENT_NAME on $GITHUB_REF, accept_history_anchor $accept, bootstrap_history $bootstrap${TIER1_RUNNER_CLASS:+, runner_class $TIER1_RUNNER_CLASS}${TIER1_SHARDS:+, shards $TIER1_SHARDS}"

@@ -9,6 +9,11 @@
 mod nights;
 mod scale;
 
+/// Counts the heap of each child (`scale.rs`): its peak of live bytes beside `VmHWM`, which can
+/// exceed it by tens of MiB of the allocator's heap growth (docs/performance.md, issue 38).
+#[global_allocator]
+static ALLOC: tier1::bench::alloc::CountingAlloc = tier1::bench::alloc::CountingAlloc::new();
+
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
@@ -121,23 +126,33 @@ fn main() {
     let nights = nights::real_nights(&dir);
     let mut g = nights::Grower::new(&nights, &dir);
     println!(
-        "Scale: real nights ({}), each figure min / median / max of {} runs in ms, peak RSS the largest VmHWM of a run; \
+        "Scale: real nights ({}; promoted: {}, grown from {}'s package), each figure min / median / max of {} runs in ms, peak RSS the largest VmHWM of a run, heap the largest peak of live heap bytes; \
          `unzip -q` of the same package, interleaved with restore. Goal: restore <= 1.2x unzip and < 64 MiB, publish < 64 MiB, flat in the history's age.",
-        nights.runs.join(", "),
+        nights.run_ids().join(", "),
+        nights.promotable().run_id,
+        nights.base().run_id,
         scale::reps()
     );
     println!();
     println!(
-        "| runs | live / segments | package: members, expanded, zip (after compaction) | nights per cycle | restore ms (RSS) | `unzip -q` ms | restore / unzip | publish ms (RSS) | compacting publish ms (RSS) | promote ms (RSS) | dashboard ms (RSS) | export ms (RSS) |"
+        "| runs | live / segments | package: members, expanded, zip (after compaction) | nights per cycle | bytes a night adds to the next download | restore ms (RSS) | `unzip -q` ms | restore / unzip | publish ms (RSS) | compacting publish ms (RSS) | promote ms (RSS) | dashboard ms (RSS) | export ms (RSS) | load average (1/5/15 min) at start / end, nproc |"
     );
-    println!("|---:|---|---|---:|---|---|---:|---|---|---|---|---|");
+    println!("|---:|---|---|---:|---:|---|---|---:|---|---|---|---|---|---|");
     let mib = |k: u64| format!("{:.1} MiB", k as f64 / 1024.0);
     let mmm = |(a, b, c): (f64, f64, f64)| format!("{} / {} / {}", ms(a), ms(b), ms(c));
-    let op = |o: scale::Op| format!("{} ({})", mmm(o.time), mib(o.kib));
+    let op = |o: scale::Op| format!("{} ({}; heap {})", mmm(o.time), mib(o.kib), mib(o.heap_kib));
     for runs in scale::sizes() {
+        let load = || {
+            std::fs::read_to_string("/proc/loadavg")
+                .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+                .unwrap_or_default()
+        };
+        let start = load();
         let f = scale::measure(&mut g, &nights, runs);
+        let end = load();
+        let cpus = std::thread::available_parallelism().map_or(0, usize::from);
         println!(
-            "| {} | {} / {} | {}, {:.1} MiB, {:.2} MiB ({:.2} MiB) | {} | {} | {} | {:.2}x | {} | {} | {} | {} | {} |",
+            "| {} | {} / {} | {}, {:.1} MiB, {:.2} MiB ({:.2} MiB) | {} | {:.1} KiB | {} | {} | {:.2}x | {} | {} | {} | {} | {} | {start} / {end}, {cpus} |",
             f.runs,
             f.live_runs,
             f.segments,
@@ -146,6 +161,7 @@ fn main() {
             f.zip_bytes as f64 / 1048576.0,
             f.zip_bytes_after_compaction as f64 / 1048576.0,
             f.nights_per_cycle,
+            f.night_bytes as f64 / 1024.0,
             op(f.restore),
             mmm(f.unzip),
             f.ratio,

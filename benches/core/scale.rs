@@ -6,7 +6,7 @@
 //! the same package in the same run; and the bytes a night adds to what the next night downloads.
 //! The child mode (`TIER1_CORE_BENCH_CHILD`) is this binary re-executed to run one operation.
 
-use crate::nights::{Grower, Nights, extract_artifact};
+use crate::nights::{Grower, Nights};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -85,28 +85,23 @@ pub fn child_main() -> bool {
             tier1::publish::merge(&req, &tier1::suite::Suite::embedded()).expect("publish");
         }
         "promote" => {
-            let run = text("BENCH_RUN");
-            tier1::promote::promote(&tier1::promote::PromoteRequest {
-                history_root: var("BENCH_CAND"),
-                evidence_root: var("BENCH_EVIDENCE"),
-                run_id: run.clone(),
-                requester: "bench".into(),
-                note: "benchmark promotion onto a long history".into(),
-                workflow_run: "local://store/actions/runs/4".into(),
-                expected_git_commit: text("BENCH_COMMIT"),
-                expected_evidence_artifact: "tier1-evidence-4-1".into(),
-                expected_evidence_digest: text("BENCH_EVIDENCE_DIGEST"),
-                canonical_history_root: Some(var("BENCH_LIVE")),
-                output_history_root: var("BENCH_OUT"),
-                runner_class: None,
-                shard_archives: Vec::new(),
-                suite_config: None,
-                repo_root: var("BENCH_REPO"),
-                allow_bootstrap: false,
-                reviewers: vec![],
-                allow_local_workflow_run: true,
-            })
-            .expect("promote");
+            let night = crate::nights::Night {
+                run_id: text("BENCH_RUN"),
+                workflow_run_id: text("BENCH_WORKFLOW_RUN").parse().expect("a run id"),
+                conclusion: "success".into(),
+                history_artifact: None,
+                evidence: Some((text("BENCH_EVIDENCE_NAME"), text("BENCH_EVIDENCE_DIGEST"))),
+            };
+            let req = crate::nights::promote_request(
+                &night,
+                &text("BENCH_COMMIT"),
+                &var("BENCH_REPO"),
+                &var("BENCH_CAND"),
+                &var("BENCH_EVIDENCE"),
+                &var("BENCH_LIVE"),
+                &var("BENCH_OUT"),
+            );
+            tier1::promote::promote(&req).expect("promote");
         }
         "dashboard" => {
             tier1::dashboard::write_dashboard(&tier1::dashboard::DashboardOptions {
@@ -130,12 +125,17 @@ pub fn child_main() -> bool {
         }
         other => panic!("unknown child operation {other}"),
     }
-    println!("{} {}", t.elapsed().as_nanos(), vm_hwm_kib().unwrap_or(0));
+    println!(
+        "{} {} {}",
+        t.elapsed().as_nanos(),
+        vm_hwm_kib().unwrap_or(0),
+        tier1::bench::alloc::peak_bytes() / 1024
+    );
     true
 }
 
-/// One child run: (wall time from the parent, peak RSS in KiB).
-fn child(op: &str, vars: &[(&str, String)]) -> (Duration, u64) {
+/// One child run: (wall time from the parent, peak RSS in KiB, peak heap in KiB).
+fn child(op: &str, vars: &[(&str, String)]) -> (Duration, u64, u64) {
     let mut cmd = Command::new(std::env::current_exe().expect("bench binary"));
     cmd.env(CHILD, op).env("TIER1_LOG", "warn");
     for (k, v) in vars {
@@ -150,12 +150,13 @@ fn child(op: &str, vars: &[(&str, String)]) -> (Duration, u64) {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let kib = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (wall, kib)
+    let field = |i| {
+        text.split_whitespace()
+            .nth(i)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0)
+    };
+    (wall, field(1), field(2))
 }
 
 /// min / median / max in seconds.
@@ -165,11 +166,13 @@ pub fn spread(mut xs: Vec<Duration>) -> (f64, f64, f64) {
     (s(xs[0]), s(xs[xs.len() / 2]), s(xs[xs.len() - 1]))
 }
 
-/// One operation's figures: min / median / max seconds and the largest peak RSS (KiB).
+/// One operation's figures: min / median / max seconds, the largest peak RSS and the largest
+/// peak heap (KiB).
 #[derive(Debug, Clone, Copy)]
 pub struct Op {
     pub time: (f64, f64, f64),
     pub kib: u64,
+    pub heap_kib: u64,
 }
 
 /// One size's figures.
@@ -183,6 +186,8 @@ pub struct Figures {
     pub zip_bytes: u64,
     pub zip_bytes_after_compaction: u64,
     pub nights_per_cycle: usize,
+    /// Bytes one night adds to the package the next night downloads.
+    pub night_bytes: u64,
     pub restore: Op,
     pub unzip: (f64, f64, f64),
     pub ratio: f64,
@@ -199,14 +204,15 @@ fn s(p: &Path) -> String {
 
 /// `reps` runs of `op`, each with its own output directory `<dir>/<name>-<i>`.
 fn repeat(op: &str, reps: usize, dir: &Path, name: &str, vars: &[(&str, String)]) -> Op {
-    let (mut times, mut kib) = (Vec::new(), 0);
+    let (mut times, mut kib, mut heap_kib) = (Vec::new(), 0, 0);
     for i in 0..reps {
         let out = dir.join(format!("{name}-{i}"));
         let mut v = vars.to_vec();
         v.push(("BENCH_OUT", s(&out)));
-        let (t, k) = child(op, &v);
+        let (t, k, h) = child(op, &v);
         times.push(t);
         kib = kib.max(k);
+        heap_kib = heap_kib.max(h);
         let _ = std::fs::remove_dir_all(&out);
         let _ = std::fs::remove_file(&out);
         let _ = std::fs::remove_file(format!("{}.sha256", out.display()));
@@ -214,27 +220,25 @@ fn repeat(op: &str, reps: usize, dir: &Path, name: &str, vars: &[(&str, String)]
     Op {
         time: spread(times),
         kib,
+        heap_kib,
     }
 }
 
-/// The candidate that promotes the fourth real night onto `live`, under `dir`.
-fn promotion_candidate(nights: &Nights, work: &Path, live: &Path, dir: &Path) -> String {
-    let n4 = nights.runs[3].clone();
-    let pkg = work.join("night-4");
-    if !pkg.exists() {
-        extract_artifact(&nights.store, "tier1-history-4-1-publication-1", &pkg);
-    }
+/// The candidate that promotes the promotable real night onto `live`, under `dir`.
+fn promotion_candidate(nights: &Nights, live: &Path, dir: &Path) {
+    let night = &nights.promotable().run_id;
+    let pkg = &nights.promoted_package;
     tier1::fsx::link_tree(live, dir).expect("candidate");
-    tier1::fsx::copy_tree(&pkg.join(&n4), &dir.join(&n4)).expect("run");
-    let night = IndexDoc::load(&pkg).unwrap().unwrap();
-    let row = night
+    tier1::fsx::copy_tree(&pkg.join(night), &dir.join(night)).expect("run");
+    let row = IndexDoc::load(pkg)
+        .unwrap()
+        .unwrap()
         .raw_rows()
         .iter()
-        .find(|r| r["run_id"] == n4.as_str())
+        .find(|r| r["run_id"] == night.as_str())
         .cloned()
-        .expect("the fourth night's row");
+        .expect("the promotable night's row");
     crate::nights::append_row(dir, row);
-    n4
 }
 
 /// Grow `g` to `runs` and measure.
@@ -254,6 +258,11 @@ pub fn measure(g: &mut Grower<'_>, nights: &Nights, runs: usize) -> Figures {
     );
     g.publish();
     let nights_per_cycle = g.live_rows() - live_after + 1;
+    let zip_full = g.zip_bytes;
+    // What one night adds to the package the next night downloads (its vaulted segments are
+    // downloaded only by the nights that need them): the package's growth over the cycle.
+    let night_bytes =
+        zip_full.saturating_sub(zip_after) / (g.live_rows() - live_after).max(1) as u64;
     let work = g.work.join(format!("measure-{runs}"));
     std::fs::create_dir_all(&work).unwrap();
     let store = tier1::store::local::LocalStore::open(&nights.store).unwrap();
@@ -269,15 +278,17 @@ pub fn measure(g: &mut Grower<'_>, nights: &Nights, runs: usize) -> Figures {
     let doc = IndexDoc::load(&live).unwrap().unwrap();
     let fp = tier1::history_check::restorable::footprint(&live).unwrap();
     // Restore beside unzip -q of the same package, interleaved.
-    let (mut restore, mut unzip, mut restore_kib) = (Vec::new(), Vec::new(), 0);
+    let (mut restore, mut unzip, mut restore_kib, mut restore_heap) =
+        (Vec::new(), Vec::new(), 0, 0);
     for i in 0..reps {
         let dest = work.join(format!("restored-{i}"));
-        let (t, k) = child(
+        let (t, k, h) = child(
             "restore",
             &[("BENCH_STORE", s(&nights.store)), ("BENCH_DEST", s(&dest))],
         );
         restore.push(t);
         restore_kib = restore_kib.max(k);
+        restore_heap = restore_heap.max(h);
         let _ = std::fs::remove_dir_all(&dest);
         let dir = work.join(format!("unzipped-{i}"));
         let t = Instant::now();
@@ -310,27 +321,9 @@ pub fn measure(g: &mut Grower<'_>, nights: &Nights, runs: usize) -> Figures {
         ],
     );
     let pcand = work.join("promotion-candidate");
-    let n4 = promotion_candidate(nights, &g.work, &live, &pcand);
-    let evidence = work.join("evidence-4");
-    if !evidence.exists() {
-        let a = state
-            .artifacts
-            .iter()
-            .find(|a| a.name == "tier1-evidence-4-1")
-            .expect("evidence");
-        tier1::promote::inputs::unpack_evidence_archive(
-            &store.artifact_path(a.id),
-            a.digest.as_deref().unwrap(),
-            &evidence,
-        )
-        .expect("evidence");
-    }
-    let digest = state
-        .artifacts
-        .iter()
-        .find(|a| a.name == "tier1-evidence-4-1")
-        .and_then(|a| a.digest.clone())
-        .unwrap();
+    promotion_candidate(nights, &live, &pcand);
+    let night = nights.promotable();
+    let (evidence_name, evidence_digest) = night.evidence.clone().expect("evidence");
     let promote = repeat(
         "promote",
         reps.min(3),
@@ -339,9 +332,11 @@ pub fn measure(g: &mut Grower<'_>, nights: &Nights, runs: usize) -> Figures {
         &[
             ("BENCH_CAND", s(&pcand)),
             ("BENCH_LIVE", live_s.clone()),
-            ("BENCH_RUN", n4),
-            ("BENCH_EVIDENCE", s(&evidence)),
-            ("BENCH_EVIDENCE_DIGEST", digest),
+            ("BENCH_RUN", night.run_id.clone()),
+            ("BENCH_WORKFLOW_RUN", night.workflow_run_id.to_string()),
+            ("BENCH_EVIDENCE", s(&nights.promoted_evidence)),
+            ("BENCH_EVIDENCE_NAME", evidence_name),
+            ("BENCH_EVIDENCE_DIGEST", evidence_digest),
             ("BENCH_COMMIT", nights.commit.clone()),
             ("BENCH_REPO", repo.clone()),
         ],
@@ -383,12 +378,14 @@ pub fn measure(g: &mut Grower<'_>, nights: &Nights, runs: usize) -> Figures {
         segments: doc.index.segments.len(),
         members: fp.members,
         expanded_bytes: fp.expanded_bytes,
-        zip_bytes: std::fs::metadata(&zip).map(|m| m.len()).unwrap_or(0),
+        zip_bytes: zip_full,
+        night_bytes,
         zip_bytes_after_compaction: zip_after,
         nights_per_cycle,
         restore: Op {
             time: r,
             kib: restore_kib,
+            heap_kib: restore_heap,
         },
         unzip: u,
         ratio: r.1 / u.1,

@@ -238,5 +238,42 @@ fn main() {
         }
     }
     println!("\nsimulation: {:.1} s", t0.elapsed().as_secs_f64());
-    real::main();
+    real_nights();
+}
+
+/// Run the real nights when asked for. The dispatch lives here, above `real`, `nights` and
+/// `builtin_nights`, so that `real` (whose helpers the other two use) imports neither of them.
+fn real_nights() {
+    let runs: usize = std::env::var("TIER1_INTEGRITY_REAL_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if runs == 0 {
+        println!(
+            "\nreal runs: skipped (TIER1_INTEGRITY_REAL_RUNS=20 runs 20 unchanged cpu nights and 10 + 10 injected-slowdown nights; about 30 minutes on 2 cores)"
+        );
+        return;
+    }
+    // TIER1_INTEGRITY_REAL_ONLY=unchanged|slowdown runs one half; nights|builtin_nights, whole nights
+    // with and without side by side; heal, the stated detectable change around a burst of loaded
+    // nights.
+    let only = std::env::var("TIER1_INTEGRITY_REAL_ONLY").unwrap_or_default();
+    if only == "nights" {
+        nights::main(runs);
+        return;
+    }
+    if only == "heal" {
+        nights::heal(runs);
+        return;
+    }
+    if only == "builtin_nights" {
+        builtin_nights::main(runs);
+        return;
+    }
+    if only != "slowdown" {
+        real::unchanged_nights(runs);
+    }
+    if only != "unchanged" {
+        real::slowdown_nights(runs);
+    }
 }

@@ -189,7 +189,7 @@ fn cv(xs: &[f64]) -> f64 {
     tier1::stats::sample_variance(xs).map_or(f64::NAN, |v| v.sqrt() / m * 100.0)
 }
 
-fn unchanged_nights(n: usize) {
+pub(crate) fn unchanged_nights(n: usize) {
     let yaml = tier1::suite::EMBEDDED_TIER1_YAML;
     let suite = Suite::parse(yaml, "tier1.yaml").expect("embedded suite");
     let (_t, root) = checkout(yaml);
@@ -296,7 +296,7 @@ fn verdict_table(suite: &Suite, saids: &[Vec<Said>]) {
     }
 }
 
-fn slowdown_nights(n: usize) {
+pub(crate) fn slowdown_nights(n: usize) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/integrity");
     let script = dir.join("slowdown_target.py");
     let yaml = std::fs::read_to_string(dir.join("suite.yaml"))
@@ -365,40 +365,4 @@ fn slowdown_nights(n: usize) {
     println!(
         "- caught as a confirmed regression: {caught} of {nights}; nights with another target regressed: {other}"
     );
-}
-
-/// Run the real nights when asked for.
-pub fn main() {
-    let runs: usize = std::env::var("TIER1_INTEGRITY_REAL_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    if runs == 0 {
-        println!(
-            "\nreal runs: skipped (TIER1_INTEGRITY_REAL_RUNS=20 runs 20 unchanged cpu nights and 10 + 10 injected-slowdown nights; about 30 minutes on 2 cores)"
-        );
-        return;
-    }
-    // TIER1_INTEGRITY_REAL_ONLY=unchanged|slowdown runs one half; nights|builtin_nights, whole nights
-    // with and without side by side; heal, the stated detectable change around a burst of loaded
-    // nights.
-    let only = std::env::var("TIER1_INTEGRITY_REAL_ONLY").unwrap_or_default();
-    if only == "nights" {
-        crate::nights::main(runs);
-        return;
-    }
-    if only == "heal" {
-        crate::nights::heal(runs);
-        return;
-    }
-    if only == "builtin_nights" {
-        crate::builtin_nights::main(runs);
-        return;
-    }
-    if only != "slowdown" {
-        unchanged_nights(runs);
-    }
-    if only != "unchanged" {
-        slowdown_nights(runs);
-    }
 }

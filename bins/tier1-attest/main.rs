@@ -61,8 +61,9 @@ struct Args {
     runner_environment: String,
     #[command(flatten)]
     github: cli::GithubArgs,
-    #[arg(long, env = "GITHUB_RUN_ID")]
-    run_id: Option<u64>,
+    /// The workflow run's id (GitHub's; `--run-id`, its former name, is still accepted).
+    #[arg(long, env = "GITHUB_RUN_ID", alias = cli::run_ids::FORMER_WORKFLOW_RUN_ID_FLAG)]
+    workflow_run_id: Option<u64>,
     #[arg(long, env = "GITHUB_RUN_ATTEMPT", default_value_t = 1)]
     run_attempt: u32,
     /// Token for the jobs API (needs `actions: read`); only read from the environment.
@@ -102,8 +103,8 @@ fn run(args: Args) -> Result<Exit, RunnerError> {
                 .repository
                 .ok_or_else(|| missing("GITHUB_REPOSITORY (--repository)"))?,
             run_id: args
-                .run_id
-                .ok_or_else(|| missing("GITHUB_RUN_ID (--run-id)"))?,
+                .workflow_run_id
+                .ok_or_else(|| missing("GITHUB_RUN_ID (--workflow-run-id)"))?,
             attempt: args.run_attempt,
             token: args.token.ok_or_else(|| missing("GITHUB_TOKEN"))?,
         }),

@@ -12,6 +12,13 @@ use tier1::exit::Exit;
 /// appended to `$GITHUB_STEP_SUMMARY` when set).
 #[derive(Debug, Parser)]
 #[command(name = "tier1-dashboard", version, about)]
+#[command(mut_arg("store", |a| a.help(
+    "Read the newest published history of this artifact store instead of --history-root \
+     (`local:DIR`, such as tier1-nightly's `local:.tier1/store`, or `github`)"
+)))]
+#[command(mut_arg("repository", |a| a.help(
+    "With --store github: `owner/name` (a local store knows its own)"
+)))]
 struct Args {
     /// History root to read (absent or empty: "no history yet").
     #[arg(
@@ -33,10 +40,12 @@ struct Args {
     /// own artifact names `<prefix>-<class>-*`.
     #[arg(long = "runner-class", value_name = "NAME", requires = "store")]
     runner_class: Vec<String>,
-    /// Read the newest published history of this artifact store instead (`local:DIR`, such as
-    /// tier1-nightly's `local:.tier1/store`, or `github`).
-    #[arg(long)]
-    store: Option<String>,
+    // --store, shared with the binaries that open a store (`TIER1_STORE`); no default here.
+    #[command(flatten)]
+    store: tier1::cli::StoreSpecArg,
+    // --repository and --api-url for --store github, shared with every GitHub binary.
+    #[command(flatten)]
+    github: tier1::cli::GithubArgs,
     /// With --store: the workflow whose runs hold the history (default: the suite's `workflow`,
     /// else tier1-nightly.yml).
     #[arg(long, requires = "store")]
@@ -47,9 +56,6 @@ struct Args {
     /// With --store: the branch whose history is shown.
     #[arg(long, default_value = "main")]
     branch: String,
-    /// With --store github: `owner/name` (default: GITHUB_REPOSITORY); a local store knows its own.
-    #[arg(long)]
-    repository: Option<String>,
     /// Output directory; must be absent or empty.
     #[arg(long, env = "TIER1_DASHBOARD_OUTPUT")]
     output: PathBuf,
@@ -108,14 +114,15 @@ fn main() -> std::process::ExitCode {
         });
         return tier1::cli::finish("tier1-dashboard", result);
     }
-    if let (Some(store), false) = (&args.store, args.runner_class.is_empty()) {
+    if let (Some(store), false) = (args.store.given(), args.runner_class.is_empty()) {
         let result = write_classes_from_store(
             &StoreSource {
-                store: store.clone(),
+                store: store.to_string(),
                 workflow: args.workflow.clone(),
                 artifact_prefix: args.artifact_prefix.as_ref().map(|p| p.to_string()),
                 branch: args.branch.clone(),
-                repository: args.repository.clone(),
+                repository: args.github.repository.clone(),
+                api_url: Some(args.github.api_url.clone()),
             },
             &args.runner_class,
             &opts,
@@ -126,14 +133,15 @@ fn main() -> std::process::ExitCode {
         });
         return tier1::cli::finish("tier1-dashboard", result);
     }
-    let written = match args.store {
+    let written = match args.store.given() {
         Some(store) => write_from_store(
             &StoreSource {
-                store,
+                store: store.to_string(),
                 workflow: args.workflow,
                 artifact_prefix: args.artifact_prefix.map(|p| p.to_string()),
                 branch: args.branch,
-                repository: args.repository,
+                repository: args.github.repository,
+                api_url: Some(args.github.api_url),
             },
             &opts,
         ),

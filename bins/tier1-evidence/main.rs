@@ -24,9 +24,10 @@ struct Args {
 enum Command {
     /// Check that the summary, manifest and results name this run and this clean commit (reference
     /// §4.2 step 11), and record the checkout's identity in them.
+    #[command(mut_arg("run_id", cli::tier1_run_id_env))]
     Bind {
-        /// The run id.
-        #[arg(long, env = "RUN_ID")]
+        /// tier1's run id (the variable `RUN_ID` is read when `TIER1_RUN_ID` is not set).
+        #[arg(long, env = "TIER1_RUN_ID")]
         run_id: String,
         /// Evidence root holding `<run_id>/`.
         #[arg(long, env = "TIER1_EVIDENCE_ROOT", default_value = "artifacts/runs")]
@@ -49,9 +50,10 @@ enum Command {
         evidence_artifact_name: Option<String>,
     },
     /// Pack `<run_id>/` and `<run_id>__recheck__*/` into one deterministic zip; print its digest.
+    #[command(mut_arg("run_id", cli::tier1_run_id_env))]
     Pack {
-        /// The run id.
-        #[arg(long, env = "RUN_ID")]
+        /// tier1's run id (the variable `RUN_ID` is read when `TIER1_RUN_ID` is not set).
+        #[arg(long, env = "TIER1_RUN_ID")]
         run_id: String,
         /// Evidence root.
         #[arg(long, env = "TIER1_EVIDENCE_ROOT", default_value = "artifacts/runs")]
@@ -84,9 +86,9 @@ struct VerifyArgs {
     /// upload-artifact's `artifact-digest` output (bare hex or `sha256:<hex>`).
     #[arg(long, env = "TIER1_EVIDENCE_ARTIFACT_DIGEST")]
     expected_digest: String,
-    /// This workflow run.
-    #[arg(long, env = "GITHUB_RUN_ID")]
-    run_id: u64,
+    /// This workflow run's id (GitHub's; `--run-id`, its former name, is still accepted).
+    #[arg(long, env = "GITHUB_RUN_ID", alias = tier1::cli::run_ids::FORMER_WORKFLOW_RUN_ID_FLAG)]
+    workflow_run_id: u64,
     #[command(flatten)]
     github: cli::GithubArgs,
     /// Step-outputs file (set by the runner).
@@ -160,7 +162,7 @@ fn run_verify(a: VerifyArgs) -> Result<Exit, VerifyError> {
         &store,
         &VerifyRequest {
             file: a.file,
-            run_id: a.run_id,
+            run_id: a.workflow_run_id,
             artifact,
             expected_digest: a.expected_digest,
             github_output: a.github_output.filter(|p| !p.as_os_str().is_empty()),

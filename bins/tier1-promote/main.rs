@@ -11,6 +11,7 @@ use tier1::store::github::GithubStore;
 /// Ratify the candidate's newest run as the canonical anchor.
 #[derive(Parser, Debug)]
 #[command(name = "tier1-promote", version, about)]
+#[command(mut_arg("run_id", tier1::cli::tier1_run_id_env))]
 struct Args {
     /// The immutable candidate history tree.
     #[arg(long, env = "TIER1_HISTORY_ROOT")]
@@ -38,7 +39,8 @@ struct Args {
     // The REST base URL and owner/name for --approvals-from-run.
     #[command(flatten)]
     github: tier1::cli::GithubArgs,
-    /// The run to ratify (the candidate's newest run).
+    /// The run to ratify (the candidate's newest run; the variable `RUN_ID` is read when
+    /// `TIER1_RUN_ID` is not set).
     #[arg(long, env = "TIER1_RUN_ID")]
     run_id: String,
     /// Who requested the promotion: who started this attempt of the run (on a re-run

@@ -11,6 +11,7 @@ use tier1::suite::Suite;
 /// Merge a candidate history run into live canonical history.
 #[derive(Parser, Debug)]
 #[command(name = "tier1-publish", version, about)]
+#[command(mut_arg("run_id", tier1::cli::tier1_run_id_env))]
 struct Args {
     /// The producer's candidate history tree (read only).
     #[arg(long, env = "TIER1_CANDIDATE_HISTORY_ROOT")]
@@ -21,7 +22,8 @@ struct Args {
     /// Output root for the merged tree; must not exist or be empty.
     #[arg(long, env = "TIER1_OUTPUT_HISTORY_ROOT")]
     output_history_root: PathBuf,
-    /// The run to publish (the candidate's newest run).
+    /// The run to publish (the candidate's newest run; the variable `RUN_ID` is read when
+    /// `TIER1_RUN_ID` is not set).
     #[arg(long, env = "TIER1_RUN_ID")]
     run_id: String,
     #[command(flatten)]

@@ -48,8 +48,8 @@ struct Args {
     #[arg(long, value_name = "HEX", requires = "from_export")]
     sha256: Option<String>,
     /// The runner class whose history is restored (docs/sharding.md): artifacts are named with
-    /// the class's prefix `<artifact-prefix>-<class>`, and a package whose index names another
-    /// class is refused (exit 4).
+    /// the class's prefix `<artifact-prefix>-<class>`, and a package (or, with `--from-export`, an
+    /// export) whose index names another class is refused (exit 4).
     #[arg(long, env = "TIER1_RUNNER_CLASS", value_name = "NAME")]
     runner_class: Option<String>,
 }
@@ -60,6 +60,7 @@ fn from_export(args: Args, export: PathBuf) -> ExitCode {
         export,
         sha256: args.sha256,
         destination: args.destination,
+        runner_class: args.runner_class.filter(|c| !c.is_empty()),
     };
     let result = tier1::restore::export::restore_from_export(&opts).map(|outcome| {
         tier1::cli::print_json(&outcome);

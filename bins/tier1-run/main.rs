@@ -14,11 +14,13 @@ static ALLOC: CountingAlloc = CountingAlloc::new();
 /// history, a JSON result on stdout, and the release gate as the exit code.
 #[derive(Debug, Parser)]
 #[command(name = "tier1-run", version)]
+#[command(mut_arg("run_id", cli::tier1_run_id_env))]
 struct Args {
     #[command(flatten)]
     setup: cli::RunSetupArgs,
-    /// Run id (default `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`).
-    #[arg(long, env = "RUN_ID")]
+    /// Run id (default `YYYYMMDD_HHMMSS_tier1_nightly_<sha8>`; the variable `RUN_ID` is read
+    /// when `TIER1_RUN_ID` is not set).
+    #[arg(long, env = "TIER1_RUN_ID")]
     run_id: Option<String>,
     /// Candidate history root (the restored live history; updated in place).
     #[arg(

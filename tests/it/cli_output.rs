@@ -114,17 +114,17 @@ fn an_unwritable_stderr_keeps_every_binary_s_exit_code() {
                 "--destination",
                 "d",
             ],
-            5,
+            exit_code(Exit::Unavailable),
         ),
         (
             "tier1-nightly",
             &["--store", ".tier1/store", "--note", "x"],
-            3,
+            exit_code(Exit::Invalid),
         ),
         (
             "tier1-run",
             &["--suite-config", "/nonexistent/suite.yaml"],
-            10,
+            exit_code(Exit::Io),
         ),
         (
             "tier1-publish",
@@ -140,7 +140,7 @@ fn an_unwritable_stderr_keeps_every_binary_s_exit_code() {
                 "--suite-config",
                 "suite.yaml",
             ],
-            3,
+            exit_code(Exit::Invalid),
         ),
         (
             "tier1-promote",
@@ -168,12 +168,12 @@ fn an_unwritable_stderr_keeps_every_binary_s_exit_code() {
                 "--suite-config",
                 "suite.yaml",
             ],
-            3,
+            exit_code(Exit::Invalid),
         ),
         (
             "tier1-dashboard",
             &["--history-root", "/nonexistent", "--output", "suite.yaml"],
-            8,
+            exit_code(Exit::Conflict),
         ),
         (
             "tier1-evidence",
@@ -186,7 +186,7 @@ fn an_unwritable_stderr_keeps_every_binary_s_exit_code() {
                 "--output",
                 "x.zip",
             ],
-            10,
+            exit_code(Exit::Io),
         ),
         (
             "tier1-attest",
@@ -196,12 +196,12 @@ fn an_unwritable_stderr_keeps_every_binary_s_exit_code() {
                 "--runner-version",
                 "2.330.0",
             ],
-            10,
+            exit_code(Exit::Io),
         ),
         (
             "tier1-preflight",
             &["--inventory-json", "/nonexistent/gpus.json"],
-            10,
+            exit_code(Exit::Io),
         ),
         (
             "tier1-compare",
@@ -216,7 +216,7 @@ fn an_unwritable_stderr_keeps_every_binary_s_exit_code() {
                 "--suite-config",
                 "suite.yaml",
             ],
-            5,
+            exit_code(Exit::Unavailable),
         ),
     ];
     for (bin, args, want) in cases {

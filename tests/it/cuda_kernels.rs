@@ -202,7 +202,7 @@ fn device_every_target_matches_its_cpu_twin_at_smoke_shapes() {
         let mut gpu = backend
             .prepare(&t.key, shapes, 42)
             .unwrap_or_else(|e| panic!("{}: prepare: {e}", t.key));
-        let mut cpu = tier1::bench::targets::cpu_workload(&t.key, shapes, 42).expect("cpu twin");
+        let mut cpu = tier1::bench::cpu_workload(&t.key, shapes, 42).expect("cpu twin");
         let want = cpu.variants[0].runner.output().expect("cpu baseline");
         for v in gpu.variants.iter_mut() {
             let got = v

@@ -420,3 +420,46 @@ fn a_store_without_history_renders_no_history_and_a_missing_store_is_refused() {
     );
     assert!(!out2.exists());
 }
+
+/// Issue 41: `--store` is the flag the other store-reading binaries share, with their variable
+/// `TIER1_STORE`; a store given that way is read like `--store`, and a missing one is refused by
+/// name with nothing written.
+#[test]
+fn the_store_is_the_shared_store_flag_with_its_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    tier1::store::local::LocalStore::create(&store, "local/store").unwrap();
+    let out = tmp.path().join("dash");
+    let o = crate::support::command::scrubbed(BIN)
+        .args(["--output".as_ref(), out.as_os_str()])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("TIER1_LOG", "warn")
+        .env("TIER1_STORE", format!("local:{}", store.display()))
+        .output()
+        .expect("run tier1-dashboard");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("No history yet: this history root holds no run."),
+        "{md}"
+    );
+    let out2 = tmp.path().join("dash2");
+    let o = crate::support::command::scrubbed(BIN)
+        .args(["--output".as_ref(), out2.as_os_str()])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("TIER1_LOG", "warn")
+        .env(
+            "TIER1_STORE",
+            format!("local:{}", tmp.path().join("nowhere").display()),
+        )
+        .output()
+        .expect("run tier1-dashboard");
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Unavailable)),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("nowhere"), "{}", stderr(&o));
+    assert!(!out2.exists());
+}

@@ -43,7 +43,12 @@ fn verify_with_span(span: Duration) -> (Output, Published, String) {
         .env("GITHUB_REPOSITORY", REPO)
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_OUTPUT", &outputs)
-        .args(["verify", "--run-id", &p.run.id.to_string(), "--file"])
+        .args([
+            "verify",
+            "--workflow-run-id",
+            &p.run.id.to_string(),
+            "--file",
+        ])
         .arg(&file)
         .args([
             "--artifact-name",

@@ -41,7 +41,7 @@ fn assert_token_absent(o: &Output, root: &Path) {
 
 fn verify(fake: &FakeGithub, run: u64, file: &Path, args: &[&str], out: &Path) -> Output {
     github_cmd(env!("CARGO_BIN_EXE_tier1-evidence"), fake)
-        .args(["verify", "--run-id", &run.to_string(), "--file"])
+        .args(["verify", "--workflow-run-id", &run.to_string(), "--file"])
         .arg(file)
         .arg("--github-output")
         .arg(out)

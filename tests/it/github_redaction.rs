@@ -65,7 +65,12 @@ fn a_token_echoed_by_the_server_is_redacted_by_every_binary() {
     assert_redacted("tier1-restore", &restore);
     let file = dir.join(format!("evidence-{}.zip", p.run.id));
     let verify = github_cmd("tier1-evidence", &fake)
-        .args(["verify", "--run-id", &p.run.id.to_string(), "--file"])
+        .args([
+            "verify",
+            "--workflow-run-id",
+            &p.run.id.to_string(),
+            "--file",
+        ])
         .arg(&file)
         .args(["--artifact-name", &format!("tier1-evidence-{}-1", p.run.id)])
         .args(["--expected-digest", &"a".repeat(64)])
@@ -74,7 +79,7 @@ fn a_token_echoed_by_the_server_is_redacted_by_every_binary() {
     assert_redacted("tier1-evidence verify", &verify);
     let attest = github_cmd("tier1-attest", &fake)
         .args([
-            "--run-id",
+            "--workflow-run-id",
             &p.run.id.to_string(),
             "--runner-version",
             "2.330.0",

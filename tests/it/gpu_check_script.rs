@@ -9,6 +9,12 @@ use crate::support::nvrtc_wheel;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The exit codes of `scripts/gpu-check.sh` (its own, not tier1's table): every check passed, a
+/// check failed (`die`), a usage error (`usage`).
+const PASSED: i32 = 0;
+const FAILED: i32 = 1;
+const USAGE: i32 = 2;
+
 struct Machine {
     tmp: tempfile::TempDir,
     bin_dir: PathBuf,
@@ -100,7 +106,7 @@ fn with_built_binaries_it_probes_only_and_never_builds() {
         Some(&m.nvrtc_dir),
         &["--bin-dir", bin, "--no-suite"],
     );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(PASSED), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("GPU: NVIDIA B200, GPU-b2000000"), "{err}");
     assert!(err.contains("NVRTC: libnvrtc.so.12 found"), "{err}");
@@ -131,7 +137,7 @@ fn with_built_binaries_a_missing_nvrtc_is_refused_not_installed() {
         Some(m.tmp.path()),
         &["--bin-dir", bin, "--no-suite"],
     );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(FAILED), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
         err.contains("gpu-check: FAILED: NVRTC: libnvrtc.so.12 is neither known to ldconfig nor in LD_LIBRARY_PATH="),
@@ -144,14 +150,14 @@ fn with_built_binaries_a_missing_nvrtc_is_refused_not_installed() {
 fn refusals_name_the_problem() {
     let m = machine();
     let o = gpu_check(&m, true, Some(&m.nvrtc_dir), &["--bogus"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(USAGE));
     assert!(
         stderr(&o).contains("unknown argument '--bogus'"),
         "{}",
         stderr(&o)
     );
     let o = gpu_check(&m, true, Some(&m.nvrtc_dir), &["--bin-dir"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(USAGE));
     assert!(
         stderr(&o).contains("--bin-dir needs a directory"),
         "{}",
@@ -165,7 +171,7 @@ fn refusals_name_the_problem() {
         Some(&m.nvrtc_dir),
         &["--bin-dir", empty.to_str().unwrap()],
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(FAILED));
     assert!(
         stderr(&o).contains("found no executable") && stderr(&o).contains("tier1-run"),
         "{}",
@@ -178,7 +184,7 @@ fn refusals_name_the_problem() {
         Some(&m.nvrtc_dir),
         &["--bin-dir", bin, "--no-suite"],
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(FAILED));
     assert!(
         stderr(&o).contains("nvidia-smi not found"),
         "{}",
@@ -208,7 +214,7 @@ fn nvrtc_setup_refuses_requirements_without_an_exact_pin() {
         .env("TIER1_NVRTC_CACHE", &venv)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(FAILED), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("expected a line nvidia-cuda-nvrtc-cu12==<version>, found none"),
         "{}",

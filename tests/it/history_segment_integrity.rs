@@ -1,9 +1,10 @@
 //! Sealed segments are checked as deeply as the live runs where they are trusted: a segment
 //! re-sealed with one file changed, or with two sealed runs swapped (its manifest, archive, and
-//! record recomputed: digest, size, run ids, own link), a removed segment, and a run listed both
-//! live and sealed are integrity failures (exit 4) for restore, publish, promote and the
-//! dashboard, and a failed night's package that fails them is refused, never skipped to an older
-//! history.
+//! record recomputed: digest, size, run ids, own link), a removed segment, a duplicated segment
+//! (its record listed twice, or its archive copied under another name) and a run listed both live
+//! and sealed are integrity failures (exit 4) for restore, publish, promote, the dashboard and
+//! export, nothing written, and a failed night's package that fails them is refused, never
+//! skipped to an older history.
 
 use crate::history_support::*;
 use crate::restore_support::{Env, WORKFLOW, assert_refused, t0};
@@ -44,10 +45,11 @@ fn copy(from: &Path, to: &Path) -> PathBuf {
 }
 
 /// The refusals a tampered canonical history must meet outside restore: `tier1-publish` onto it,
-/// `tier1-promote` onto it and `tier1-dashboard` of it, each exit 4 naming `needle`. The
+/// `tier1-promote` onto it, `tier1-dashboard` and `tier1-export` of it, each exit 4 naming
+/// `needle`, nothing written. The
 /// candidates are the producer's of the untampered history `good` (the producer refuses the
 /// tampered one itself).
-fn refused_by_publish_promote_dashboard(w: &Path, good: &Path, bad: &Path, needle: &str) {
+fn refused_by_publish_promote_dashboard_export(w: &Path, good: &Path, bad: &Path, needle: &str) {
     let tag = bad.file_name().unwrap().to_string_lossy().into_owned();
     // Publication onto the tampered live history.
     let spec = RunSpec {
@@ -110,6 +112,16 @@ fn refused_by_publish_promote_dashboard(w: &Path, good: &Path, bad: &Path, needl
         o.stderr
     );
     assert!(o.stderr.contains(needle), "dashboard: {}", o.stderr);
+    assert!(!site.exists(), "no dashboard written");
+    // The export of it.
+    let file = w.join(format!("export-{tag}.zip"));
+    let o = crate::history_export::export(bad, &file);
+    assert_eq!(o.code, exit_code(Exit::Integrity), "export: {}", o.stderr);
+    assert!(o.stderr.contains(needle), "export: {}", o.stderr);
+    assert!(
+        !file.exists() && !w.join(format!("export-{tag}.zip.sha256")).exists(),
+        "no export written"
+    );
 }
 
 /// A local store holding the anchor's evidence and `good` as the history of a successful night,
@@ -168,7 +180,7 @@ fn restore_refuses(env: &Env, needle: &str) {
 }
 
 #[test]
-fn a_resealed_segment_is_refused_by_restore_publish_promote_and_the_dashboard() {
+fn a_resealed_segment_is_refused_by_restore_publish_promote_the_dashboard_and_export() {
     let t = tempfile::tempdir().unwrap();
     let w = t.path();
     let good = compacted(w);
@@ -184,7 +196,7 @@ fn a_resealed_segment_is_refused_by_restore_publish_promote_and_the_dashboard() 
         // The forgery is self-consistent: only the chain that binds the record can tell.
         let env = store_with(&good, &bad, "success");
         restore_refuses(&env, "seg-000001");
-        refused_by_publish_promote_dashboard(w, &good, &bad, "seg-000001");
+        refused_by_publish_promote_dashboard_export(w, &good, &bad, "seg-000001");
     }
 }
 
@@ -202,7 +214,38 @@ fn a_removed_segment_is_refused_even_from_a_failed_night() {
     // From a failed night: refused, never skipped to the older (good) package.
     let env = store_with(&good, &bad, "failure");
     restore_refuses(&env, "seg-000001");
-    refused_by_publish_promote_dashboard(w, &good, &bad, "seg-000001");
+    refused_by_publish_promote_dashboard_export(w, &good, &bad, "seg-000001");
+}
+
+#[test]
+fn a_duplicated_segment_is_refused_even_from_a_failed_night() {
+    let t = tempfile::tempdir().unwrap();
+    let w = t.path();
+    let good = compacted(w);
+    // The record listed twice, exactly as recorded.
+    let bad = copy(&good, &w.join("record-twice"));
+    let mut idx = read(&bad);
+    let segs = idx["segments"].as_array_mut().unwrap();
+    segs.insert(1, segs[0].clone());
+    std::fs::write(
+        bad.join("index.json"),
+        serde_json::to_vec_pretty(&idx).unwrap(),
+    )
+    .unwrap();
+    let env = store_with(&good, &bad, "failure");
+    restore_refuses(&env, "seg-000001");
+    refused_by_publish_promote_dashboard_export(w, &good, &bad, "seg-000001");
+    // The archive copied beside itself under another name, unrecorded.
+    let bad = copy(&good, &w.join("archive-twice"));
+    let rel = read(&bad)["segments"][0]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let copy_rel = rel.replace("seg-000001", "seg-000001-copy");
+    std::fs::copy(bad.join(&rel), bad.join(&copy_rel)).unwrap();
+    let env = store_with(&good, &bad, "failure");
+    restore_refuses(&env, "seg-000001-copy");
+    refused_by_publish_promote_dashboard_export(w, &good, &bad, "seg-000001-copy");
 }
 
 #[test]
@@ -237,48 +280,19 @@ fn a_run_both_live_and_sealed_is_refused_even_from_a_failed_night() {
         serde_json::to_vec_pretty(&idx).unwrap(),
     )
     .unwrap();
-    relink(&bad);
+    relink(&bad, n - 2);
     let env = store_with(&good, &bad, "failure");
     restore_refuses(&env, &id);
-    refused_by_publish_promote_dashboard(w, &good, &bad, &id);
+    refused_by_publish_promote_dashboard_export(w, &good, &bad, &id);
 }
 
-/// Recompute every link of the index in chain order, as a forger would after inserting a row:
-/// live rows after the last segment are relinked from the last item before them.
-fn relink(root: &Path) {
+/// Recompute the links of the index from its live row `from` on, as a forger would after
+/// inserting that row.
+fn relink(root: &Path, from: usize) {
     let mut idx = read(root);
-    let segs = idx["segments"].as_array().unwrap().clone();
-    let last = segs.last().unwrap();
-    // The link the first live row after the last segment continues from, found by trying the
-    // record's link and its head (whichever the format uses).
-    let rows = idx["runs"].as_array().unwrap().clone();
-    let pos = rows
-        .iter()
-        .position(|r| {
-            let l = r["chain_sha256"].as_str().unwrap();
-            [
-                last["chain_sha256"].as_str().unwrap(),
-                last["chain_head"].as_str().unwrap(),
-            ]
-            .iter()
-            .any(|p| segment_forge::link(p, r) == l)
-        })
-        .expect("a live row continues from the last segment");
-    let from = [
-        last["chain_sha256"].as_str().unwrap(),
-        last["chain_head"].as_str().unwrap(),
-    ]
-    .into_iter()
-    .find(|p| segment_forge::link(p, &rows[pos]) == rows[pos]["chain_sha256"].as_str().unwrap())
-    .unwrap()
-    .to_string();
-    let mut prev = from;
-    let out = idx["runs"].as_array_mut().unwrap();
-    for r in out.iter_mut().skip(pos) {
-        let l = segment_forge::link(&prev, r);
-        r["chain_sha256"] = Value::from(l.clone());
-        prev = l;
-    }
+    let order = segment_forge::chain_order(&idx);
+    let at = order.iter().position(|&o| o == (false, from)).unwrap();
+    segment_forge::relink_from(&mut idx, &order, at);
     std::fs::write(
         root.join("index.json"),
         serde_json::to_vec_pretty(&idx).unwrap(),

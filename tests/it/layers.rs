@@ -169,3 +169,67 @@ fn the_checker_sees_an_upward_import() {
         ]
     );
 }
+
+/// The crates checked for module cycles by `scripts/mod_cycles.py` (docs/development.md): the
+/// library, the integration tests, and the benches that span several files.
+const CYCLE_CHECKED: [&str; 4] = [
+    "crates/tier1/src",
+    "tests/it",
+    "benches/core",
+    "benches/integrity",
+];
+
+/// The exit code of `scripts/mod_cycles.py` when it finds a cycle (its own, not tier1's table).
+const CYCLES_FOUND: i32 = 1;
+
+/// `scripts/mod_cycles.py DIR...` from the repository root.
+fn mod_cycles(dirs: &[&Path]) -> std::process::Output {
+    std::process::Command::new("python3")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("scripts/mod_cycles.py")
+        .args(dirs)
+        .output()
+        .expect("python3 runs scripts/mod_cycles.py")
+}
+
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dirs: Vec<PathBuf> = CYCLE_CHECKED.iter().map(|d| root.join(d)).collect();
+    let out = mod_cycles(&dirs.iter().map(PathBuf::as_path).collect::<Vec<_>>());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "scripts/mod_cycles.py found cycles:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.matches(" 0 cycles among ").count(),
+        CYCLE_CHECKED.len(),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_cycle_check_sees_a_cycle() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let src = tmp.path();
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod b;\nmod c;\n").unwrap();
+    std::fs::create_dir(src.join("b")).unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::b::inner::Thing;\n").unwrap();
+    std::fs::write(src.join("b.rs"), "mod inner;\n").unwrap();
+    std::fs::write(
+        src.join("b/inner.rs"),
+        "use crate::a::Thing;\n// use crate::c::Other;\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("c.rs"), "use crate::a::{self};\n").unwrap();
+    let out = mod_cycles(&[src]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(CYCLES_FOUND), "{stdout}");
+    // The files' cycle, the top-level modules' pair it makes; `c` importing `a` and a commented
+    // import close no cycle.
+    assert!(stdout.contains("cycle: a, b::inner\n"), "{stdout}");
+    assert!(stdout.contains("cycle: a, b\n"), "{stdout}");
+    assert!(stdout.contains(" 2 cycles among 5 modules"), "{stdout}");
+}

@@ -19,6 +19,7 @@ mod cli_snapshots;
 mod cuda_kernels;
 mod dashboard_chromium;
 mod dashboard_cli;
+mod docs_index;
 mod evidence_retention;
 mod exit_codes_doc;
 mod export_faults;

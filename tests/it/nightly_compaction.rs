@@ -1,6 +1,7 @@
 //! The local night across compaction: `tier1-nightly` publishes (and `--accept` promotes) the
 //! nights whose package seals runs into `segments/*.tar.gz`, stores them in the store's vault,
-//! and the next nights' packages carry only their records; restore takes what it published.
+//! and the next nights' packages carry only their records; restore takes what it published, and
+//! the dashboard and the export read it.
 //! With `thresholds.history_window: 2` the live tail is 10 runs and compaction starts past 30
 //! live runs, so the fixture suite's 31st night is the first to write a segment.
 
@@ -110,6 +111,37 @@ fn nights_that_compact_their_history_publish_and_promote_it() {
     );
     assert_eq!(segments(&dest), segments(&history));
     assert_eq!(index(&dest)["segments"], idx["segments"]);
+    // The dashboard and the export of the restored history (its segments' records, the vaulted
+    // archives left in the vault).
+    let site = r.root.join(".tier1/site");
+    let o = crate::support::command::scrubbed(crate::support::command::bin("tier1-dashboard"))
+        .current_dir(&r.root)
+        .arg("--history-root")
+        .arg(&dest)
+        .arg("--output")
+        .arg(&site)
+        .output()
+        .expect("tier1-dashboard runs");
+    assert_eq!(
+        o.status.code(),
+        Some(exit_code(Exit::Ok)),
+        "dashboard: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(site.join("index.html").is_file(), "the dashboard's page");
+    let o = crate::history_export::export(&dest, &r.root.join(".tier1/export.zip"));
+    assert_eq!(o.code, exit_code(Exit::Ok), "export: {}", o.stderr);
+    let j = o.json();
+    assert_eq!(
+        j["vaulted_segments"],
+        serde_json::json!(records.len()),
+        "{j}"
+    );
+    assert_eq!(
+        j["run_count"].as_u64(),
+        Some(total_runs(&dest) as u64),
+        "{j}"
+    );
 }
 
 fn index(root: &Path) -> serde_json::Value {

@@ -5,9 +5,10 @@
 //! --emit-target` measures a built-in target like `tier1-run --emit-target` (side by side invokes
 //! the running binary that way).
 
+use crate::nightly_side_by_side::{bootstrap, checkout};
 use crate::support::command;
 use crate::support::exit_code::{Exit, exit_code};
-use crate::support::nightly_repo::{nightly, repo};
+use crate::support::nightly_repo::{git, nightly, repo};
 use serde_json::Value;
 
 /// The lines of stderr after the last log line: the ending.
@@ -75,6 +76,64 @@ fn a_night_ends_with_its_table_and_what_the_exit_code_means() {
         "{e:?}"
     );
     assert_eq!(slower.json["verdict"]["passed"], Value::Bool(false));
+}
+
+/// Issue 37: a newcomer's second night (seven targets, most suspected, each compared side by
+/// side) printed 64 lines on stderr: two per measured target, three per recheck, two or three per
+/// comparison. Per-target steps are at debug level: seven suspected targets compared side by
+/// side print at most about 40 lines, one `time:` line per target and one row of the table each
+/// among them.
+#[test]
+fn a_night_with_seven_suspects_compared_side_by_side_prints_at_most_40_lines() {
+    let r = checkout("");
+    let p = r.root.join("suite.yaml");
+    let suite = std::fs::read_to_string(&p).unwrap();
+    let (head, a) = suite.split_at(suite.find("  - key: fixed_a").unwrap());
+    let a = &a[..a.find("  - key: fixed_b").unwrap()];
+    let mut more = String::from(head);
+    for k in ["a", "b", "c", "d", "e", "f", "g"] {
+        more.push_str(
+            &a.replace("fixed_a", &format!("fixed_{k}"))
+                .replace("gemm", if k == "a" { "gemm" } else { "decode" }),
+        );
+    }
+    std::fs::write(&p, more).unwrap();
+    git(&r.root, &["commit", "-qam", "seven targets"]);
+    bootstrap(&r);
+    // Unchanged code whose history comparison is suspect (a 25 % speedup drop through the
+    // environment): every target suspected, each cleared side by side.
+    let o = nightly(&r, 1.5, &[]);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
+    let sbs = o.json["run"]["timings"].as_array().unwrap();
+    assert_eq!(sbs.len(), 7, "{}", o.json);
+    assert!(
+        sbs.iter().all(|t| t["side_by_side_s"].is_number()),
+        "{sbs:?}"
+    );
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    assert!(
+        lines.len() <= 40,
+        "a normal night prints at most about 40 lines on stderr, found {}:\n{}",
+        lines.len(),
+        o.stderr
+    );
+    for k in ["a", "b", "c", "d", "e", "f", "g"] {
+        let key = format!("fixed_{k}");
+        let time = format!("target={key}");
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l.contains(" time: ") && l.contains(&time))
+                .count(),
+            1,
+            "one time line for {key}:\n{}",
+            o.stderr
+        );
+        assert!(
+            ending(&o.stderr).iter().any(|l| l.starts_with(&key)),
+            "a row for {key}"
+        );
+    }
 }
 
 #[test]

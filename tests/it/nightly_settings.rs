@@ -195,3 +195,74 @@ fn an_accepted_run_only_side_by_side_decided_is_refused_before_it_is_published()
     );
     assert_eq!(after.json["run"]["baseline_run_id"], first.json["run_id"]);
 }
+
+/// Issue 43: an imported target the history test cannot decide (unknown) goes to side by side
+/// without first re-running the tool's whole command for a recheck (the adopter's night spent
+/// as long on the recheck of a 30-repetition Google Benchmark command as on its measurement,
+/// and side by side then decided anyway); side by side decides it, and the night states what
+/// that comparison can detect, from its own intervals. With side by side off the recheck runs
+/// as before: nothing is left undecided that the recheck could have decided.
+#[test]
+fn an_unknown_imported_target_goes_side_by_side_without_a_recheck() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    bootstrapped(root);
+    // A 2.5 % slower optimized variant: unknown for the history test, the same side by side.
+    std::fs::write(root.join("bench/factor.txt"), "1.025").unwrap();
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "a little slower"]);
+    let n = night(root, &[]);
+    passed(&n);
+    let shown = &n.json["run"]["targets"][0];
+    assert_eq!(shown["side_by_side"]["verdict"], "same", "{shown}");
+    assert_eq!(
+        (&shown["verdict"], &shown["decided_by"]),
+        (&Value::from("unchanged"), &Value::from("side_by_side")),
+        "{shown}"
+    );
+    // No recheck was recorded (the recheck's log line is at debug level since issue 37).
+    let run_id = n.json["run_id"].as_str().expect("run_id");
+    let rechecks: Vec<String> = std::fs::read_dir(root.join(".tier1/history"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&format!("{run_id}__recheck__")))
+        .collect();
+    assert!(
+        rechecks.is_empty(),
+        "no recheck before side by side: {rechecks:?}\n{}",
+        n.stderr
+    );
+    let timing = &n.json["run"]["timings"][0];
+    assert!(
+        timing.get("recheck_s").is_none_or(Value::is_null),
+        "{timing}"
+    );
+    let stated = shown["detectable_pct"]
+        .as_f64()
+        .expect("a detectable change");
+    assert_eq!(
+        shown["side_by_side"]["detectable_pct"].as_f64(),
+        Some(stated),
+        "{shown}"
+    );
+    // The history test's own figure stays in the metrics, larger than side by side's here.
+    let history = shown["metrics"][0]["detectable_pct"].as_f64().unwrap();
+    assert!(stated < history, "{stated} vs the history's {history}");
+
+    // Side by side off: the recheck runs, as it did.
+    std::fs::write(root.join("bench/factor.txt"), "1.02").unwrap();
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "a little faster"]);
+    let out = command::scrubbed(env!("CARGO_BIN_EXE_tier1-nightly"))
+        .current_dir(root)
+        .env("TIER1_SIDE_BY_SIDE", "off")
+        .args(["--store", ".tier1/store", "--history-out", ".tier1/history"])
+        .output()
+        .expect("tier1-nightly runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let rechecked = json["run"]["timings"]
+        .as_array()
+        .is_some_and(|ts| ts.iter().any(|t| t["recheck_s"].as_f64().is_some()));
+    assert!(rechecked, "a recheck's time is recorded: {json}\n{stderr}");
+}

@@ -158,6 +158,43 @@ fn unchanged_code_is_cleared_side_by_side_passes_and_is_never_an_anchor() {
     );
 }
 
+/// Issue 37: a newcomer's second night rechecked three suspected targets (one more target budget
+/// each, 54 s of 226 s) and then compared the same targets side by side, which decided them. A
+/// suspect compared side by side is not rechecked first; where side by side cannot run, the
+/// suspects are rechecked as before (`side_by_side_off_runs_nothing_and_says_why`).
+#[test]
+fn a_suspect_compared_side_by_side_is_not_rechecked_first() {
+    let r = checkout("");
+    bootstrap(&r);
+    let o = nightly(&r, 1.5, &[]);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}\n{}", o.json, o.stderr);
+    let id = o.json["run_id"].as_str().unwrap();
+    let reg = regression_summary(&r, id);
+    let checks = reg["side_by_side"]["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{reg}");
+    for c in checks {
+        assert_eq!(c["verdict"], "same", "{c}");
+        assert_eq!(
+            c["suspected_as"], "regressed",
+            "not cleared by a recheck: {c}"
+        );
+    }
+    assert_eq!(
+        reg["rechecks"],
+        Value::Array(Vec::new()),
+        "{}",
+        reg["rechecks"]
+    );
+    assert!(
+        !r.root
+            .join(format!(".tier1/history/{id}__recheck__fixed_a"))
+            .exists()
+    );
+    for t in o.json["run"]["timings"].as_array().unwrap() {
+        assert!(t["recheck_s"].is_null(), "{t}");
+    }
+}
+
 #[test]
 fn an_anchor_commit_that_does_not_build_is_unknown_with_the_reason() {
     // The anchor's commit has a build step that fails; the next commit fixes it.
@@ -206,6 +243,8 @@ fn side_by_side_off_runs_nothing_and_says_why() {
     );
     assert!(b["checks"].as_array().unwrap().is_empty());
     assert!(!r.root.join(".tier1/builds").exists());
+    // Without side by side the suspects are rechecked (and the recheck confirms them).
+    assert_eq!(reg["rechecks"].as_array().unwrap().len(), 2, "{reg}");
 }
 
 #[test]

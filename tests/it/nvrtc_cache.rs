@@ -104,7 +104,7 @@ fn a_swapped_library_under_the_pinned_version_is_never_used() {
     let (_, planted) = nvrtc_wheel::wheel(VERSION, b"planted");
     std::fs::write(c.cache.join(&name), &planted).unwrap();
     let o = provide(&c, &[("TIER1_NVRTC_VENV", &venv)]);
-    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains(&format!("{name}: its sha256")) && text(&o).contains("is not pinned"),
         "{}",
@@ -124,7 +124,7 @@ fn the_pinned_wheel_is_checked_and_extracted_afresh_on_every_use() {
     let c = ci(&nvrtc_wheel::requirements(VERSION, &good));
     std::fs::write(c.cache.join(&name), &good).unwrap();
     let o = provide(&c, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(o.status.success(), "{}", text(&o));
     assert_eq!(
         String::from_utf8_lossy(&o.stdout).trim(),
         c.dir.display().to_string()
@@ -135,7 +135,7 @@ fn the_pinned_wheel_is_checked_and_extracted_afresh_on_every_use() {
     std::fs::write(&lib, b"planted").unwrap();
     std::fs::write(c.dir.join("libextra.so"), b"planted").unwrap();
     let o = provide(&c, &[]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(o.status.success(), "{}", text(&o));
     assert_eq!(std::fs::read(&lib).unwrap(), b"the real libnvrtc");
     assert!(
         !c.dir.join("libextra.so").exists(),
@@ -164,7 +164,7 @@ fn a_pinned_wheel_whose_files_disagree_with_its_record_is_refused() {
     let c = ci(&nvrtc_wheel::requirements(VERSION, &mixed));
     std::fs::write(c.cache.join(&name), &mixed).unwrap();
     let o = provide(&c, &[]);
-    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains(
             "nvidia/cuda_nvrtc/lib/libnvrtc.so.12: its sha256 differs from the wheel's RECORD"

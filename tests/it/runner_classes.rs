@@ -15,7 +15,13 @@ fn night(r: &Repo, class: &str, extra: &[&str]) -> crate::support::sharded_repo:
     let mut args = vec!["--class", class];
     args.extend_from_slice(extra);
     let o = nightly(r, &[], &args);
-    assert_eq!(o.code, 0, "class {class}: {}\n{}", o.stderr, o.json);
+    assert_eq!(
+        o.code,
+        exit_code(Exit::Ok),
+        "class {class}: {}\n{}",
+        o.stderr,
+        o.json
+    );
     o
 }
 
@@ -97,7 +103,7 @@ fn each_class_keeps_its_own_history_and_refuses_another_class_s_package() {
     for (class, other) in [("alpha", "beta"), ("beta", "alpha")] {
         let dest = c.p(&format!("restored-{class}"));
         let o = restore(&c.r, Some(class), &dest);
-        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
         let idx = index(&dest);
         assert_eq!(idx["runner_class"], class);
         let runs = idx["runs"].as_array().unwrap();
@@ -119,7 +125,7 @@ fn each_class_keeps_its_own_history_and_refuses_another_class_s_package() {
     }
     // The unnamed class has no history at all.
     let o = restore(&c.r, None, &c.p("unnamed"));
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
     assert_eq!(o.json["status"], "bootstrap");
 
     // A beta package under alpha's name: restore refuses it (provenance, exit 4), no fallback.
@@ -169,7 +175,10 @@ fn publish_and_promote_refuse_a_run_of_another_class() {
     let c = two_classes();
     let names = artifact_names(&c.r);
     let alpha = c.p("alpha-live");
-    assert_eq!(restore(&c.r, Some("alpha"), &alpha).code, 0);
+    assert_eq!(
+        restore(&c.r, Some("alpha"), &alpha).code,
+        exit_code(Exit::Ok)
+    );
     // Beta's last candidate: its newest run is a beta night (not an anchor).
     let cand = c.p("beta-candidate");
     unzip_artifact(
@@ -289,7 +298,7 @@ fn one_dashboard_shows_the_classes_side_by_side_each_figure_naming_its_class() {
         .args(["--runner-class", "alpha", "--runner-class", "beta"])
         .arg("--output")
         .arg(&out));
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
     let classes: Vec<&str> = o.json["classes"]
         .as_array()
         .unwrap()
@@ -336,7 +345,7 @@ fn one_dashboard_shows_the_classes_side_by_side_each_figure_naming_its_class() {
 
     // A history shown under another class's name is refused, nothing written.
     let beta = c.p("beta-live");
-    assert_eq!(restore(&c.r, Some("beta"), &beta).code, 0);
+    assert_eq!(restore(&c.r, Some("beta"), &beta).code, exit_code(Exit::Ok));
     let out2 = c.p("dashboard-2");
     let o = run(tool(&c.r, "tier1-dashboard", &[])
         .args(["--suite-config", "suite.yaml"])
@@ -351,4 +360,59 @@ fn one_dashboard_shows_the_classes_side_by_side_each_figure_naming_its_class() {
         o.stderr
     );
     assert!(!out2.exists() || std::fs::read_dir(&out2).unwrap().next().is_none());
+}
+
+/// The recovery after the artifacts expired restores a class's history from an export
+/// (`tier1-restore --from-export`, the sharded nightly's `history_export` input): an export of
+/// another class (or of the unnamed class) is refused as a provenance mismatch (exit 4), the
+/// destination left empty, so a recovered class never takes another class's anchor; the class's
+/// own export restores.
+#[test]
+fn a_recovery_from_an_export_restores_only_the_class_s_own_history() {
+    let c = two_classes();
+    let beta = c.p("beta-live");
+    assert_eq!(restore(&c.r, Some("beta"), &beta).code, exit_code(Exit::Ok));
+    let file = c.p("exports/tier1-beta-history.zip");
+    let e = run(tool(&c.r, "tier1-export", &[])
+        .arg("--history-root")
+        .arg(&beta)
+        .arg("--output")
+        .arg(&file));
+    assert_eq!(e.code, exit_code(Exit::Ok), "{}", e.stderr);
+    let from_export = |class: Option<&str>, dest: &Path| {
+        let mut cmd = tool(&c.r, "tier1-restore", &[]);
+        cmd.arg("--from-export")
+            .arg(&file)
+            .arg("--destination")
+            .arg(dest);
+        if let Some(class) = class {
+            cmd.args(["--runner-class", class]);
+        }
+        run(&mut cmd)
+    };
+    for (class, found) in [(Some("alpha"), "Some(\"beta\")"), (None, "Some(\"beta\")")] {
+        let dest = c.p(&format!("recovered-as-{}", class.unwrap_or("unnamed")));
+        let o = from_export(class, &dest);
+        assert_eq!(
+            o.code,
+            exit_code(Exit::Integrity),
+            "{class:?}: {}",
+            o.stderr
+        );
+        assert!(
+            o.stderr.contains(&format!(
+                "runner_class: expected {:?}",
+                class.map(str::to_string)
+            )) && o.stderr.contains(&format!("found {found}")),
+            "{class:?}: {}",
+            o.stderr
+        );
+        assert!(o.json.is_null(), "nothing printed: {}", o.json);
+        assert!(!dest.exists() || std::fs::read_dir(&dest).unwrap().next().is_none());
+    }
+    let dest = c.p("recovered-beta");
+    let o = from_export(Some("beta"), &dest);
+    assert_eq!(o.code, exit_code(Exit::Ok), "{}", o.stderr);
+    assert_eq!(index(&dest)["runner_class"], "beta");
+    assert_eq!(snapshot(&dest).len(), snapshot(&beta).len());
 }

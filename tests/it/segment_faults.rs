@@ -10,7 +10,7 @@ use crate::history_export::{exported, forge};
 use crate::history_support::Ran;
 use crate::support::command;
 use crate::support::exit_code::{Exit, exit_code};
-use crate::support::segment_forge::link;
+use crate::support::segment_forge;
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
@@ -60,38 +60,14 @@ fn pad_newest_segment(root: &Path) {
     assert!(padded.len() < 64 << 20, "{} bytes", padded.len());
     std::fs::remove_file(&seg).unwrap();
     std::fs::write(&seg, &padded).unwrap();
-    // The chain's order (a segment's record comes where its `chain_prev` continues the chain),
-    // read from the untouched links, then every item from the padded record on relinked.
-    let mut order = Vec::new();
-    let (mut prev, mut next_seg) = (String::new(), 0);
-    let runs = idx["runs"].as_array().unwrap().len();
-    for i in 0..=runs {
-        while let Some(seg) = idx["segments"].get(next_seg)
-            && seg["chain_prev"].as_str() == Some(prev.as_str())
-        {
-            order.push((true, next_seg));
-            prev = seg["chain_sha256"].as_str().unwrap().to_string();
-            next_seg += 1;
-        }
-        if i < runs {
-            order.push((false, i));
-            prev = idx["runs"][i]["chain_sha256"].as_str().unwrap().to_string();
-        }
-    }
+    // The chain's order, read from the untouched links, then every item from the padded record
+    // on relinked.
+    let order = segment_forge::chain_order(&idx);
     let at = order.iter().position(|&o| o == (true, last)).unwrap();
-    let mut head = match at.checked_sub(1).map(|k| order[k]) {
-        None => String::new(),
-        Some((true, j)) => idx["segments"][j]["chain_sha256"].as_str().unwrap().into(),
-        Some((false, j)) => idx["runs"][j]["chain_sha256"].as_str().unwrap().into(),
-    };
     let record = &mut idx["segments"][last];
     record["digest"] = Value::from(tier1::digest::Digest::of_bytes(&padded).to_string());
     record["bytes"] = Value::from(padded.len() as u64);
-    for &(is_seg, j) in &order[at..] {
-        let item = &mut idx[if is_seg { "segments" } else { "runs" }][j];
-        head = link(&head, item);
-        item["chain_sha256"] = Value::from(head.clone());
-    }
+    segment_forge::relink_from(&mut idx, &order, at);
     std::fs::remove_file(&idx_path).unwrap();
     std::fs::write(&idx_path, serde_json::to_vec_pretty(&idx).unwrap()).unwrap();
 }

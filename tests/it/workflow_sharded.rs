@@ -298,3 +298,98 @@ fn two_runner_classes_publish_independently_under_their_own_locks() {
     // The h200 shard ran on the h200 runner, attested for its class's labels.
     assert_eq!(legs(&r, 1)[0]["runner"], "h200-node-01");
 }
+
+/// An acceptance dispatch whose shard fails is never an anchor: the combine step records nothing
+/// (its failure does not fail the job on the acceptance path), so the review is never asked for,
+/// promotion never runs, and the class's anchor stays the one it had.
+#[test]
+fn an_acceptance_with_a_failed_shard_never_becomes_the_anchor() {
+    let Some(h) = harness("an_acceptance_with_a_failed_shard") else {
+        return;
+    };
+    let before = bootstrap_b200(&h);
+    let r = h.run(&[dispatch(
+        "b200",
+        json!({"accept_history_anchor": true, "acceptance_note": "Renewal, reviewed by bob"}),
+    )
+    .review("approved")
+    .fail_at("shard#2", "measure")]);
+    assert_eq!(legs(&r, 0)[1]["result"], "failure");
+    assert_eq!(r.step(0, "combine", "combine")["outcome"], "failure");
+    assert!(
+        r.log(0, "combine", "combine")
+            .contains("incomplete night: shard 2 of 2"),
+        "{}",
+        r.diagnose(0)
+    );
+    assert_eq!(
+        r.step(0, "combine", "upload_candidate")["outcome"],
+        "skipped"
+    );
+    for job in [
+        "publish-history",
+        "authorize-history-anchor",
+        "promote-history-anchor",
+    ] {
+        assert_eq!(result(&r, 0, job), "skipped", "{job}: {}", r.diagnose(0));
+    }
+    let after = restored(&h, "b200").unwrap();
+    assert_eq!(
+        after["runs"], before["runs"],
+        "the anchor is the one it was"
+    );
+}
+
+/// A bad dispatch of the sharded nightly is refused by its plan job's validation (the one-runner
+/// nightly's script, `validate/validate-request.sh`) before anything is built or restored: no
+/// shard job runs, nothing is uploaded.
+#[test]
+fn a_bad_sharded_dispatch_is_refused_before_anything_runs() {
+    let Some(h) = harness("a_bad_sharded_dispatch") else {
+        return;
+    };
+    let hex = "a".repeat(64);
+    let bad = [
+        (json!({"shards": "two"}), "shards must be a whole number"),
+        (
+            json!({"acceptance_note": "stray"}),
+            "acceptance_note requires accept_history_anchor",
+        ),
+        (
+            json!({"history_export": "tier1-b200-history-2026-09", "history_export_sha256": hex}),
+            "history_export requires accept_history_anchor",
+        ),
+    ];
+    let specs: Vec<RunSpec> = bad
+        .iter()
+        .map(|(i, _)| dispatch("b200", i.clone()))
+        .collect();
+    let r = h.run(&specs);
+    for (i, (_, message)) in bad.iter().enumerate() {
+        assert_eq!(result(&r, i, "plan"), "failure", "{}", r.diagnose(i));
+        assert!(
+            r.log(i, "plan", "Validate canonical request")
+                .contains(message),
+            "{message}: {}",
+            r.diagnose(i)
+        );
+        assert_eq!(
+            r.step(i, "plan", "Build tier1")["outcome"],
+            "skipped",
+            "{}",
+            r.diagnose(i)
+        );
+        for job in [
+            "shard",
+            "combine",
+            "publish-history",
+            "promote-history-anchor",
+        ] {
+            let ran = &r.run(i)["jobs"][job]["result"];
+            assert!(ran.is_null() || ran == "skipped", "{job}: {ran}");
+        }
+        let id = r.run(i)["id"].as_u64().unwrap();
+        assert!(h.artifact_names(id).is_empty(), "nothing uploaded");
+    }
+    assert!(restored(&h, "b200").is_none(), "nothing published");
+}

@@ -10,6 +10,9 @@ use std::path::Path;
 use std::process::Command;
 
 const NIGHTLY: &str = ".github/workflows/tier1-nightly.yml";
+/// The sharded nightly (issue 40): the producer's steps split over a plan job, a matrix of shard
+/// jobs and a combine job; the same publication, authorization and promotion jobs.
+const SHARDED: &str = ".github/workflows/tier1-nightly-sharded.yml";
 const PROMOTE: &str = ".github/workflows/tier1-promote.yml";
 const CI: &str = ".github/workflows/ci.yml";
 const RELEASE: &str = ".github/workflows/release.yml";
@@ -28,7 +31,9 @@ const ACTIONS: [&str; 6] = [
 ];
 /// The installer every action runs.
 const INSTALLER: &str = "install/install.sh";
-const WORKFLOWS: [&str; 7] = [NIGHTLY, PROMOTE, CI, RELEASE, PREVIEW, BISECT, EXPORT];
+const WORKFLOWS: [&str; 8] = [
+    NIGHTLY, SHARDED, PROMOTE, CI, RELEASE, PREVIEW, BISECT, EXPORT,
+];
 
 fn jobs(wf: &Value) -> &serde_json::Map<String, Value> {
     wf["jobs"].as_object().expect("jobs mapping")
@@ -59,6 +64,17 @@ fn producer() -> Value {
     yaml(NIGHTLY)["jobs"]["tier1"].clone()
 }
 
+/// The sharded nightly's job `name` (`plan`, `shard`, `combine`, ...).
+fn sharded(name: &str) -> Value {
+    yaml(SHARDED)["jobs"][name].clone()
+}
+
+/// The job of each nightly that validates the request and restores the history: the producer of
+/// the one-runner nightly, the plan job of the sharded one.
+fn requesters() -> [(&'static str, Value); 2] {
+    [(NIGHTLY, producer()), (SHARDED, sharded("plan"))]
+}
+
 #[test]
 fn nightly_triggers_are_the_schedule_and_dispatch_with_five_inputs() {
     let wf = yaml(NIGHTLY);
@@ -84,6 +100,41 @@ fn nightly_triggers_are_the_schedule_and_dispatch_with_five_inputs() {
         assert_eq!(inputs[name]["default"], "", "{name}");
     }
     assert_eq!(inputs.as_object().unwrap().len(), 5);
+    // The sharded nightly: the same five inputs, in the same order, after its class and shards.
+    let sharded = yaml(SHARDED);
+    assert_eq!(
+        sharded["on"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["schedule", "workflow_dispatch"]
+    );
+    let sharded_inputs = sharded["on"]["workflow_dispatch"]["inputs"]
+        .as_object()
+        .unwrap();
+    assert_eq!(
+        sharded_inputs.keys().collect::<Vec<_>>(),
+        [
+            "runner_class",
+            "shards",
+            "bootstrap_history",
+            "accept_history_anchor",
+            "acceptance_note",
+            "history_export",
+            "history_export_sha256"
+        ]
+    );
+    for (name, input) in inputs.as_object().unwrap() {
+        assert_eq!(
+            (
+                &sharded_inputs[name]["type"],
+                &sharded_inputs[name]["default"]
+            ),
+            (&input["type"], &input["default"]),
+            "{name}"
+        );
+    }
     let promote = yaml(PROMOTE);
     assert_eq!(
         promote["on"]
@@ -204,6 +255,11 @@ fn two_locks_queue_max_never_cancel() {
     }
     assert_lock(&wf["jobs"]["tier1"], "tier1-nightly-producer");
     assert_lock(&wf["jobs"]["publish-history"], "tier1-history-publication");
+    // The sharded nightly publishes under its class's lock.
+    assert_lock(
+        &sharded("publish-history"),
+        "tier1-history-publication-${{ inputs.runner_class || 'b200' }}",
+    );
     // A runner class's promotion takes the class's lock; the unnamed class's is the original one.
     assert_lock(
         &promote["jobs"]["promote"],
@@ -234,11 +290,11 @@ fn environment_only_on_the_authorize_job() {
     }
     assert_eq!(
         with_env,
-        [(
-            NIGHTLY,
+        [NIGHTLY, SHARDED].map(|rel| (
+            rel,
             "authorize-history-anchor".to_string(),
             Value::from("tier1-canonical-acceptance")
-        )]
+        ))
     );
 }
 
@@ -381,9 +437,10 @@ fn every_upload_keeps_ninety_days_and_fails_without_files() {
         .collect();
     assert_eq!(
         uploads.len(),
-        9,
+        14,
         "evidence, candidate, published, ratified (in the workflows) and published, ratified (in \
-         publish/action.yml, promote/action.yml); the preview; the release hand-off; the bisection"
+         publish/action.yml, promote/action.yml); the preview; the release hand-off; the bisection; \
+         the sharded nightly's plan, shard packages, evidence, candidate and published history"
     );
     for (rel, job, s) in uploads {
         // The preview's comparison is kept two weeks, a bisection's report a month: neither is
@@ -485,6 +542,100 @@ fn producer_steps_in_order() {
     }
     let checkout = step_named(&job, "Checkout").1;
     assert_eq!(checkout["with"]["persist-credentials"], false);
+}
+
+/// The sharded nightly splits the producer's steps over its plan and shard jobs: each job's steps
+/// in the producer's order, and each step the two share the same step (the same `run:` script and
+/// `env:`; GPU preflight only where the class names a device, as a CPU class has none).
+#[test]
+fn sharded_jobs_take_the_producer_s_steps_in_its_order() {
+    let names = |job: &Value| -> Vec<String> {
+        steps(job)
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&sharded("plan")),
+        [
+            "Checkout",
+            "Validate canonical request",
+            "Build tier1",
+            "Restore the class's history",
+            "Plan the shards",
+            "Upload the plan and the restored history",
+        ]
+    );
+    const GPU_CHECK: &str = "GPU check (driver and NVRTC, with the binaries just built)";
+    assert_eq!(
+        names(&sharded("shard")),
+        [
+            "Checkout",
+            "Build tier1",
+            "Provide NVRTC",
+            "Attest runner",
+            "Download the plan",
+            "GPU preflight",
+            GPU_CHECK,
+            "Measure the shard",
+            "Upload the shard's evidence package",
+            "Verify the uploaded package's digest",
+        ]
+    );
+    let producer = producer();
+    let order = names(&producer);
+    for job in ["plan", "shard"] {
+        let job = sharded(job);
+        let shared: Vec<String> = names(&job)
+            .into_iter()
+            .filter(|n| order.contains(n))
+            .collect();
+        let in_producer: Vec<String> = order
+            .iter()
+            .filter(|n| shared.contains(n))
+            .cloned()
+            .collect();
+        assert_eq!(shared, in_producer, "the producer's order");
+    }
+    for (job, name) in [
+        ("plan", "Validate canonical request"),
+        ("shard", "Provide NVRTC"),
+        ("shard", "Attest runner"),
+        ("shard", GPU_CHECK),
+    ] {
+        let (_, mine) = step_named(&producer, name);
+        let theirs = sharded(job);
+        let (_, theirs) = step_named(&theirs, name);
+        assert_eq!(
+            (&theirs["run"], &theirs["env"]),
+            (&mine["run"], &mine["env"]),
+            "{job}: {name}"
+        );
+    }
+    let shard = sharded("shard");
+    for name in ["GPU preflight", GPU_CHECK] {
+        assert_eq!(
+            step_named(&shard, name).1["if"],
+            "env.TIER1_EXPECTED_GPU_NAME != ''",
+            "{name}"
+        );
+    }
+    // NVRTC reaches the GPU check and the measuring step; the attestation reaches the measurement.
+    let at = |name: &str| step_named(&shard, name).0;
+    assert!(at("Provide NVRTC") < at(GPU_CHECK) && at(GPU_CHECK) < at("Measure the shard"));
+    let measure = step(&shard, "measure").1["run"].as_str().unwrap();
+    assert!(
+        measure.contains("--environment-json \"$RUNNER_TEMP/tier1-attestation.json\"")
+            && measure.contains("--environment-json \"$RUNNER_TEMP/tier1-environment.json\""),
+        "{measure}"
+    );
+    for job in ["plan", "shard"] {
+        let job = sharded(job);
+        assert_eq!(
+            step_named(&job, "Checkout").1["with"]["persist-credentials"],
+            false
+        );
+    }
 }
 
 #[test]
@@ -599,8 +750,8 @@ fn promotion_restores_with_renewal_and_reads_the_approvals() {
         );
     }
     // The one-runner nightly passes every input but those of a runner class and a combined run;
-    // the sharded nightly every input but the recovery from an export (which it does not offer).
-    // Both in the declared order; what a caller leaves out defaults to none.
+    // the sharded nightly every input, the recovery from an export included. Both in the declared
+    // order; what a caller leaves out defaults to none.
     let declared = promote["on"]["workflow_call"]["inputs"]
         .as_object()
         .unwrap();
@@ -627,10 +778,7 @@ fn promotion_restores_with_renewal_and_reads_the_approvals() {
         all_but(&["runner_class", "shard_artifact_ids"]),
         passed(NIGHTLY)
     );
-    assert_eq!(
-        all_but(&["history_export", "history_export_sha256"]),
-        passed(".github/workflows/tier1-nightly-sharded.yml")
-    );
+    assert_eq!(all_but(&[]), passed(SHARDED));
 }
 
 /// Collect every `run:` script of a parsed workflow or action.
@@ -920,22 +1068,24 @@ fn release_tarball_packs_docs_helpers_and_examples() {
     assert!(!again.join(format!("{name}.tar.gz")).exists());
 }
 
-/// Run the producer's "Validate canonical request" script under bash with the given environment.
+/// Run `job`'s "Validate canonical request" script under bash with the given environment (and
+/// `extra`: the sharded nightly's class and shards).
 fn validate(
-    reference: &str,
-    event: &str,
+    job: &Value,
+    (reference, event): (&str, &str),
     bootstrap: bool,
     accept: bool,
     note: &str,
+    extra: &[(&str, &str)],
 ) -> (bool, String) {
-    let job = producer();
-    let script = step_named(&job, "Validate canonical request").1["run"]
+    let script = step_named(job, "Validate canonical request").1["run"]
         .as_str()
         .unwrap()
         .to_string();
     let out = Command::new("bash")
         .args(["-e", "-c", &script])
         .env_clear()
+        .envs(extra.iter().copied())
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("GITHUB_REF", reference)
         .env("GITHUB_EVENT_NAME", event)
@@ -954,11 +1104,63 @@ fn validate(
 
 #[test]
 fn request_validation_accepts_and_refuses_as_the_reference() {
+    for (rel, job) in requesters() {
+        request_validation_of(rel, &job);
+    }
+    // The sharded nightly's own inputs, through the same script.
+    let plan = sharded("plan");
+    let dispatch = ("refs/heads/main", "workflow_dispatch");
+    let class = |c: &str, n: &str| {
+        validate(
+            &plan,
+            dispatch,
+            false,
+            false,
+            "",
+            &[("TIER1_RUNNER_CLASS", c), ("TIER1_SHARDS", n)],
+        )
+    };
+    assert!(class("b200", "").0);
+    assert!(class("h100.pool-2", "4").0);
+    for (c, n, message) in [
+        ("B200", "", "runner_class must be a class name"),
+        ("b200;rm", "", "runner_class must be a class name"),
+        (&"a".repeat(33), "", "runner_class must be a class name"),
+        (
+            "b200",
+            "two",
+            "shards must be a whole number of at least 1, found 'two'",
+        ),
+        (
+            "b200",
+            "0",
+            "shards must be a whole number of at least 1, found '0'",
+        ),
+    ] {
+        let (ok, out) = class(c, n);
+        assert!(!ok && out.contains(message), "{c} {n}: {out}");
+    }
+    let env = plan["env"].as_object().unwrap();
+    assert_eq!(env["TIER1_SHARDS"], "${{ inputs.shards }}");
+    assert_eq!(
+        yaml(SHARDED)["env"]["TIER1_RUNNER_CLASS"],
+        "${{ inputs.runner_class || 'b200' }}"
+    );
+}
+
+/// The reference's accepted and refused requests, through `job`'s validation step.
+fn request_validation_of(rel: &str, job: &Value) {
     let main = "refs/heads/main";
-    assert!(validate(main, "schedule", false, false, "").0);
-    assert!(validate(main, "workflow_dispatch", false, false, "").0);
-    assert!(validate(main, "workflow_dispatch", false, true, "reviewed in #12").0);
-    assert!(validate(main, "workflow_dispatch", true, true, "first anchor").0);
+    let ok = |event, bootstrap, accept, note| {
+        validate(job, (main, event), bootstrap, accept, note, &[]).0
+    };
+    assert!(ok("schedule", false, false, ""), "{rel}");
+    assert!(ok("workflow_dispatch", false, false, ""), "{rel}");
+    assert!(
+        ok("workflow_dispatch", false, true, "reviewed in #12"),
+        "{rel}"
+    );
+    assert!(ok("workflow_dispatch", true, true, "first anchor"), "{rel}");
     let refusals = [
         (
             "refs/heads/feature",
@@ -1002,15 +1204,21 @@ fn request_validation_accepts_and_refuses_as_the_reference() {
         ),
     ];
     for (r, event, bootstrap, accept, note, message) in refusals {
-        let (ok, out) = validate(r, event, bootstrap, accept, note);
+        let (ok, out) = validate(job, (r, event), bootstrap, accept, note, &[]);
         assert!(
             !ok,
-            "{r} {event} bootstrap={bootstrap} accept={accept} note={note:?} accepted"
+            "{rel}: {r} {event} bootstrap={bootstrap} accept={accept} note={note:?} accepted"
         );
-        assert!(out.contains(message), "{message} not in {out}");
+        assert!(out.contains(message), "{rel}: {message} not in {out}");
     }
+    // The one script of the `validate` action, with the event's default branch.
+    let (_, step) = step_named(job, "Validate canonical request");
+    assert_eq!(step["run"], "bash validate/validate-request.sh", "{rel}");
+    assert_eq!(
+        step["env"]["TIER1_DEFAULT_BRANCH"], "${{ github.event.repository.default_branch }}",
+        "{rel}"
+    );
     // Inputs reach the script only through env.
-    let job = producer();
     let env = job["env"].as_object().unwrap();
     assert_eq!(
         env["TIER1_ACCEPT_HISTORY_ANCHOR"],
@@ -1024,7 +1232,16 @@ fn request_validation_accepts_and_refuses_as_the_reference() {
         env["TIER1_ACCEPTANCE_NOTE"],
         "${{ inputs.acceptance_note }}"
     );
-    assert_eq!(env["TIER1_EXPECTED_GPU_NAME"], "NVIDIA B200");
+    for name in ["history_export", "history_export_sha256"] {
+        assert_eq!(
+            env[&format!("TIER1_{}", name.to_uppercase())],
+            format!("${{{{ inputs.{name} }}}}"),
+            "{rel}"
+        );
+    }
+    if rel == NIGHTLY {
+        assert_eq!(env["TIER1_EXPECTED_GPU_NAME"], "NVIDIA B200");
+    }
 }
 
 #[test]
@@ -1225,8 +1442,58 @@ fn the_monthly_export_restores_exports_and_attaches_to_a_release() {
 /// with its recorded digest; the producer and the promotion restore from it.
 #[test]
 fn a_recovery_from_an_export_is_validated_and_restored_from_the_export() {
-    let job = producer();
-    let script = step_named(&job, "Validate canonical request").1["run"]
+    for (rel, job) in requesters() {
+        recovery_validated_by(rel, &job);
+    }
+    for (rel, step) in [
+        (
+            NIGHTLY,
+            step_named(&producer(), "Restore latest Tier-1 history")
+                .1
+                .clone(),
+        ),
+        (
+            SHARDED,
+            step_named(&sharded("plan"), "Restore the class's history")
+                .1
+                .clone(),
+        ),
+        (
+            PROMOTE,
+            step_named(
+                &yaml(PROMOTE)["jobs"]["promote"],
+                "Restore live canonical history",
+            )
+            .1
+            .clone(),
+        ),
+    ] {
+        let script = step["run"].as_str().unwrap();
+        assert!(
+            script.contains("gh release download \"$TIER1_HISTORY_EXPORT\"")
+                && script.contains("--from-export")
+                && script.contains("--sha256 \"$TIER1_HISTORY_EXPORT_SHA256\""),
+            "{rel}: {script}"
+        );
+        // The export branch comes first and ends the step: never a restore from the store too.
+        let export_at = script.find("--from-export").unwrap();
+        assert!(script[export_at..].contains("exit 0"), "{rel}");
+        assert!(
+            script
+                .find("if [[ -n \"$TIER1_HISTORY_EXPORT\" ]]")
+                .unwrap()
+                < export_at,
+            "{rel}"
+        );
+        // gh reads its token and repository from the step's env.
+        assert_eq!(step["env"]["GH_TOKEN"], "${{ github.token }}", "{rel}");
+        assert_eq!(step["env"]["GH_REPO"], "${{ github.repository }}", "{rel}");
+    }
+}
+
+/// The recovery's rules through `job`'s validation step.
+fn recovery_validated_by(rel: &str, job: &Value) {
+    let script = step_named(job, "Validate canonical request").1["run"]
         .as_str()
         .unwrap()
         .to_string();
@@ -1255,7 +1522,7 @@ fn a_recovery_from_an_export_is_validated_and_restored_from_the_export() {
         )
     };
     let hex = "a".repeat(64);
-    assert!(run(true, false, "tier1-history-2026-09", &hex).0);
+    assert!(run(true, false, "tier1-history-2026-09", &hex).0, "{rel}");
     for (accept, bootstrap, export, sha, needle) in [
         (
             false,
@@ -1288,30 +1555,7 @@ fn a_recovery_from_an_export_is_validated_and_restored_from_the_export() {
         (true, false, "", hex.as_str(), "requires history_export"),
     ] {
         let (ok, out) = run(accept, bootstrap, export, sha);
-        assert!(!ok && out.contains(needle), "{export} {sha}: {out}");
-    }
-    for (rel, step) in [
-        (
-            NIGHTLY,
-            step_named(&job, "Restore latest Tier-1 history").1.clone(),
-        ),
-        (
-            PROMOTE,
-            step_named(
-                &yaml(PROMOTE)["jobs"]["promote"],
-                "Restore live canonical history",
-            )
-            .1
-            .clone(),
-        ),
-    ] {
-        let script = step["run"].as_str().unwrap();
-        assert!(
-            script.contains("gh release download \"$TIER1_HISTORY_EXPORT\"")
-                && script.contains("--from-export")
-                && script.contains("--sha256 \"$TIER1_HISTORY_EXPORT_SHA256\""),
-            "{rel}: {script}"
-        );
+        assert!(!ok && out.contains(needle), "{rel}: {export} {sha}: {out}");
     }
 }
 

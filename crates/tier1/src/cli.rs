@@ -11,12 +11,14 @@
 
 pub(crate) mod github_args;
 pub mod parsers;
+pub mod run_ids;
 pub(crate) mod store_args;
 pub(crate) mod suite_args;
 
 pub use github_args::GithubArgs;
 pub use parsers::parse;
-pub use store_args::{HistoryArtifactsArgs, StoreArgs};
+pub use run_ids::tier1_run_id_env;
+pub use store_args::{HistoryArtifactsArgs, StoreArgs, StoreSpecArg};
 pub use suite_args::{RunSetupArgs, SuiteArgs, SuiteFileArg};
 
 use crate::exit::{Classify, Exit};

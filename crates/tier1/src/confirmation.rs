@@ -278,5 +278,8 @@ fn clear(c: &mut RegressionSummary, check: &SideBySideCheck) {
         }));
 }
 
+mod detectable;
+pub(crate) use detectable::detectable_pct;
+
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,10 @@
 //!
 //! Four layers, top to bottom (the domain in two: the rules above the formats they read). **A
 //! module imports only from its own layer or the layers below it, never from a layer above**
-//! (`tests/it/layers.rs` checks it against this table, and `python3 ../shared/tools/mod_cycles.py
-//! crates/tier1/src` finds no cycle inside a layer). The behaviour the code follows is the
-//! upstream contract, `docs/contract.md`; a "§" in a comment is a section of it.
+//! (`tests/it/layers.rs` checks it against this table, and `python3 scripts/mod_cycles.py
+//! crates/tier1/src` finds no module cycle; the conventions are in `docs/development.md`). The
+//! behaviour the code follows is the upstream contract, `docs/contract.md`; a "§" in a comment is
+//! a section of it.
 //!
 //! | layer | modules |
 //! | --- | --- |
@@ -77,7 +78,7 @@
 //!   (credentials redacted), a map over a slice on a few threads, the exit-code table.
 
 // The library's users are the binaries, tests and benches of this workspace: a `pub` item
-// that they cannot reach is `pub(crate)`, so that dead code is reported (`tools/narrow_pub.py`).
+// that they cannot reach is `pub(crate)`, so that dead code is reported (`docs/development.md`).
 #![warn(unreachable_pub)]
 
 pub mod aggregate;

@@ -739,20 +739,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn embedded_suite_has_the_six_targets() {
+    fn embedded_suite_has_its_built_in_targets_once_each() {
+        // Which targets, in which order, is the table's (`bench::table`'s tests compare the
+        // embedded suite with it); here: built-in targets, each key once.
         let s = Suite::embedded();
-        let keys: Vec<_> = s.targets.iter().map(|t| t.key.as_str()).collect();
-        assert_eq!(
-            keys,
-            [
-                "block_scaling",
-                "flashattention4_alibi",
-                "persistent_decode",
-                "kv_standard",
-                "gradient_fusion",
-                "llama_3_1_8b"
-            ]
-        );
+        let keys: std::collections::BTreeSet<_> =
+            s.targets.iter().map(|t| t.key.as_str()).collect();
+        assert_eq!(keys.len(), s.targets.len());
+        assert!(!keys.is_empty());
+        assert!(s.targets.iter().all(|t| t.kind == TargetKind::Builtin));
         assert_eq!(
             s.target("kv_standard").unwrap().optimization_goal,
             Goal::Memory

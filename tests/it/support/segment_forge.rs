@@ -149,3 +149,57 @@ pub fn change_one_file(manifest: &mut Value, files: &mut BTreeMap<String, Vec<u8
 pub fn swap_two_runs(manifest: &mut Value, _files: &mut BTreeMap<String, Vec<u8>>) {
     manifest["runs"].as_array_mut().expect("runs").swap(0, 1);
 }
+
+/// One item of a chain: a segment record (`true`) or a live row, by its index in its list.
+pub type Item = (bool, usize);
+
+/// The chain's order over `runs` and `segments` of an index, read from its links as a forger
+/// reads them (`schema_version` 3): a segment record comes where its `chain_prev` continues the
+/// chain, each live row after the item before it.
+pub fn chain_order(idx: &Value) -> Vec<Item> {
+    let mut order = Vec::new();
+    let (mut prev, mut next_seg) = (String::new(), 0);
+    let runs = idx["runs"].as_array().map_or(0, Vec::len);
+    for i in 0..=runs {
+        while let Some(seg) = idx["segments"].get(next_seg)
+            && seg["chain_prev"].as_str() == Some(prev.as_str())
+        {
+            order.push((true, next_seg));
+            prev = seg["chain_sha256"]
+                .as_str()
+                .expect("a linked record")
+                .to_string();
+            next_seg += 1;
+        }
+        if i < runs {
+            order.push((false, i));
+            prev = idx["runs"][i]["chain_sha256"]
+                .as_str()
+                .expect("a linked row")
+                .to_string();
+        }
+    }
+    order
+}
+
+/// Relink every item of `order` from position `at` on: each one's own link after the item's
+/// before it (the empty start of the chain for the first), as a forger would after changing the
+/// item at `at`.
+pub fn relink_from(idx: &mut Value, order: &[Item], at: usize) {
+    let mut head = match at.checked_sub(1).map(|k| order[k]) {
+        None => String::new(),
+        Some((is_seg, j)) => idx[list(is_seg)][j]["chain_sha256"]
+            .as_str()
+            .expect("a linked item")
+            .to_string(),
+    };
+    for &(is_seg, j) in &order[at..] {
+        let item = &mut idx[list(is_seg)][j];
+        head = link(&head, item);
+        item["chain_sha256"] = Value::from(head.clone());
+    }
+}
+
+fn list(is_seg: bool) -> &'static str {
+    if is_seg { "segments" } else { "runs" }
+}

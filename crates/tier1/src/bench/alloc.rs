@@ -78,8 +78,9 @@ pub(crate) fn reset_peak() -> usize {
     live
 }
 
-/// Peak live bytes since the last [`reset_peak`].
-pub(crate) fn peak_bytes() -> usize {
+/// Peak live bytes since the last `reset_peak` (the harness resets it per measurement; a process
+/// that never resets it, such as a child of `cargo bench --bench core`, gets its whole peak).
+pub fn peak_bytes() -> usize {
     PEAK.load(Ordering::Relaxed)
 }
 

@@ -6,9 +6,10 @@
 use crate::bench::backend::{BackendError, Shapes};
 
 /// Upper estimate, in bytes, of what the CPU target `key` allocates for `shapes` (None for a key
-/// that is not a built-in target; each target's `footprint` in the table). Computed in floating
-/// point: no shape can overflow it.
-pub(crate) fn estimate(key: &str, shapes: &Shapes) -> Option<f64> {
+/// that is not a built-in target; each target's `footprint` in the table, from its typed
+/// parameters: shapes they refuse are that error). Computed in floating point: no shape can
+/// overflow it.
+pub(crate) fn estimate(key: &str, shapes: &Shapes) -> Option<Result<f64, BackendError>> {
     crate::bench::table::spec(key).map(|t| (t.footprint)(shapes))
 }
 
@@ -40,6 +41,7 @@ pub(crate) fn check(
     let (Some(need), Some(have)) = (estimate(key, shapes), available) else {
         return Ok(());
     };
+    let need = need?;
     if need > have as f64 {
         return Err(BackendError::Shape {
             key: key.into(),
@@ -84,11 +86,23 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_shape_is_the_parameters_error_never_an_estimate_of_zero() {
+        let partial = shapes(&[("m", 64), ("n", 64)]);
+        let e = estimate("block_scaling", &partial).unwrap().unwrap_err();
+        assert!(
+            matches!(&e, BackendError::Shape { key, param, .. } if key == "block_scaling" && param == "k"),
+            "{e}"
+        );
+        let e = check("block_scaling", &partial, Some(64 << 30)).unwrap_err();
+        assert!(e.to_string().contains("k"), "{e}");
+    }
+
+    #[test]
     fn the_embedded_suite_fits_its_estimates() {
         let suite = crate::suite::Suite::embedded();
         for t in &suite.targets {
             for (profile, s) in &t.shapes {
-                let need = estimate(&t.key, s).unwrap();
+                let need = estimate(&t.key, s).unwrap().unwrap();
                 assert!(
                     need > 0.0 && need < (64u64 << 30) as f64,
                     "{} {profile}: {need}",

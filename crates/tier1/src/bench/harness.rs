@@ -172,9 +172,9 @@ pub(crate) fn run_suite_timed(
         for (j, t) in selected.iter().enumerate() {
             let shapes = t.shapes.get(&opts.profile).cloned().unwrap_or_default();
             if passes > 1 {
-                tracing::info!(target = %t.key, profile = %opts.profile, pass = pass + 1, passes, "running");
+                tracing::debug!(target = %t.key, profile = %opts.profile, pass = pass + 1, passes, "running");
             } else {
-                tracing::info!(target = %t.key, profile = %opts.profile, "running");
+                tracing::debug!(target = %t.key, profile = %opts.profile, "running");
             }
             let timing = target_timing(suite, profile, t, base, pass);
             let started = Instant::now();
@@ -213,7 +213,7 @@ pub(crate) fn run_suite_timed(
         if crate::bench::finite::fail_unrecordable(&mut r) {
             r.finalize(suite.thresholds.min_speedup);
         }
-        tracing::info!(target = %t.key, status = %r.status, speedup = ?r.metrics.best_speedup, "done");
+        tracing::debug!(target = %t.key, status = %r.status, speedup = ?r.metrics.best_speedup, "done");
         targets.push(r);
     }
     let timing = base;

@@ -37,3 +37,4 @@ pub mod verify;
 pub use cpu::CpuBackend;
 pub use cuda::cuda_backend;
 pub use harness::{HarnessOptions, run_suite, write_results};
+pub use table::{builtin_keys, cpu_workload};

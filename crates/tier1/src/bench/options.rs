@@ -120,9 +120,7 @@ impl Timing {
             iterations,
             max_rounds: profile.max_rounds.max(iterations),
             min_sample_ms: profile.min_sample_ms,
-            precision_pct: profile.precision_pct.unwrap_or_else(|| {
-                crate::suite::settings::derived_precision_pct(&suite.thresholds)
-            }),
+            precision_pct: suite.precision_for(profile, None).0,
             budget: crate::bench::deadline::seconds(profile.budget_s),
             timeout: timeout.unwrap_or(Duration::from_secs(profile.timeout_s)),
             seed,

@@ -20,8 +20,10 @@ pub(crate) struct TargetSpec {
     pub(crate) params: fn(&Shapes) -> Result<(), BackendError>,
     /// The CPU workload at the profile's shapes and seed (reads and checks the shapes).
     pub(crate) workload: fn(&Shapes, u64) -> Result<Workload, BackendError>,
-    /// Upper estimate, in bytes, of what the CPU workload allocates for the shapes.
-    pub(crate) footprint: fn(&Shapes) -> f64,
+    /// Upper estimate, in bytes, of what the CPU workload allocates for the shapes, computed
+    /// from the target's typed `Params` (read and checked as the workload reads them: a missing
+    /// or out-of-range shape is the same error, never an estimate of 0).
+    pub(crate) footprint: fn(&Shapes) -> Result<f64, BackendError>,
     /// The CUDA side: plan, host buffers and the kernels each variant launches.
     pub(crate) cuda: CudaSpec,
     /// The kernel file `kernels/<key>.cu`, embedded.

@@ -6,12 +6,28 @@ use crate::artifacts::{ArtifactPrefix, DEFAULT_PREFIX};
 use crate::store::{StoreConfig, StoreError};
 use chrono::{DateTime, Utc};
 
-/// `--store` and `--now`.
+/// `--store`: which artifact store (`local:DIR` or `github`), as given. A binary for which the
+/// store is one source among others (`tier1-dashboard`: `--history-root` or `--store`) flattens
+/// this alone and says so in its own help; one that always opens a store flattens [`StoreArgs`].
 #[derive(Debug, Clone, clap::Args)]
-pub struct StoreArgs {
+pub struct StoreSpecArg {
     /// Artifact store: `local:DIR` or `github` (default `github` when GITHUB_ACTIONS=true).
     #[arg(long, env = "TIER1_STORE")]
     pub(crate) store: Option<String>,
+}
+
+impl StoreSpecArg {
+    /// The store given (flag or `TIER1_STORE`), if any; no default.
+    pub fn given(&self) -> Option<&str> {
+        self.store.as_deref()
+    }
+}
+
+/// `--store` and `--now`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArgs {
+    #[command(flatten)]
+    pub(crate) store: StoreSpecArg,
     /// Fixed clock, RFC 3339 (evidence ages and expiry are computed against it).
     #[arg(long, env = "TIER1_NOW")]
     pub(crate) now: Option<DateTime<Utc>>,
@@ -20,7 +36,7 @@ pub struct StoreArgs {
 impl StoreArgs {
     /// The store spec (`super::store_spec`): the one given, else `github` inside Actions.
     pub fn spec(&self) -> Result<String, StoreError> {
-        super::store_spec(self.store.clone())
+        super::store_spec(self.store.store.clone())
     }
 
     /// What opening the store needs besides its spec.

@@ -273,3 +273,30 @@ fn an_improvement_is_suspected_and_worse_turns_it_into_a_confirmed_regression() 
         assert!(no_clearance(&current, &out), "{verdict:?}");
     }
 }
+
+/// Issue 43: a target side by side decided states what that comparison can detect, from its own
+/// recorded intervals (the tool's repetitions of both builds in one night), not the history
+/// test's figure, which carries the run-to-run noise side by side cancels. ±1 % intervals and a
+/// 5 % threshold: exp(ln 1.05 + 1.645 · ln(1/0.99) / 1.96) − 1 = 5.89 %; a ±10 % interval
+/// states exp(ln(1/0.9) · (1 + 1.645 / 1.96)) − 1 = 21.4 %, larger than its own half-width.
+#[test]
+fn side_by_side_states_the_change_its_own_intervals_detect() {
+    let narrow = detectable_pct(&check(SbsVerdict::Same, 1.0)).expect("intervals recorded");
+    assert!((narrow - 5.890).abs() < 0.01, "{narrow}");
+    let mut wide = check(SbsVerdict::Unknown, 1.0);
+    wide.optimized_time_ratio = Some(SbsRatio {
+        ratio: 1.0.into(),
+        low: 0.9.into(),
+        high: 1.1.into(),
+    });
+    let w = detectable_pct(&wide).expect("intervals recorded");
+    assert!((w - 21.4).abs() < 0.1, "{w}");
+    // The larger of the deciding metrics; a metric it did not decide on does not count.
+    wide.decided_on = "speedup".into();
+    let s = detectable_pct(&wide).expect("the speedup's interval");
+    assert!((s - narrow).abs() < 1e-9, "{s}");
+    // A deciding metric without an interval (a comparison that could not run): nothing stated.
+    wide.decided_on = "both".into();
+    wide.speedup_ratio = None;
+    assert_eq!(detectable_pct(&wide), None);
+}

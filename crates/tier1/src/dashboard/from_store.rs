@@ -21,6 +21,8 @@ pub struct StoreSource {
     pub branch: String,
     /// `owner/name` (github store; a local store knows its own).
     pub repository: Option<String>,
+    /// The REST API base URL (github store; `None`: `GITHUB_API_URL`, else github.com's).
+    pub api_url: Option<String>,
 }
 
 /// The store of `src`, the names restore looks for, and a temporary directory for the histories.
@@ -40,7 +42,7 @@ fn open(src: &StoreSource, opts: &DashboardOptions) -> Result<Opened, ReportErro
     )?;
     let cfg = StoreConfig {
         repository: src.repository.clone().unwrap_or_default(),
-        api_url: None,
+        api_url: src.api_url.clone(),
         now: opts.now.as_ref().map(|_| now),
     };
     let store = open_store(&src.store, &cfg).map_err(restore::RestoreError::from)?;

@@ -7,7 +7,7 @@ use super::token::Token;
 use std::time::Duration;
 
 /// The `X-GitHub-Api-Version` tier1 sends (the reference implementation's value,
-/// upstream-contract §5.1).
+/// `docs/contract.md` §5.1).
 pub(crate) const API_VERSION: &str = "2026-03-10";
 
 /// The User-Agent tier1 sends.

@@ -124,22 +124,34 @@ impl SideBySideCheck {
         self.derived_by(false)
     }
 
-    fn derived_by(&self, before_issue_37: bool) -> Option<SbsVerdict> {
-        if self.cause.as_deref().is_some_and(|c| c != "too_noisy") {
-            return Some(SbsVerdict::Unknown);
-        }
-        let t = (self.threshold_pct.get() / 100.0).ln_1p();
+    /// The threshold on the log scale of a worsening: `ln(1 + threshold_pct / 100)`.
+    pub(crate) fn threshold_log(&self) -> f64 {
+        (self.threshold_pct.get() / 100.0).ln_1p()
+    }
+
+    /// Per metric the comparison decided on (`decided_on`: one of them, or both), its worsening
+    /// estimate and interval `(est, lo, hi)` on the log scale (`ln` of the time ratio, `−ln` of
+    /// the speedup ratio); `None` for a metric with no recorded interval.
+    pub(crate) fn deciding_worsenings(&self) -> Vec<Option<(f64, f64, f64)>> {
         let time = self
             .optimized_time_ratio
             .map(|r| (r.ratio.get().ln(), r.low.get().ln(), r.high.get().ln()));
         let speed = self
             .speedup_ratio
             .map(|r| (-r.ratio.get().ln(), -r.high.get().ln(), -r.low.get().ln()));
-        let each: Vec<Option<(f64, f64, f64)>> = match self.decided_on.as_str() {
+        match self.decided_on.as_str() {
             "optimized_time" => vec![time],
             "speedup" => vec![speed],
             _ => vec![time, speed],
-        };
+        }
+    }
+
+    fn derived_by(&self, before_issue_37: bool) -> Option<SbsVerdict> {
+        if self.cause.as_deref().is_some_and(|c| c != "too_noisy") {
+            return Some(SbsVerdict::Unknown);
+        }
+        let t = self.threshold_log();
+        let each = self.deciding_worsenings();
         if each.iter().any(Option::is_none) {
             return None;
         }

@@ -365,16 +365,27 @@ pub(crate) const NOISIER: f64 = 3.0;
 /// The points [`estimate`] uses: all of them, except those whose within-run variance is more
 /// than [`NOISIER`]² times the median of the window's positive ones (needs 3 of those).
 pub(crate) fn of_quality(points: &[Point]) -> Vec<&Point> {
-    let mut vs: Vec<f64> = points.iter().map(|p| p.v).filter(|v| *v > 0.0).collect();
-    vs.sort_by(f64::total_cmp);
-    let limit = (vs.len() >= 3)
-        .then(|| stats::median(&vs))
-        .flatten()
-        .map(|m| m * NOISIER * NOISIER);
+    let limit = typical_v(points).map(|m| m * NOISIER * NOISIER);
     points
         .iter()
         .filter(|p| limit.is_none_or(|l| p.v <= l))
         .collect()
+}
+
+/// The median of the positive within-run variances of `points` (`None` with fewer than 3).
+fn typical_v(points: &[Point]) -> Option<f64> {
+    let mut vs: Vec<f64> = points.iter().map(|p| p.v).filter(|v| *v > 0.0).collect();
+    vs.sort_by(f64::total_cmp);
+    (vs.len() >= 3).then(|| stats::median(&vs)).flatten()
+}
+
+/// How many times noisier (within-run standard error) a measurement of variance `v` was than
+/// the typical run of `window`, when that is more than [`NOISIER`] (the rule of
+/// [`of_quality`]); `None` otherwise or when the window cannot tell (fewer than 3 runs with a
+/// variance).
+pub(crate) fn far_noisier(window: &[Point], v: f64) -> Option<f64> {
+    let typical = typical_v(window).filter(|m| *m > 0.0)?;
+    (v > typical * NOISIER * NOISIER).then(|| (v / typical).sqrt())
 }
 
 /// Estimate the between-run variance from `points` (outliers already removed).

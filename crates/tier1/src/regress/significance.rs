@@ -46,6 +46,9 @@ pub(crate) struct TargetDecision {
     pub(crate) record: TargetDetection,
     /// Why every metric is unknown whatever the figures (throttling), when it is.
     pub(crate) forced_unknown: Option<String>,
+    /// The metrics whose improvement is not claimed (made unknown: read while the machine was
+    /// overloaded, or on a measurement far noisier than the window's runs), each with why.
+    pub(crate) unclaimed: Vec<(String, String)>,
 }
 
 impl TargetDecision {
@@ -92,6 +95,7 @@ impl<'a> Detector<'a> {
         let reference = |reason: String| TargetDecision {
             record: TargetDetection::reference(&cur.target, reason),
             forced_unknown: None,
+            unclaimed: Vec::new(),
         };
         let base = &self.thresholds.base;
         if base.detection == DetectionMethod::Reference {
@@ -121,10 +125,16 @@ impl<'a> Detector<'a> {
             });
         let th = self.thresholds.get(&cur.target);
         let mut record = TargetDetection::statistical(&cur.target);
+        let mut unclaimed = Vec::new();
         for metric in [Metric::Speedup, Metric::OptimizedLatency] {
-            if let Some((mut test, runs)) = self.test(metric, cur, prev, th) {
+            if let Some((mut test, runs, doubt)) = self.test(metric, cur, prev, th) {
                 if forced_unknown.is_some() {
                     test.verdict = Some(Verdict::Unknown);
+                } else if test.verdict == Some(Verdict::Improved)
+                    && let Some(why) = doubt
+                {
+                    test.verdict = Some(Verdict::Unknown);
+                    unclaimed.push((test.metric.clone(), why));
                 }
                 record.noise_runs = record.noise_runs.max(runs);
                 record.tests.push(test);
@@ -133,17 +143,19 @@ impl<'a> Detector<'a> {
         TargetDecision {
             record,
             forced_unknown,
+            unclaimed,
         }
     }
 
-    /// The test of one metric; `None` when either run lacks a positive value.
+    /// The test of one metric, the runs of its noise window, and why an improvement it reads
+    /// would not be claimed ([`doubt`]); `None` when either run lacks a positive value.
     fn test(
         &self,
         metric: Metric,
         cur: &TargetSummary,
         prev: &TargetSummary,
         th: &Thresholds,
-    ) -> Option<(MetricTest, u32)> {
+    ) -> Option<(MetricTest, u32, Option<String>)> {
         let (y_new, v_new) = metric.point(cur)?;
         let (y_anchor, v_anchor) = metric.point(prev)?;
         let mut points = self.history.points(cur, metric, &self.thresholds.base);
@@ -182,8 +194,34 @@ impl<'a> Detector<'a> {
             verdict: Some(metric_verdict(worse, se, significant, limits)),
             held_by_floor: false,
         };
-        Some((test, u32::try_from(est.noise_runs).unwrap_or(u32::MAX)))
+        let doubt = doubt(cur, &kept, v_new);
+        Some((
+            test,
+            u32::try_from(est.noise_runs).unwrap_or(u32::MAX),
+            doubt,
+        ))
     }
+}
+
+/// Why an improvement read on `cur`'s measurement (variance `v` of the metric) is not claimed
+/// (issue 37: beside four CPU hogs a night read `improved +24.1 %` by history while the machine
+/// was overloaded): the machine was overloaded while it was measured, or its interval was far
+/// wider than the window's runs' ([`noise::far_noisier`]); `None` when neither.
+fn doubt(cur: &TargetSummary, window: &[noise::Point], v: f64) -> Option<String> {
+    let overloaded = cur
+        .measurement
+        .as_ref()
+        .and_then(|m| m.overloaded.as_ref())
+        .is_some_and(crate::history::overload::Overload::overloaded);
+    if overloaded {
+        return Some("an improvement read while the machine was overloaded is not claimed".into());
+    }
+    noise::far_noisier(window, v).map(|k| {
+        format!(
+            "an improvement read on a measurement {} times noisier than the window's runs is not claimed",
+            crate::text::fmt_sig(k, 2)
+        )
+    })
 }
 
 /// A metric's thresholds on the log scale of its worsening.

@@ -53,6 +53,7 @@ pub(crate) fn finish(
         reason: unknown_reason(
             &unknown,
             decision.forced_unknown.as_deref(),
+            &decision.unclaimed,
             overloaded.as_deref(),
         ),
         speedup_half_width_pct: cur
@@ -70,10 +71,22 @@ pub(crate) fn finish(
     (record, inconclusive)
 }
 
-/// What an unknown target could not rule out, metric by metric, and, when the machine was
-/// overloaded while it was measured, that (with what to do).
-fn unknown_reason(tests: &[&MetricTest], forced: Option<&str>, overloaded: Option<&str>) -> String {
-    let mut parts: Vec<String> = tests.iter().map(|t| describe(t)).collect();
+/// What an unknown target could not rule out, metric by metric (or, for a metric whose
+/// improvement is `unclaimed`, why not), and, when the machine was overloaded while it was
+/// measured, that (with what to do).
+fn unknown_reason(
+    tests: &[&MetricTest],
+    forced: Option<&str>,
+    unclaimed: &[(String, String)],
+    overloaded: Option<&str>,
+) -> String {
+    let mut parts: Vec<String> = tests
+        .iter()
+        .map(|t| match unclaimed.iter().find(|(m, _)| *m == t.metric) {
+            Some((_, why)) => format!("{}: {why}", figures(t)),
+            None => describe(t),
+        })
+        .collect();
     if let Some(why) = forced {
         parts.insert(0, format!("{why}: its figures cannot decide"));
     }
@@ -84,17 +97,25 @@ fn unknown_reason(tests: &[&MetricTest], forced: Option<&str>, overloaded: Optio
 /// `speedup 2.73 -> 2.55 (-6.6 %): a 5 % worsening is not ruled out at this noise (p = 0.04,
 /// run-to-run ±2.1 %; detectable 12.4 %)`.
 pub(crate) fn describe(t: &MetricTest) -> String {
-    let unit = if t.metric == "speedup" { "x" } else { " ms" };
     format!(
-        "{} {}{unit} -> {}{unit} ({}): a {} % worsening is not ruled out at this noise (p = {}, run-to-run ±{} %; detectable {} %)",
-        t.metric,
-        fmt_sig(t.reference_value, 4),
-        fmt_sig(t.current_value, 4),
-        fmt_pct(t.change_pct, 1),
+        "{}: a {} % worsening is not ruled out at this noise (p = {}, run-to-run ±{} %; detectable {} %)",
+        figures(t),
         fmt_sig(t.threshold_pct.map_or(f64::NAN, f64::from), 3),
         fmt_sig(t.p_value, 2),
         fmt_sig(t.noise_pct, 2),
         fmt_sig(t.detectable_pct, 3),
+    )
+}
+
+/// `speedup 2.73 -> 2.55 (-6.6 %)`: the metric, the anchor's and the current value, the change.
+fn figures(t: &MetricTest) -> String {
+    let unit = if t.metric == "speedup" { "x" } else { " ms" };
+    format!(
+        "{} {}{unit} -> {}{unit} ({})",
+        t.metric,
+        fmt_sig(t.reference_value, 4),
+        fmt_sig(t.current_value, 4),
+        fmt_pct(t.change_pct, 1),
     )
 }
 

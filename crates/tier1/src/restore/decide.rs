@@ -1,9 +1,9 @@
 //! Skip, refuse or bootstrap: restore's decision when a candidate fails and when none is left, the
-//! heart of contract §5 (`docs/contract.md` §5.4 and §5.6, from the reference
-//! `../shared/reference/upstream-contract.md`; for operators `docs/tier1-restore.md`, "Skip or
-//! refuse"). A pure function of the failure's class, what the source run's conclusion proves, and
-//! two facts about the walk (bootstrap allowed, discovery truncated); [`select`](super::select)
-//! turns the decision into the outcome or the error with its message and exit code.
+//! heart of contract §5 (`docs/contract.md` §5.4 and §5.6; for operators `docs/tier1-restore.md`,
+//! "Skip or refuse"). A pure function of the failure's class, what the source run's conclusion
+//! proves, and two facts about the walk (bootstrap allowed, discovery truncated);
+//! [`select`](super::select) turns the decision into the outcome or the error with its message
+//! and exit code.
 //!
 //! §5.6, per candidate:
 //!

@@ -27,6 +27,10 @@ pub struct ExportRestoreOptions {
     pub sha256: Option<String>,
     /// Destination directory: absent or empty.
     pub destination: PathBuf,
+    /// The runner class whose history is recovered (None: the unnamed class): an export whose
+    /// `index.json` names another class is refused (integrity, exit 4), as restore refuses such a
+    /// package from the store.
+    pub runner_class: Option<String>,
 }
 
 /// The JSON printed on success.
@@ -214,6 +218,14 @@ pub fn restore_from_export(
         HistoryErrorKind::Io | HistoryErrorKind::DiskFull => ExportRestoreError::Local(e),
     };
     let validated = sanitize_restored(staged.path()).map_err(history)?;
+    // A class's recovery restores the class's history only (docs/sharding.md): an export of another
+    // class would make that class's anchor this one's.
+    if validated.index.runner_class != opts.runner_class {
+        return Err(integrity(format!(
+            "index.json runner_class: expected {:?} (the runner class restored), found {:?}: an export of another runner class's history",
+            opts.runner_class, validated.index.runner_class
+        )));
+    }
     let deep = segments::check_deep(staged.path(), &validated.doc).map_err(history)?;
     let anchor = validated.latest_anchor.as_ref().map(|a| a.run_id.clone());
     let carried = ExportHeader::of(&validated.doc, anchor.clone());

@@ -46,7 +46,7 @@ pub fn restore(
         opts.current_run_id,
         &opts.artifact_prefix,
     )?;
-    tracing::info!(
+    tracing::debug!(
         candidates = found.candidates.len(),
         runs = found.runs_scanned,
         truncated = found.truncated,
@@ -70,7 +70,7 @@ pub fn restore(
     let mut rejections = found.rejections.clone();
     for cand in &found.candidates {
         let h = &cand.history;
-        tracing::info!(artifact = %h.name, id = h.id, run = cand.run.id, "trying candidate");
+        tracing::debug!(artifact = %h.name, id = h.id, run = cand.run.id, "trying candidate");
         let err = match try_candidate(store, cand, opts, staged.path()) {
             Ok(r) => {
                 staged.commit().map_err(io_err(dest))?;

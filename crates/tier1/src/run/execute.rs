@@ -71,15 +71,20 @@ pub(super) fn execute(
     Ok((results, seconds))
 }
 
-/// Re-execute each target with a speed or latency regression once, as `<run_id>__recheck__<key>`;
-/// the seconds each recheck took are added to `seconds` (target key, seconds).
+/// Re-execute each target with a speed or latency regression or an unknown verdict once, as
+/// `<run_id>__recheck__<key>`, except the targets in `compared` (compared side by side
+/// instead); the seconds each recheck took are added to `seconds` (target key, seconds).
 pub(super) fn run_rechecks(
     req: &RunRequest<'_>,
     first: &RegressionSummary,
+    compared: &[String],
     seconds: &mut Vec<(String, f64)>,
 ) -> Result<Vec<RecheckResult>, RunError> {
     let mut out = Vec::new();
     for target in recheck::targets_to_recheck(first) {
+        if compared.contains(&target) {
+            continue;
+        }
         let Some(t) = req.suite.targets.iter().find(|t| t.target == target) else {
             continue;
         };
@@ -89,7 +94,7 @@ pub(super) fn run_rechecks(
         }
         let id = recheck::recheck_run_id(&req.run_id, &t.key);
         crate::gha::group(&format!("Recheck {}", t.key));
-        tracing::info!(target = %t.key, recheck = %id, "measuring once more, pooled with the first measurement (a suspected regression or an unknown verdict)");
+        tracing::debug!(target = %t.key, recheck = %id, "measuring once more, pooled with the first measurement (a suspected regression or an unknown verdict)");
         let started = std::time::Instant::now();
         let r = execute(req, &id, std::slice::from_ref(&t.key), Some(&req.run_id), 1);
         crate::gha::endgroup();

@@ -1,9 +1,11 @@
 //! The producer step (`tier1-run`): refuse invalid or conflicting history, run the suite, write the
 //! evidence package (`<evidence_root>/<run_id>/`: manifest, results, report), compare with the
-//! accepted anchor, recheck each speed or latency regression once (`<run_id>__recheck__<key>`),
-//! decide the gate, and append the run to the candidate history.
+//! accepted anchor, compare each suspected target side by side with the anchor's own code, or,
+//! where side by side cannot run, recheck each speed or latency regression once
+//! (`<run_id>__recheck__<key>`), decide the gate, and append the run to the candidate history.
 
 pub(crate) mod candidate;
+mod confirm_night;
 pub(crate) mod decide;
 pub(crate) mod ending;
 mod error;

@@ -4,15 +4,15 @@
 //! recheck its flagged targets, compare its own suspects side by side, and write its record
 //! (`shard.json`). No gate and no history: the combine step decides the night.
 
-use super::execute::{execute, run_rechecks};
+use super::execute::execute;
 use super::step::{anchor_passes, preflight};
 use super::{RunError, RunRequest, build_summary, report, side_by_side};
 use crate::history::HistoryError;
 use crate::json::Finite;
+use crate::regress;
 use crate::regress::noise::NoiseHistory;
 use crate::shards::layout::shard_dir;
 use crate::shards::record::{RecordedRecheck, SHARD_FILE, SHARD_SCHEMA, ShardRecord};
-use crate::{confirmation, recheck, regress};
 
 /// Measure the shard `req.shard` names; returns its record (also written as `shard.json`).
 pub(crate) fn measure_shard(req: &RunRequest<'_>) -> Result<ShardRecord, RunError> {
@@ -49,18 +49,17 @@ pub(crate) fn measure_shard(req: &RunRequest<'_>) -> Result<ShardRecord, RunErro
     };
     let (checked, block, comparison) = match &anchor {
         Some(a) => {
-            let checked = run_rechecks(req, &first, &mut Vec::new())?;
-            let rechecked = recheck::apply(first, &summary, a, &checked, &th, &noise);
-            let suspects: Vec<_> = confirmation::suspected(&rechecked, &summary)
-                .into_iter()
-                .filter(|s| own(&s.target))
-                .collect();
-            let block = side_by_side::confirm_suspects(req, &suspects, a, &night)?;
-            let comparison = match &block {
-                Some(b) => confirmation::apply(rechecked, &summary, a, b.clone()),
-                None => rechecked,
-            };
-            (checked, block, comparison)
+            let c = super::confirm_night::recheck_and_confirm(
+                req,
+                first,
+                &summary,
+                a,
+                &noise,
+                &night,
+                &own,
+                &mut Vec::new(),
+            )?;
+            (c.checked, c.block, c.comparison)
         }
         None => (Vec::new(), None, first),
     };

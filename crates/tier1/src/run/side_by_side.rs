@@ -1,4 +1,5 @@
-//! The night's side-by-side confirmation: after the pooled recheck, each suspected target
+//! The night's side-by-side confirmation: each suspected target (not rechecked first when side
+//! by side runs, [`crate::run`]'s `confirm_night`)
 //! ([`crate::confirmation::suspected`]) is measured side by side with the anchor's own code
 //! ([`crate::sidebyside::confirm_from`]: the checkout in place as the current build, the anchor's
 //! commit from the build cache; both sides in place when the anchor's commit is the current one),
@@ -21,13 +22,33 @@ use crate::suite::{SideBySideSetting, TargetKind};
 /// The directory under a run's evidence that holds its side-by-side comparisons.
 pub(crate) const EVIDENCE_SUBDIR: &str = "sidebyside";
 
-/// The block of a night with `suspects` (None when nothing is suspected). SIGINT or SIGTERM
-/// during a comparison ends the run (nothing is written to the history).
+/// Whether side by side can run for a night against `anchor` ([`usable`], checked once a night
+/// has a suspect: it may fetch the anchor's commit): Ok(true) when the anchor's commit had to be
+/// fetched first, Ok(false) when it was there, else why not.
+pub(crate) struct Availability(Result<bool, Off>);
+
+impl Availability {
+    /// Check it for `req` against `anchor`.
+    pub(crate) fn of(req: &RunRequest<'_>, anchor: &Summary) -> Availability {
+        Availability(usable(req, anchor, anchor.source_git_commit.as_deref()))
+    }
+
+    /// Whether the suspects will be compared side by side (then a recheck of them would only
+    /// repeat what the comparison decides: they are not rechecked, docs/regression-model.md §3).
+    pub(crate) fn runs(&self) -> bool {
+        self.0.is_ok()
+    }
+}
+
+/// The block of a night with `suspects` (None when nothing is suspected), side by side as
+/// `available` says. SIGINT or SIGTERM during a comparison ends the run (nothing is written to
+/// the history).
 pub(crate) fn confirm_suspects(
     req: &RunRequest<'_>,
     suspects: &[Suspect],
     anchor: &Summary,
     night: &NightBudget,
+    available: &Availability,
 ) -> Result<Option<SideBySideBlock>, HarnessError> {
     if suspects.is_empty() {
         return Ok(None);
@@ -42,11 +63,11 @@ pub(crate) fn confirm_suspects(
         current_commit: current_commit.clone(),
         checks: Vec::new(),
     };
-    let fetched = match usable(req, anchor, anchor_commit.as_deref()) {
-        Ok(fetched) => fetched,
+    let fetched = match &available.0 {
+        Ok(fetched) => *fetched,
         Err(Off::Chosen(why)) => {
             tracing::info!("side by side is off: {why}");
-            block.reason = why;
+            block.reason.clone_from(why);
             return Ok(Some(block));
         }
         Err(Off::Unable { reason, remedy }) => {
@@ -256,7 +277,7 @@ fn check(
             .flatten(),
     };
     crate::gha::group(&format!("Side by side {}", target.key));
-    tracing::info!(target = %target.key, anchor = %anc, "suspected ({}): measuring it side by side with the anchor's own code", s.suspected_as);
+    tracing::debug!(target = %target.key, anchor = %anc, "suspected ({}): measuring it side by side with the anchor's own code", s.suspected_as);
     let o = sidebyside::confirm_from(
         &ConfirmRequest {
             suite: req.suite,
@@ -325,7 +346,7 @@ fn check(
 fn running_build(req: &RunRequest<'_>) -> Option<std::path::PathBuf> {
     match crate::sidebyside::running::program_for(req.git.commit.as_deref(), req.git.dirty) {
         Ok(p) => {
-            tracing::info!(program = %p.display(), "the current side is the running binary: it is the checkout's build (same commit, clean)");
+            tracing::debug!(program = %p.display(), "the current side is the running binary: it is the checkout's build (same commit, clean)");
             Some(p)
         }
         Err(why) => {

@@ -1,7 +1,7 @@
 //! The producer step: refuse invalid history, measure, compare, recheck, decide the gate, append
 //! the candidate run.
 
-use super::execute::{execute, run_rechecks};
+use super::execute::execute;
 use super::{Ran, RunError, RunOutcome, RunRequest, build_summary, report, side_by_side, timings};
 use crate::bench::harness::HarnessError;
 use crate::history::error::HistoryError;
@@ -62,19 +62,25 @@ pub(crate) fn run_and_compare(req: &RunRequest<'_>) -> Result<Ran, RunError> {
     let mut evidence_dirs = vec![req.run_id.clone()];
     let comparison = match &anchor {
         Some(anchor) => {
-            let checked = run_rechecks(req, &first, &mut recheck_seconds)?;
+            let every = |_: &str| true;
+            let c = super::confirm_night::recheck_and_confirm(
+                req,
+                first,
+                &summary,
+                anchor,
+                &noise,
+                &night,
+                &every,
+                &mut recheck_seconds,
+            )?;
             evidence_dirs.extend(
-                checked
+                c.checked
                     .iter()
                     .map(|r| recheck::recheck_run_id(&req.run_id, &r.key)),
             );
-            let rechecked = recheck::apply(first, &summary, anchor, &checked, &th, &noise);
-            let suspects = crate::confirmation::suspected(&rechecked, &summary);
-            match side_by_side::confirm_suspects(req, &suspects, anchor, &night)? {
-                // Its evidence lies inside the run's own directory (`<run_id>/sidebyside/`).
-                Some(block) => crate::confirmation::apply(rechecked, &summary, anchor, block),
-                None => rechecked,
-            }
+            // The side-by-side evidence lies inside the run's own directory
+            // (`<run_id>/sidebyside/`).
+            c.comparison
         }
         None => first,
     };

@@ -40,6 +40,10 @@ pub(crate) struct SideBySideShown {
     pub(crate) verdict: String,
     /// What it measured or why it could not decide.
     pub(crate) reason: String,
+    /// The smallest slowdown (percent) its own intervals catch in 95 % of nights
+    /// ([`crate::confirmation::detectable_pct`]; issue 43), when it recorded them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) detectable_pct: Option<f64>,
 }
 
 /// One metric of a target, as printed.
@@ -118,6 +122,7 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         .as_ref()
         .and_then(|b| b.checks.iter().find(|c| c.target == t.target));
     if let Some(c) = check {
+        let sbs_detectable = crate::confirmation::detectable_pct(c);
         match c.verdict {
             SbsVerdict::Worse => {
                 shown.verdict = Verdict::Regressed.as_str().into();
@@ -133,12 +138,19 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
             }
             SbsVerdict::Unknown => {}
         }
+        // What decided states what it can detect (issue 43): side by side's own intervals, the
+        // tool's repetitions of both builds in one night; the history test's figures stay in
+        // `metrics`.
+        if shown.decided_by == "side_by_side" && sbs_detectable.is_some() {
+            shown.detectable_pct = sbs_detectable;
+        }
         if c.overloaded.is_some() {
             shown.overloaded.clone_from(&c.overloaded);
         }
         shown.side_by_side = Some(SideBySideShown {
             verdict: c.verdict.as_str().into(),
             reason: c.reason.clone(),
+            detectable_pct: sbs_detectable,
         });
     }
     shown
@@ -190,5 +202,65 @@ pub(crate) fn log(comparison: &RegressionSummary) {
             crate::regress::verdict::describe_row(&h.row, detection),
             h.rule
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::fixtures::*;
+    use crate::history::{SbsRatio, SideBySideBlock, SideBySideCheck};
+    use crate::suite::Thresholds;
+
+    /// Issue 43: a target side by side decided states that comparison's detectable change (its
+    /// own intervals, here ±1 %: 5.89 % at the 5 % threshold), and its side-by-side line says
+    /// it too; the history test's figures stay in its metrics.
+    #[test]
+    fn a_target_side_by_side_decided_states_its_detectable_change() {
+        let anchor = summary("anchor", vec![speed_opt("a", 2.0, 50.0)]);
+        let current = summary("run", vec![speed_opt("a", 2.0, 100.0)]);
+        let first =
+            crate::regress::compare(&current, Some(&anchor), Thresholds::default()).expect("ok");
+        let ratio = |r: f64| SbsRatio {
+            ratio: r.into(),
+            low: (r * 0.99).into(),
+            high: (r * 1.01).into(),
+        };
+        let check = SideBySideCheck {
+            target: "labs/a:a".into(),
+            key: "a".into(),
+            suspected_as: "regressed".into(),
+            verdict: SbsVerdict::Same,
+            reason: "figures".into(),
+            cause: None,
+            threshold_pct: 5.0.into(),
+            decided_on: "both".into(),
+            optimized_time_ratio: Some(ratio(1.0)),
+            speedup_ratio: Some(ratio(1.0)),
+            rounds: 10,
+            seconds: 1.0.into(),
+            build_seconds: None,
+            evidence_dir: None,
+            overloaded: None,
+        };
+        let block = SideBySideBlock {
+            enabled: true,
+            reason: "on".into(),
+            warning: None,
+            anchor_commit: None,
+            current_commit: None,
+            checks: vec![check],
+        };
+        let out = crate::confirmation::apply(first, &current, &anchor, block);
+        let shown = targets(&current, &out);
+        let a = shown.iter().find(|t| t.key == "a").expect("target a");
+        assert_eq!(
+            (a.verdict.as_str(), a.decided_by.as_str()),
+            ("unchanged", "side_by_side")
+        );
+        let d = a.detectable_pct.expect("stated");
+        assert!((d - 5.890).abs() < 0.01, "{d}");
+        let sbs = a.side_by_side.as_ref().expect("its comparison");
+        assert_eq!(sbs.detectable_pct, Some(d));
     }
 }

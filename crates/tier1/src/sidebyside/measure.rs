@@ -159,7 +159,7 @@ pub(crate) fn measure(builds: &[Contender; 2], plan: &Plan) -> Measured {
             // Undecided when the seconds ran out: more rounds, once.
             extended_s = plan.extra_seconds;
             budget.seconds += plan.extra_seconds;
-            tracing::info!(
+            tracing::debug!(
                 rounds = n,
                 extra_s = plan.extra_seconds,
                 "side by side undecided when its budget ran out: more rounds, once (the night's budget allows)"

@@ -261,14 +261,25 @@ impl Suite {
         }
     }
 
+    /// The precision (± percent, 95 %) asked for under `profile`, of target `t` when given, and
+    /// whether it was set: the target's own, else the profile's, else the one derived from the
+    /// thresholds (the target's, else the suite's). The one place the default is derived.
+    pub(crate) fn precision_for(&self, profile: &Profile, t: Option<&Target>) -> (f64, bool) {
+        let set = t.and_then(|t| t.precision_pct).or(profile.precision_pct);
+        let pct = set.unwrap_or_else(|| {
+            derived_precision_pct(&t.map_or(self.thresholds, |t| self.thresholds_for(&t.target)))
+        });
+        (pct, set.is_some())
+    }
+
     /// The sampling settings of `t` under `profile`: the target's own values, else the
-    /// profile's, else (precision) the value derived from the target's thresholds.
+    /// profile's, else (precision) the value derived from the target's thresholds
+    /// (`Suite::precision_for`).
     pub fn settings_for(&self, profile: &Profile, t: &Target) -> TargetSettings {
-        let set = t.precision_pct.or(profile.precision_pct);
+        let (precision_pct, precision_set) = self.precision_for(profile, Some(t));
         TargetSettings {
-            precision_pct: set
-                .unwrap_or_else(|| derived_precision_pct(&self.thresholds_for(&t.target))),
-            precision_set: set.is_some(),
+            precision_pct,
+            precision_set,
             budget_s: t.budget_s.unwrap_or(profile.budget_s),
             min_sample_ms: t.min_sample_ms.unwrap_or(profile.min_sample_ms),
         }
@@ -302,6 +313,33 @@ mod tests {
             ..th
         };
         assert_eq!(derived_precision_pct(&tiny), DERIVED_PRECISION_RANGE.0);
+    }
+
+    #[test]
+    fn the_precision_is_the_target_s_else_the_profile_s_else_derived_from_the_thresholds() {
+        let mut suite = Suite::embedded();
+        let mut profile = suite.profiles["cpu"].clone();
+        profile.precision_pct = None;
+        let derived = derived_precision_pct(&suite.thresholds);
+        assert_eq!(suite.precision_for(&profile, None), (derived, false));
+        let mut t = suite.targets[0].clone();
+        t.precision_pct = None;
+        t.thresholds = Some(ThresholdOverrides {
+            speedup_regression_pct: Some(2.0),
+            optimized_latency_regression_pct: Some(2.0),
+            ..Default::default()
+        });
+        suite.targets[0] = t.clone();
+        let own = derived_precision_pct(&suite.thresholds_for(&t.target));
+        assert_ne!(own, derived);
+        assert_eq!(suite.precision_for(&profile, Some(&t)), (own, false));
+        assert_eq!(suite.settings_for(&profile, &t).precision_pct, own);
+        profile.precision_pct = Some(4.0);
+        assert_eq!(suite.precision_for(&profile, None), (4.0, true));
+        assert_eq!(suite.precision_for(&profile, Some(&t)), (4.0, true));
+        t.precision_pct = Some(0.7);
+        assert_eq!(suite.precision_for(&profile, Some(&t)), (0.7, true));
+        assert!(suite.settings_for(&profile, &t).precision_set);
     }
 
     #[test]

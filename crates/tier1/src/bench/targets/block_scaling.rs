@@ -198,10 +198,10 @@ pub(crate) fn reference(inp: &Inputs) -> Vec<f64> {
     c
 }
 
-/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// Upper estimate, in bytes, of what the CPU workload allocates for `p` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub(crate) fn footprint(shapes: &Shapes) -> f64 {
-    let (m, n, k) = (dim(shapes, "m"), dim(shapes, "n"), dim(shapes, "k"));
+pub(crate) fn footprint(p: &Params) -> f64 {
+    let (m, n, k) = (dim(p.m), dim(p.n), dim(p.k));
     (m + n) * k * 5.0 + m * n * 16.0
 }
 

@@ -257,12 +257,11 @@ pub(crate) fn reference(inp: &Inputs) -> Vec<f64> {
     out
 }
 
-/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// Upper estimate, in bytes, of what the CPU workload allocates for `p` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub(crate) fn footprint(shapes: &Shapes) -> f64 {
-    let g = |name| dim(shapes, name);
-    let n = g("batch") * g("heads") * g("seq") * g("head_dim");
-    n * 28.0 + g("seq") * g("seq") * 8.0
+pub(crate) fn footprint(p: &Params) -> f64 {
+    let n = dim(p.batch) * dim(p.heads) * dim(p.seq) * dim(p.head_dim);
+    n * 28.0 + dim(p.seq) * dim(p.seq) * 8.0
 }
 
 /// The CPU workload.

@@ -160,12 +160,11 @@ pub(crate) fn reference(inp: &Inputs) -> Vec<f64> {
     out
 }
 
-/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// Upper estimate, in bytes, of what the CPU workload allocates for `p` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub(crate) fn footprint(shapes: &Shapes) -> f64 {
-    let g = |name| dim(shapes, name);
-    let n = g("tensors") * g("tensor_elems");
-    g("ranks") * n * 4.0 + n * 16.0 + g("bucket_elems") * g("ranks") * 4.0
+pub(crate) fn footprint(p: &Params) -> f64 {
+    let n = dim(p.tensors) * dim(p.tensor_elems);
+    dim(p.ranks) * n * 4.0 + n * 16.0 + dim(p.bucket_elems) * dim(p.ranks) * 4.0
 }
 
 /// The CPU workload.

@@ -233,13 +233,14 @@ impl VariantRun for KvRun {
     }
 }
 
-/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// Upper estimate, in bytes, of what the CPU workload allocates for `p` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub(crate) fn footprint(shapes: &Shapes) -> f64 {
-    let g = |name| dim(shapes, name);
-    let token = 2.0 * g("batch") * g("heads") * g("head_dim");
-    let cache = g("layers") * g("max_seq") * token;
-    cache * 3.0 + g("layers") * g("max_seq") * 4.0 + g("steps") * g("active_layers") * token * 16.0
+pub(crate) fn footprint(p: &Params) -> f64 {
+    let token = 2.0 * dim(p.batch) * dim(p.heads) * dim(p.head_dim);
+    let cache = dim(p.layers) * dim(p.max_seq) * token;
+    cache * 3.0
+        + dim(p.layers) * dim(p.max_seq) * 4.0
+        + dim(p.steps) * dim(p.active_layers) * token * 16.0
 }
 
 /// The CPU workload.

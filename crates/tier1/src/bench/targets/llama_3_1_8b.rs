@@ -363,13 +363,12 @@ pub(crate) fn optimized(inp: &Inputs, out: &mut [f32], threads: usize) {
     }
 }
 
-/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// Upper estimate, in bytes, of what the CPU workload allocates for `p` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub(crate) fn footprint(shapes: &Shapes) -> f64 {
-    let g = |name| dim(shapes, name);
-    let (h, m) = (g("hidden"), g("mlp"));
-    let t = g("batch") * g("seq");
-    4.0 * (g("layers") * (4.0 * h * h + 3.0 * h * m) + t * (10.0 * h + 4.0 * m + 2.0 * t))
+pub(crate) fn footprint(p: &Params) -> f64 {
+    let (h, m) = (dim(p.hidden), dim(p.mlp));
+    let t = dim(p.batch) * dim(p.seq);
+    4.0 * (dim(p.layers) * (4.0 * h * h + 3.0 * h * m) + t * (10.0 * h + 4.0 * m + 2.0 * t))
 }
 
 /// The CPU workload (no f64 reference: too costly; verified against the baseline).

@@ -1,8 +1,6 @@
 //! Numeric helpers the CPU targets share: dot products, row softmax, row-parallel loops, range
-//! splitting, the causal attention mask (also uploaded by the CUDA backend) and shape values as
+//! splitting, the causal attention mask (also uploaded by the CUDA backend) and parameters as
 //! floating point for the memory estimates.
-
-use crate::bench::backend::Shapes;
 
 /// Dot product with eight independent accumulators (vectorizes; the order differs from a plain
 /// sequential sum, which is what verification tolerances are for).
@@ -102,7 +100,7 @@ pub(crate) fn causal_mask(t: usize) -> Vec<f32> {
         .collect()
 }
 
-/// Shape `name` as f64 (0 when absent): memory estimates multiply these without overflowing.
-pub(crate) fn dim(shapes: &Shapes, name: &str) -> f64 {
-    shapes.get(name).copied().map_or(0.0, |v| v as f64)
+/// A parameter as f64: memory estimates multiply these without overflowing.
+pub(crate) fn dim(v: usize) -> f64 {
+    v as f64
 }

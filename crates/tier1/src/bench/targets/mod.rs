@@ -3,7 +3,7 @@
 //! from the shapes (`params`), the numeric helpers they share (`math`) and the glue that turns
 //! their functions into variants (`variant`). Every target's inputs, baseline, optimized and
 //! reference functions are public: the CUDA backend uses them as verification twins. Which key is
-//! which target is the table's (`crate::bench::table`).
+//! which target is the table's (`crate::bench::table`, above this module).
 
 pub(crate) mod block_scaling;
 pub(crate) mod flashattention4_alibi;
@@ -15,5 +15,3 @@ pub(crate) mod math;
 pub(crate) mod params;
 pub(crate) mod persistent_decode;
 pub(crate) mod variant;
-
-pub use crate::bench::table::cpu_workload;

@@ -229,12 +229,11 @@ fn variant(
     })
 }
 
-/// Upper estimate, in bytes, of what the CPU workload allocates for `shapes` (inputs, every
+/// Upper estimate, in bytes, of what the CPU workload allocates for `p` (inputs, every
 /// variant's output and scratch, the reference), in floating point so no shape overflows it.
-pub(crate) fn footprint(shapes: &Shapes) -> f64 {
-    let g = |name| dim(shapes, name);
-    let n = g("steps") * g("batch") * g("head_dim");
-    n * 24.0 + g("batch") * g("head_dim") * 8.0
+pub(crate) fn footprint(p: &Params) -> f64 {
+    let n = dim(p.steps) * dim(p.batch) * dim(p.head_dim);
+    n * 24.0 + dim(p.batch) * dim(p.head_dim) * 8.0
 }
 
 /// The CPU workload.
