@@ -33,6 +33,22 @@ pub(crate) fn load_avg_1m() -> Option<f64> {
         .filter(|x| x.is_finite() && *x >= 0.0)
 }
 
+/// The tasks runnable at this instant, the reader included (`procs_running` of `/proc/stat`),
+/// when readable. Unlike the load average, which lags by about a minute, it shows neighbours
+/// that started a moment ago; one reading is a sample, so callers read it at both ends of a
+/// window or over many rounds.
+pub(crate) fn runnable() -> Option<u32> {
+    parse_procs_running(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+fn parse_procs_running(stat: &str) -> Option<u32> {
+    stat.lines()
+        .find_map(|l| l.strip_prefix("procs_running"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// The aggregate CPU counters of `/proc/stat` (clock ticks): all time and stolen time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CpuTicks {
@@ -94,7 +110,8 @@ mod tests {
     use super::*;
 
     const STAT: &str = "cpu  100 5 50 800 10 0 5 30 0 0\ncpu0 50 2 25 400 5 0 2 15 0 0\n\
-                        cpu1 50 3 25 400 5 0 3 15 0 0\nintr 1 2 3\nctxt 5\n";
+                        cpu1 50 3 25 400 5 0 3 15 0 0\nintr 1 2 3\nctxt 5\n\
+                        procs_running 5\nprocs_blocked 0\n";
 
     #[test]
     fn proc_stat_gives_the_cores_and_the_stolen_share() {
@@ -118,6 +135,9 @@ mod tests {
         assert_eq!((old.total, old.steal), (10, 0));
         assert!(parse_cpu_ticks("cpu x\n").is_none());
         assert!(cores() >= 1);
+        assert_eq!(parse_procs_running(STAT), Some(5));
+        assert_eq!(parse_procs_running("cpu 1 2 3 4\n"), None);
+        assert!(runnable().is_some_and(|r| r >= 1));
         assert!(children_cpu_s().is_some_and(|s| s >= 0.0));
     }
 }

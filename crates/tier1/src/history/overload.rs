@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Load average per core at or above which the machine is overloaded: twice as many runnable
-/// tasks as cores, so a single-threaded benchmark gets at most about half a core (on the 2-core
+/// Load average (or tasks runnable at once) per core at or above which the machine is
+/// overloaded: twice as many runnable tasks as cores, so a single-threaded benchmark gets at most about half a core (on the 2-core
 /// VM, issue 37: comparisons went wrong from load 4 to 9; beside one CPU-bound neighbour, load
 /// about 2, they held).
 pub const OVERLOADED_LOAD_PER_CORE: f64 = 2.0;
@@ -23,6 +23,10 @@ pub struct Overload {
     pub cores: u32,
     /// The largest one-minute load average seen.
     pub load_avg_1m: f64,
+    /// Tasks runnable at once (`procs_running`): the fewer of a window's two ends, or the median
+    /// over a comparison's rounds (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runnable: Option<f64>,
     /// CPU time the measured processes got against their wall time (median; 1 = one full core;
     /// absent when not measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,10 +43,19 @@ impl Overload {
         self.load_avg_1m / f64::from(self.cores.max(1))
     }
 
-    /// Whether the machine was overloaded: load per core at least [`OVERLOADED_LOAD_PER_CORE`]
-    /// or steal at least [`OVERLOADED_STEAL_PCT`].
+    /// Tasks runnable at once per core, when read.
+    fn runnable_per_core(&self) -> Option<f64> {
+        self.runnable.map(|r| r / f64::from(self.cores.max(1)))
+    }
+
+    /// Whether the machine was overloaded: load per core, or tasks runnable at once per core, at
+    /// least [`OVERLOADED_LOAD_PER_CORE`] (the load average lags by about a minute; the runnable
+    /// tasks show neighbours that just started), or steal at least [`OVERLOADED_STEAL_PCT`].
     pub fn overloaded(&self) -> bool {
         self.load_per_core() >= OVERLOADED_LOAD_PER_CORE
+            || self
+                .runnable_per_core()
+                .is_some_and(|r| r >= OVERLOADED_LOAD_PER_CORE)
             || self.steal_pct.is_some_and(|s| s >= OVERLOADED_STEAL_PCT)
     }
 
@@ -59,6 +72,12 @@ impl Overload {
             self.cores,
             if self.cores == 1 { "" } else { "s" }
         )];
+        if let Some(r) = self
+            .runnable
+            .filter(|_| self.runnable_per_core() >= Some(OVERLOADED_LOAD_PER_CORE))
+        {
+            figures.push(format!("{r:.0} tasks runnable at once"));
+        }
         if let Some(s) = self.steal_pct.filter(|s| *s >= OVERLOADED_STEAL_PCT) {
             figures.push(format!("{s:.0} % of the CPU time stolen"));
         }
@@ -89,6 +108,7 @@ mod tests {
         let o = |load: f64, steal: Option<f64>| Overload {
             cores: 2,
             load_avg_1m: load,
+            runnable: None,
             cpu_share: Some(0.41),
             steal_pct: steal,
         };

@@ -328,6 +328,7 @@ mod tests {
                 m.overloaded = Some(crate::history::overload::Overload {
                     cores: 2,
                     load_avg_1m: 8.9,
+                    runnable: None,
                     cpu_share: Some(0.4),
                     steal_pct: None,
                 });

@@ -77,6 +77,9 @@ pub(crate) struct RoundMachine {
     /// One-minute load average at the round's end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) load_avg_1m: Option<f64>,
+    /// Tasks runnable at the round's end, this process included (`procs_running`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) runnable: Option<u32>,
     /// Online cores.
     pub(crate) cores: u32,
     /// Percent of the round's CPU time stolen by the hypervisor (where reported).
@@ -98,15 +101,16 @@ impl RoundMachine {
         Some(Overload {
             cores: self.cores,
             load_avg_1m: self.load_avg_1m?,
+            runnable: self.runnable.map(f64::from),
             cpu_share: crate::stats::mean(&shares),
             steal_pct: self.steal_pct,
         })
     }
 }
 
-/// The machine over the rounds of a comparison: the median load of the rounds (a burst in one
-/// round does not make the whole comparison overloaded), the median CPU share of the
-/// invocations, the largest steal; `None` without any load reading.
+/// The machine over the rounds of a comparison: the median load and the median tasks runnable
+/// at the rounds' ends (a burst in one round does not make the whole comparison overloaded), the
+/// median CPU share of the invocations, the largest steal; `None` without any load reading.
 pub(crate) fn over_rounds(rounds: &[Round]) -> Option<Overload> {
     let each: Vec<Overload> = rounds.iter().filter_map(|r| r.machine.overload()).collect();
     let median = |xs: Vec<f64>| crate::stats::median(&xs);
@@ -114,6 +118,7 @@ pub(crate) fn over_rounds(rounds: &[Round]) -> Option<Overload> {
     Some(Overload {
         cores: first.cores,
         load_avg_1m: median(each.iter().map(|o| o.load_avg_1m).collect())?,
+        runnable: median(each.iter().filter_map(|o| o.runnable).collect()),
         cpu_share: median(each.iter().filter_map(|o| o.cpu_share).collect()),
         steal_pct: each.iter().filter_map(|o| o.steal_pct).reduce(f64::max),
     })
@@ -143,6 +148,7 @@ impl Readings {
             .and_then(|(a, b)| a.steal_pct_until(b));
         RoundMachine {
             load_avg_1m: load::load_avg_1m(),
+            runnable: load::runnable(),
             cores: self.cores,
             steal_pct,
             current,
@@ -210,6 +216,7 @@ mod tests {
             anchor: e,
             machine: RoundMachine {
                 load_avg_1m: Some(load),
+                runnable: None,
                 cores: 2,
                 steal_pct: steal,
                 current: cost(1.0, 0.4),
@@ -240,6 +247,19 @@ mod tests {
         // One burst round among quiet ones does not make the comparison overloaded.
         let quiet = [round(1.0, None), round(9.0, None), round(1.5, None)];
         assert!(!over_rounds(&quiet).unwrap().overloaded());
+        // Neighbours that started a moment ago: the load average still low, the runnable tasks
+        // at most rounds' ends twice the cores (the median, 5 on 2 cores).
+        let crowded: Vec<Round> = [5, 1, 6]
+            .into_iter()
+            .map(|n| {
+                let mut r = round(1.0, None);
+                r.machine.runnable = Some(n);
+                r
+            })
+            .collect();
+        let o = over_rounds(&crowded).unwrap();
+        assert_eq!(o.runnable, Some(5.0));
+        assert!(o.overloaded(), "{o:?}");
         assert!(over_rounds(&[]).is_none());
         assert!(
             Readings::start()

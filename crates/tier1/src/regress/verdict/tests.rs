@@ -197,6 +197,7 @@ fn an_improvement_read_while_overloaded_or_far_noisier_is_not_claimed() {
         m.overloaded = Some(crate::history::overload::Overload {
             cores: 2,
             load_avg_1m: 8.9,
+            runnable: None,
             cpu_share: Some(0.4),
             steal_pct: None,
         });
