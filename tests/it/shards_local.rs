@@ -88,6 +88,27 @@ fn a_sharded_night_bootstraps_publishes_and_restores_as_one_run() {
         second.stderr,
         second.json
     );
+    // The second sharded night ends as a single night does (issue 37, "a human ending"): the
+    // combined run's table, a row per target of every shard, then what the exit code means.
+    let lines: Vec<&str> = second.stderr.lines().collect();
+    let head = lines
+        .iter()
+        .rposition(|l| l.starts_with("target "))
+        .unwrap_or_else(|| panic!("no table at the end of a sharded night:\n{}", second.stderr));
+    let ending = &lines[head..];
+    for key in ["fixed_a", "fixed_b", "fixed_c"] {
+        assert!(
+            ending.iter().any(|l| l.starts_with(key)),
+            "{key} has no row in the ending {ending:?}"
+        );
+    }
+    assert!(
+        ending
+            .last()
+            .unwrap()
+            .starts_with("exit 0: the gate passed"),
+        "{ending:?}"
+    );
     // A sharded history goes on with a single night, and the other way round.
     let third = night(&r, &[], &[]);
     assert_eq!(third.code, exit_code(Exit::Ok), "{}", third.stderr);

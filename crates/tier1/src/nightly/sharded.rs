@@ -140,6 +140,7 @@ pub(super) fn chain(p: &Plan<'_>, shards: u32, out: &mut NightlyOutcome) -> Resu
     let combined = combined?;
     let run_exit = combined.run.exit();
     out.run = serde_json::to_value(&combined.run).ok();
+    out.ending = Some(combined.run.ending.clone());
     let Some(digest) = combined.digest.clone().filter(|_| combined.recorded) else {
         // An incomplete night records nothing (the shards' packages stay in the run).
         out.failure = combined.run.gate_message();
