@@ -241,17 +241,22 @@ mod tests {
     }
 
     /// The exit and message of a refusal, or None when the check passes.
-    fn refusal<T>(r: Result<T, PublishError>) -> Option<(Exit, String)> {
+    type Refused = Option<(Exit, String)>;
+    /// A runner class, or none; a candidate's baseline run id, or none.
+    type Id<'a> = Option<&'a str>;
+
+    /// The refusal of a check's result.
+    fn refusal<T>(r: Result<T, PublishError>) -> Refused {
         r.err().map(|e| (e.exit(), e.to_string()))
     }
 
-    fn invalid(m: &str) -> Option<(Exit, String)> {
+    fn invalid(m: &str) -> Refused {
         Some((Exit::Invalid, m.to_string()))
     }
 
     #[test]
     fn run_id_rows() {
-        let rows: [(&str, Option<(Exit, String)>); 4] = [
+        let rows: [(&str, Refused); 4] = [
             ("n-1.a_b", None),
             (
                 ".hidden",
@@ -273,7 +278,7 @@ mod tests {
 
     #[test]
     fn newest_row_rows() {
-        let rows: [(&[IndexRow], &str, Result<&str, Option<(Exit, String)>>); 4] = [
+        let rows: [(&[IndexRow], &str, Result<&str, Refused>); 4] = [
             (&[], "b", Err(invalid("candidate history has no runs"))),
             (&[plain("a"), plain("b")], "b", Ok("b")),
             (
@@ -295,7 +300,7 @@ mod tests {
 
     #[test]
     fn not_an_anchor_rows() {
-        let rows: [(IndexRow, Option<(Exit, String)>); 4] = [
+        let rows: [(IndexRow, Refused); 4] = [
             (plain("r"), None),
             (
                 row("r", serde_json::json!({"baseline_eligible": false})),
@@ -324,7 +329,7 @@ mod tests {
 
     #[test]
     fn runner_class_rows() {
-        let rows: [(Option<&str>, Option<&str>, Option<(Exit, String)>); 4] = [
+        let rows: [(Id<'_>, Id<'_>, Refused); 4] = [
             (None, None, None),
             (Some("h100"), Some("h100"), None),
             (
@@ -385,7 +390,7 @@ mod tests {
     #[test]
     fn published_row_rows() {
         // (baseline of the candidate, accepted as produced) → (stale, accepted as merged)
-        let rows: [(Option<&str>, bool, (bool, Option<bool>)); 4] = [
+        let rows: [(Id<'_>, bool, (bool, Option<bool>)); 4] = [
             (Some("a"), true, (false, Some(true))),
             (Some("old"), true, (true, Some(false))),
             (None, true, (true, Some(false))),

@@ -322,7 +322,12 @@ mod tests {
         p
     }
 
-    fn expect(found: Result<(), Problem>, want: Option<(&str, &str)>, row: &str) {
+    /// The problem a row expects: its path and message, or none.
+    type Want = Option<(&'static str, &'static str)>;
+    /// A table row: what it is, how it changes the valid value, what the check says.
+    type Row<T> = (&'static str, fn(&mut T), Want);
+
+    fn expect(found: Result<(), Problem>, want: Want, row: &str) {
         let found = found.err();
         let want = want.map(|(at, m)| (at.to_string(), m.to_string()));
         assert_eq!(found, want, "row {row:?}");
@@ -330,7 +335,7 @@ mod tests {
 
     #[test]
     fn profile_rows() {
-        let rows: [(&str, fn(&mut Profile), Option<(&str, &str)>); 9] = [
+        let rows: [Row<Profile>; 9] = [
             ("the embedded cpu profile", |_| {}, None),
             (
                 "four warm-ups",
@@ -401,7 +406,7 @@ mod tests {
 
     #[test]
     fn threshold_rows() {
-        let rows: [(&str, fn(&mut Thresholds), Option<(&str, &str)>); 7] = [
+        let rows: [Row<Thresholds>; 7] = [
             ("the defaults", |_| {}, None),
             (
                 "a negative floor",
@@ -451,7 +456,7 @@ mod tests {
 
     #[test]
     fn top_level_rows() {
-        let rows: [(&str, fn(&mut Suite), Option<(&str, &str)>); 5] = [
+        let rows: [Row<Suite>; 5] = [
             ("the embedded suite", |_| {}, None),
             (
                 "a blank name",
