@@ -43,9 +43,10 @@ impl Overload {
         self.load_avg_1m / f64::from(self.cores.max(1))
     }
 
-    /// Tasks runnable at once per core, when read.
-    fn runnable_per_core(&self) -> Option<f64> {
-        self.runnable.map(|r| r / f64::from(self.cores.max(1)))
+    /// The tasks runnable at once, when read and at least [`OVERLOADED_LOAD_PER_CORE`] per core.
+    fn crowding_runnable(&self) -> Option<f64> {
+        self.runnable
+            .filter(|r| r / f64::from(self.cores.max(1)) >= OVERLOADED_LOAD_PER_CORE)
     }
 
     /// Whether the machine was overloaded: load per core, or tasks runnable at once per core, at
@@ -53,9 +54,7 @@ impl Overload {
     /// tasks show neighbours that just started), or steal at least [`OVERLOADED_STEAL_PCT`].
     pub fn overloaded(&self) -> bool {
         self.load_per_core() >= OVERLOADED_LOAD_PER_CORE
-            || self
-                .runnable_per_core()
-                .is_some_and(|r| r >= OVERLOADED_LOAD_PER_CORE)
+            || self.crowding_runnable().is_some()
             || self.steal_pct.is_some_and(|s| s >= OVERLOADED_STEAL_PCT)
     }
 
@@ -72,10 +71,7 @@ impl Overload {
             self.cores,
             if self.cores == 1 { "" } else { "s" }
         )];
-        if let Some(r) = self
-            .runnable
-            .filter(|_| self.runnable_per_core() >= Some(OVERLOADED_LOAD_PER_CORE))
-        {
+        if let Some(r) = self.crowding_runnable() {
             figures.push(format!("{r:.0} tasks runnable at once"));
         }
         if let Some(s) = self.steal_pct.filter(|s| *s >= OVERLOADED_STEAL_PCT) {
