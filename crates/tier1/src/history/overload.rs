@@ -16,6 +16,11 @@ pub const OVERLOADED_LOAD_PER_CORE: f64 = 2.0;
 /// overloaded.
 pub const OVERLOADED_STEAL_PCT: f64 = 10.0;
 
+/// How [`Overload::note`] begins; its figures follow.
+pub(crate) const NOTE_HEAD: &str = "the machine was overloaded: ";
+/// How [`Overload::note`] ends.
+pub(crate) const NOTE_TAIL: &str = "; rerun on a quieter machine";
+
 /// How busy the machine was over a measurement or a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Overload {
@@ -87,7 +92,7 @@ impl Overload {
             })
             .unwrap_or_default();
         Some(format!(
-            "the machine was overloaded: {}{share}; rerun on a quieter machine",
+            "{NOTE_HEAD}{}{share}{NOTE_TAIL}",
             figures.join(", ")
         ))
     }

@@ -48,31 +48,32 @@ fn method(decided_by: &str) -> &'static str {
 impl Ending {
     /// The ending of the compared `targets` (empty without an anchor: `baseline_run_id`).
     pub(crate) fn of(targets: &[TargetVerdict], baseline_run_id: Option<&str>) -> Ending {
-        let mut notes: Vec<String> = Vec::new();
         let rows = targets
             .iter()
-            .map(|t| {
-                if let Some(n) = &t.overloaded
-                    && !notes.contains(n)
-                {
-                    notes.push(n.clone());
-                }
-                Row {
-                    key: t.key.clone(),
-                    verdict: t.verdict.clone(),
-                    change: change(t),
-                    detectable: t
-                        .detectable_pct
-                        .map_or_else(|| "-".into(), |d| format!("{} %", fmt_sig(d, 3))),
-                    decided_by: method(&t.decided_by).into(),
-                    note: if t.overloaded.is_some() {
-                        "overloaded".into()
-                    } else {
-                        String::new()
-                    },
-                }
+            .map(|t| Row {
+                key: t.key.clone(),
+                verdict: t.verdict.clone(),
+                change: change(t),
+                detectable: t
+                    .detectable_pct
+                    .map_or_else(|| "-".into(), |d| format!("{} %", fmt_sig(d, 3))),
+                decided_by: method(&t.decided_by).into(),
+                note: [
+                    t.overloaded.as_ref().map(|_| "overloaded"),
+                    t.held_by_floor.as_ref().map(|_| "held by the floor"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(", "),
             })
             .collect();
+        let mut notes: Vec<String> = overload_note(targets).into_iter().collect();
+        notes.extend(
+            targets
+                .iter()
+                .filter_map(|t| Some(format!("{}: {}", t.key, t.held_by_floor.as_ref()?))),
+        );
         Ending {
             rows,
             no_comparison: baseline_run_id.is_none().then(|| {
@@ -166,6 +167,38 @@ impl Ending {
     }
 }
 
+/// One sentence for every target measured while the machine was overloaded: a target's own
+/// sentence when it is the only one, else `the machine was overloaded while 2 targets were
+/// measured (a, b): load 2.1 on 2 cores (a); load 6.3 on 2 cores (b); rerun on a quieter
+/// machine` (each target's figures, from [`crate::history::overload::Overload::note`]).
+fn overload_note(targets: &[TargetVerdict]) -> Option<String> {
+    use crate::history::overload::{NOTE_HEAD as HEAD, NOTE_TAIL as TAIL};
+    let hit: Vec<(&str, &str)> = targets
+        .iter()
+        .filter_map(|t| Some((t.key.as_str(), t.overloaded.as_deref()?)))
+        .collect();
+    match hit.as_slice() {
+        [] => None,
+        [(_, one)] => Some((*one).to_string()),
+        many => {
+            let keys: Vec<&str> = many.iter().map(|(k, _)| *k).collect();
+            let figures: Vec<String> = many
+                .iter()
+                .map(|(k, n)| {
+                    let f = n.strip_prefix(HEAD).unwrap_or(n);
+                    format!("{} ({k})", f.strip_suffix(TAIL).unwrap_or(f))
+                })
+                .collect();
+            Some(format!(
+                "the machine was overloaded while {} targets were measured ({}): {}{TAIL}",
+                many.len(),
+                keys.join(", "),
+                figures.join("; ")
+            ))
+        }
+    }
+}
+
 /// The metric that moved most toward a worsening, as `speedup -4.1 %` or `time +3.2 %`.
 fn change(t: &TargetVerdict) -> String {
     t.metrics
@@ -230,6 +263,7 @@ mod tests {
             metrics,
             side_by_side: None,
             overloaded: None,
+            held_by_floor: None,
         }
     }
 
@@ -296,5 +330,70 @@ mod tests {
                 .text(Exit::Invalid, None)
                 .contains("exit 3: ")
         );
+    }
+
+    /// Issue 43: a target whose significant change the floor held says so in its row and in
+    /// one line below the table.
+    #[test]
+    fn a_row_held_by_the_floor_says_so() {
+        let held = TargetVerdict {
+            held_by_floor: Some(
+                "time +29.3 % (0.0331 -> 0.0428 ms) is significant but under the 0.05 ms floor"
+                    .into(),
+            ),
+            ..target(
+                "cc_primes",
+                "unchanged",
+                "statistical",
+                vec![metric("optimized_latency", 29.3)],
+            )
+        };
+        let e = Ending::of(&[held], Some("anchor"));
+        let text = e.text(Exit::Ok, None);
+        let lines: Vec<&str> = text.lines().collect();
+        let words = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(
+            words(lines[1]),
+            "cc_primes unchanged time +29.3 % 12.4 % history held by the floor"
+        );
+        assert!(
+            lines[2].starts_with("cc_primes: time +29.3 % (0.0331 -> 0.0428 ms) is significant but under the 0.05 ms floor"),
+            "{text}"
+        );
+    }
+
+    /// Issue 37: a crowded night printed one overload sentence per target; it is one sentence
+    /// naming the targets and the range of figures.
+    #[test]
+    fn overload_is_said_once_for_every_target_it_touched() {
+        let note = |load: &str| {
+            Some(format!(
+                "the machine was overloaded: load {load} on 2 cores; rerun on a quieter machine"
+            ))
+        };
+        let targets: Vec<TargetVerdict> = [("a", "2.1"), ("b", "6.3"), ("c", "")]
+            .into_iter()
+            .map(|(k, load)| TargetVerdict {
+                overloaded: (!load.is_empty()).then(|| note(load)).flatten(),
+                ..target(k, "unknown", "statistical", Vec::new())
+            })
+            .collect();
+        let e = Ending::of(&targets, Some("anchor"));
+        assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
+        assert!(
+            e.notes[0]
+                .starts_with("the machine was overloaded while 2 targets were measured (a, b): "),
+            "{:?}",
+            e.notes
+        );
+        assert!(e.notes[0].contains("load 2.1 on 2 cores"), "{:?}", e.notes);
+        assert!(
+            e.notes[0].ends_with("rerun on a quieter machine"),
+            "{:?}",
+            e.notes
+        );
+        // One overloaded target keeps its own sentence.
+        let e = Ending::of(&targets[..1], Some("anchor"));
+        assert_eq!(e.notes, [note("2.1").unwrap()]);
     }
 }

@@ -5,6 +5,7 @@
 use crate::history::model::{RegressionSummary, Summary};
 use crate::history::sidebyside::SbsVerdict;
 use crate::history::{DetectionMethod, MetricTest, TargetDetection, Verdict};
+use crate::text::fmt_sig;
 use serde::Serialize;
 
 /// One target's verdict, as printed.
@@ -31,6 +32,10 @@ pub(crate) struct TargetVerdict {
     /// it was while the target was measured (or compared side by side).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) overloaded: Option<String>,
+    /// `time +29.3 % (0.0331 -> 0.0428 ms) is significant but under the 0.05 ms floor ...`, when
+    /// the floor (`min_optimized_time_delta_ms`) kept a significant worsening from the gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) held_by_floor: Option<String>,
 }
 
 /// A suspected target's side-by-side comparison, as printed.
@@ -106,6 +111,7 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         .and_then(crate::history::overload::Overload::note);
     let mut shown = TargetVerdict {
         overloaded,
+        held_by_floor: held_by_floor(comparison, t),
         key,
         target: t.target.clone(),
         verdict: t.verdict.map_or("unchanged", Verdict::as_str).into(),
@@ -154,6 +160,38 @@ fn one(summary: &Summary, comparison: &RegressionSummary, t: &TargetDetection) -
         });
     }
     shown
+}
+
+/// The sentence of a target whose significant worsening the floor kept from the gate: `time
+/// +29.3 % (0.0331 -> 0.0428 ms) is significant but under the 0.05 ms floor
+/// (min_optimized_time_delta_ms): not a regression by rule; set
+/// targets[].thresholds.min_optimized_time_delta_ms lower to gate changes this small`.
+fn held_by_floor(comparison: &RegressionSummary, t: &TargetDetection) -> Option<String> {
+    let held = comparison
+        .held_by_floor
+        .iter()
+        .find(|h| h.row.target() == t.target)?;
+    let change = t
+        .tests
+        .iter()
+        .find(|m| m.metric == "optimized_latency")
+        .map_or_else(
+            || format!("the optimized time moved {} ms", fmt_sig(held.delta_ms, 3)),
+            |m| {
+                format!(
+                    "time {:+.1} % ({} -> {} ms)",
+                    m.change_pct.get(),
+                    fmt_sig(m.reference_value, 3),
+                    fmt_sig(m.current_value, 3)
+                )
+            },
+        );
+    Some(format!(
+        "{change} is significant but under the {} ms floor (min_optimized_time_delta_ms): not a \
+         regression by rule; set targets[].thresholds.min_optimized_time_delta_ms lower to gate \
+         changes this small",
+        held.floor_ms.get()
+    ))
 }
 
 fn metric(m: &MetricTest) -> MetricVerdict {
@@ -262,5 +300,40 @@ mod tests {
         assert!((d - 5.890).abs() < 0.01, "{d}");
         let sbs = a.side_by_side.as_ref().expect("its comparison");
         assert_eq!(sbs.detectable_pct, Some(d));
+    }
+
+    /// Issue 43: a significant +29 % of a 33 µs benchmark held by the 0.05 ms floor read
+    /// `unchanged time +29.2 %` in the ending, with nothing naming the floor. The target now
+    /// carries the sentence: the change, the floor and the setting that lowers it.
+    #[test]
+    fn a_change_held_by_the_floor_names_the_floor_and_its_setting() {
+        use crate::aggregate::fixtures::measured;
+        let anchor = summary(
+            "anchor",
+            vec![measured(speed_opt("tiny", 2.0, 0.0331), 0.3)],
+        );
+        let current = summary("run", vec![measured(speed_opt("tiny", 1.547, 0.0428), 0.3)]);
+        let out =
+            crate::regress::compare(&current, Some(&anchor), Thresholds::default()).expect("ok");
+        assert!(out.regressions.is_empty() && !out.held_by_floor.is_empty());
+        let shown = targets(&current, &out);
+        let held = shown[0]
+            .held_by_floor
+            .as_deref()
+            .expect("the floor is named");
+        for part in [
+            "time +29.3 %",
+            "0.0331 -> 0.0428 ms",
+            "under the 0.05 ms floor",
+            "targets[].thresholds.min_optimized_time_delta_ms",
+        ] {
+            assert!(held.contains(part), "{part:?} in {held:?}");
+        }
+        // Without a held change there is no sentence.
+        let same = targets(
+            &anchor,
+            &crate::regress::compare(&anchor, Some(&anchor), Thresholds::default()).expect("ok"),
+        );
+        assert_eq!(same[0].held_by_floor, None);
     }
 }

@@ -159,7 +159,7 @@ pub struct TargetSettings {
 pub struct ThresholdBook {
     /// The suite's thresholds (and the detection settings every target shares).
     pub(crate) base: Thresholds,
-    /// Targets with overrides, by `target` string.
+    /// Targets whose thresholds differ from the suite's, by `target` string.
     pub(crate) targets: BTreeMap<String, Thresholds>,
 }
 
@@ -240,10 +240,20 @@ pub(crate) enum SideBySideSetting {
 
 impl Suite {
     /// The thresholds that judge `target` (a `target` string): the suite's, with the target's
-    /// own overrides.
+    /// own overrides. A target that imports a CPU tool's timings has no floor unless it sets one
+    /// ([`super::OutputFormat::own_floor_ms`]).
     pub fn thresholds_for(&self, target: &str) -> Thresholds {
         match self.targets.iter().find(|t| t.target == target) {
-            Some(t) => t.thresholds.unwrap_or_default().apply(self.thresholds),
+            Some(t) => {
+                let own = t.thresholds.unwrap_or_default();
+                ThresholdOverrides {
+                    min_optimized_time_delta_ms: own
+                        .min_optimized_time_delta_ms
+                        .or(t.format.own_floor_ms()),
+                    ..own
+                }
+                .apply(self.thresholds)
+            }
             None => self.thresholds,
         }
     }
@@ -255,8 +265,8 @@ impl Suite {
             targets: self
                 .targets
                 .iter()
-                .filter(|t| t.thresholds.is_some())
                 .map(|t| (t.target.clone(), self.thresholds_for(&t.target)))
+                .filter(|(_, th)| *th != self.thresholds)
                 .collect(),
         }
     }
@@ -340,6 +350,47 @@ mod tests {
         t.precision_pct = Some(0.7);
         assert_eq!(suite.precision_for(&profile, Some(&t)), (0.7, true));
         assert!(suite.settings_for(&profile, &t).precision_set);
+    }
+
+    /// Issue 43: a +29 % slowdown of a 33 µs Google Benchmark pair was held by the 0.05 ms floor
+    /// the contract sets for GPU kernel timings. A target that imports a CPU tool's timings
+    /// (nanosecond timers) has no floor unless it sets one; tier1's own documents and nvbench's
+    /// GPU timings keep the suite's.
+    #[test]
+    fn a_target_importing_a_cpu_tool_s_timings_has_no_floor_unless_it_sets_one() {
+        use crate::suite::OutputFormat;
+        let mut suite = Suite::embedded();
+        let base = suite.thresholds.min_optimized_time_delta_ms;
+        assert_eq!(base, 0.05);
+        let floor_of = |suite: &Suite, format: OutputFormat, own: Option<f64>| {
+            let mut s = suite.clone();
+            s.targets[0].format = format;
+            s.targets[0].thresholds = own.map(|f| ThresholdOverrides {
+                min_optimized_time_delta_ms: Some(f),
+                ..Default::default()
+            });
+            let target = s.targets[0].target.clone();
+            let book = s.threshold_book();
+            let floor = s.thresholds_for(&target).min_optimized_time_delta_ms;
+            assert_eq!(book.get(&target).min_optimized_time_delta_ms, floor);
+            floor
+        };
+        for tool in [
+            OutputFormat::PytestBenchmark,
+            OutputFormat::GoogleBenchmark,
+            OutputFormat::Criterion,
+            OutputFormat::Hyperfine,
+        ] {
+            assert_eq!(floor_of(&suite, tool, None), 0.0, "{tool:?}");
+            assert_eq!(floor_of(&suite, tool, Some(0.01)), 0.01, "{tool:?}");
+        }
+        for own in [OutputFormat::Tier1, OutputFormat::Nvbench] {
+            assert_eq!(floor_of(&suite, own, None), base, "{own:?}");
+            assert_eq!(floor_of(&suite, own, Some(0.2)), 0.2, "{own:?}");
+        }
+        suite.thresholds.min_optimized_time_delta_ms = 0.3;
+        assert_eq!(floor_of(&suite, OutputFormat::Tier1, None), 0.3);
+        assert_eq!(floor_of(&suite, OutputFormat::GoogleBenchmark, None), 0.0);
     }
 
     #[test]
