@@ -52,6 +52,7 @@ mod install_release;
 mod layers;
 mod nightly_anchor;
 mod nightly_compaction;
+mod nightly_compaction_kill;
 mod nightly_e2e;
 mod nightly_ending;
 mod nightly_faults;

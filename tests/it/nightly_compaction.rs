@@ -10,7 +10,7 @@ use crate::support::nightly_repo::{self, Repo, git};
 use std::path::Path;
 
 /// The fixture repository with a detection window of two runs, committed.
-fn small_window_repo() -> Repo {
+pub(crate) fn small_window_repo() -> Repo {
     let r = nightly_repo::repo();
     let suite = r.root.join("suite.yaml");
     let mut text = std::fs::read_to_string(&suite).expect("suite");
@@ -20,7 +20,7 @@ fn small_window_repo() -> Repo {
     r
 }
 
-fn segments(history: &Path) -> Vec<String> {
+pub(crate) fn segments(history: &Path) -> Vec<String> {
     let dir = history.join("segments");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .map(|d| {

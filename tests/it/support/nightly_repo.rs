@@ -127,12 +127,24 @@ pub fn nightly(r: &Repo, speedup: f64, extra: &[&str]) -> Out {
 /// Run `tier1-nightly` with the fixture target's knobs (`TIER1_FAKE_BASELINE_MS`,
 /// `TIER1_FAKE_SPEEDUP`) set as given.
 pub fn nightly_with(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> Out {
+    let out = nightly_cmd(r, knobs, extra)
+        .output()
+        .expect("tier1-nightly runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The `tier1-nightly` command of [`nightly_with`], not started (to spawn and kill it).
+pub fn nightly_cmd(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> std::process::Command {
     let mut cmd = command::scrubbed(command::bin("tier1-nightly"));
     for (k, v) in knobs {
         cmd.env(k, v);
     }
-    let out = cmd
-        .current_dir(&r.root)
+    cmd.current_dir(&r.root)
         .args([
             "--store",
             ".tier1/store",
@@ -142,13 +154,14 @@ pub fn nightly_with(r: &Repo, knobs: &[(&str, String)], extra: &[&str]) -> Out {
             "smoke",
         ])
         .args(["--history-out", ".tier1/history"])
-        .args(extra)
-        .output()
-        .expect("tier1-nightly runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(stdout.trim()).unwrap_or(Value::Null),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        .args(extra);
+    cmd
+}
+
+/// A copy of the tree `from` at `to` (replacing what was there).
+pub fn replace_tree(from: &Path, to: &Path) {
+    if to.exists() {
+        std::fs::remove_dir_all(to).unwrap();
     }
+    copy_tree(from, to);
 }
