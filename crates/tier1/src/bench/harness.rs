@@ -331,6 +331,7 @@ fn run_builtin(
     timing: Timing,
 ) -> TargetResult {
     let mut r = result::empty_result(t, shapes);
+    r.peak_class = crate::bench::table::spec(&t.key).map(|s| s.peak);
     let (tx, rx) = mpsc::channel();
     let job = Job {
         backend: Arc::clone(backend),

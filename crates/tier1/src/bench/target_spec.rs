@@ -7,6 +7,7 @@ use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::host::Inputs;
 use crate::bench::cuda::plan::Plan;
 use crate::bench::cuda::source::KernelSource;
+use crate::bench::result::PeakClass;
 
 /// One built-in target: every backend and check looks its key up here.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +29,9 @@ pub(crate) struct TargetSpec {
     pub(crate) cuda: CudaSpec,
     /// The kernel file `kernels/<key>.cu`, embedded.
     pub(crate) kernel: KernelSource,
+    /// The hardware peak its achieved rate is a fraction of (written into its results as
+    /// `peak_class`; `scripts/gpu-check.sh` reads it there).
+    pub(crate) peak: PeakClass,
 }
 
 /// Builds a target's host buffers and CPU twin at the profile's shapes and seed.
