@@ -13,9 +13,9 @@
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::plans;
 use crate::bench::cuda::source::KernelSource;
-use crate::bench::result::PeakClass;
 #[cfg(test)]
-pub(crate) use crate::bench::target_spec::CudaSpec;
+pub(crate) use crate::bench::cuda::spec::CudaSpec;
+use crate::bench::result::PeakClass;
 pub(crate) use crate::bench::target_spec::TargetSpec;
 use crate::bench::targets::block_scaling;
 use crate::bench::targets::flashattention4_alibi;

@@ -100,8 +100,8 @@ pub struct Work {
 }
 
 /// Which hardware peak a built-in target's achieved rate is a fraction of (its *peak class*): the
-/// rate is FLOP/s for the compute classes and bytes/s for `memory`. Set from the target's
-/// [`TargetSpec`](crate::bench::target_spec::TargetSpec); command targets have none.
+/// rate is FLOP/s for the compute classes and bytes/s for `memory`. Set from the target's line in
+/// the table of built-in targets (`bench/table.rs`); command targets have none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PeakClass {
