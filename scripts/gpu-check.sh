@@ -91,13 +91,15 @@ step "results table"
 # Peaks per GPU (dense, no sparsity), from NVIDIA's datasheets: H100 SXM and H200 SXM:
 # FP32 67 TFLOP/s, BF16 tensor 989 TFLOP/s, memory 3.35 TB/s (H100, HBM3) and 4.8 TB/s (H200,
 # HBM3e); B200 (HGX B200): FP32 75 TFLOP/s, BF16 tensor 2250 TFLOP/s, memory 8 TB/s.
-# block_scaling is measured against the BF16 tensor peak (its kernels multiply bf16 on tensor
-# cores); the other targets with FLOPs against FP32; kv_standard (bytes only) against memory.
+# Each target's results name the peak it is measured against (`peak_class`, from its line in the
+# harness's table of targets, docs/formats.md): fp32 or bf16_tensor (FLOP/s), memory (bytes/s).
+# A target without one (a command target, an older file) shows its rate and no fraction.
 python3 - "$results" "$gpu" >"$out/results.md" <<'PY' || die "results table from $results"
 import json, sys
 run = json.load(open(sys.argv[1]))
 gpu = sys.argv[2]
 PEAKS = {"H100": (67e12, 989e12, 3.35e12), "H200": (67e12, 989e12, 4.8e12), "B200": (75e12, 2250e12, 8e12)}
+CLASS = {"fp32": ("flops", 0), "bf16_tensor": ("flops", 1), "memory": ("bytes", 2)}
 peak = next((v for k, v in PEAKS.items() if k in gpu), None)
 print(f"GPU: {gpu}\n")
 print("| target | status | baseline ms | optimized ms | speedup | achieved | fraction of peak |")
@@ -109,17 +111,13 @@ for t in run.get("targets", []):
     best = min(opt) if opt else None
     work = t.get("work") or {}
     achieved, frac = "", ""
-    if best:
-        if work.get("flops"):
-            rate = work["flops"] / (best * 1e-3)
-            achieved = f"{rate / 1e12:.1f} TFLOP/s"
-            if peak:
-                frac = f"{rate / (peak[1] if t['key'] == 'block_scaling' else peak[0]):.1%}"
-        elif work.get("bytes"):
-            rate = work["bytes"] / (best * 1e-3)
-            achieved = f"{rate / 1e9:.0f} GB/s"
-            if peak:
-                frac = f"{rate / peak[2]:.1%}"
+    cls = CLASS.get(t.get("peak_class"))
+    unit = cls[0] if cls else ("flops" if work.get("flops") else "bytes")
+    if best and work.get(unit):
+        rate = work[unit] / (best * 1e-3)
+        achieved = f"{rate / 1e12:.1f} TFLOP/s" if unit == "flops" else f"{rate / 1e9:.0f} GB/s"
+        if peak and cls:
+            frac = f"{rate / peak[cls[1]]:.1%}"
     fmt = lambda x, f: "" if x is None else format(x, f)
     print(f"| {t['key']} | {t['status']} | {fmt(m.get('baseline_time_ms'), '.3f')} | {fmt(best, '.3f')} | "
           f"{fmt(m.get('best_speedup'), '.2f')} | {achieved} | {frac} |")

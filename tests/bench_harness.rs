@@ -93,8 +93,11 @@ fn smoke_profile_runs_every_builtin_target_green_and_summarizes() {
         assert!(m.clean_rounds >= 1 && m.clean_rounds as usize <= rounds);
         let v = t.variants[1].verification.as_ref().expect("verification");
         assert!(v.passed && v.elements > 0, "{}: {v:?}", t.key);
+        // Every built-in target's results name the peak its fraction of peak is measured against.
+        assert!(t.peak_class.is_some(), "{}: no peak class", t.key);
     }
     let kv = r.targets.iter().find(|t| t.key == "kv_standard").unwrap();
+    assert_eq!(kv.peak_class, Some(result::PeakClass::Memory));
     let savings = kv.metrics.best_memory_savings_pct.unwrap().get();
     assert!((40.0..55.0).contains(&savings), "kv savings {savings}");
     result::validate(&r).expect("valid");

@@ -280,6 +280,10 @@ impl Finished {
     }
 }
 
+/// Runs target `t`'s command once (process `process` of the target) under `deadline`: its
+/// invocation prepared, the child started in its own process group with the harness's
+/// environment, waited for, whatever it left running killed, its stdout read. A failure is its
+/// status and message.
 fn execute(
     t: &Target,
     shapes: &Shapes,
@@ -288,56 +292,116 @@ fn execute(
     deadline: Instant,
     process: u32,
     dir: Option<&Path>,
-) -> Result<(Vec<u8>, Invocation), (&'static str, String)> {
+) -> Result<(Vec<u8>, Invocation), Failure> {
     let err = |m: String| (status::FAILED_ERROR, m);
     // A tool's command runs only the target's benchmarks, on the profile's clock.
     let mut command = t.command.clone();
     command.extend(import::command_flags(t, timing.clock));
     let inv = Invocation::prepare(&command, timing.warmup, timing.iterations)
         .map_err(|e| err(format!("target {}: {e}", t.key)))?;
-    let (prog, args) = inv
-        .argv
-        .split_first()
-        .ok_or_else(|| err(format!("target {}: empty command", t.key)))?;
-    let shapes_json = serde_json::to_string(shapes).unwrap_or_else(|_| "{}".into());
-    let mut command = Command::new(prog);
-    if t.format == OutputFormat::Criterion {
-        command.env("CRITERION_HOME", inv.criterion_home());
+    let env = Launch {
+        t,
+        shapes,
+        opts,
+        timing,
+        process,
+        dir,
+    };
+    let mut child = env.spawn(&inv)?;
+    let rx = read_stdout(&mut child);
+    let status = wait(&mut child, deadline, t, timing)?;
+    // Whatever the command left running (and holding its stdout) is killed, not waited for.
+    if crate::process::kill_group(child.id()) {
+        tracing::warn!(target = %t.key, "the command left processes running after it exited; they were killed");
     }
-    let mut child = command
-        .args(args)
-        .env("TIER1_OUTPUT", inv.output_file())
-        .env("TIER1_TARGET", &t.key)
-        .env("TIER1_PROFILE", &opts.profile)
-        .env("TIER1_SEED", opts.seed.to_string())
-        .env("TIER1_WARMUP", timing.warmup.to_string())
-        .env("TIER1_ITERATIONS", timing.iterations.to_string())
-        .env("TIER1_MIN_SAMPLE_MS", timing.min_sample_ms.to_string())
-        .env("TIER1_PROCESS", process.to_string())
-        .env("TIER1_CLOCK", timing.clock.as_str())
-        .env("TIER1_SHAPES", shapes_json)
-        .env("TIER1_RTOL", t.tolerance.rtol.to_string())
-        .env("TIER1_ATOL", t.tolerance.atol.to_string())
-        // Interpreted targets must not write into the checkout (it is checked clean after the run).
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .current_dir(dir.unwrap_or(Path::new(".")))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        // Piped and forwarded, never inherited: a process that escapes the group keeps only this
-        // pipe open, never tier1's own stderr (which would hold whoever reads tier1's output).
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| err(format!("target {}: could not start {prog:?}: {e}", t.key)))?;
-    if let Some(mut err) = child.stderr.take() {
-        // Detached, like the stdout reader; a failed write to tier1's stderr is ignored.
-        std::thread::spawn(move || {
-            let _ = std::io::copy(&mut err, &mut std::io::stderr());
-        });
+    let out = drain(&rx, deadline, t, timing)?;
+    if !status.success() {
+        return Err(err(format!(
+            "target {}: command exited with {status}",
+            t.key
+        )));
     }
+    if out.len() as u64 > MAX_OUTPUT_BYTES {
+        return Err(err(format!(
+            "target {}: command printed more than {MAX_OUTPUT_BYTES} bytes",
+            t.key
+        )));
+    }
+    if inv.reads_output_file || t.format == OutputFormat::Criterion {
+        // The result is a file: what the tool printed is for the person reading the log.
+        let _ = std::io::stderr().write_all(&out);
+    }
+    Ok((out, inv))
+}
+
+/// Why a command failed: its status and message.
+type Failure = (&'static str, String);
+
+/// What one process of a command target runs with.
+struct Launch<'a> {
+    t: &'a Target,
+    shapes: &'a Shapes,
+    opts: &'a HarnessOptions,
+    timing: Timing,
+    process: u32,
+    dir: Option<&'a Path>,
+}
+
+impl Launch<'_> {
+    /// The command of `inv` started in its own process group, with the `TIER1_*` environment,
+    /// stdin closed, stdout piped and stderr forwarded to tier1's (by a detached thread).
+    fn spawn(&self, inv: &Invocation) -> Result<std::process::Child, Failure> {
+        let (t, opts, timing) = (self.t, self.opts, self.timing);
+        let err = |m: String| (status::FAILED_ERROR, m);
+        let (prog, args) = inv
+            .argv
+            .split_first()
+            .ok_or_else(|| err(format!("target {}: empty command", t.key)))?;
+        let shapes_json = serde_json::to_string(self.shapes).unwrap_or_else(|_| "{}".into());
+        let mut command = Command::new(prog);
+        if t.format == OutputFormat::Criterion {
+            command.env("CRITERION_HOME", inv.criterion_home());
+        }
+        let mut child = command
+            .args(args)
+            .env("TIER1_OUTPUT", inv.output_file())
+            .env("TIER1_TARGET", &t.key)
+            .env("TIER1_PROFILE", &opts.profile)
+            .env("TIER1_SEED", opts.seed.to_string())
+            .env("TIER1_WARMUP", timing.warmup.to_string())
+            .env("TIER1_ITERATIONS", timing.iterations.to_string())
+            .env("TIER1_MIN_SAMPLE_MS", timing.min_sample_ms.to_string())
+            .env("TIER1_PROCESS", self.process.to_string())
+            .env("TIER1_CLOCK", timing.clock.as_str())
+            .env("TIER1_SHAPES", shapes_json)
+            .env("TIER1_RTOL", t.tolerance.rtol.to_string())
+            .env("TIER1_ATOL", t.tolerance.atol.to_string())
+            // Interpreted targets must not write into the checkout (it is checked clean after the run).
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .current_dir(self.dir.unwrap_or(Path::new(".")))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            // Piped and forwarded, never inherited: a process that escapes the group keeps only this
+            // pipe open, never tier1's own stderr (which would hold whoever reads tier1's output).
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| err(format!("target {}: could not start {prog:?}: {e}", t.key)))?;
+        if let Some(mut err) = child.stderr.take() {
+            // Detached, like the stdout reader; a failed write to tier1's stderr is ignored.
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut err, &mut std::io::stderr());
+            });
+        }
+        Ok(child)
+    }
+}
+
+/// The child's stdout, read (up to one byte past [`MAX_OUTPUT_BYTES`]) by a detached thread: a
+/// reader blocked on a pipe held open by an escaped process is left behind.
+fn read_stdout(child: &mut std::process::Child) -> mpsc::Receiver<Vec<u8>> {
     let mut pipe = child.stdout.take();
     let (tx, rx) = mpsc::channel();
-    // Detached: a reader blocked on a pipe held open by an escaped process is left behind.
     std::thread::spawn(move || {
         let mut buf = Vec::new();
         if let Some(p) = pipe.as_mut() {
@@ -345,10 +409,21 @@ fn execute(
         }
         let _ = tx.send(buf);
     });
+    rx
+}
+
+/// The child's exit status; past `deadline` or on a cancellation its process group is killed and
+/// the target fails.
+fn wait(
+    child: &mut std::process::Child,
+    deadline: Instant,
+    t: &Target,
+    timing: Timing,
+) -> Result<std::process::ExitStatus, Failure> {
     let group = child.id();
-    let status = loop {
+    loop {
         match child.try_wait() {
-            Ok(Some(s)) => break s,
+            Ok(Some(s)) => return Ok(s),
             Ok(None) if Instant::now() >= deadline => {
                 crate::process::kill_group(group);
                 let _ = child.wait();
@@ -371,35 +446,13 @@ fn execute(
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => {
-                return Err(err(format!(
-                    "target {}: waiting for the command: {e}",
-                    t.key
-                )));
+                return Err((
+                    status::FAILED_ERROR,
+                    format!("target {}: waiting for the command: {e}", t.key),
+                ));
             }
         }
-    };
-    // Whatever the command left running (and holding its stdout) is killed, not waited for.
-    if crate::process::kill_group(group) {
-        tracing::warn!(target = %t.key, "the command left processes running after it exited; they were killed");
     }
-    let out = drain(&rx, deadline, t, timing)?;
-    if !status.success() {
-        return Err(err(format!(
-            "target {}: command exited with {status}",
-            t.key
-        )));
-    }
-    if out.len() as u64 > MAX_OUTPUT_BYTES {
-        return Err(err(format!(
-            "target {}: command printed more than {MAX_OUTPUT_BYTES} bytes",
-            t.key
-        )));
-    }
-    if inv.reads_output_file || t.format == OutputFormat::Criterion {
-        // The result is a file: what the tool printed is for the person reading the log.
-        let _ = std::io::stderr().write_all(&out);
-    }
-    Ok((out, inv))
 }
 
 /// Wait for the stdout reader of a command that exited: at most [`STDOUT_GRACE`], never past the

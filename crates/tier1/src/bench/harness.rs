@@ -97,12 +97,48 @@ pub fn run_suite(
     run_suite_timed(suite, backend, opts).map(|(results, _)| results)
 }
 
-/// [`run_suite`], with the wall-clock seconds each target took in each pass (suite order).
+/// [`run_suite`], with the wall-clock seconds each target took in each pass (suite order): the
+/// request checked, the measurement lock taken (and the suite pinned to one CPU where the profile
+/// says so), every selected target measured in every pass, then each one's passes merged and
+/// finalized into the results file.
 pub(crate) fn run_suite_timed(
     suite: &Suite,
     backend: Arc<dyn Backend>,
     opts: &HarnessOptions,
 ) -> Result<(ResultsFile, Vec<PassSeconds>), HarnessError> {
+    let profile = checked_profile(suite, backend.as_ref(), opts)?;
+    let _guard = MEASURE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // Pin before the fingerprint: it records the cores the measurement used.
+    let _pinned = profile.pin_cpu.then(pin).flatten();
+    let mut base = Timing::of_profile(suite, profile, opts.timeout, opts.seed);
+    if opts.pass_as_given {
+        base = base.as_given(profile);
+    }
+    let environment = environment(backend.as_ref(), profile, opts);
+    let selected: Vec<&Target> = suite
+        .targets
+        .iter()
+        .filter(|t| opts.only.is_empty() || opts.only.contains(&t.key))
+        .collect();
+    let run = Run {
+        suite,
+        profile,
+        backend: &backend,
+        opts,
+        base,
+    };
+    let (measured, seconds) = run.measure_passes(&selected)?;
+    let targets = finalize_targets(suite, &selected, measured);
+    Ok((results_file(&run, environment, targets), seconds))
+}
+
+/// The profile `opts` names, once the request is one the harness can run: a known profile whose
+/// backend is `backend`, a safe run id, and only targets the suite has.
+fn checked_profile<'s>(
+    suite: &'s Suite,
+    backend: &dyn Backend,
+    opts: &HarnessOptions,
+) -> Result<&'s crate::suite::Profile, HarnessError> {
     let profile = suite
         .profile(&opts.profile)
         .ok_or_else(|| HarnessError::UnknownProfile {
@@ -132,74 +168,120 @@ pub(crate) fn run_suite_timed(
     if let Some(k) = opts.only.iter().find(|k| suite.target(k).is_none()) {
         return Err(HarnessError::UnknownTarget(k.clone()));
     }
-    let _guard = MEASURE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    // Pin before the fingerprint: it records the cores the measurement used.
-    let _pinned = if profile.pin_cpu {
-        match crate::bench::affinity::pin_to_one_cpu() {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not pin the suite to one CPU; measuring unpinned");
-                None
-            }
+    Ok(profile)
+}
+
+/// The suite pinned to one CPU until the value drops (`None`, with a warning, when it cannot be).
+fn pin() -> Option<crate::bench::affinity::Pinned> {
+    match crate::bench::affinity::pin_to_one_cpu() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not pin the suite to one CPU; measuring unpinned");
+            None
         }
-    } else {
-        None
-    };
-    let mut base = Timing::of_profile(suite, profile, opts.timeout, opts.seed);
-    if opts.pass_as_given {
-        base = base.as_given(profile);
     }
+}
+
+/// The backend's fingerprint with the profile's name and (other than wall) clock.
+fn environment(
+    backend: &dyn Backend,
+    profile: &crate::suite::Profile,
+    opts: &HarnessOptions,
+) -> crate::history::model::Environment {
     let mut environment = backend.fingerprint();
     environment.profile = Some(opts.profile.clone());
     if profile.clock != crate::bench::clock::Clock::Wall {
         environment.clock = Some(profile.clock.as_str().into());
     }
-    let selected: Vec<&Target> = suite
-        .targets
-        .iter()
-        .filter(|t| opts.only.is_empty() || opts.only.contains(&t.key))
-        .collect();
-    let passes = opts.passes.max(1);
-    let mut measured: Vec<Vec<TargetResult>> = vec![Vec::new(); selected.len()];
-    let mut seconds: Vec<PassSeconds> = selected
-        .iter()
-        .map(|t| PassSeconds {
-            key: t.key.clone(),
-            passes: Vec::new(),
-        })
-        .collect();
-    for pass in 0..passes {
-        for (j, t) in selected.iter().enumerate() {
-            let shapes = t.shapes.get(&opts.profile).cloned().unwrap_or_default();
-            if passes > 1 {
-                tracing::debug!(target = %t.key, profile = %opts.profile, pass = pass + 1, passes, "running");
-            } else {
-                tracing::debug!(target = %t.key, profile = %opts.profile, "running");
+    environment
+}
+
+/// What every pass of one run shares.
+struct Run<'a> {
+    suite: &'a Suite,
+    profile: &'a crate::suite::Profile,
+    backend: &'a Arc<dyn Backend>,
+    opts: &'a HarnessOptions,
+    base: Timing,
+}
+
+impl Run<'_> {
+    /// Every selected target's result in every pass (per target, in pass order) and the seconds
+    /// each took; a cancellation or a run past the samples limit ends it.
+    fn measure_passes(
+        &self,
+        selected: &[&Target],
+    ) -> Result<(Vec<Vec<TargetResult>>, Vec<PassSeconds>), HarnessError> {
+        let passes = self.opts.passes.max(1);
+        let mut measured: Vec<Vec<TargetResult>> = vec![Vec::new(); selected.len()];
+        let mut seconds: Vec<PassSeconds> = selected
+            .iter()
+            .map(|t| PassSeconds {
+                key: t.key.clone(),
+                passes: Vec::new(),
+            })
+            .collect();
+        for pass in 0..passes {
+            for (j, t) in selected.iter().enumerate() {
+                let started = Instant::now();
+                let r = self.measure(t, pass, passes);
+                if let Some(c) = crate::process::requested() {
+                    return Err(HarnessError::Cancelled(c, t.key.clone()));
+                }
+                measured[j].push(r);
+                check_samples(&measured, t, pass, passes)?;
+                seconds[j].passes.push(started.elapsed().as_secs_f64());
             }
-            let timing = target_timing(suite, profile, t, base, pass);
-            let started = Instant::now();
-            let r = match t.kind {
-                TargetKind::Builtin => run_builtin(t, &shapes, &backend, opts, timing),
-                TargetKind::Command => crate::bench::command::run(t, &shapes, opts, timing),
-            };
-            if let Some(c) = crate::process::requested() {
-                return Err(HarnessError::Cancelled(c, t.key.clone()));
-            }
-            measured[j].push(r);
-            let samples: usize = measured.iter().flatten().map(samples_of).sum();
-            if samples > limits::MAX_RUN_SAMPLES {
-                let what = if passes > 1 {
-                    format!("the run (after target {}, pass {})", t.key, pass + 1)
-                } else {
-                    format!("the run (after target {})", t.key)
-                };
-                return Err(HarnessError::TooLarge(limits::too_many_samples(
-                    &what, samples,
-                )));
-            }
-            seconds[j].passes.push(started.elapsed().as_secs_f64());
+        }
+        Ok((measured, seconds))
+    }
+
+    /// Target `t` measured once, in pass `pass` (0-based) of `passes`.
+    fn measure(&self, t: &Target, pass: u32, passes: u32) -> TargetResult {
+        let opts = self.opts;
+        let shapes = t.shapes.get(&opts.profile).cloned().unwrap_or_default();
+        if passes > 1 {
+            tracing::debug!(target = %t.key, profile = %opts.profile, pass = pass + 1, passes, "running");
+        } else {
+            tracing::debug!(target = %t.key, profile = %opts.profile, "running");
+        }
+        let timing = target_timing(self.suite, self.profile, t, self.base, pass);
+        match t.kind {
+            TargetKind::Builtin => run_builtin(t, &shapes, self.backend, opts, timing),
+            TargetKind::Command => crate::bench::command::run(t, &shapes, opts, timing),
         }
     }
+}
+
+/// Refuses a run whose results so far (after target `t` in pass `pass`) hold more samples than
+/// a results file may.
+fn check_samples(
+    measured: &[Vec<TargetResult>],
+    t: &Target,
+    pass: u32,
+    passes: u32,
+) -> Result<(), HarnessError> {
+    let samples: usize = measured.iter().flatten().map(samples_of).sum();
+    if samples <= limits::MAX_RUN_SAMPLES {
+        return Ok(());
+    }
+    let what = if passes > 1 {
+        format!("the run (after target {}, pass {})", t.key, pass + 1)
+    } else {
+        format!("the run (after target {})", t.key)
+    };
+    Err(HarnessError::TooLarge(limits::too_many_samples(
+        &what, samples,
+    )))
+}
+
+/// Each selected target's passes merged into one result, with its own `min_speedup` where it
+/// differs from the suite's, finalized (and failed where a value cannot be recorded).
+fn finalize_targets(
+    suite: &Suite,
+    selected: &[&Target],
+    measured: Vec<Vec<TargetResult>>,
+) -> Vec<TargetResult> {
     let mut targets = Vec::with_capacity(selected.len());
     for (t, rs) in selected.iter().zip(measured) {
         let mut rs = rs.into_iter();
@@ -216,15 +298,24 @@ pub(crate) fn run_suite_timed(
         tracing::debug!(target = %t.key, status = %r.status, speedup = ?r.metrics.best_speedup, "done");
         targets.push(r);
     }
-    let timing = base;
-    let results = ResultsFile {
+    targets
+}
+
+/// The results file of `run` over `targets`.
+fn results_file(
+    run: &Run<'_>,
+    environment: crate::history::model::Environment,
+    targets: Vec<TargetResult>,
+) -> ResultsFile {
+    let (suite, opts, timing) = (run.suite, run.opts, run.base);
+    ResultsFile {
         schema_version: result::RESULTS_SCHEMA_VERSION,
         run_id: opts.run_id.clone(),
         timestamp: opts.timestamp.clone(),
         suite_name: suite.suite_name.clone(),
         suite_version: suite.version,
         profile: opts.profile.clone(),
-        backend: backend.name().into(),
+        backend: run.backend.name().into(),
         environment,
         seed: opts.seed,
         min_speedup: suite.thresholds.min_speedup.into(),
@@ -235,8 +326,7 @@ pub(crate) fn run_suite_timed(
         precision_pct: Some(timing.precision_pct.into()),
         budget_s: Some(timing.budget.as_secs_f64().into()),
         targets,
-    };
-    Ok((results, seconds))
+    }
 }
 
 /// Samples a target's result holds (every variant).
@@ -331,6 +421,7 @@ fn run_builtin(
     timing: Timing,
 ) -> TargetResult {
     let mut r = result::empty_result(t, shapes);
+    r.peak_class = crate::bench::table::spec(&t.key).map(|s| s.peak);
     let (tx, rx) = mpsc::channel();
     let job = Job {
         backend: Arc::clone(backend),

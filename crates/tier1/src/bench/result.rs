@@ -21,7 +21,7 @@ pub(crate) use format::{
     BASELINE, RESULTS_REL_PATH, ReferenceCheck, TargetFailure, TensorSpec, Work, empty_result,
 };
 pub use format::{
-    InputSignature, RESULTS_SCHEMA_VERSION, ResultsFile, Role, Sampling, TargetResult,
+    InputSignature, PeakClass, RESULTS_SCHEMA_VERSION, ResultsFile, Role, Sampling, TargetResult,
     VariantResult, VariantVerification, status,
 };
 pub use summary::summarize;

@@ -7,14 +7,15 @@
 //! `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers, launched entries),
 //! declare the two modules (`pub(crate) mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`),
 //! import `targets::<key>` here and add one line, `target!(<key>, (major, minor))`, to
-//! [`TARGETS`] (and the target to the suite file). The line names only the key and the compute
-//! capability: every file is found by the key.
+//! [`TARGETS`] (and the target to the suite file). The line names only the key, the compute
+//! capability and the peak class: every file is found by the key.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::plans;
 use crate::bench::cuda::source::KernelSource;
 #[cfg(test)]
-pub(crate) use crate::bench::target_spec::CudaSpec;
+pub(crate) use crate::bench::cuda::spec::CudaSpec;
+use crate::bench::result::PeakClass;
 pub(crate) use crate::bench::target_spec::TargetSpec;
 use crate::bench::targets::block_scaling;
 use crate::bench::targets::flashattention4_alibi;
@@ -27,9 +28,9 @@ use crate::bench::targets::persistent_decode;
 /// The spec of target `$key` from its own files: `targets::$key` (`Params`, `workload`,
 /// `footprint`),
 /// `cuda::plans::$key::CUDA` and `kernels/$key.cu`, embedded, which needs compute capability
-/// `$cap` (`(major, minor)`).
+/// `$cap` (`(major, minor)`); its fraction of peak is measured against `PeakClass::$peak`.
 macro_rules! target {
-    ($key:ident, $cap:expr) => {
+    ($key:ident, $cap:expr, $peak:ident) => {
         TargetSpec {
             key: stringify!($key),
             #[cfg(test)]
@@ -43,18 +44,21 @@ macro_rules! target {
                 min_capability: $cap,
                 source: include_str!(concat!("../../../../kernels/", stringify!($key), ".cu")),
             },
+            peak: PeakClass::$peak,
         }
     };
 }
 
 /// The built-in targets, in suite order (`mma.sync` m16n8k16 with bf16 operands needs sm_80).
+/// Peak classes: `block_scaling` multiplies bf16 on tensor cores (the BF16 tensor peak);
+/// `kv_standard` counts bytes only (memory bandwidth); the others against FP32 compute.
 pub(crate) const TARGETS: &[TargetSpec] = &[
-    target!(block_scaling, (8, 0)),
-    target!(flashattention4_alibi, (7, 0)),
-    target!(persistent_decode, (7, 0)),
-    target!(kv_standard, (7, 0)),
-    target!(gradient_fusion, (7, 0)),
-    target!(llama_3_1_8b, (7, 0)),
+    target!(block_scaling, (8, 0), Bf16Tensor),
+    target!(flashattention4_alibi, (7, 0), Fp32),
+    target!(persistent_decode, (7, 0), Fp32),
+    target!(kv_standard, (7, 0), Memory),
+    target!(gradient_fusion, (7, 0), Fp32),
+    target!(llama_3_1_8b, (7, 0), Fp32),
 ];
 
 /// Keys of the built-in targets, in suite order (the tests walk them).
@@ -222,6 +226,35 @@ mod tests {
             panic!("an unknown key is unsupported")
         };
         assert!(matches!(&e, BackendError::Unsupported { backend, .. } if backend == "cuda"));
+    }
+
+    /// Every target has a peak class its work can be measured against (FLOPs for the compute
+    /// classes, bytes for memory), and the classes are those `scripts/gpu-check.sh` used before it
+    /// read them from the results: BF16 tensor for `block_scaling`, memory for `kv_standard`
+    /// (bytes only), FP32 for the others.
+    #[test]
+    fn every_target_has_a_peak_class_its_work_can_measure() {
+        for t in TARGETS {
+            let work = (t.workload)(&shapes(t.key, "smoke"), 42)
+                .expect("workload")
+                .work;
+            let measured = match t.peak {
+                PeakClass::Memory => work.bytes,
+                PeakClass::Fp32 | PeakClass::Bf16Tensor => work.flops,
+            };
+            assert!(
+                measured.is_some(),
+                "{}: {:?} without its work",
+                t.key,
+                t.peak
+            );
+            let expected = match t.key {
+                "block_scaling" => PeakClass::Bf16Tensor,
+                _ if work.flops.is_none() => PeakClass::Memory,
+                _ => PeakClass::Fp32,
+            };
+            assert_eq!(t.peak, expected, "{}", t.key);
+        }
     }
 
     /// A seventh target needs nothing but its spec: here one defined in this test (over the

@@ -1,12 +1,13 @@
 //! What the harness knows of one built-in target ([`TargetSpec`]): its suite key, its CPU workload
 //! and memory estimate (`targets/<key>.rs`), its CUDA plan and host buffers
-//! (`cuda/plans/<key>.rs`, [`CudaSpec`]) and its kernel file (`kernels/<key>.cu`). The specs are
-//! listed once, in [`crate::bench::table::TARGETS`].
+//! (`cuda/plans/<key>.rs`, [`CudaSpec`], a leaf type below both in `cuda/spec.rs`), its kernel
+//! file (`kernels/<key>.cu`) and its peak class. The specs are listed once, in
+//! [`crate::bench::table::TARGETS`]; nothing below the table imports this module.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
-use crate::bench::cuda::host::Inputs;
-use crate::bench::cuda::plan::Plan;
 use crate::bench::cuda::source::KernelSource;
+use crate::bench::cuda::spec::CudaSpec;
+use crate::bench::result::PeakClass;
 
 /// One built-in target: every backend and check looks its key up here.
 #[derive(Debug, Clone, Copy)]
@@ -28,21 +29,7 @@ pub(crate) struct TargetSpec {
     pub(crate) cuda: CudaSpec,
     /// The kernel file `kernels/<key>.cu`, embedded.
     pub(crate) kernel: KernelSource,
-}
-
-/// Builds a target's host buffers and CPU twin at the profile's shapes and seed.
-pub(crate) type InputsFn = fn(&Shapes, u64) -> Result<(Inputs, Workload), BackendError>;
-
-/// The CUDA side of a target (`cuda/plans/<key>.rs`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct CudaSpec {
-    /// The device plan at the profile's shapes.
-    pub(crate) plan: fn(&Shapes) -> Result<Plan, BackendError>,
-    /// The input buffers in the kernels' layouts, with the CPU twin's workload over the same
-    /// inputs (its work, input signature and reference are the CUDA workload's too).
-    pub(crate) inputs: InputsFn,
-    /// Entries the baseline (and a CUDA-graph variant) launches.
-    pub(crate) baseline: &'static [&'static str],
-    /// Entries the optimized variants launch.
-    pub(crate) optimized: &'static [&'static str],
+    /// The hardware peak its achieved rate is a fraction of (written into its results as
+    /// `peak_class`; `scripts/gpu-check.sh` reads it there).
+    pub(crate) peak: PeakClass,
 }

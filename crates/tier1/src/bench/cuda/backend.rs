@@ -154,8 +154,8 @@ impl Backend for CudaBackend {
     }
 
     fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-        let spec = crate::bench::table::supported("cuda", key)?;
-        let plan = (spec.cuda.plan)(shapes)?;
+        let (spec, kernel) = super::kernels::spec(key)?;
+        let plan = (spec.plan)(shapes)?;
         let problems: Vec<String> = plan
             .validate()
             .into_iter()
@@ -167,7 +167,7 @@ impl Backend for CudaBackend {
                 problems.join("; ")
             )));
         }
-        let (data, cpu) = (spec.cuda.inputs)(shapes, seed)?;
+        let (data, cpu) = (spec.inputs)(shapes, seed)?;
         let signature = cpu
             .variants
             .first()
@@ -186,7 +186,7 @@ impl Backend for CudaBackend {
         Ok(Workload {
             variants,
             work: cpu.work,
-            baseline_file: format!("kernels/{}", spec.kernel.file),
+            baseline_file: format!("kernels/{}", kernel.file),
             reference: cpu.reference,
         })
     }

@@ -1,7 +1,11 @@
 //! The kernel registry, derived from the table of targets (`crate::bench::table::TARGETS`): every
-//! embedded kernel file (`kernels/<key>.cu`) and which `extern "C" __global__` entries each
-//! target's launchers use, per variant.
+//! embedded kernel file (`kernels/<key>.cu`), which `extern "C" __global__` entries each
+//! target's launchers use, per variant, and each target's CUDA side by key ([`spec`]). The one
+//! module of `cuda/` that reads the table: the backend and compiler go through it, the plan files
+//! (below the table) never do.
 
+use crate::bench::backend::BackendError;
+use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::table::TARGETS;
 
 pub use super::source::{KernelSource, entry_points};
@@ -31,6 +35,12 @@ pub const LAUNCHES: [(&str, &[&str], &[&str]); TARGETS.len()] = {
     }
     out
 };
+
+/// The CUDA side of built-in target `key` with its kernel file, or
+/// [`BackendError::Unsupported`] naming `cuda`.
+pub(crate) fn spec(key: &str) -> Result<(&'static CudaSpec, &'static KernelSource), BackendError> {
+    crate::bench::table::supported("cuda", key).map(|t| (&t.cuda, &t.kernel))
+}
 
 /// Launch-registry entries of `target_key` (baseline then optimized, deduplicated).
 pub fn launched_entries(target_key: &str) -> Vec<&'static str> {

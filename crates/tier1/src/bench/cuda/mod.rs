@@ -1,8 +1,9 @@
-//! The CUDA backend: the kernel registry derived from the table of targets (`kernels`), each
-//! embedded source and its parsing (`source`), their compilation to PTX (`compile`), the
-//! run-time probe of the driver and NVRTC (`probe`), device-free launch plans (`plan`) and one
-//! plan file per target (`plans`). Every GPU path is guarded: a missing library or device is a
-//! [`CudaError`], never a panic.
+//! The CUDA backend: the kernel registry derived from the table of targets (`kernels`, the one
+//! module here that reads the table), each embedded source and its parsing (`source`), their
+//! compilation to PTX (`compile`), the run-time probe of the driver and NVRTC (`probe`),
+//! device-free launch plans (`plan`), one plan file per target (`plans`) and the CUDA side each
+//! defines (`spec`, a leaf the table holds). Every GPU path is guarded: a missing library or
+//! device is a [`CudaError`], never a panic.
 
 pub(crate) mod backend;
 pub(crate) mod compile;
@@ -15,6 +16,7 @@ pub(crate) mod plans;
 pub(crate) mod probe;
 pub(crate) mod shared;
 pub(crate) mod source;
+pub(crate) mod spec;
 
 pub use compile::{compile_kernel, nvrtc_present};
 pub use error::CudaError;

@@ -43,91 +43,34 @@ pub(crate) fn derive(
         m.baseline_p75_ms = Some(b.stats.p75_ms);
         m.baseline_memory_mb = b.memory_peak_bytes.map(bytes_to_mb).map(Finite::from);
     }
-    let mut problems = Vec::new();
-    let mut best: Option<(&VariantResult, estimate::PairEstimate)> = None;
-    if let Some(ver) = base.and_then(|b| b.verification.as_ref())
-        && !ver.passed
-    {
-        problems.push(format!(
-            "baseline output differs from the f64 reference{}",
-            ver.reference
-                .as_ref()
-                .map(|r| format!(" (max abs err {:.3e})", r.max_abs_err))
-                .unwrap_or_default()
-        ));
-    }
+    let mut problems: Vec<String> = base.and_then(baseline_problem).into_iter().collect();
     let optimized: Vec<&VariantResult> = t
         .variants
         .iter()
         .filter(|v| v.role == Role::Optimized)
         .collect();
-    for (k, v) in optimized.iter().enumerate() {
-        let Some(b) = base else { break };
-        // The variant's index in the file (the baseline is index 0).
-        let index = t
-            .variants
-            .iter()
-            .position(|x| std::ptr::eq(x, *v))
-            .unwrap_or(k + 1);
-        if v.input_signature != b.input_signature {
-            problems.push(format!(
-                "input signature of {} ({}) differs from baseline ({})",
-                v.name,
-                v.input_signature.describe(),
-                b.input_signature.describe()
-            ));
-            continue;
-        }
-        let Some(ver) = &v.verification else {
-            problems.push(format!("missing verification for {}", v.name));
-            continue;
-        };
-        m.max_abs_err = Some(m.max_abs_err.unwrap_or_default().max(ver.max_abs_err));
-        m.max_rel_err = Some(m.max_rel_err.unwrap_or_default().max(ver.max_rel_err));
-        if !ver.passed {
-            problems.push(format!(
-                "{} output differs from baseline: {} of {} elements outside tolerance (max abs err {:.3e}, max rel err {:.3e}){}",
-                v.name,
-                ver.mismatches,
-                ver.elements,
-                ver.max_abs_err,
-                ver.max_rel_err,
-                ver.message.as_deref().map(|s| format!("; {s}")).unwrap_or_default()
-            ));
-            continue;
-        }
-        let pair = match t.sampling.as_ref().filter(|s| s.passes.len() > 1) {
-            Some(s) => {
-                let counts: Vec<(u32, u32)> = s
-                    .passes
-                    .iter()
-                    .map(|p| (p.samples_of(0), p.samples_of(index)))
-                    .collect();
-                estimate::pooled(estimator, &b.samples_ms, &v.samples_ms, &counts)
+    let mut best: Option<(&VariantResult, estimate::PairEstimate)> = None;
+    if let Some(b) = base {
+        for (k, v) in optimized.iter().enumerate() {
+            if let Err(problem) = check_variant(b, v, &mut m) {
+                problems.push(problem);
+                continue;
             }
-            None => estimator.pair(&b.samples_ms, &v.samples_ms),
-        };
-        let speedup = match (&t.sampling, &pair) {
-            (Some(_), Some(e)) => Some(e.speedup),
-            // Version 1 files (no rounds): the ratio of medians they were written with.
-            (None, _) => (b.stats.median_ms > 0.0 && v.stats.median_ms > 0.0)
-                .then(|| b.stats.median_ms.get() / v.stats.median_ms.get()),
-            (Some(_), None) => None,
-        };
-        if let Some(s) = speedup
-            && m.best_speedup.is_none_or(|best| s > best)
-        {
-            m.best_speedup = Some(s.into());
-            m.best_optimization = Some(v.name.clone());
-            best = t.sampling.as_ref().and(pair.clone()).map(|e| (*v, e));
-        }
-        if let (Some(bb), Some(vb)) = (b.memory_peak_bytes, v.memory_peak_bytes)
-            && bb > 0
-        {
-            let pct = (bb as f64 - vb as f64) / bb as f64 * 100.0;
-            if m.best_memory_savings_pct.is_none_or(|best| pct > best) {
-                m.best_memory_savings_pct = Some(pct.into());
+            // The variant's index in the file (the baseline is index 0).
+            let index = t
+                .variants
+                .iter()
+                .position(|x| std::ptr::eq(x, *v))
+                .unwrap_or(k + 1);
+            let pair = pair_estimate(t, b, v, index, estimator);
+            if let Some(s) = speedup(t, b, v, pair.as_ref())
+                && m.best_speedup.is_none_or(|best| s > best)
+            {
+                m.best_speedup = Some(s.into());
+                m.best_optimization = Some(v.name.clone());
+                best = t.sampling.as_ref().and(pair).map(|e| (*v, e));
             }
+            record_memory_savings(b, v, &mut m);
         }
     }
     if let (Some(b), Some((v, e))) = (base, best) {
@@ -159,33 +102,133 @@ pub(crate) fn derive(
             m,
         );
     }
-    match t.optimization_goal {
-        Goal::Speed => match m.best_speedup.map(f64::from) {
-            Some(s) if s >= min_speedup => (status::SUCCEEDED.into(), None, m),
-            Some(s) => (
-                status::FAILED_NO_SPEEDUP.into(),
-                Some(no_speedup_message(s, min_speedup)),
-                m,
-            ),
-            None => (
-                status::FAILED_ERROR.into(),
-                Some("no positive timing to compute a speedup from".into()),
-                m,
-            ),
-        },
-        Goal::Time => derive_single(t, estimator),
-        Goal::Memory => {
-            if m.baseline_memory_mb.is_some_and(|b| b > 0.0) && m.best_memory_savings_pct.is_some()
-            {
-                (status::SUCCEEDED.into(), None, m)
-            } else {
-                (
-                    status::FAILED_ERROR.into(),
-                    Some("memory goal but no baseline memory was measured (is the counting allocator installed?)".into()),
-                    m,
-                )
-            }
+    let (status, message) = match t.optimization_goal {
+        Goal::Speed => speed_verdict(&m, min_speedup),
+        Goal::Memory => memory_verdict(&m),
+        Goal::Time => return derive_single(t, estimator),
+    };
+    (status, message, m)
+}
+
+/// Why the baseline fails the target: its output differs from the f64 reference.
+fn baseline_problem(b: &VariantResult) -> Option<String> {
+    let ver = b.verification.as_ref().filter(|ver| !ver.passed)?;
+    Some(format!(
+        "baseline output differs from the f64 reference{}",
+        ver.reference
+            .as_ref()
+            .map(|r| format!(" (max abs err {:.3e})", r.max_abs_err))
+            .unwrap_or_default()
+    ))
+}
+
+/// Whether optimized variant `v` counts (the baseline's input signature, a verification record
+/// that passed), else why not. A verified record's errors raise the target's maxima, passed or not.
+fn check_variant(b: &VariantResult, v: &VariantResult, m: &mut Metrics) -> Result<(), String> {
+    if v.input_signature != b.input_signature {
+        return Err(format!(
+            "input signature of {} ({}) differs from baseline ({})",
+            v.name,
+            v.input_signature.describe(),
+            b.input_signature.describe()
+        ));
+    }
+    let Some(ver) = &v.verification else {
+        return Err(format!("missing verification for {}", v.name));
+    };
+    m.max_abs_err = Some(m.max_abs_err.unwrap_or_default().max(ver.max_abs_err));
+    m.max_rel_err = Some(m.max_rel_err.unwrap_or_default().max(ver.max_rel_err));
+    if !ver.passed {
+        return Err(format!(
+            "{} output differs from baseline: {} of {} elements outside tolerance (max abs err {:.3e}, max rel err {:.3e}){}",
+            v.name,
+            ver.mismatches,
+            ver.elements,
+            ver.max_abs_err,
+            ver.max_rel_err,
+            ver.message
+                .as_deref()
+                .map(|s| format!("; {s}"))
+                .unwrap_or_default()
+        ));
+    }
+    Ok(())
+}
+
+/// The estimate of the pair baseline `b` / variant `v` (at `index` in the file): pooled over the
+/// passes when there are several, else over the samples.
+fn pair_estimate(
+    t: &TargetResult,
+    b: &VariantResult,
+    v: &VariantResult,
+    index: usize,
+    estimator: Estimator,
+) -> Option<estimate::PairEstimate> {
+    match t.sampling.as_ref().filter(|s| s.passes.len() > 1) {
+        Some(s) => {
+            let counts: Vec<(u32, u32)> = s
+                .passes
+                .iter()
+                .map(|p| (p.samples_of(0), p.samples_of(index)))
+                .collect();
+            estimate::pooled(estimator, &b.samples_ms, &v.samples_ms, &counts)
         }
+        None => estimator.pair(&b.samples_ms, &v.samples_ms),
+    }
+}
+
+/// The speedup of `v` over `b`: the pair's estimate, or for version 1 files (no rounds) the ratio
+/// of medians they were written with.
+fn speedup(
+    t: &TargetResult,
+    b: &VariantResult,
+    v: &VariantResult,
+    pair: Option<&estimate::PairEstimate>,
+) -> Option<f64> {
+    match (&t.sampling, pair) {
+        (Some(_), Some(e)) => Some(e.speedup),
+        (None, _) => (b.stats.median_ms > 0.0 && v.stats.median_ms > 0.0)
+            .then(|| b.stats.median_ms.get() / v.stats.median_ms.get()),
+        (Some(_), None) => None,
+    }
+}
+
+/// Raises the best memory savings to `v`'s over `b` when both were counted.
+fn record_memory_savings(b: &VariantResult, v: &VariantResult, m: &mut Metrics) {
+    if let (Some(bb), Some(vb)) = (b.memory_peak_bytes, v.memory_peak_bytes)
+        && bb > 0
+    {
+        let pct = (bb as f64 - vb as f64) / bb as f64 * 100.0;
+        if m.best_memory_savings_pct.is_none_or(|best| pct > best) {
+            m.best_memory_savings_pct = Some(pct.into());
+        }
+    }
+}
+
+/// Status and message of a verified speed pair: its best speedup against `min_speedup`.
+fn speed_verdict(m: &Metrics, min_speedup: f64) -> (String, Option<String>) {
+    match m.best_speedup.map(f64::from) {
+        Some(s) if s >= min_speedup => (status::SUCCEEDED.into(), None),
+        Some(s) => (
+            status::FAILED_NO_SPEEDUP.into(),
+            Some(no_speedup_message(s, min_speedup)),
+        ),
+        None => (
+            status::FAILED_ERROR.into(),
+            Some("no positive timing to compute a speedup from".into()),
+        ),
+    }
+}
+
+/// Status and message of a verified memory pair: a baseline memory and a saving were measured.
+fn memory_verdict(m: &Metrics) -> (String, Option<String>) {
+    if m.baseline_memory_mb.is_some_and(|b| b > 0.0) && m.best_memory_savings_pct.is_some() {
+        (status::SUCCEEDED.into(), None)
+    } else {
+        (
+            status::FAILED_ERROR.into(),
+            Some("memory goal but no baseline memory was measured (is the counting allocator installed?)".into()),
+        )
     }
 }
 

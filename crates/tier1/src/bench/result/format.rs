@@ -99,6 +99,20 @@ pub struct Work {
     pub bytes: Option<Finite>,
 }
 
+/// Which hardware peak a built-in target's achieved rate is a fraction of (its *peak class*): the
+/// rate is FLOP/s for the compute classes and bytes/s for `memory`. Set from the target's line in
+/// the table of built-in targets (`bench/table.rs`); command targets have none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PeakClass {
+    /// FP32 (non-tensor) compute, FLOP/s.
+    Fp32,
+    /// BF16 tensor-core compute (dense), FLOP/s.
+    Bf16Tensor,
+    /// Memory bandwidth, bytes/s.
+    Memory,
+}
+
 /// One input tensor of a signature.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -274,6 +288,10 @@ pub struct TargetResult {
     /// Work per execution.
     #[serde(default)]
     pub work: Work,
+    /// The hardware peak the achieved rate is measured against (built-in targets; absent for
+    /// command targets and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_class: Option<PeakClass>,
     /// Repo-relative source of the baseline implementation.
     #[serde(default)]
     pub baseline_file: Option<String>,
@@ -348,6 +366,7 @@ pub(crate) fn empty_result(t: &Target, shapes: &BTreeMap<String, u64>) -> Target
         shapes: shapes.clone(),
         tolerance: t.tolerance,
         work: Default::default(),
+        peak_class: None,
         baseline_file: None,
         artifacts: Default::default(),
         failure: None,

@@ -40,6 +40,7 @@ fn target(goal: Goal, variants: Vec<VariantResult>) -> TargetResult {
         shapes: BTreeMap::new(),
         tolerance: t.tolerance,
         work: Work::default(),
+        peak_class: None,
         baseline_file: Some("/abs/file.py".into()),
         artifacts: BTreeMap::from([("nsys_rep".into(), "artifacts/x.nsys-rep".into())]),
         failure: None,
@@ -236,4 +237,22 @@ fn a_sample_takes_at_most_its_share_of_a_results_file() {
         per_sample <= crate::bench::limits::SAMPLE_MAX_BYTES,
         "{per_sample} bytes per sample"
     );
+}
+
+#[test]
+fn the_peak_class_is_written_in_snake_case_and_omitted_when_absent() {
+    let mut t = target(Goal::Speed, Vec::new());
+    let json = serde_json::to_value(&t).unwrap();
+    assert!(json.get("peak_class").is_none(), "absent when None: {json}");
+    for (class, text) in [
+        (PeakClass::Fp32, "fp32"),
+        (PeakClass::Bf16Tensor, "bf16_tensor"),
+        (PeakClass::Memory, "memory"),
+    ] {
+        t.peak_class = Some(class);
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["peak_class"], text);
+        let back: TargetResult = serde_json::from_value(json).unwrap();
+        assert_eq!(back.peak_class, Some(class));
+    }
 }

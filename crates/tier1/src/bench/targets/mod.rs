@@ -1,4 +1,4 @@
-//! The six built-in tier-1 targets (one file each: `Params`, seeded `inputs`, baseline, optimized
+//! The built-in tier-1 targets (one file each: `Params`, seeded `inputs`, baseline, optimized
 //! and reference functions, the CPU `workload` and its memory `footprint`), how `Params` are read
 //! from the shapes (`params`), the numeric helpers they share (`math`) and the glue that turns
 //! their functions into variants (`variant`). Every target's inputs, baseline, optimized and

@@ -8,7 +8,7 @@ use crate::bench::cuda::launch_sizes::{FUSED_MMA_SHARED, GEMM_TILE_SHARED, MMA_T
 use crate::bench::cuda::plan::{
     Arg, Output, Plan, blocks, blocks_capped, buf, int, launch, launch3,
 };
-use crate::bench::target_spec::CudaSpec;
+use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::targets::block_scaling::{self, Params};
 use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;

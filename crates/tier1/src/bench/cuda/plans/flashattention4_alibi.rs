@@ -6,7 +6,7 @@ use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::host::{self, HostData};
 use crate::bench::cuda::launch_sizes::{BLOCK_REDUCE_SHARED, flash_shared};
 use crate::bench::cuda::plan::{Arg, Plan, blocks, buf, int, launch, launch3};
-use crate::bench::target_spec::CudaSpec;
+use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::targets::flashattention4_alibi::{self, Params};
 use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;

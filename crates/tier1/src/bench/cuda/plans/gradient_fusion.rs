@@ -5,7 +5,7 @@ use super::build::{f32_out, input, owned, variant};
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::host::{self, HostData};
 use crate::bench::cuda::plan::{Arg, Plan, Step, blocks_capped, buf, int, launch};
-use crate::bench::target_spec::CudaSpec;
+use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::targets::gradient_fusion::{self, Params};
 use crate::bench::targets::params::ShapeParams;
 use std::sync::Arc;

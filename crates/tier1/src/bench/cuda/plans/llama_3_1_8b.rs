@@ -12,7 +12,7 @@ use crate::bench::cuda::launch_sizes::{BLOCK_REDUCE_SHARED, GEMM_TILE_SHARED, fl
 use crate::bench::cuda::plan::{
     Arg, Output, Plan, Step, VariantPlan, blocks, buf, buf_at, int, launch, launch3,
 };
-use crate::bench::target_spec::CudaSpec;
+use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::targets::llama_3_1_8b::{self, EPS, Params, ROPE_THETA};
 use crate::bench::targets::math::causal_mask;
 use crate::bench::targets::params::ShapeParams;

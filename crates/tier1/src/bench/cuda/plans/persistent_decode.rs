@@ -6,7 +6,7 @@ use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::host::{self, HostData};
 use crate::bench::cuda::launch_sizes::BLOCK_REDUCE_SHARED;
 use crate::bench::cuda::plan::{Arg, Plan, blocks, buf, buf_at, int, launch};
-use crate::bench::target_spec::CudaSpec;
+use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::targets::params::ShapeParams;
 use crate::bench::targets::persistent_decode::{self, Params};
 use std::sync::Arc;

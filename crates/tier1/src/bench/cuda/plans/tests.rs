@@ -1,25 +1,25 @@
-//! Unit tests of the per-target plans and host buffers, reached through the table of targets.
+//! Unit tests of the per-target plans and host buffers, reached through the kernel registry (the
+//! table of targets' CUDA side).
 use crate::bench::backend::{BackendError, Shapes};
 use crate::bench::cuda::LAUNCHES;
 use crate::bench::cuda::host::{self, HostData, kv_decode, kv_segments};
-use crate::bench::cuda::kernels::KERNELS;
+use crate::bench::cuda::kernels::{KERNELS, spec};
 use crate::bench::cuda::plan::{Arg, DEFAULT_SHARED_LIMIT, Output, Owner, Plan, Step, VariantPlan};
-use crate::bench::table::{BUILTIN_KEYS, supported};
 use crate::bench::targets::{block_scaling, kv_standard, llama_3_1_8b};
 use crate::suite::Suite;
 
-/// The plan of built-in target `key` at `shapes`, looked up in the table.
+/// The plan of built-in target `key` at `shapes`, looked up in the registry.
 fn plan(key: &str, shapes: &Shapes) -> Result<Plan, BackendError> {
-    (supported("cuda", key)?.cuda.plan)(shapes)
+    (spec(key)?.0.plan)(shapes)
 }
 
-/// The host buffers and CPU twin of `key`, looked up in the table.
+/// The host buffers and CPU twin of `key`, looked up in the registry.
 fn inputs(
     key: &str,
     shapes: &Shapes,
     seed: u64,
 ) -> Result<(host::Inputs, crate::bench::backend::Workload), BackendError> {
-    (supported("cuda", key)?.cuda.inputs)(shapes, seed)
+    (spec(key)?.0.inputs)(shapes, seed)
 }
 
 fn shapes(key: &str, profile: &str) -> Shapes {
@@ -30,7 +30,7 @@ fn shapes(key: &str, profile: &str) -> Shapes {
 
 #[test]
 fn every_plan_is_valid_and_matches_kernel_signatures_at_minimal_smoke_and_cpu() {
-    for key in BUILTIN_KEYS {
+    for (key, ..) in LAUNCHES {
         for profile in ["minimal", "smoke", "cpu"] {
             let plan =
                 plan(key, &shapes(key, profile)).unwrap_or_else(|e| panic!("{key} {profile}: {e}"));
@@ -282,7 +282,7 @@ fn llama_weights_are_transposed_and_rope_permuted() {
 #[test]
 fn every_target_has_host_data_of_the_planned_sizes_at_smoke() {
     let suite = crate::suite::Suite::embedded();
-    for key in BUILTIN_KEYS {
+    for (key, ..) in LAUNCHES {
         let shapes = suite
             .target(key)
             .and_then(|t| t.shapes.get("smoke").cloned())
