@@ -49,7 +49,7 @@
 //!   times), a shard's record and evidence layout, and the merge of the shards into one night.
 //! - [`sidebyside`] — the anchor's own code built from a clean worktree (cached by commit) and
 //!   measured interleaved with the current build: `worse`, `same` or `unknown` ([`sidebyside::confirm()`]).
-//! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the six targets on CPU and CUDA,
+//! - [`bench`](mod@bench) — the harness (sampling, estimates, machine state), the built-in targets on CPU and CUDA,
 //!   command targets, results files.
 //! - [`compaction`] — sealing old runs into segments before a package would approach restore's
 //!   caps, with every run the live rules need kept live; the package write publish and promote share.

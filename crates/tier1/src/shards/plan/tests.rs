@@ -2,13 +2,22 @@ use super::*;
 use crate::aggregate::fixtures::{measured, speed_target, summary, with_status};
 use crate::history::model::IndexRow;
 
-/// The embedded suite's keys, in suite order.
+/// The embedded suite's first six targets: the plans below are worked out for six, whatever
+/// the table holds.
+fn six() -> Suite {
+    let mut s = Suite::embedded();
+    s.targets.truncate(6);
+    assert_eq!(
+        s.targets.len(),
+        6,
+        "the embedded suite has at least six targets"
+    );
+    s
+}
+
+/// [`six`]'s keys, in suite order.
 fn keys() -> Vec<String> {
-    Suite::embedded()
-        .targets
-        .iter()
-        .map(|t| t.key.clone())
-        .collect()
+    six().targets.iter().map(|t| t.key.clone()).collect()
 }
 
 fn time_of(seconds: f64) -> TargetTime {
@@ -20,7 +29,7 @@ fn time_of(seconds: f64) -> TargetTime {
 
 #[test]
 fn lpt_balances_by_recorded_time_and_keeps_suite_order_within_a_shard() {
-    let suite = Suite::embedded();
+    let suite = six();
     let k = keys();
     // Six targets: 10, 9, 1, 1, 1, 8 seconds.
     let times: BTreeMap<String, TargetTime> = k
@@ -53,7 +62,7 @@ fn lpt_balances_by_recorded_time_and_keeps_suite_order_within_a_shard() {
 
 #[test]
 fn a_new_target_gets_the_median_of_the_recorded_ones() {
-    let suite = Suite::embedded();
+    let suite = six();
     let k = keys();
     let known: BTreeMap<String, TargetTime> = [(&k[0], 2.0), (&k[1], 4.0), (&k[2], 30.0)]
         .into_iter()
@@ -92,7 +101,7 @@ fn write_history(root: &Path, runs: &[(&str, Vec<TargetSummary>)]) {
 #[test]
 fn recorded_times_come_from_the_newest_run_that_measured_each_target() {
     let t = tempfile::tempdir().unwrap();
-    let suite = Suite::embedded();
+    let suite = six();
     let k = keys();
     let row = |key: &str, ms: f64| measured(speed_target(key, ms, 2.0), 0.5);
     write_history(
@@ -125,7 +134,7 @@ fn recorded_times_come_from_the_newest_run_that_measured_each_target() {
 
 #[test]
 fn a_plan_checks_itself_and_its_digest_covers_every_field() {
-    let suite = Suite::embedded();
+    let suite = six();
     let plan = crate::shards::testkit::plan(&suite, 4);
     assert_eq!(plan.shards, 4);
     assert_eq!(plan.problem(&suite), None);
