@@ -157,6 +157,7 @@ fn measure(
         artifacts: Default::default(),
         failure: None,
         min_speedup: None,
+        peak_class: None,
         variants: vec![
             variant("baseline", Role::Baseline, b),
             variant("optimized", Role::Optimized, o),

@@ -145,6 +145,7 @@ pub fn results(spec: &RunSpec, suite: &Suite) -> ResultsFile {
                 artifacts: Default::default(),
                 failure: None,
                 min_speedup: None,
+                peak_class: None,
                 variants: vec![
                     variant(
                         "baseline",
