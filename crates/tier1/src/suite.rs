@@ -23,8 +23,8 @@ pub(crate) use discover::SuiteSource;
 pub use error::SuiteError;
 pub(crate) use format::{OutputFormat, VariantMap, variant_name};
 pub(crate) use names::{RunNames, run_names};
-pub(crate) use profile::{BackendKind, MIN_ROUNDS};
 pub use profile::Profile;
+pub(crate) use profile::{BackendKind, MIN_ROUNDS};
 pub use settings::Clock;
 pub(crate) use settings::{
     AnchorPrecision, SideBySideSetting, TargetSettings, ThresholdBook, ThresholdOverrides,

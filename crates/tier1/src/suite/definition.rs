@@ -2,7 +2,7 @@
 //! a suite file.
 
 use super::{
-    Profile, RunnerClass, SideBySideSetting, SuiteError, Target, Thresholds, lines, limits,
+    Profile, RunnerClass, SideBySideSetting, SuiteError, Target, Thresholds, limits, lines,
     parse_error, validate,
 };
 use serde::{Deserialize, Serialize};
@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The canonical suite shipped with tier1, embedded so a newcomer's first run needs no file.
-pub const EMBEDDED_TIER1_YAML: &str = include_str!("../../../../configs/benchmark_suites/tier1.yaml");
+pub const EMBEDDED_TIER1_YAML: &str =
+    include_str!("../../../../configs/benchmark_suites/tier1.yaml");
 
 /// A parsed, validated suite definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

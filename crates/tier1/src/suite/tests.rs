@@ -7,8 +7,7 @@ fn embedded_suite_has_its_built_in_targets_once_each() {
     // Which targets, in which order, is the table's (`bench::table`'s tests compare the
     // embedded suite with it); here: built-in targets, each key once.
     let s = Suite::embedded();
-    let keys: std::collections::BTreeSet<_> =
-        s.targets.iter().map(|t| t.key.as_str()).collect();
+    let keys: std::collections::BTreeSet<_> = s.targets.iter().map(|t| t.key.as_str()).collect();
     assert_eq!(keys.len(), s.targets.len());
     assert!(!keys.is_empty());
     assert!(s.targets.iter().all(|t| t.kind == TargetKind::Builtin));
@@ -90,8 +89,7 @@ fn a_zero_timeout_is_refused_at_its_line() {
         .unwrap()
         + 1;
     assert!(
-        e.contains(&format!("line {want}:"))
-            && e.contains("timeout_s must be at least 1, found 0"),
+        e.contains(&format!("line {want}:")) && e.contains("timeout_s must be at least 1, found 0"),
         "{e}"
     );
 }
