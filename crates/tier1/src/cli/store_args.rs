@@ -34,9 +34,9 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// The store spec (`super::store_spec`): the one given, else `github` inside Actions.
+    /// The store spec ([`store_spec`]): the one given, else `github` inside Actions.
     pub fn spec(&self) -> Result<String, StoreError> {
-        super::store_spec(self.store.store.clone())
+        store_spec(self.store.store.clone())
     }
 
     /// What opening the store needs besides its spec.
@@ -64,4 +64,16 @@ pub struct HistoryArtifactsArgs {
         value_parser = super::parsers::artifact_prefix
     )]
     pub artifact_prefix: ArtifactPrefix,
+}
+
+/// The artifact store spec a binary uses: the one given, else `github` inside Actions; outside
+/// Actions one must be given (`local:DIR` or `github`).
+pub(crate) fn store_spec(given: Option<String>) -> Result<String, crate::store::StoreError> {
+    match given {
+        Some(s) => Ok(s),
+        None if crate::gha::in_actions() => Ok("github".into()),
+        None => Err(crate::store::StoreError::Invalid(
+            "--store is required outside GitHub Actions: expected `local:DIR` or `github`".into(),
+        )),
+    }
 }

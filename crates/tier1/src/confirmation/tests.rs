@@ -1,10 +1,13 @@
 //! Tests of [`super::apply`] and [`super::suspected`]: worse confirms, same clears (never an
 //! anchor), unknown changes nothing.
 
+use super::decide::CLEARED_REASON;
+use super::suspect::{IMPROVED, RECHECK_CLEARED};
 use super::*;
 use crate::aggregate::fixtures::*;
 use crate::gate::{baseline_eligibility, eligible_anchor_rules, run_accepted};
-use crate::history::SbsRatio;
+use crate::history::model::{RegressionSummary, Summary, SuppressedRegression};
+use crate::history::{SbsRatio, SbsVerdict, SideBySideBlock, SideBySideCheck};
 use crate::regress::compare;
 use crate::suite::Thresholds;
 

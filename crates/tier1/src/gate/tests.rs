@@ -3,7 +3,8 @@
 use super::*;
 use crate::aggregate::fixtures::*;
 use crate::aggregate::{MISSING, compute};
-use crate::history::model::{ChangeRow, SuppressedRegression};
+use crate::exit::Exit;
+use crate::history::model::{ChangeRow, RegressionSummary, Summary, SuppressedRegression};
 use crate::regress::compare;
 use crate::suite::Thresholds;
 

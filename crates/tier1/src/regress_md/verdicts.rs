@@ -2,7 +2,7 @@
 //! and the smallest change it could detect, the targets the measurement could not decide, and
 //! the significant changes a floor kept from the gate, each with the rule that decided.
 
-use super::{cell, cells, inline, line};
+use super::cells::{cell, cells, inline, line};
 use crate::history::model::RegressionSummary;
 use crate::history::{Detection, DetectionMethod, Verdict};
 use crate::suite::UnknownRule;

@@ -1,5 +1,11 @@
 //! Unit tests of `local` (the parent module).
 use super::*;
+use crate::digest::Digest;
+use crate::store::local_check::{LOCK_FILE, STATE_FILE};
+use crate::store::local_lease;
+use crate::store::{ArtifactStore, StoreError};
+use chrono::{DateTime, Duration, Utc};
+use std::fs;
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -244,7 +250,7 @@ fn an_abandoned_run_is_completed_and_a_live_one_is_not() {
         "in_progress",
         "a run without a lease is never touched"
     );
-    let lease_file = super::local_lease::lease_path(s.dir(), live.id);
+    let lease_file = local_lease::lease_path(s.dir(), live.id);
     assert!(lease_file.exists());
     s.complete_run(live.id, "success").unwrap();
     assert!(!lease_file.exists(), "the lease file goes with the run");
