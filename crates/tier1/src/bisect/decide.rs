@@ -89,7 +89,9 @@ mod tests {
     #[test]
     fn next_step_rows() {
         use Cause::*;
-        let rows: [(Option<Cause>, Option<Side>, Verdict, u32, Next); 16] = [
+        /// A comparison's cause, side, verdict and attempt, and the next step.
+        type Row = (Option<Cause>, Option<Side>, Verdict, u32, Next);
+        let rows: [Row; 16] = [
             (None, None, Verdict::Worse, 1, Next::Mark(Mark::Bad)),
             (None, None, Verdict::Same, 1, Next::Mark(Mark::Good)),
             (None, None, Verdict::Same, 2, Next::Mark(Mark::Good)),

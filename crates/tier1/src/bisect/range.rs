@@ -3,7 +3,7 @@
 //! [`crate::sidebyside::fetch`]), and the commits between them on the bad commit's first-parent
 //! chain.
 
-use super::run::{BisectError, BisectRequest};
+use super::request::{BisectError, BisectRequest};
 use crate::sidebyside::fetch;
 use crate::sidebyside::remote::Access;
 use crate::sidebyside::{self, git};

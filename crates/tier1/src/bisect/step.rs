@@ -5,7 +5,7 @@
 
 use super::decide::{Next, Stop, doubled, next_step};
 use super::range::Range;
-use super::run::{BisectError, BisectRequest};
+use super::request::{BisectError, BisectRequest};
 use crate::bisect::report::Step;
 use crate::sidebyside::{self, Budget, ConfirmRequest, Side, SideBySideOutcome, git};
 use std::path::Path;

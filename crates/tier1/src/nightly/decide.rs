@@ -1,7 +1,7 @@
 //! The local main job's decisions, each a pure function of values already read:
-//! [`run`](super::job::run), the chains ([`jobs`](super::jobs), [`sharded`](super::sharded)) and
-//! [`publication`](super::publication) read the store and run the steps, these decide what their
-//! results mean.
+//! [`run`](super::job::run), the chains ([`single`](super::single),
+//! [`sharded`](super::sharded)) and [`publication`](super::publication) read the store and run
+//! the steps, these decide what their results mean.
 //!
 //! | step | decision |
 //! |---|---|

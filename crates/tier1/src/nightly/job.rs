@@ -7,21 +7,9 @@ use super::{NightlyError, NightlyOutcome, NightlyRequest, decide, housekeeping, 
 use crate::exit::{Classify, Exit};
 use crate::store::local::NewRun;
 use crate::suite::RunNames;
-use std::path::Path;
 
 /// Artifact retention, as in the workflow.
 pub(crate) const RETENTION_DAYS: u32 = 90;
-
-/// The repository name a local store models: `local/<store dir name>`.
-pub(crate) fn local_repository(store_dir: &Path) -> String {
-    let name = store_dir
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .filter(|n| crate::fsx::is_safe_component(n))
-        .unwrap_or_else(|| "store".into());
-    format!("local/{name}")
-}
 
 /// Run the local main job.
 pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
@@ -59,7 +47,7 @@ pub fn run(req: &NightlyRequest) -> Result<NightlyOutcome, NightlyError> {
         };
         let r = match shards {
             Some(n) => super::sharded::chain(&plan, n, &mut outcome),
-            None => jobs::chain(&plan, &mut outcome),
+            None => super::single::chain(&plan, &mut outcome),
         };
         if req.keep_work {
             let kept = housekeeping::keep_work(&req.store_dir, wf.id, work.keep());

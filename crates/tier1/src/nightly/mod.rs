@@ -16,6 +16,7 @@ mod producer;
 mod publication;
 mod request;
 mod sharded;
+mod single;
 
 pub(crate) use error::NightlyError;
 pub(crate) use job::RETENTION_DAYS;

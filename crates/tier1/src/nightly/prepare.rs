@@ -3,7 +3,6 @@
 //! the first anchor and the acceptance resolved. What they decide is in [`decide`](super::decide).
 
 use super::decide;
-use super::job::local_repository;
 use super::request::resolve_requester;
 use super::{NightlyError, NightlyRequest, history_out, housekeeping, validate_request};
 use crate::evidence::git::GitInfo;
@@ -11,6 +10,17 @@ use crate::store::StoreError;
 use crate::store::local::LocalStore;
 use crate::suite::RunNames;
 use std::path::Path;
+
+/// The repository name a local store models: `local/<store dir name>`.
+pub(crate) fn local_repository(store_dir: &Path) -> String {
+    let name = store_dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| crate::fsx::is_safe_component(n))
+        .unwrap_or_else(|| "store".into());
+    format!("local/{name}")
+}
 
 /// Refused before anything is recorded: the request's flags and free text, a suite given by path,
 /// a branch name git would refuse, a profile no suite of this checkout defines, and where the
