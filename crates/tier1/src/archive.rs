@@ -2,17 +2,19 @@
 //! and safe bounded extraction (size and member caps, no symlinks, no absolute or `..` paths, safe
 //! components only, prefix stripping, duplicate check, allowed extensions, staged then renamed).
 //! The directory's consistency (no duplicate names, local headers that agree) is checked by the
-//! `directory` submodule; deterministic `.tar.gz` (the container of sealed history segments) is
-//! `tgz`.
+//! `directory` submodule, the extraction itself by `extract`; deterministic `.tar.gz` (the
+//! container of sealed history segments) is `tgz`.
 
 mod directory;
+mod extract;
 mod quiet;
 pub(crate) mod tgz;
+
+pub use extract::extract_safe;
 
 use crate::digest::Digest;
 use crate::exit::{Classify, Exit};
 use crate::fsx;
-use std::collections::BTreeSet;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -305,132 +307,6 @@ fn normalize_member(name: &str, policy: &ExtractPolicy) -> Result<String, String
         ));
     }
     Ok(rel.to_string())
-}
-
-/// Extract `archive` into `dest` (absent or empty) under `policy`, through a staging directory
-/// renamed into place: on any refusal nothing is written to `dest`.
-pub fn extract_safe(
-    archive: &Path,
-    dest: &Path,
-    policy: &ExtractPolicy,
-) -> Result<ExtractReport, ArchiveError> {
-    if !fsx::is_absent_or_empty(dest).map_err(io_err(dest))? {
-        return Err(ArchiveError::DestinationNotEmpty {
-            path: dest.display().to_string(),
-        });
-    }
-    let apath = archive.display().to_string();
-    let size = fs::metadata(archive).map_err(io_err(archive))?.len();
-    if size > policy.max_archive_bytes {
-        return Err(ArchiveError::ArchiveTooLarge {
-            path: apath,
-            limit: policy.max_archive_bytes,
-            found: size,
-        });
-    }
-    let file = fs::File::open(archive).map_err(io_err(archive))?;
-    let mut zip =
-        zip::ZipArchive::new(io::BufReader::new(file)).map_err(|e| ArchiveError::NotZip {
-            path: apath.clone(),
-            message: e.to_string(),
-        })?;
-    if zip.len() > policy.max_members {
-        return Err(ArchiveError::TooManyMembers {
-            path: apath,
-            limit: policy.max_members,
-            found: zip.len(),
-        });
-    }
-    directory::check(&mut zip, archive, policy.max_members)?;
-    let staged = fsx::StagedDir::new(dest).map_err(io_err(dest))?;
-    let mut seen = BTreeSet::new();
-    let mut made_dirs = std::collections::HashSet::new();
-    let mut expanded = 0u64;
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).map_err(|e| ArchiveError::NotZip {
-            path: apath.clone(),
-            message: format!("member #{i}: {e}"),
-        })?;
-        let raw = entry.name_raw().to_vec();
-        let name = String::from_utf8(raw).map_err(|e| ArchiveError::Member {
-            member: String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            message: "name is not UTF-8".into(),
-        })?;
-        let member = |message: String| ArchiveError::Member {
-            member: name.clone(),
-            message,
-        };
-        if entry.is_symlink() {
-            return Err(member("symbolic links are refused".into()));
-        }
-        if entry.encrypted() {
-            return Err(member("encrypted members are refused".into()));
-        }
-        let rel = normalize_member(&name, policy).map_err(&member)?;
-        if entry.is_dir() {
-            continue;
-        }
-        if rel.is_empty() {
-            return Err(member("empty path after prefix stripping".into()));
-        }
-        if !policy.allows(&rel) {
-            return Err(member(format!(
-                "file type refused (expected one of {}, found {rel:?})",
-                policy.allowed_suffixes.join(", ")
-            )));
-        }
-        if !seen.insert(rel.clone()) {
-            return Err(member(format!(
-                "duplicate path {rel:?} after prefix stripping"
-            )));
-        }
-        let out = fsx::join_safe(staged.path(), &rel)
-            .ok_or_else(|| member(format!("unsafe path {rel:?}")))?;
-        if let Some(parent) = out.parent()
-            && !made_dirs.contains(parent)
-        {
-            fs::create_dir_all(parent).map_err(io_err(parent))?;
-            made_dirs.insert(parent.to_path_buf());
-        }
-        fsx::fault::hit(fsx::fault::Point::Write, &out).map_err(io_err(&out))?;
-        let mut f = fs::File::create_new(&out).map_err(|e| match e.kind() {
-            // A file where a directory is needed (or the reverse) is a path conflict in the archive;
-            // anything else (a full disk) is the destination's failure, never the archive's.
-            io::ErrorKind::AlreadyExists
-            | io::ErrorKind::NotADirectory
-            | io::ErrorKind::IsADirectory => member(format!("cannot create {rel:?}: {e}")),
-            _ => io_err(&out)(e),
-        })?;
-        let budget = policy.max_expanded_bytes - expanded;
-        let mut sink = crate::digest::Watched::new(&mut f);
-        let copied = copy_capped(&mut entry, &mut sink, budget);
-        let n = match copied {
-            Ok(n) => n,
-            Err(e) => match sink.take_error() {
-                Some(source) => {
-                    return Err(ArchiveError::Io {
-                        path: out.display().to_string(),
-                        source,
-                    });
-                }
-                None => return Err(member(e.to_string())),
-            },
-        };
-        let Some(n) = n else {
-            return Err(member(format!(
-                "expanded size exceeds the cap of {} bytes",
-                policy.max_expanded_bytes
-            )));
-        };
-        expanded += n;
-    }
-    let mut files: Vec<String> = seen.into_iter().collect();
-    files.sort();
-    staged.commit().map_err(io_err(dest))?;
-    Ok(ExtractReport {
-        files,
-        expanded_bytes: expanded,
-    })
 }
 
 /// Copy at most `budget` bytes; `Ok(None)` when the source holds more. Counts actual bytes read.

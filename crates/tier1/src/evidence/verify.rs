@@ -129,6 +129,7 @@ impl Classify for VerifyError {
 
 /// Verify the uploaded evidence artifact against the local file and the action's digest output.
 pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyReport, VerifyError> {
+    // 1. The request: a run, and the action's digest output.
     if req.run_id == 0 {
         return Err(VerifyError::Invalid("run id must be > 0".into()));
     }
@@ -137,14 +138,53 @@ pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyRe
             "--expected-digest (upload-artifact artifact-digest): {e}"
         ))
     })?;
+    // 2. The local file's digest and length, and the artifact as the store records it.
     let file_err = |source| VerifyError::File {
         path: req.file.display().to_string(),
         source,
     };
     let local = Digest::of_file(&req.file).map_err(file_err)?;
     let local_len = std::fs::metadata(&req.file).map_err(file_err)?.len();
-
     let artifact = lookup(store, req)?;
+    // 3. The three sides agree, and the store keeps the evidence long enough.
+    let rest = check_sides(&artifact, &local, local_len, &action_digest)?;
+    let retention =
+        effective_retention(&artifact).map_err(|(expected, found)| VerifyError::Retention {
+            name: artifact.name.clone(),
+            id: artifact.id,
+            expected,
+            found,
+        })?;
+    if let Some(w) = retention.warning(&artifact) {
+        tracing::warn!("{w}");
+        crate::gha::warning(&w);
+    }
+    // 4. The identity, as the report and the step's outputs.
+    let report = VerifyReport {
+        status: "verified",
+        run_id: req.run_id,
+        evidence_artifact_name: artifact.name.clone(),
+        evidence_artifact_id: artifact.id,
+        evidence_artifact_digest: rest,
+        size_in_bytes: artifact.size_in_bytes,
+        retention_days: retention.days,
+        renewal_window_days: retention.renewal_window_days,
+    };
+    if let Some(path) = &req.github_output {
+        write_outputs(path, &report)?;
+    }
+    Ok(report)
+}
+
+/// The decision of the check: the action's digest output is the local file's, the artifact is
+/// not expired, its REST digest is recorded, valid and the local file's, and its size is the
+/// file's length. Returns the REST digest.
+fn check_sides(
+    artifact: &ArtifactMeta,
+    local: &Digest,
+    local_len: u64,
+    action_digest: &Digest,
+) -> Result<Digest, VerifyError> {
     let mismatch = |what: &str, expected: String, found: String| VerifyError::Mismatch {
         name: artifact.name.clone(),
         id: artifact.id,
@@ -174,7 +214,7 @@ pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyRe
             Digest::parse(d).map_err(|e| mismatch("REST digest", local.to_string(), e.found))?
         }
     };
-    if rest != local {
+    if rest != *local {
         return Err(mismatch(
             "REST digest differs from the local file digest",
             local.to_string(),
@@ -188,53 +228,35 @@ pub fn verify(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<VerifyRe
             artifact.size_in_bytes.to_string(),
         ));
     }
-    let retention =
-        effective_retention(&artifact).map_err(|(expected, found)| VerifyError::Retention {
-            name: artifact.name.clone(),
-            id: artifact.id,
-            expected,
-            found,
-        })?;
-    if let Some(w) = retention.warning(&artifact) {
-        tracing::warn!("{w}");
-        crate::gha::warning(&w);
-    }
-    let report = VerifyReport {
-        status: "verified",
-        run_id: req.run_id,
-        evidence_artifact_name: artifact.name.clone(),
-        evidence_artifact_id: artifact.id,
-        evidence_artifact_digest: rest,
-        size_in_bytes: artifact.size_in_bytes,
-        retention_days: retention.days,
-        renewal_window_days: retention.renewal_window_days,
-    };
-    if let Some(path) = &req.github_output {
-        append_outputs(
-            path,
-            &[
-                (
-                    "evidence_artifact_name",
-                    report.evidence_artifact_name.clone(),
-                ),
-                (
-                    "evidence_artifact_id",
-                    report.evidence_artifact_id.to_string(),
-                ),
-                (
-                    "evidence_artifact_digest",
-                    report.evidence_artifact_digest.to_string(),
-                ),
-            ],
-        )
-        .map_err(|source| VerifyError::Output {
-            path: path.display().to_string(),
-            source,
-        })?;
-    }
-    Ok(report)
+    Ok(rest)
 }
 
+/// The verified identity appended to `$GITHUB_OUTPUT`.
+fn write_outputs(path: &std::path::Path, report: &VerifyReport) -> Result<(), VerifyError> {
+    append_outputs(
+        path,
+        &[
+            (
+                "evidence_artifact_name",
+                report.evidence_artifact_name.clone(),
+            ),
+            (
+                "evidence_artifact_id",
+                report.evidence_artifact_id.to_string(),
+            ),
+            (
+                "evidence_artifact_digest",
+                report.evidence_artifact_digest.to_string(),
+            ),
+        ],
+    )
+    .map_err(|source| VerifyError::Output {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The artifact the request names, uploaded by this run.
 fn lookup(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<ArtifactMeta, VerifyError> {
     let by_id = |id: u64| -> Result<ArtifactMeta, VerifyError> {
         let listing = store.list_run_artifacts(req.run_id, &artifact_rejection)?;
@@ -291,4 +313,86 @@ fn lookup(store: &dyn ArtifactStore, req: &VerifyRequest) -> Result<ArtifactMeta
         });
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn artifact(digest: Option<&str>, size: u64, expired: bool) -> ArtifactMeta {
+        serde_json::from_value(serde_json::json!({
+            "id": 9, "name": "tier1-evidence-7-1", "size_in_bytes": size, "expired": expired,
+            "created_at": "2026-01-01T00:00:00Z", "workflow_run_id": 7, "digest": digest,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn check_sides_rows() {
+        let a = format!("sha256:{}", "a".repeat(64));
+        let b = format!("sha256:{}", "b".repeat(64));
+        let (da, db) = (Digest::parse(&a).unwrap(), Digest::parse(&b).unwrap());
+        /// What was compared, expected and found.
+        type Mismatch<'a> = (&'a str, String, String);
+        let rows: [(ArtifactMeta, &Digest, Option<Mismatch>); 7] = [
+            (artifact(Some(&a), 10, false), &da, None),
+            (
+                artifact(Some(&a), 10, false),
+                &db,
+                Some((
+                    "upload-artifact artifact-digest output differs from the local file digest",
+                    a.clone(),
+                    b.clone(),
+                )),
+            ),
+            (
+                artifact(Some(&a), 10, true),
+                &da,
+                Some(("expired", "false".into(), "true".into())),
+            ),
+            (
+                artifact(None, 10, false),
+                &da,
+                Some(("REST digest", a.clone(), "null (no digest recorded)".into())),
+            ),
+            (
+                artifact(Some("sha256:xyz"), 10, false),
+                &da,
+                Some(("REST digest", a.clone(), "sha256:xyz".into())),
+            ),
+            (
+                artifact(Some(&b), 10, false),
+                &da,
+                Some((
+                    "REST digest differs from the local file digest",
+                    a.clone(),
+                    b.clone(),
+                )),
+            ),
+            (
+                artifact(Some(&a), 11, false),
+                &da,
+                Some((
+                    "size_in_bytes differs from the local file length",
+                    "10".into(),
+                    "11".into(),
+                )),
+            ),
+        ];
+        for (art, action, want) in rows {
+            match (check_sides(&art, &da, 10, action), want) {
+                (Ok(rest), None) => assert_eq!(rest, da),
+                (
+                    Err(VerifyError::Mismatch {
+                        what,
+                        expected,
+                        found,
+                        ..
+                    }),
+                    Some((w, e, f)),
+                ) => assert_eq!((what.as_str(), expected, found), (w, e, f)),
+                (other, want) => panic!("{other:?}, expected {want:?}"),
+            }
+        }
+    }
 }

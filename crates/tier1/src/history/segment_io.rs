@@ -57,65 +57,16 @@ fn parse<T: serde::de::DeserializeOwned>(rel: &str, bytes: &[u8]) -> Result<T, H
 
 /// Seal the rows' run directories into one segment archive.
 pub(crate) fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
+    // 1. Each run directory read whole, in chain order.
     let mut members: Vec<(String, Vec<u8>)> = Vec::new();
     let mut runs = Vec::with_capacity(req.rows.len());
     let mut initial_anchors = Vec::new();
     for (raw, row) in &req.rows {
-        let id = &row.run_id;
-        let prefix = format!("{id}/");
-        for (field, rel) in super::package::row_paths(row) {
-            if !rel.starts_with(&prefix) {
-                return Err(HistoryError::structural(
-                    rel,
-                    format!("cannot seal run {id:?}: `{field}` is not under {prefix:?}"),
-                ));
-            }
+        let run = seal_run(req.root, raw, row, &mut members)?;
+        if row.is_eligible() && run.baseline_run_id.is_none() {
+            initial_anchors.push(row.run_id.clone());
         }
-        let dir = req.root.join(id);
-        let files = crate::fsx::list_files(&dir).map_err(io(id))?;
-        let mut sealed_files = Vec::with_capacity(files.len());
-        let (mut summary, mut regression) = (None, None);
-        for f in files {
-            let rel = format!("{prefix}{f}");
-            let bytes = std::fs::read(dir.join(&f)).map_err(io(&rel))?;
-            if rel == row.summary_path {
-                summary = Some(parse::<Summary>(&rel, &bytes)?);
-            } else if rel == row.regression_json_path {
-                regression = Some(parse::<RegressionSummary>(&rel, &bytes)?);
-            }
-            sealed_files.push(SealedFile {
-                path: rel.clone(),
-                digest: Digest::of_bytes(&bytes).to_string(),
-                bytes: bytes.len() as u64,
-            });
-            members.push((rel, bytes));
-        }
-        let missing = |rel: &str| {
-            HistoryError::structural(rel, format!("cannot seal run {id:?}: the file is missing"))
-        };
-        let summary = summary.ok_or_else(|| missing(&row.summary_path))?;
-        let regression = regression.ok_or_else(|| missing(&row.regression_json_path))?;
-        if row.is_eligible() && regression.baseline_run_id.is_none() {
-            initial_anchors.push(id.clone());
-        }
-        runs.push(SealedRun {
-            row: (*raw).clone(),
-            baseline_run_id: regression.baseline_run_id,
-            files: sealed_files,
-            targets: summary
-                .targets
-                .iter()
-                .map(|t| SealedTarget {
-                    target: t.target.clone(),
-                    key: t.key.clone(),
-                    status: t.status.clone(),
-                    optimization_goal: t.optimization_goal.clone(),
-                    best_speedup: t.best_speedup,
-                    best_memory_savings_pct: t.best_memory_savings_pct,
-                    baseline_time_ms: t.baseline_time_ms,
-                })
-                .collect(),
-        });
+        runs.push(run);
     }
     let Some((_, last)) = req.rows.last() else {
         return Err(HistoryError::structural(
@@ -123,6 +74,7 @@ pub(crate) fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
             format!("segment {}: nothing to seal", req.name),
         ));
     };
+    // 2. The manifest first, then the files: the archive.
     let chain_head = last.chain_sha256.clone().unwrap_or_default();
     let manifest = SegmentManifest {
         format: SEGMENT_FORMAT.into(),
@@ -140,6 +92,7 @@ pub(crate) fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
     members.insert(0, (MANIFEST_MEMBER.to_string(), manifest_bytes));
     let bytes = tgz::write(Vec::new(), &members)
         .map_err(|e| HistoryError::structural(&path, format!("cannot write: {e}")))?;
+    // 3. The index's record of the segment.
     let chart = super::segment_chart::chart_of(
         req.rows
             .iter()
@@ -165,6 +118,68 @@ pub(crate) fn seal(req: &SealRequest<'_>) -> Result<Sealed, HistoryError> {
         extra: Map::new(),
     };
     Ok(Sealed { bytes, record })
+}
+
+/// One run sealed: its row's paths must lie in its directory, every file of which is read into
+/// `members` (with its digest in the sealed run), its summary and regression summary among them.
+fn seal_run(
+    root: &Path,
+    raw: &Map<String, Value>,
+    row: &IndexRow,
+    members: &mut Vec<(String, Vec<u8>)>,
+) -> Result<SealedRun, HistoryError> {
+    let id = &row.run_id;
+    let prefix = format!("{id}/");
+    for (field, rel) in super::package::row_paths(row) {
+        if !rel.starts_with(&prefix) {
+            return Err(HistoryError::structural(
+                rel,
+                format!("cannot seal run {id:?}: `{field}` is not under {prefix:?}"),
+            ));
+        }
+    }
+    let dir = root.join(id);
+    let files = crate::fsx::list_files(&dir).map_err(io(id))?;
+    let mut sealed_files = Vec::with_capacity(files.len());
+    let (mut summary, mut regression) = (None, None);
+    for f in files {
+        let rel = format!("{prefix}{f}");
+        let bytes = std::fs::read(dir.join(&f)).map_err(io(&rel))?;
+        if rel == row.summary_path {
+            summary = Some(parse::<Summary>(&rel, &bytes)?);
+        } else if rel == row.regression_json_path {
+            regression = Some(parse::<RegressionSummary>(&rel, &bytes)?);
+        }
+        sealed_files.push(SealedFile {
+            path: rel.clone(),
+            digest: Digest::of_bytes(&bytes).to_string(),
+            bytes: bytes.len() as u64,
+        });
+        members.push((rel, bytes));
+    }
+    let missing = |rel: &str| {
+        HistoryError::structural(rel, format!("cannot seal run {id:?}: the file is missing"))
+    };
+    let summary = summary.ok_or_else(|| missing(&row.summary_path))?;
+    let regression = regression.ok_or_else(|| missing(&row.regression_json_path))?;
+    Ok(SealedRun {
+        row: raw.clone(),
+        baseline_run_id: regression.baseline_run_id,
+        files: sealed_files,
+        targets: summary
+            .targets
+            .iter()
+            .map(|t| SealedTarget {
+                target: t.target.clone(),
+                key: t.key.clone(),
+                status: t.status.clone(),
+                optimization_goal: t.optimization_goal.clone(),
+                best_speedup: t.best_speedup,
+                best_memory_savings_pct: t.best_memory_savings_pct,
+                baseline_time_ms: t.baseline_time_ms,
+            })
+            .collect(),
+    })
 }
 
 fn refused(rel: &str, e: tgz::TgzError) -> HistoryError {

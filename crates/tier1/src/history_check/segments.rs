@@ -15,7 +15,7 @@ use crate::history::model::{INDEX_FILE, IndexRow, RegressionSummary, Summary};
 use crate::history::package::{IndexDoc, RunFiles};
 use crate::history::segment::{
     LEGACY_SEGMENTED_SCHEMA_VERSION, SEGMENT_FORMAT_VERSION, SEGMENTED_SCHEMA_VERSION,
-    SEGMENTS_DIR, SegmentRecord, is_segment_path, segment_path,
+    SEGMENTS_DIR, SealedFile, SegmentManifest, SegmentRecord, is_segment_path, segment_path,
 };
 use crate::history::segment_io::read_segment;
 use std::collections::{BTreeMap, BTreeSet};
@@ -332,6 +332,8 @@ enum Archive {
     Vault(Vec<u8>),
 }
 
+/// One sealed segment checked deep against its record `s` (the module docs): returns its rows
+/// and the number of files whose digests were checked.
 fn check_segment(
     doc: &IndexDoc,
     s: &SegmentRecord,
@@ -339,27 +341,79 @@ fn check_segment(
 ) -> Result<(Vec<IndexRow>, usize), HistoryError> {
     let rel = &s.path;
     let (m, members) = read_segment(rel, src)?;
-    let agree = |what: &str, same: bool| {
-        if same {
-            Ok(())
-        } else {
-            Err(bad(
-                rel,
-                &s.name,
-                format!("manifest {what} differs from the index record"),
-            ))
+    // 1. The manifest is the record's.
+    check_manifest(doc, s, &m)?;
+    // 2. The members, each once; the rows linked from `chain_prev` to `chain_head`, each run's
+    // files with their digests, and nothing archived the manifest does not list.
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for (name, b) in members {
+        if files.insert(name.clone(), b).is_some() {
+            return Err(bad(rel, &s.name, format!("member {name:?} appears twice")));
         }
-    };
-    agree("name", m.name == s.name)?;
-    agree("format_version", m.format_version == s.format_version)?;
-    agree("chain_prev", m.chain_prev == s.chain_prev)?;
-    agree("chain_head", m.chain_head == s.chain_head)?;
+    }
+    let (rows, checked) = check_sealed_rows(s, &m, &files)?;
+    let listed: BTreeSet<&str> = m
+        .runs
+        .iter()
+        .flat_map(|r| r.files.iter().map(|f| f.path.as_str()))
+        .collect();
+    if let Some(extra) = files.keys().find(|k| !listed.contains(k.as_str())) {
+        return Err(bad(
+            rel,
+            &s.name,
+            format!("member {extra:?} is not in the manifest"),
+        ));
+    }
+    // 3. The record's trend totals and chart summary are the rows'.
     agree(
+        s,
+        "trend totals",
+        crate::history::trend::totals(rows.iter()) == s.trend,
+    )?;
+    if let Some(chart) = &s.chart {
+        let computed = crate::history::segment_chart::chart_of(
+            rows.iter().zip(m.runs.iter().map(|r| r.targets.as_slice())),
+        );
+        agree(s, "chart summary", computed == *chart)?;
+    }
+    Ok((rows, checked))
+}
+
+/// `same`, or the manifest's `what` differs from the index record.
+fn agree(s: &SegmentRecord, what: &str, same: bool) -> Result<(), HistoryError> {
+    if same {
+        Ok(())
+    } else {
+        Err(bad(
+            &s.path,
+            &s.name,
+            format!("manifest {what} differs from the index record"),
+        ))
+    }
+}
+
+/// The manifest's name, format version, chain ends, suite and run ids are the record's.
+fn check_manifest(
+    doc: &IndexDoc,
+    s: &SegmentRecord,
+    m: &SegmentManifest,
+) -> Result<(), HistoryError> {
+    agree(s, "name", m.name == s.name)?;
+    agree(s, "format_version", m.format_version == s.format_version)?;
+    agree(s, "chain_prev", m.chain_prev == s.chain_prev)?;
+    agree(s, "chain_head", m.chain_head == s.chain_head)?;
+    agree(
+        s,
         "suite",
         (m.suite_name.as_str(), m.suite_version)
             == (doc.index.suite_name.as_str(), doc.index.suite_version),
     )?;
-    let ids = m.run_ids();
+    agree(s, "run ids", names_runs(&m.run_ids(), s))
+}
+
+/// The record names exactly the manifest's run ids `ids`: all of them when it lists them, else
+/// its first and last, and their count.
+fn names_runs(ids: &[&str], s: &SegmentRecord) -> bool {
     let named = match &s.run_ids {
         Some(v) => ids.iter().copied().eq(v.iter().map(String::as_str)),
         None => {
@@ -367,13 +421,18 @@ fn check_segment(
                 && ids.last().copied() == s.last_run_id.as_deref()
         }
     };
-    agree("run ids", named && ids.len() == s.run_count as usize)?;
-    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    for (name, b) in members {
-        if files.insert(name.clone(), b).is_some() {
-            return Err(bad(rel, &s.name, format!("member {name:?} appears twice")));
-        }
-    }
+    named && ids.len() == s.run_count as usize
+}
+
+/// The sealed rows in chain order: each row's link follows the one before (from `chain_prev`,
+/// ending at `chain_head`), each listed file is archived with its digest and size, and each run
+/// passes the per-run rules. Returns the rows and the number of files checked.
+fn check_sealed_rows(
+    s: &SegmentRecord,
+    m: &SegmentManifest,
+    files: &BTreeMap<String, Vec<u8>>,
+) -> Result<(Vec<IndexRow>, usize), HistoryError> {
+    let rel = &s.path;
     let mut prev = s.chain_prev.clone();
     let mut rows: Vec<IndexRow> = Vec::with_capacity(m.runs.len());
     let mut checked = 0;
@@ -396,30 +455,10 @@ fn check_segment(
             HistoryError::integrity(rel, format!("sealed run {id:?}: invalid row: {e}"))
         })?;
         for f in &run.files {
-            let body = files.get(&f.path).ok_or_else(|| {
-                bad(
-                    rel,
-                    &s.name,
-                    format!("file {:?} is listed but not archived", f.path),
-                )
-            })?;
-            let d = Digest::of_bytes(body).to_string();
-            if d != f.digest || body.len() as u64 != f.bytes {
-                return Err(bad(
-                    rel,
-                    &s.name,
-                    format!(
-                        "file {:?}: expected {} ({} bytes), found {d} ({} bytes)",
-                        f.path,
-                        f.digest,
-                        f.bytes,
-                        body.len()
-                    ),
-                ));
-            }
+            check_file(s, f, files)?;
             checked += 1;
         }
-        check_sealed_run(rel, &row, &files)?;
+        check_sealed_run(rel, &row, files)?;
         rows.push(row);
     }
     if prev != s.chain_head {
@@ -432,29 +471,37 @@ fn check_segment(
             ),
         ));
     }
-    let listed: BTreeSet<&str> = m
-        .runs
-        .iter()
-        .flat_map(|r| r.files.iter().map(|f| f.path.as_str()))
-        .collect();
-    if let Some(extra) = files.keys().find(|k| !listed.contains(k.as_str())) {
-        return Err(bad(
-            rel,
+    Ok((rows, checked))
+}
+
+/// A listed file is archived with the digest and size the manifest states.
+fn check_file(
+    s: &SegmentRecord,
+    f: &SealedFile,
+    files: &BTreeMap<String, Vec<u8>>,
+) -> Result<(), HistoryError> {
+    let body = files.get(&f.path).ok_or_else(|| {
+        bad(
+            &s.path,
             &s.name,
-            format!("member {extra:?} is not in the manifest"),
+            format!("file {:?} is listed but not archived", f.path),
+        )
+    })?;
+    let d = Digest::of_bytes(body).to_string();
+    if d != f.digest || body.len() as u64 != f.bytes {
+        return Err(bad(
+            &s.path,
+            &s.name,
+            format!(
+                "file {:?}: expected {} ({} bytes), found {d} ({} bytes)",
+                f.path,
+                f.digest,
+                f.bytes,
+                body.len()
+            ),
         ));
     }
-    agree(
-        "trend totals",
-        crate::history::trend::totals(rows.iter()) == s.trend,
-    )?;
-    if let Some(chart) = &s.chart {
-        let computed = crate::history::segment_chart::chart_of(
-            rows.iter().zip(m.runs.iter().map(|r| r.targets.as_slice())),
-        );
-        agree("chart summary", computed == *chart)?;
-    }
-    Ok((rows, checked))
+    Ok(())
 }
 
 /// The per-run rules of a live run, applied to a sealed run's files.
@@ -501,4 +548,43 @@ fn check_sealed_run(
         regression_bytes,
     };
     super::runs::check_acceptance(row, &files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(
+        run_ids: Option<&[&str]>,
+        first: Option<&str>,
+        last: Option<&str>,
+        count: u32,
+    ) -> SegmentRecord {
+        serde_json::from_value(serde_json::json!({
+            "name": "seg-000001", "path": "segments/seg-000001.tar.gz", "format_version": 2,
+            "digest": format!("sha256:{}", "0".repeat(64)), "bytes": 1, "run_count": count,
+            "run_ids": run_ids, "first_run_id": first, "last_run_id": last,
+            "chain_prev": "", "chain_head": "", "initial_anchors": [],
+            "trend": crate::history::trend::totals(std::iter::empty()),
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn names_runs_rows() {
+        let ids = ["a", "b", "c"];
+        let rows: [(SegmentRecord, &[&str], bool); 8] = [
+            (record(Some(&["a", "b", "c"]), None, None, 3), &ids, true),
+            (record(Some(&["a", "c", "b"]), None, None, 3), &ids, false),
+            (record(Some(&["a", "b"]), None, None, 3), &ids, false),
+            (record(Some(&["a", "b", "c"]), None, None, 2), &ids, false),
+            (record(None, Some("a"), Some("c"), 3), &ids, true),
+            (record(None, Some("a"), Some("b"), 3), &ids, false),
+            (record(None, Some("a"), Some("c"), 4), &ids, false),
+            (record(None, None, None, 0), &[], true),
+        ];
+        for (s, ids, want) in rows {
+            assert_eq!(names_runs(ids, &s), want, "{ids:?} {:?}", s.run_ids);
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! upload the candidate → publish (normal) or promote (accept) after restoring live history again
 //! → record the run's conclusion. The same core functions serve the GitHub jobs.
 
+mod decide;
 mod error;
 pub(crate) mod history_out;
 mod housekeeping;
@@ -10,8 +11,12 @@ mod job;
 mod jobs;
 pub(crate) mod locks;
 mod outcome;
+mod prepare;
+mod producer;
+mod publication;
 mod request;
 mod sharded;
+mod single;
 
 pub(crate) use error::NightlyError;
 pub(crate) use job::RETENTION_DAYS;

@@ -18,7 +18,7 @@ use crate::evidence::manifest::{
 };
 use crate::history::INDEX_FILE;
 use crate::history::shards::{DELIVERED, MISSING, ShardEntry, ShardsRecord};
-use crate::history_check::validate_history_root;
+use crate::history_check::{AnchorRef, validate_history_root};
 use crate::recheck::RecheckResult;
 use crate::regress::noise::NoiseHistory;
 use crate::run::RunOutcome;
@@ -76,7 +76,85 @@ pub fn combine(
     cmd: &CombineCommand,
     store: &dyn ArtifactStore,
 ) -> Result<CombineOutcome, ShardError> {
+    // 1. The plan, the evidence artifact's name, and outputs that do not exist yet.
     let plan = read_plan(&cmd.plan, cmd.expected_plan_digest.as_deref())?;
+    check_request(cmd, &plan)?;
+    // 2. The suite, and the anchor of the history the plan restored.
+    let history = cmd
+        .history_root
+        .join(INDEX_FILE)
+        .is_file()
+        .then_some(cmd.history_root.as_path());
+    let discovered = Suite::discover(cmd.suite_config.as_deref(), &cmd.repo_root, history)?;
+    let (suite, suite_source) = (discovered.suite, discovered.source);
+    check_plan_suite(&plan, &suite)?;
+    let anchor_ref = plan_anchor(cmd, &plan, history)?;
+    // 3. Every delivered shard's package fetched and verified; at least one must be.
+    let work = tempfile::Builder::new()
+        .prefix(&crate::fsx::stale::temp_prefix("combine"))
+        .tempdir()
+        .map_err(io(std::path::Path::new("<tmp>")))?;
+    let (fetched, missing) = fetch_all(store, &plan, cmd.current_attempt.max(1), work.path())?;
+    let verified: Vec<Verified> = fetched
+        .iter()
+        .map(|f| verify(f, &plan, &suite))
+        .collect::<Result<_, _>>()?;
+    if verified.is_empty() {
+        return Err(ShardError::Unavailable(format!(
+            "no shard of run {} delivered its evidence package ({} missing): there is no night to record",
+            plan.workflow_run_id,
+            missing.len()
+        )));
+    }
+    let record = shards_record(&plan, &fetched, &missing);
+    // 4. The night recorded; an incomplete one in a scratch copy, to say what it measured and why
+    // its gate fails, with nothing written.
+    let scratch = tempfile::Builder::new()
+        .prefix(&crate::fsx::stale::temp_prefix("scratch"))
+        .tempdir()
+        .map_err(io(std::path::Path::new("<tmp>")))?;
+    let target = recorded_into(cmd, &record, scratch.path())?;
+    let (mut run, (digest, bytes)) = record_night(
+        &target,
+        &plan,
+        &suite,
+        suite_source,
+        &record,
+        &fetched,
+        &verified,
+        anchor_ref.as_ref(),
+    )?;
+    if !record.complete {
+        run.verdict.passed = false;
+        run.verdict
+            .failures
+            .splice(0..0, incomplete_failures(&record));
+        return Ok(CombineOutcome {
+            run,
+            shards: record,
+            recorded: false,
+            package: None,
+            digest: None,
+            bytes: 0,
+        });
+    }
+    // 5. A recorded night's outputs for the workflow.
+    let ids: Vec<String> = fetched.iter().map(|f| f.meta.id.to_string()).collect();
+    let _ = crate::gha::set_output("shard_artifact_ids", &ids.join(","));
+    let _ = crate::gha::set_output("evidence_digest", digest.hex());
+    Ok(CombineOutcome {
+        run,
+        shards: record,
+        recorded: true,
+        package: Some(cmd.package.display().to_string()),
+        digest: Some(digest),
+        bytes,
+    })
+}
+
+/// The evidence artifact's name is one, and neither the package nor the run's evidence or
+/// history exists yet.
+fn check_request(cmd: &CombineCommand, plan: &Plan) -> Result<(), ShardError> {
     if !crate::artifacts::is_evidence_artifact_name(&cmd.evidence_artifact_name) {
         return Err(ShardError::Invalid(format!(
             "--evidence-artifact-name must match {}, found {:?}",
@@ -96,14 +174,16 @@ pub fn combine(
             )));
         }
     }
-    let history = cmd
-        .history_root
-        .join(INDEX_FILE)
-        .is_file()
-        .then_some(cmd.history_root.as_path());
-    let discovered = Suite::discover(cmd.suite_config.as_deref(), &cmd.repo_root, history)?;
-    let (suite, suite_source) = (discovered.suite, discovered.source);
-    check_plan_suite(&plan, &suite)?;
+    Ok(())
+}
+
+/// The latest anchor of the history (validated, of the plan's runner class), which must be the
+/// one the plan was made against: the night is recorded into the history the plan restored.
+fn plan_anchor(
+    cmd: &CombineCommand,
+    plan: &Plan,
+    history: Option<&std::path::Path>,
+) -> Result<Option<AnchorRef>, ShardError> {
     let anchor_ref = match history {
         Some(root) => {
             let v = validate_history_root(root)?;
@@ -124,91 +204,49 @@ pub fn combine(
             plan.anchor_run_id
         )));
     }
-    let work = tempfile::Builder::new()
-        .prefix(&crate::fsx::stale::temp_prefix("combine"))
-        .tempdir()
-        .map_err(io(std::path::Path::new("<tmp>")))?;
-    let (fetched, missing) = fetch_all(store, &plan, cmd.current_attempt.max(1), work.path())?;
-    let verified: Vec<Verified> = fetched
-        .iter()
-        .map(|f| verify(f, &plan, &suite))
-        .collect::<Result<_, _>>()?;
-    if verified.is_empty() {
-        return Err(ShardError::Unavailable(format!(
-            "no shard of run {} delivered its evidence package ({} missing): there is no night to record",
-            plan.workflow_run_id,
-            missing.len()
-        )));
+    Ok(anchor_ref)
+}
+
+/// Where the night is recorded: the command's own history, evidence and package when every
+/// shard delivered; else a scratch copy of the history under `scratch` (the shards' packages
+/// stay in the run, and a re-run of the failed shard jobs records the whole night).
+fn recorded_into(
+    cmd: &CombineCommand,
+    record: &ShardsRecord,
+    scratch: &std::path::Path,
+) -> Result<CombineCommand, ShardError> {
+    if record.complete {
+        return Ok(cmd.clone());
     }
-    let record = shards_record(&plan, &fetched, &missing);
-    // An incomplete night is computed in a scratch copy, to say what it measured and why its gate
-    // fails, and nothing is written: the shards' packages stay in the run, and a re-run of the
-    // failed shard jobs records the whole night.
-    let scratch = tempfile::Builder::new()
-        .prefix(&crate::fsx::stale::temp_prefix("scratch"))
-        .tempdir()
-        .map_err(io(std::path::Path::new("<tmp>")))?;
-    let target = if record.complete {
-        cmd.clone()
-    } else {
-        let history = scratch.path().join("history");
-        if cmd.history_root.is_dir() {
-            crate::fsx::copy_tree(&cmd.history_root, &history).map_err(io(&cmd.history_root))?;
-        }
-        CombineCommand {
-            history_root: history,
-            evidence_root: scratch.path().join("runs"),
-            package: scratch.path().join("package"),
-            ..cmd.clone()
-        }
-    };
-    let (mut run, (digest, bytes)) = record_night(
-        &target,
-        &plan,
-        &suite,
-        suite_source,
-        &record,
-        &fetched,
-        &verified,
-        anchor_ref.as_ref(),
-    )?;
-    if !record.complete {
-        let missing: Vec<String> = record
-            .shards
-            .iter()
-            .filter(|e| !e.delivered())
-            .map(|e| {
-                format!(
-                    "incomplete night: shard {} of {} delivered no evidence ({}); its targets {} are missing; nothing is recorded: re-run the failed shard job to record the night",
-                    e.shard,
-                    record.count,
-                    e.reason.as_deref().unwrap_or("no package"),
-                    e.targets.join(", ")
-                )
-            })
-            .collect();
-        run.verdict.passed = false;
-        run.verdict.failures.splice(0..0, missing);
-        return Ok(CombineOutcome {
-            run,
-            shards: record,
-            recorded: false,
-            package: None,
-            digest: None,
-            bytes: 0,
-        });
+    let history = scratch.join("history");
+    if cmd.history_root.is_dir() {
+        crate::fsx::copy_tree(&cmd.history_root, &history).map_err(io(&cmd.history_root))?;
     }
-    let ids: Vec<String> = fetched.iter().map(|f| f.meta.id.to_string()).collect();
-    let _ = crate::gha::set_output("shard_artifact_ids", &ids.join(","));
-    let _ = crate::gha::set_output("evidence_digest", digest.hex());
-    Ok(CombineOutcome {
-        run,
-        shards: record,
-        recorded: true,
-        package: Some(cmd.package.display().to_string()),
-        digest: Some(digest),
-        bytes,
+    Ok(CombineCommand {
+        history_root: history,
+        evidence_root: scratch.join("runs"),
+        package: scratch.join("package"),
+        ..cmd.clone()
     })
+}
+
+/// The gate failures of an incomplete night: one per shard that delivered no evidence, naming
+/// its missing targets.
+fn incomplete_failures(record: &ShardsRecord) -> Vec<String> {
+    record
+        .shards
+        .iter()
+        .filter(|e| !e.delivered())
+        .map(|e| {
+            format!(
+                "incomplete night: shard {} of {} delivered no evidence ({}); its targets {} are missing; nothing is recorded: re-run the failed shard job to record the night",
+                e.shard,
+                record.count,
+                e.reason.as_deref().unwrap_or("no package"),
+                e.targets.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Write the night: the shards' evidence and the combined evidence under the evidence root, the
@@ -410,4 +448,62 @@ fn write_manifest(
     };
     crate::json::write(&run_dir.join(crate::evidence::MANIFEST_FILE), &manifest)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(shard: u32, targets: &[&str], delivered: bool, reason: Option<&str>) -> ShardEntry {
+        ShardEntry {
+            shard,
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+            status: if delivered { DELIVERED } else { MISSING }.into(),
+            artifact: None,
+            digest: None,
+            reason: reason.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn incomplete_failures_rows() {
+        let record = |shards: Vec<ShardEntry>| ShardsRecord {
+            count: 3,
+            plan_digest: Digest::parse(&format!("sha256:{}", "0".repeat(64))).unwrap(),
+            complete: shards.iter().all(ShardEntry::delivered),
+            shards,
+        };
+        let line = |k: u32, why: &str, targets: &str| {
+            format!(
+                "incomplete night: shard {k} of 3 delivered no evidence ({why}); its targets {targets} are missing; nothing is recorded: re-run the failed shard job to record the night"
+            )
+        };
+        let rows: [(ShardsRecord, Vec<String>); 3] = [
+            (
+                record(vec![
+                    entry(1, &["a"], true, None),
+                    entry(2, &["b"], true, None),
+                ]),
+                vec![],
+            ),
+            (
+                record(vec![
+                    entry(1, &["a"], true, None),
+                    entry(2, &["b", "c"], false, Some("the job failed")),
+                    entry(3, &["d"], false, None),
+                ]),
+                vec![
+                    line(2, "the job failed", "b, c"),
+                    line(3, "no package", "d"),
+                ],
+            ),
+            (
+                record(vec![entry(1, &[], false, None)]),
+                vec![line(1, "no package", "")],
+            ),
+        ];
+        for (record, want) in rows {
+            assert_eq!(incomplete_failures(&record), want);
+        }
+    }
 }

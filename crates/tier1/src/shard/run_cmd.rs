@@ -108,6 +108,7 @@ pub(crate) fn check_plan_suite(plan: &Plan, suite: &Suite) -> Result<(), ShardEr
 
 /// Measure one shard and pack its package.
 pub fn run_shard(cmd: &ShardRunCommand) -> Result<ShardRunOutcome, ShardError> {
+    // 1. The plan, and a package that does not exist yet.
     let plan = read_plan(&cmd.plan, cmd.expected_plan_digest.as_deref())?;
     if cmd.package.exists() || cmd.package.is_symlink() {
         return Err(ShardError::Conflict(format!(
@@ -115,6 +116,8 @@ pub fn run_shard(cmd: &ShardRunCommand) -> Result<ShardRunOutcome, ShardError> {
             cmd.package.display()
         )));
     }
+    // 2. The suite of the plan, the shard's targets, the plan's commit checked out and the
+    // plan's anchor in the history.
     let history = cmd
         .history_root
         .join(INDEX_FILE)
@@ -123,48 +126,13 @@ pub fn run_shard(cmd: &ShardRunCommand) -> Result<ShardRunOutcome, ShardError> {
     let discovered = Suite::discover(cmd.suite_config.as_deref(), &cmd.repo_root, history)?;
     let (suite, suite_source) = (discovered.suite, discovered.source);
     check_plan_suite(&plan, &suite)?;
-    let Some(keys) = plan.targets_of(cmd.shard).map(<[String]>::to_vec) else {
-        return Err(ShardError::Invalid(format!(
-            "--shard {}: the plan has shards 1 to {}",
-            cmd.shard, plan.shards
-        )));
-    };
+    let keys = shard_keys(&plan, cmd.shard)?;
     if let Some(c) = &plan.runner_class {
         suite.runner_class(c).map_err(ShardError::Invalid)?;
     }
-    let outputs = [
-        cmd.history_root.as_path(),
-        cmd.evidence_root.as_path(),
-        cmd.package.as_path(),
-    ];
-    let git = crate::run::detect_git(&cmd.repo_root, &outputs);
-    if git.commit.as_deref() != Some(plan.commit.as_str()) {
-        return Err(ShardError::Invalid(format!(
-            "the checkout {} is at {:?}, the plan measures {}: a shard measures the plan's commit only",
-            cmd.repo_root.display(),
-            git.commit,
-            plan.commit
-        )));
-    }
-    let anchor = match history {
-        Some(root) => {
-            let v = validate_history_root(root)?;
-            super::plan_cmd::check_class(
-                root,
-                v.index.runner_class.as_deref(),
-                plan.runner_class.as_deref(),
-            )?;
-            v.latest_anchor.map(|a| a.run_id)
-        }
-        None => None,
-    };
-    if anchor != plan.anchor_run_id {
-        return Err(ShardError::Invalid(format!(
-            "{}: the history's anchor is {anchor:?}, the plan's {:?}: a shard compares with the history the plan restored",
-            cmd.history_root.display(),
-            plan.anchor_run_id
-        )));
-    }
+    let git = plan_checkout(cmd, &plan)?;
+    check_anchor(cmd, &plan, history)?;
+    // 3. The shard's targets measured, then packed.
     let attestation = crate::run::read_attestations(&cmd.environment_json)?;
     let backend =
         crate::run::backend_for(&suite, &plan.profile).map_err(crate::run::RunError::from)?;
@@ -194,17 +162,9 @@ pub fn run_shard(cmd: &ShardRunCommand) -> Result<ShardRunOutcome, ShardError> {
     };
     std::fs::create_dir_all(&cmd.evidence_root).map_err(io(&cmd.evidence_root))?;
     let record = crate::run::shard::measure_shard(&req)?;
-    let mut rels = vec![shard_dir(&plan.run_id, cmd.shard)];
-    for k in &keys {
-        for rel in [
-            format!("{}/sidebyside/{k}", plan.run_id),
-            recheck_run_id(&plan.run_id, k),
-        ] {
-            if cmd.evidence_root.join(&rel).exists() {
-                rels.push(rel);
-            }
-        }
-    }
+    let rels = package_paths(&plan.run_id, cmd.shard, &keys, |rel| {
+        cmd.evidence_root.join(rel).exists()
+    });
     let (digest, bytes) = pack_paths(&cmd.evidence_root, &rels, &cmd.package)?;
     let _ = crate::gha::set_output("package_digest", digest.hex());
     Ok(ShardRunOutcome {
@@ -219,4 +179,121 @@ pub fn run_shard(cmd: &ShardRunCommand) -> Result<ShardRunOutcome, ShardError> {
         side_by_side: record.side_by_side.as_ref().map_or(0, |b| b.checks.len()),
         seconds: record.seconds.get(),
     })
+}
+
+/// The targets the plan gives `shard` (`--shard` must be one of the plan's).
+fn shard_keys(plan: &Plan, shard: u32) -> Result<Vec<String>, ShardError> {
+    plan.targets_of(shard)
+        .map(<[String]>::to_vec)
+        .ok_or_else(|| {
+            ShardError::Invalid(format!(
+                "--shard {}: the plan has shards 1 to {}",
+                shard, plan.shards
+            ))
+        })
+}
+
+/// The checkout, which must be at the plan's commit (its outputs do not make it dirty).
+fn plan_checkout(
+    cmd: &ShardRunCommand,
+    plan: &Plan,
+) -> Result<crate::evidence::git::GitInfo, ShardError> {
+    let outputs = [
+        cmd.history_root.as_path(),
+        cmd.evidence_root.as_path(),
+        cmd.package.as_path(),
+    ];
+    let git = crate::run::detect_git(&cmd.repo_root, &outputs);
+    if git.commit.as_deref() != Some(plan.commit.as_str()) {
+        return Err(ShardError::Invalid(format!(
+            "the checkout {} is at {:?}, the plan measures {}: a shard measures the plan's commit only",
+            cmd.repo_root.display(),
+            git.commit,
+            plan.commit
+        )));
+    }
+    Ok(git)
+}
+
+/// The history's latest anchor (validated, of the plan's runner class) is the plan's: a shard
+/// compares with the history the plan restored.
+fn check_anchor(
+    cmd: &ShardRunCommand,
+    plan: &Plan,
+    history: Option<&std::path::Path>,
+) -> Result<(), ShardError> {
+    let anchor = match history {
+        Some(root) => {
+            let v = validate_history_root(root)?;
+            super::plan_cmd::check_class(
+                root,
+                v.index.runner_class.as_deref(),
+                plan.runner_class.as_deref(),
+            )?;
+            v.latest_anchor.map(|a| a.run_id)
+        }
+        None => None,
+    };
+    if anchor != plan.anchor_run_id {
+        return Err(ShardError::Invalid(format!(
+            "{}: the history's anchor is {anchor:?}, the plan's {:?}: a shard compares with the history the plan restored",
+            cmd.history_root.display(),
+            plan.anchor_run_id
+        )));
+    }
+    Ok(())
+}
+
+/// What the shard's package holds, relative to the evidence root: the shard's directory, then
+/// each target's side-by-side evidence and recheck run where they `exist`.
+fn package_paths(
+    run_id: &str,
+    shard: u32,
+    keys: &[String],
+    exists: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut rels = vec![shard_dir(run_id, shard)];
+    for k in keys {
+        for rel in [
+            format!("{run_id}/sidebyside/{k}"),
+            recheck_run_id(run_id, k),
+        ] {
+            if exists(&rel) {
+                rels.push(rel);
+            }
+        }
+    }
+    rels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_paths_rows() {
+        let keys = ["a/x".to_string(), "b".to_string()];
+        let rows: [(&[&str], Vec<&str>); 3] = [
+            (&[], vec!["r/shards/2"]),
+            (
+                &["r/sidebyside/a/x", "r__recheck__a_x", "r__recheck__b"],
+                vec![
+                    "r/shards/2",
+                    "r/sidebyside/a/x",
+                    "r__recheck__a_x",
+                    "r__recheck__b",
+                ],
+            ),
+            (
+                &["r/sidebyside/b", "r/sidebyside/c"],
+                vec!["r/shards/2", "r/sidebyside/b"],
+            ),
+        ];
+        for (present, want) in rows {
+            assert_eq!(
+                package_paths("r", 2, &keys, |rel| present.contains(&rel)),
+                want
+            );
+        }
+    }
 }

@@ -61,7 +61,8 @@ pub(crate) fn verify(f: &Fetched, plan: &Plan, suite: &Suite) -> Result<Verified
     verify_at(&f.root, f.shard, plan, suite)
 }
 
-/// Verify shard `k`'s files under the evidence root `root` against `plan`.
+/// Verify shard `k`'s files under the evidence root `root` against `plan`: its manifest, its
+/// results, its record, the record's rechecks and side-by-side checks, in that order.
 pub(crate) fn verify_at(
     root: &Path,
     k: u32,
@@ -71,6 +72,47 @@ pub(crate) fn verify_at(
     let dir = shard_dir(&plan.run_id, k);
     let keys = plan.targets_of(k).unwrap_or_default().to_vec();
     let m: Manifest = read(root, &format!("{dir}/manifest.json"), k)?;
+    let results_rel = format!("{dir}/{}", result::RESULTS_REL_PATH);
+    check_manifest(&m, k, plan, &keys, &results_rel)?;
+    if let Some(name) = failed_attestation(m.attestation.as_ref()) {
+        return Err(integrity(
+            k,
+            "manifest attestation",
+            format!(
+                "record {name:?} did not pass: a shard measured on a runner that failed its attestation"
+            ),
+        ));
+    }
+    let results: ResultsFile = read(root, &results_rel, k)?;
+    result::validate(&results).map_err(|e| integrity(k, &results_rel, e))?;
+    check_results(plan, k, &results).map_err(|e| ShardError::Integrity(e.to_string()))?;
+    expect(
+        k,
+        "results environment",
+        &m.environment,
+        &results.environment,
+    )?;
+    let record: ShardRecord = read(root, &format!("{dir}/{SHARD_FILE}"), k)?;
+    check_record(&record, k, plan, &keys)?;
+    check_rechecks(root, &record, k, plan, suite, &keys)?;
+    check_side_by_side(root, &record, k, plan, suite, &keys)?;
+    Ok(Verified {
+        shard: k,
+        results,
+        record,
+        attestation: m.attestation,
+    })
+}
+
+/// The manifest names the plan's run, shard (with its targets `keys`), clean commit, suite,
+/// profile and runner class, and the results at `results_rel`.
+fn check_manifest(
+    m: &Manifest,
+    k: u32,
+    plan: &Plan,
+    keys: &[String],
+    results_rel: &str,
+) -> Result<(), ShardError> {
     expect(
         k,
         "manifest run_id",
@@ -84,7 +126,7 @@ pub(crate) fn verify_at(
             shard: k,
             shards: plan.shards,
             plan_digest: plan.digest(),
-            targets: keys.clone(),
+            targets: keys.to_vec(),
         }),
         m.shard.as_ref(),
     )?;
@@ -116,37 +158,36 @@ pub(crate) fn verify_at(
         plan.runner_class.as_deref(),
         m.runner_class.as_deref(),
     )?;
-    let results_rel = format!("{dir}/{}", result::RESULTS_REL_PATH);
     expect(
         k,
         "manifest files.results_json",
-        &results_rel,
+        &results_rel.to_string(),
         &m.files.results_json,
-    )?;
-    if let Some(Value::Object(records)) = &m.attestation {
-        for (name, rec) in records {
-            if rec.get("passed").and_then(Value::as_bool) == Some(false) {
-                return Err(integrity(
-                    k,
-                    "manifest attestation",
-                    format!(
-                        "record {name:?} did not pass: a shard measured on a runner that failed its attestation"
-                    ),
-                ));
-            }
-        }
-    }
-    let results: ResultsFile = read(root, &results_rel, k)?;
-    result::validate(&results).map_err(|e| integrity(k, &results_rel, e))?;
-    check_results(plan, k, &results).map_err(|e| ShardError::Integrity(e.to_string()))?;
-    expect(
-        k,
-        "results environment",
-        &m.environment,
-        &results.environment,
-    )?;
-    let record: ShardRecord = read(root, &format!("{dir}/{SHARD_FILE}"), k)?;
+    )
+}
+
+/// The name of the first attestation record of the manifest that did not pass, if any (a shard
+/// measured on a runner that failed its attestation).
+fn failed_attestation(attestation: Option<&Value>) -> Option<&str> {
+    let Some(Value::Object(records)) = attestation else {
+        return None;
+    };
+    records
+        .iter()
+        .find(|(_, rec)| rec.get("passed").and_then(Value::as_bool) == Some(false))
+        .map(|(name, _)| name.as_str())
+}
+
+/// The record's schema and identity are the plan's: run, shard, plan digest, runner class,
+/// commit, targets and anchor.
+fn check_record(
+    record: &ShardRecord,
+    k: u32,
+    plan: &Plan,
+    keys: &[String],
+) -> Result<(), ShardError> {
     expect(k, "shard.json schema", SHARD_SCHEMA, record.schema.as_str())?;
+    let keys = keys.to_vec();
     expect(
         k,
         "shard.json identity",
@@ -170,7 +211,19 @@ pub(crate) fn verify_at(
             &record.targets,
             record.anchor_run_id.as_deref(),
         ),
-    )?;
+    )
+}
+
+/// Each recorded recheck is of a target of the shard, at its recheck's results, and its pooled
+/// row (if any) is the one those results give.
+fn check_rechecks(
+    root: &Path,
+    record: &ShardRecord,
+    k: u32,
+    plan: &Plan,
+    suite: &Suite,
+    keys: &[String],
+) -> Result<(), ShardError> {
     for rc in &record.rechecks {
         if !keys.contains(&rc.key) {
             return Err(integrity(
@@ -203,26 +256,77 @@ pub(crate) fn verify_at(
             ));
         }
     }
-    if let Some(block) = &record.side_by_side {
-        block
-            .check()
-            .map_err(|e| integrity(k, "shard.json side_by_side", e))?;
-        for c in &block.checks {
-            if !suite.target(&c.key).is_some_and(|_| keys.contains(&c.key)) {
-                return Err(integrity(
-                    k,
-                    "shard.json side_by_side",
-                    format!("{:?} is not a target of this shard", c.key),
-                ));
-            }
-            crate::evidence::refs::check_side_by_side(root, &plan.run_id, c)
-                .map_err(|e| integrity(k, "side-by-side evidence", e))?;
+    Ok(())
+}
+
+/// The record's side-by-side block is consistent, of the suite's targets of this shard, and each
+/// check is the one its outcome's evidence states.
+fn check_side_by_side(
+    root: &Path,
+    record: &ShardRecord,
+    k: u32,
+    plan: &Plan,
+    suite: &Suite,
+    keys: &[String],
+) -> Result<(), ShardError> {
+    let Some(block) = &record.side_by_side else {
+        return Ok(());
+    };
+    block
+        .check()
+        .map_err(|e| integrity(k, "shard.json side_by_side", e))?;
+    for c in &block.checks {
+        if !suite.target(&c.key).is_some_and(|_| keys.contains(&c.key)) {
+            return Err(integrity(
+                k,
+                "shard.json side_by_side",
+                format!("{:?} is not a target of this shard", c.key),
+            ));
+        }
+        crate::evidence::refs::check_side_by_side(root, &plan.run_id, c)
+            .map_err(|e| integrity(k, "side-by-side evidence", e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_attestation_rows() {
+        let rows: [(Option<Value>, Option<&str>); 6] = [
+            (None, None),
+            (Some(Value::Null), None),
+            (Some(serde_json::json!({})), None),
+            (
+                Some(serde_json::json!({"gpu": {"passed": true}, "cpu": {}})),
+                None,
+            ),
+            (
+                Some(serde_json::json!({"gpu": {"passed": true}, "clock": {"passed": false}})),
+                Some("clock"),
+            ),
+            (Some(serde_json::json!({"gpu": {"passed": "false"}})), None),
+        ];
+        for (attestation, want) in rows {
+            assert_eq!(
+                failed_attestation(attestation.as_ref()),
+                want,
+                "{attestation:?}"
+            );
         }
     }
-    Ok(Verified {
-        shard: k,
-        results,
-        record,
-        attestation: m.attestation,
-    })
+
+    #[test]
+    fn expect_rows() {
+        assert!(expect(2, "x", 1, 1).is_ok());
+        match expect(2, "manifest run_id", Some("a"), Some("b")) {
+            Err(ShardError::Integrity(m)) => assert_eq!(
+                m,
+                "shard 2: manifest run_id: expected Some(\"a\") (the plan's), found Some(\"b\")"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
 }
