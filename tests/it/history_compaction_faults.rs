@@ -33,7 +33,7 @@ fn small_window_suite(dir: &Path) -> PathBuf {
 }
 
 /// Every file under `root` with its digest, for byte-identical comparisons without dumping bytes.
-fn fingerprint(root: &Path) -> Vec<(String, String)> {
+pub(crate) fn fingerprint(root: &Path) -> Vec<(String, String)> {
     tier1::fsx::list_files(root)
         .expect("list")
         .into_iter()

@@ -91,18 +91,7 @@ fn nights_that_compact_their_history_publish_and_promote_it() {
     assert_eq!(objects, records.len(), "one vault object per segment");
     // What was published, restore takes.
     let dest = r.root.join(".tier1/restored");
-    let restored = crate::support::command::scrubbed(crate::support::command::bin("tier1-restore"))
-        .current_dir(&r.root)
-        .args([
-            "--store",
-            "local:.tier1/store",
-            "--repository",
-            "local/store",
-        ])
-        .args(["--branch", "main", "--destination"])
-        .arg(&dest)
-        .output()
-        .expect("tier1-restore runs");
+    let restored = restore_local(&r, &dest);
     assert_eq!(
         restored.status.code(),
         Some(exit_code(Exit::Ok)),
@@ -142,6 +131,22 @@ fn nights_that_compact_their_history_publish_and_promote_it() {
         Some(total_runs(&dest) as u64),
         "{j}"
     );
+}
+
+/// `tier1-restore` of the fixture repository's local store's latest package into `dest`.
+pub(crate) fn restore_local(r: &Repo, dest: &Path) -> std::process::Output {
+    crate::support::command::scrubbed(crate::support::command::bin("tier1-restore"))
+        .current_dir(&r.root)
+        .args([
+            "--store",
+            "local:.tier1/store",
+            "--repository",
+            "local/store",
+        ])
+        .args(["--branch", "main", "--destination"])
+        .arg(dest)
+        .output()
+        .expect("tier1-restore runs")
 }
 
 fn index(root: &Path) -> serde_json::Value {

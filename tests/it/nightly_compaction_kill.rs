@@ -5,7 +5,8 @@
 //! rerun publishes a compacted history. The store is put back as it was before the night between
 //! kills, so every kill hits the compacting night.
 
-use crate::nightly_compaction::{segments, small_window_repo};
+use crate::history_compaction_faults::fingerprint;
+use crate::nightly_compaction::{restore_local, segments, small_window_repo};
 use crate::support::exit_code::{Exit, exit_code};
 use crate::support::nightly_repo::{self, Repo, nightly_cmd, replace_tree};
 use std::path::Path;
@@ -13,32 +14,9 @@ use std::time::Instant;
 
 const KILLS: u32 = 4;
 
-/// Every file under `root` with its digest.
-fn fingerprint(root: &Path) -> Vec<(String, String)> {
-    tier1::fsx::list_files(root)
-        .expect("list")
-        .into_iter()
-        .map(|rel| {
-            let d = tier1::digest::Digest::of_file(&root.join(&rel)).expect("digest");
-            (rel, d.to_string())
-        })
-        .collect()
-}
-
 /// `tier1-restore` of the store's latest package into `dest`: its exit code and stderr.
 fn restore(r: &Repo, dest: &Path) -> (i32, String) {
-    let o = crate::support::command::scrubbed(crate::support::command::bin("tier1-restore"))
-        .current_dir(&r.root)
-        .args([
-            "--store",
-            "local:.tier1/store",
-            "--repository",
-            "local/store",
-        ])
-        .args(["--branch", "main", "--destination"])
-        .arg(dest)
-        .output()
-        .expect("tier1-restore runs");
+    let o = restore_local(r, dest);
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stderr).into_owned(),

@@ -18,7 +18,7 @@ use crate::evidence::manifest::{
 };
 use crate::history::INDEX_FILE;
 use crate::history::shards::{DELIVERED, MISSING, ShardEntry, ShardsRecord};
-use crate::history_check::{AnchorRef, validate_history_root};
+use crate::history_check::AnchorRef;
 use crate::recheck::RecheckResult;
 use crate::regress::noise::NoiseHistory;
 use crate::run::RunOutcome;
@@ -184,18 +184,7 @@ fn plan_anchor(
     plan: &Plan,
     history: Option<&std::path::Path>,
 ) -> Result<Option<AnchorRef>, ShardError> {
-    let anchor_ref = match history {
-        Some(root) => {
-            let v = validate_history_root(root)?;
-            super::plan_cmd::check_class(
-                root,
-                v.index.runner_class.as_deref(),
-                plan.runner_class.as_deref(),
-            )?;
-            v.latest_anchor
-        }
-        None => None,
-    };
+    let anchor_ref = super::plan_cmd::history_anchor(history, plan)?;
     if anchor_ref.as_ref().map(|a| &a.run_id) != plan.anchor_run_id.as_ref() {
         return Err(ShardError::Invalid(format!(
             "{}: the history's anchor is {:?}, the plan's {:?}: the combine step records the night into the history the plan restored",

@@ -166,6 +166,24 @@ pub(crate) fn matrix(plan: &Plan) -> serde_json::Value {
     serde_json::json!({ "include": include })
 }
 
+/// The latest anchor of the history at `root` (validated, and of `plan`'s runner class), `None`
+/// without a history or an anchor: what a shard and the combine step compare with the plan's.
+pub(crate) fn history_anchor(
+    root: Option<&Path>,
+    plan: &Plan,
+) -> Result<Option<crate::history_check::AnchorRef>, ShardError> {
+    let Some(root) = root else {
+        return Ok(None);
+    };
+    let v = validate_history_root(root)?;
+    check_class(
+        root,
+        v.index.runner_class.as_deref(),
+        plan.runner_class.as_deref(),
+    )?;
+    Ok(v.latest_anchor)
+}
+
 /// The restored history's class must be the night's (restore of the class's names checks it
 /// too).
 pub(crate) fn check_class(

@@ -7,7 +7,6 @@ use super::error::{ShardError, io};
 use super::pack::pack_paths;
 use crate::digest::Digest;
 use crate::history::INDEX_FILE;
-use crate::history_check::validate_history_root;
 use crate::recheck::recheck_run_id;
 use crate::run::{RunRequest, ShardPlacement};
 use crate::shards::Plan;
@@ -222,18 +221,7 @@ fn check_anchor(
     plan: &Plan,
     history: Option<&std::path::Path>,
 ) -> Result<(), ShardError> {
-    let anchor = match history {
-        Some(root) => {
-            let v = validate_history_root(root)?;
-            super::plan_cmd::check_class(
-                root,
-                v.index.runner_class.as_deref(),
-                plan.runner_class.as_deref(),
-            )?;
-            v.latest_anchor.map(|a| a.run_id)
-        }
-        None => None,
-    };
+    let anchor = super::plan_cmd::history_anchor(history, plan)?.map(|a| a.run_id);
     if anchor != plan.anchor_run_id {
         return Err(ShardError::Invalid(format!(
             "{}: the history's anchor is {anchor:?}, the plan's {:?}: a shard compares with the history the plan restored",
