@@ -2,7 +2,9 @@
 //! [`ExtractPolicy`], member by member, through a staging directory renamed into place. Which
 //! member is written where is one pure decision, [`member_path`].
 
-use super::{ArchiveError, ExtractPolicy, ExtractReport, copy_capped, directory, io_err};
+use super::directory;
+use super::error::{ArchiveError, io_err};
+use super::policy::{ExtractPolicy, ExtractReport, copy_capped, normalize_member};
 use crate::fsx;
 use std::collections::{BTreeSet, HashSet};
 use std::fs;
@@ -133,7 +135,7 @@ pub(super) fn member_path(
     if kind.encrypted {
         return Err("encrypted members are refused".into());
     }
-    let rel = super::normalize_member(name, policy)?;
+    let rel = normalize_member(name, policy)?;
     if kind.dir {
         return Ok(None);
     }

@@ -34,7 +34,7 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// The store spec ([`store_spec`]): the one given, else `github` inside Actions.
+    /// The store spec (`store_spec`): the one given, else `github` inside Actions.
     pub fn spec(&self) -> Result<String, StoreError> {
         store_spec(self.store.store.clone())
     }

@@ -241,7 +241,7 @@ pub(crate) enum SideBySideSetting {
 impl Suite {
     /// The thresholds that judge `target` (a `target` string): the suite's, with the target's
     /// own overrides. A target that imports a CPU tool's timings has no floor unless it sets one
-    /// ([`super::OutputFormat::own_floor_ms`]).
+    /// (`OutputFormat::own_floor_ms`).
     pub fn thresholds_for(&self, target: &str) -> Thresholds {
         match self.targets.iter().find(|t| t.target == target) {
             Some(t) => {

@@ -1,6 +1,6 @@
 //! The kernel registry, derived from the table of targets (`crate::bench::table::TARGETS`): every
 //! embedded kernel file (`kernels/<key>.cu`), which `extern "C" __global__` entries each
-//! target's launchers use, per variant, and each target's CUDA side by key ([`spec`]). The one
+//! target's launchers use, per variant, and each target's CUDA side by key (`spec`). The one
 //! module of `cuda/` that reads the table: the backend and compiler go through it, the plan files
 //! (below the table) never do.
 

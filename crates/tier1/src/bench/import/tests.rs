@@ -1,7 +1,8 @@
 //! Unit tests of `import`, on outputs the real tools wrote (tests/fixtures/importers/README.md
 //! says how each was made).
+use super::variants::measured;
 use super::*;
-use crate::suite::{Clock, Goal, Suite, TargetKind, VariantMap};
+use crate::suite::{Clock, Goal, OutputFormat, Suite, TargetKind, VariantMap};
 use std::path::PathBuf;
 
 fn fixture(rel: &str) -> PathBuf {
