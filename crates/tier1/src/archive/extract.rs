@@ -4,11 +4,11 @@
 
 use super::directory;
 use super::error::{ArchiveError, io_err};
-use super::policy::{ExtractPolicy, ExtractReport, copy_capped, normalize_member};
+use super::policy::{ExtractPolicy, ExtractReport, normalize_member};
 use crate::fsx;
 use std::collections::{BTreeSet, HashSet};
 use std::fs;
-use std::io;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The zip reader of an archive file.
@@ -204,6 +204,17 @@ fn write_member(
             policy.max_expanded_bytes
         ))
     })
+}
+
+/// Copy at most `budget` bytes; `Ok(None)` when the source holds more. Counts actual bytes read.
+fn copy_capped<R: Read + ?Sized, W: Write>(
+    src: &mut R,
+    dst: &mut W,
+    budget: u64,
+) -> io::Result<Option<u64>> {
+    let mut limited = src.take(budget.saturating_add(1));
+    let n = io::copy(&mut limited, dst)?;
+    Ok((n <= budget).then_some(n))
 }
 
 #[cfg(test)]

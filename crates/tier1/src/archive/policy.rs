@@ -3,7 +3,6 @@
 
 use super::limits::{HISTORY_PREFIXES, MAX_ARCHIVE_BYTES, MAX_EXPANDED_BYTES, MAX_MEMBERS};
 use crate::fsx;
-use std::io::{self, Read, Write};
 
 /// What extraction accepts.
 #[derive(Debug, Clone)]
@@ -98,15 +97,4 @@ pub(super) fn normalize_member(name: &str, policy: &ExtractPolicy) -> Result<Str
         ));
     }
     Ok(rel.to_string())
-}
-
-/// Copy at most `budget` bytes; `Ok(None)` when the source holds more. Counts actual bytes read.
-pub(super) fn copy_capped<R: Read + ?Sized, W: Write>(
-    src: &mut R,
-    dst: &mut W,
-    budget: u64,
-) -> io::Result<Option<u64>> {
-    let mut limited = src.take(budget.saturating_add(1));
-    let n = io::copy(&mut limited, dst)?;
-    Ok((n <= budget).then_some(n))
 }
