@@ -280,14 +280,15 @@ pub fn real_nights(dir: &Path) -> Nights {
 /// The file of artifact `name` of the local store at `store`.
 fn artifact_path(store: &Path, name: &str) -> PathBuf {
     let s = LocalStore::open(store).expect("store");
-    let a = s
+    let id = s
         .load()
         .expect("store.json")
         .artifacts
-        .into_iter()
+        .iter()
         .find(|a| a.name == name)
-        .unwrap_or_else(|| panic!("artifact {name}"));
-    s.artifact_path(a.id)
+        .unwrap_or_else(|| panic!("artifact {name}"))
+        .id;
+    s.artifact_path(id)
 }
 
 /// Extract artifact `name` of the local store at `store` into `dest`.

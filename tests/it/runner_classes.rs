@@ -32,9 +32,10 @@ fn unzip_artifact(r: &Repo, name: &str, dest: &Path) {
         .load()
         .unwrap()
         .artifacts
-        .into_iter()
+        .iter()
         .filter(|a| a.name == name)
         .max_by_key(|a| a.id)
+        .cloned()
         .unwrap_or_else(|| panic!("no artifact {name}"));
     let policy = tier1::archive::ExtractPolicy::history();
     tier1::archive::extract_safe(&s.artifact_path(meta.id), dest, &policy).unwrap();
@@ -135,8 +136,9 @@ fn each_class_keeps_its_own_history_and_refuses_another_class_s_package() {
         .load()
         .unwrap()
         .artifacts
-        .into_iter()
+        .iter()
         .find(|a| a.name == beta_history)
+        .cloned()
         .unwrap();
     let sha = crate::support::nightly_repo::git(&c.r.root, &["rev-parse", "HEAD"]);
     let wf = s

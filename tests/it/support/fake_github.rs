@@ -457,7 +457,7 @@ impl FakeGithub {
         let now = *self.shared.now.lock().expect("lock");
         let repo = LocalStore::open(&self.shared.store_dir)
             .and_then(|s| s.load())
-            .map(|s| s.repository)
+            .map(|s| s.repository.clone())
             .unwrap_or_default();
         let mut list = self.shared.comments.lock().expect("lock");
         list.add(&repo, number, login, body, now)
@@ -530,7 +530,7 @@ fn serve(shared: &Arc<Shared>, stream: TcpStream, kind: &'static str) {
     } else if kind == "api" && vault::is_vault_path(rec.path()) {
         let repo = LocalStore::open(&shared.store_dir)
             .and_then(|s| s.load())
-            .map(|s| s.repository)
+            .map(|s| s.repository.clone())
             .unwrap_or_default();
         vault::serve(shared, &rec, &body, &repo).unwrap_or_else(|| api(shared, &rec))
     } else if kind == "api" {
@@ -978,8 +978,12 @@ fn blob(shared: &Shared, rec: &Recorded) -> Response {
         && let Some(name) = LocalStore::open(&shared.store_dir)
             .and_then(|s| s.load())
             .ok()
-            .and_then(|s| s.artifacts.into_iter().find(|a| a.id == id))
-            .map(|a| a.name)
+            .and_then(|s| {
+                s.artifacts
+                    .iter()
+                    .find(|a| a.id == id)
+                    .map(|a| a.name.clone())
+            })
     {
         headers.push((
             "content-disposition".into(),

@@ -124,7 +124,7 @@ pub fn serve(shared: &Shared, rec: &Recorded, body: &[u8]) -> Response {
         return error(401, "Bad credentials");
     }
     let repository = match LocalStore::open(&shared.store_dir).and_then(|s| s.load()) {
-        Ok(s) => s.repository,
+        Ok(s) => s.repository.clone(),
         Err(e) => return error(500, &format!("fake store: {e}")),
     };
     let Some(rest) = path.strip_prefix(&format!("/repos/{repository}/issues/")) else {

@@ -7,6 +7,7 @@
 //! docs/local-store.md.
 
 mod artifact_store;
+mod cache;
 mod files;
 mod runs;
 mod state;

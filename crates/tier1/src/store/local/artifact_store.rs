@@ -92,8 +92,9 @@ impl ArtifactStore for LocalStore {
         let want = format!(".github/workflows/{workflow}");
         let runs: Vec<WorkflowRun> = state
             .runs
-            .into_iter()
+            .iter()
             .filter(|r| strip_ref(&r.path) == want && r.head_branch == branch && keep(r))
+            .cloned()
             .collect();
         Ok(Listing::newest_runs(runs, cap, false))
     }
@@ -101,8 +102,9 @@ impl ArtifactStore for LocalStore {
     fn get_run(&self, run_id: u64) -> Result<WorkflowRun, StoreError> {
         self.load()?
             .runs
-            .into_iter()
+            .iter()
             .find(|r| r.id == run_id)
+            .cloned()
             .ok_or_else(|| StoreError::NotFound {
                 what: format!("run {run_id}"),
             })

@@ -2,6 +2,7 @@
 //! lock, and reading and rewriting `store.json` under it.
 
 use super::StoreState;
+use super::cache::{Stamp, StateCache};
 use super::state::STORE_SCHEMA_VERSION;
 use crate::fsx;
 use crate::store::StoreError;
@@ -13,6 +14,7 @@ use chrono::{DateTime, Utc};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A local store rooted at a directory.
 #[derive(Debug, Clone)]
@@ -20,6 +22,10 @@ pub struct LocalStore {
     pub(super) dir: PathBuf,
     pub(super) repository: String,
     pub(super) now: Option<DateTime<Utc>>,
+    /// The last `store.json` parsed, shared by this handle's clones.
+    pub(super) cache: Arc<StateCache>,
+    #[cfg(test)]
+    pub(super) parses: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 pub(super) fn io_at(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
@@ -52,6 +58,9 @@ impl LocalStore {
             dir: dir.to_path_buf(),
             repository: repository.to_string(),
             now: None,
+            cache: Arc::default(),
+            #[cfg(test)]
+            parses: Default::default(),
         };
         let _lock = store.lock()?;
         if fs::symlink_metadata(&state_path).is_ok() {
@@ -76,6 +85,9 @@ impl LocalStore {
             dir: dir.to_path_buf(),
             repository: String::new(),
             now: None,
+            cache: Arc::default(),
+            #[cfg(test)]
+            parses: Default::default(),
         };
         check_no_symlinks(dir)?;
         if fs::symlink_metadata(dir.join(STATE_FILE)).is_err() {
@@ -84,7 +96,7 @@ impl LocalStore {
                 what: format!("local store {} ({STATE_FILE})", dir.display()),
             });
         }
-        store.repository = store.load()?.repository;
+        store.repository = store.load()?.repository.clone();
         Ok(store)
     }
 
@@ -92,6 +104,12 @@ impl LocalStore {
     pub fn with_now(mut self, now: DateTime<Utc>) -> Self {
         self.now = Some(now);
         self
+    }
+
+    /// How many times this handle parsed `store.json`.
+    #[cfg(test)]
+    pub(crate) fn state_parses(&self) -> u64 {
+        self.parses.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The store directory.
@@ -122,10 +140,21 @@ impl LocalStore {
         }
     }
 
-    /// Read `store.json` (never through a symbolic link).
-    pub fn load(&self) -> Result<StoreState, StoreError> {
+    /// Read `store.json` (never through a symbolic link); an unchanged file is parsed once
+    /// ([`StateCache`]).
+    pub fn load(&self) -> Result<Arc<StoreState>, StoreError> {
         let path = self.dir.join(STATE_FILE);
-        let bytes = fsx::read_no_follow(&path).map_err(io_at(&path))?;
+        let mut file =
+            fsx::open_no_follow(&path, fs::OpenOptions::new().read(true)).map_err(io_at(&path))?;
+        let stamp = Stamp::of(&file.metadata().map_err(io_at(&path))?);
+        if let Some(state) = self.cache.get(stamp) {
+            return Ok(state);
+        }
+        let mut bytes = Vec::new();
+        io::Read::read_to_end(&mut file, &mut bytes).map_err(io_at(&path))?;
+        #[cfg(test)]
+        self.parses
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let state: StoreState =
             serde_json::from_slice(&bytes).map_err(|e| StoreError::Corrupt {
                 path: path.display().to_string(),
@@ -140,6 +169,8 @@ impl LocalStore {
                 ),
             });
         }
+        let state = Arc::new(state);
+        self.cache.put(stamp, file, Arc::clone(&state));
         Ok(state)
     }
 
@@ -161,10 +192,10 @@ impl LocalStore {
         f: impl FnOnce(&mut StoreState) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let _lock = self.lock()?;
-        let mut state = self.load()?;
-        let before = state.clone();
+        let before = self.load()?;
+        let mut state = StoreState::clone(&before);
         let out = f(&mut state)?;
-        if state != before {
+        if state != *before {
             self.save(&state)?;
         }
         Ok(out)

@@ -256,3 +256,48 @@ fn an_abandoned_run_is_completed_and_a_live_one_is_not() {
     assert!(!lease_file.exists(), "the lease file goes with the run");
     drop(lease);
 }
+
+/// Discovery lists up to 100 runs' artifacts, one store query each, and `store.json` grows with
+/// the store's age: an unchanged `store.json` is parsed once, and re-read after every rewrite
+/// (also by another handle on the same directory, as another process would write it).
+#[test]
+fn an_unchanged_store_json_is_parsed_once() {
+    let d = tempfile::tempdir().unwrap();
+    let s = LocalStore::create(d.path(), "o/r").unwrap().with_now(t0());
+    let f = d.path().join("x.bin");
+    fs::write(&f, b"hello").unwrap();
+    let mut runs = Vec::new();
+    for i in 0..5 {
+        let run = s
+            .create_run(&NewRun::new("tier1-nightly.yml", "main", SHA))
+            .unwrap();
+        s.upload_file(run.id, &format!("tier1-evidence-{i}-1"), &f, 90)
+            .unwrap();
+        runs.push(run.id);
+    }
+    let before = s.state_parses();
+    for _ in 0..20 {
+        for &id in &runs {
+            assert_eq!(s.list_run_artifacts(id, &|_| None).unwrap().items.len(), 1);
+        }
+    }
+    assert_eq!(
+        s.state_parses() - before,
+        1,
+        "20 x 5 listings of an unchanged store"
+    );
+    // Another handle (another process) writes: the next read sees it.
+    let other = LocalStore::open(d.path()).unwrap().with_now(t0());
+    other.complete_run(runs[0], "success").unwrap();
+    assert_eq!(
+        s.list_runs("tier1-nightly.yml", "main", 100)
+            .unwrap()
+            .items
+            .iter()
+            .find(|r| r.id == runs[0])
+            .unwrap()
+            .status,
+        "completed"
+    );
+    assert_eq!(s.state_parses() - before, 2);
+}
