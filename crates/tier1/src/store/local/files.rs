@@ -141,7 +141,7 @@ impl LocalStore {
     }
 
     /// Read `store.json` (never through a symbolic link); an unchanged file is parsed once
-    /// ([`StateCache`]).
+    /// (`store/local/cache.rs`).
     pub fn load(&self) -> Result<Arc<StoreState>, StoreError> {
         let path = self.dir.join(STATE_FILE);
         let mut file =
