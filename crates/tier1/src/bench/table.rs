@@ -1,20 +1,19 @@
-//! The table of built-in targets: one [`TargetSpec`] per suite key, the single place that maps a
-//! key to its CPU workload, memory estimate, CUDA plan and kernel file. Everything that used to
-//! match keys as strings (the CPU and CUDA backends, the memory check, the kernel registry) looks
-//! the key up here.
+//! The table of built-in targets: one [`TargetSpec`] per suite key, the place that maps a key to
+//! its CPU workload, memory estimate and peak class; its CUDA side (plan and kernel file) is listed
+//! in the same order in the kernel registry below it (`cuda::kernels::CUDA_TARGETS`), and this
+//! table's tests check each target against both. Everything that used to match keys as strings
+//! (the CPU backend, the memory check, the results' peak class) looks the key up here; the CUDA
+//! backend looks it up in the registry.
 //!
 //! Adding a target: write `targets/<key>.rs` (`Params`, `inputs`, `workload`, `footprint`),
 //! `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers, launched entries),
 //! declare the two modules (`pub(crate) mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`),
-//! import `targets::<key>` here and add one line, `target!(<key>, (major, minor))`, to
-//! [`TARGETS`] (and the target to the suite file). The line names only the key, the compute
+//! add one line, `cuda_target!(<key>, (major, minor))`, to `cuda::kernels::CUDA_TARGETS`, import
+//! `targets::<key>` here and add one line, `target!(<key>, <peak class>)`, to [`TARGETS`] (and
+//! the target to the suite file), both in suite order. The lines name only the key, the compute
 //! capability and the peak class: every file is found by the key.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
-use crate::bench::cuda::plans;
-use crate::bench::cuda::source::KernelSource;
-#[cfg(test)]
-pub(crate) use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::result::PeakClass;
 pub(crate) use crate::bench::target_spec::TargetSpec;
 use crate::bench::targets::block_scaling;
@@ -26,39 +25,30 @@ use crate::bench::targets::params::ShapeParams;
 use crate::bench::targets::persistent_decode;
 
 /// The spec of target `$key` from its own files: `targets::$key` (`Params`, `workload`,
-/// `footprint`),
-/// `cuda::plans::$key::CUDA` and `kernels/$key.cu`, embedded, which needs compute capability
-/// `$cap` (`(major, minor)`); its fraction of peak is measured against `PeakClass::$peak`.
+/// `footprint`); its fraction of peak is measured against `PeakClass::$peak`.
 macro_rules! target {
-    ($key:ident, $cap:expr, $peak:ident) => {
+    ($key:ident, $peak:ident) => {
         TargetSpec {
             key: stringify!($key),
             #[cfg(test)]
             params: |shapes| $key::Params::from_shapes(shapes).map(drop),
             workload: $key::workload,
             footprint: |shapes| $key::Params::from_shapes(shapes).map(|p| $key::footprint(&p)),
-            cuda: plans::$key::CUDA,
-            kernel: KernelSource {
-                file: concat!(stringify!($key), ".cu"),
-                target_key: stringify!($key),
-                min_capability: $cap,
-                source: include_str!(concat!("../../../../kernels/", stringify!($key), ".cu")),
-            },
             peak: PeakClass::$peak,
         }
     };
 }
 
-/// The built-in targets, in suite order (`mma.sync` m16n8k16 with bf16 operands needs sm_80).
+/// The built-in targets, in suite order (the order of `cuda::kernels::CUDA_TARGETS`).
 /// Peak classes: `block_scaling` multiplies bf16 on tensor cores (the BF16 tensor peak);
 /// `kv_standard` counts bytes only (memory bandwidth); the others against FP32 compute.
 pub(crate) const TARGETS: &[TargetSpec] = &[
-    target!(block_scaling, (8, 0), Bf16Tensor),
-    target!(flashattention4_alibi, (7, 0), Fp32),
-    target!(persistent_decode, (7, 0), Fp32),
-    target!(kv_standard, (7, 0), Memory),
-    target!(gradient_fusion, (7, 0), Fp32),
-    target!(llama_3_1_8b, (7, 0), Fp32),
+    target!(block_scaling, Bf16Tensor),
+    target!(flashattention4_alibi, Fp32),
+    target!(persistent_decode, Fp32),
+    target!(kv_standard, Memory),
+    target!(gradient_fusion, Fp32),
+    target!(llama_3_1_8b, Fp32),
 ];
 
 /// Keys of the built-in targets, in suite order (the tests walk them).
@@ -100,10 +90,21 @@ pub fn cpu_workload(key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, B
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::cuda::kernels::{KERNELS, LAUNCHES, entry_points};
+    use crate::bench::cuda::kernels::{CUDA_TARGETS, CudaTarget, KERNELS, LAUNCHES, entry_points};
     use crate::bench::cuda::plan::{Owner, Plan};
+    use crate::bench::cuda::plans;
+    use crate::bench::cuda::source::KernelSource;
+    use crate::bench::cuda::spec::CudaSpec;
     use crate::suite::{Suite, TargetKind};
     use std::collections::BTreeSet;
+
+    /// The CUDA side of built-in target `key` in the kernel registry.
+    fn cuda_target(key: &str) -> &'static CudaTarget {
+        CUDA_TARGETS
+            .iter()
+            .find(|c| c.key == key)
+            .unwrap_or_else(|| panic!("{key}: no CUDA side in the kernel registry"))
+    }
 
     fn shapes(key: &str, profile: &str) -> Shapes {
         let suite = Suite::embedded();
@@ -111,30 +112,33 @@ mod tests {
         t.shapes.get(profile).cloned().expect("profile shapes")
     }
 
-    /// Everything one spec must hold, at `shapes`: its kernel named after its key, the launched
-    /// entries declared in it, a valid plan whose launches match the kernel's signatures, host
-    /// data for every input buffer, a CPU workload with the CUDA twin's variants, an estimate.
-    fn check_spec(t: &TargetSpec, shapes: &Shapes) {
+    /// Everything one spec and its CUDA side `c` must hold, at `shapes`: the same key, its kernel
+    /// named after its key, the launched entries declared in it, a valid plan whose launches match
+    /// the kernel's signatures, host data for every input buffer, a CPU workload with the CUDA
+    /// twin's variants, an estimate.
+    fn check_spec(t: &TargetSpec, c: &CudaTarget, shapes: &Shapes) {
         let key = t.key;
-        assert_eq!(t.kernel.target_key, key);
-        assert_eq!(t.kernel.file, format!("{key}.cu"));
-        let entries = entry_points(t.kernel.source);
-        for e in t.cuda.baseline.iter().chain(t.cuda.optimized) {
+        assert_eq!(c.key, key);
+        let (cuda, kernel) = (&c.cuda, &c.kernel);
+        assert_eq!(kernel.target_key, key);
+        assert_eq!(kernel.file, format!("{key}.cu"));
+        let entries = entry_points(kernel.source);
+        for e in cuda.baseline.iter().chain(cuda.optimized) {
             assert!(
                 entries.iter().any(|n| n == e),
                 "{key}: {e} not in {}",
-                t.kernel.file
+                kernel.file
             );
         }
-        let plan = (t.cuda.plan)(shapes).unwrap_or_else(|e| panic!("{key}: {e}"));
+        let plan = (cuda.plan)(shapes).unwrap_or_else(|e| panic!("{key}: {e}"));
         assert_eq!(plan.key, key);
         assert_eq!(plan.validate(), Vec::<String>::new(), "{key}");
         assert_eq!(
-            plan.check_signatures(&[t.kernel]),
+            plan.check_signatures(&[*kernel]),
             Vec::<String>::new(),
             "{key}"
         );
-        let (data, twin) = (t.cuda.inputs)(shapes, 42).expect("host inputs");
+        let (data, twin) = (cuda.inputs)(shapes, 42).expect("host inputs");
         for b in plan.buffers.iter().filter(|b| b.owner == Owner::Input) {
             let d = data.iter().find(|(n, _)| *n == b.name).expect("host data");
             assert_eq!(d.1.bytes() as u64, b.bytes, "{key} {}", b.name);
@@ -165,6 +169,7 @@ mod tests {
         }
         let files: BTreeSet<&str> = KERNELS.iter().map(|k| k.file).collect();
         assert_eq!(files.len(), TARGETS.len(), "one kernel file per target");
+        assert_eq!(LAUNCHES.len(), TARGETS.len(), "one CUDA side per target");
         assert!(LAUNCHES.iter().zip(TARGETS).all(|(l, t)| l.0 == t.key));
     }
 
@@ -172,15 +177,16 @@ mod tests {
     fn every_spec_holds_at_every_profile_and_its_kernel_file_is_on_disk() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
         for t in TARGETS {
-            let on_disk = std::fs::read_to_string(dir.join(t.kernel.file)).expect("kernel file");
-            assert_eq!(on_disk, t.kernel.source, "{}", t.kernel.file);
+            let c = cuda_target(t.key);
+            let on_disk = std::fs::read_to_string(dir.join(c.kernel.file)).expect("kernel file");
+            assert_eq!(on_disk, c.kernel.source, "{}", c.kernel.file);
             for profile in ["minimal", "cpu", "smoke"] {
                 let s = shapes(t.key, profile);
                 assert!((t.params)(&s).is_ok(), "{} {profile}", t.key);
-                assert!((t.cuda.plan)(&s).is_ok(), "{} {profile}", t.key);
+                assert!((c.cuda.plan)(&s).is_ok(), "{} {profile}", t.key);
                 assert!((t.footprint)(&s).unwrap() > 0.0, "{} {profile}", t.key);
             }
-            check_spec(t, &shapes(t.key, "smoke"));
+            check_spec(t, c, &shapes(t.key, "smoke"));
         }
     }
 
@@ -257,8 +263,9 @@ mod tests {
         }
     }
 
-    /// A seventh target needs nothing but its spec: here one defined in this test (over the
-    /// `gradient_fusion` code, under its own key and kernel file name) passes every check.
+    /// A seventh target needs nothing but its spec and its CUDA side: here one defined in this
+    /// test (over the `gradient_fusion` code, under its own key and kernel file name) passes every
+    /// check.
     #[test]
     fn a_seventh_target_is_one_spec() {
         fn plan(shapes: &Shapes) -> Result<Plan, BackendError> {
@@ -267,16 +274,23 @@ mod tests {
             Ok(p)
         }
         let base = spec("gradient_fusion").expect("spec");
+        let base_cuda = cuda_target("gradient_fusion");
         let seventh = TargetSpec {
             key: "seventh",
-            cuda: CudaSpec { plan, ..base.cuda },
+            ..*base
+        };
+        let seventh_cuda = CudaTarget {
+            key: "seventh",
+            cuda: CudaSpec {
+                plan,
+                ..base_cuda.cuda
+            },
             kernel: KernelSource {
                 file: "seventh.cu",
                 target_key: "seventh",
-                ..base.kernel
+                ..base_cuda.kernel
             },
-            ..*base
         };
-        check_spec(&seventh, &shapes("gradient_fusion", "smoke"));
+        check_spec(&seventh, &seventh_cuda, &shapes("gradient_fusion", "smoke"));
     }
 }

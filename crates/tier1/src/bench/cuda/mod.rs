@@ -1,9 +1,9 @@
-//! The CUDA backend: the kernel registry derived from the table of targets (`kernels`, the one
-//! module here that reads the table), each embedded source and its parsing (`source`), their
-//! compilation to PTX (`compile`), the run-time probe of the driver and NVRTC (`probe`),
-//! device-free launch plans (`plan`), one plan file per target (`plans`) and the CUDA side each
-//! defines (`spec`, a leaf the table holds). Every GPU path is guarded: a missing library or
-//! device is a [`CudaError`], never a panic.
+//! The CUDA backend: the kernel registry, the CUDA side of every built-in target listed once
+//! (`kernels`, which the table of targets above takes it from by key), each embedded source and
+//! its parsing (`source`), their compilation to PTX (`compile`), the run-time probe of the driver
+//! and NVRTC (`probe`), device-free launch plans (`plan`), one plan file per target (`plans`) and
+//! the CUDA side each defines (`spec`, a leaf the registry and the table hold). Every GPU path is
+//! guarded: a missing library or device is a [`CudaError`], never a panic.
 
 pub(crate) mod backend;
 pub(crate) mod compile;

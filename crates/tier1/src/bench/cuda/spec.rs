@@ -1,7 +1,6 @@
 //! The CUDA side of one built-in target ([`CudaSpec`]): what each plan file
-//! (`cuda/plans/<key>.rs`) defines as its `CUDA` and the table of targets
-//! (`crate::bench::table::TARGETS`) holds. A leaf below both: the plan files name it here, never
-//! the table above them.
+//! (`cuda/plans/<key>.rs`) defines as its `CUDA`, the kernel registry (`kernels`) lists and the
+//! table of targets above `cuda/` holds. A leaf below them: the plan files name it here.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::host::Inputs;

@@ -1,5 +1,5 @@
 //! Unit tests of the per-target plans and host buffers, reached through the kernel registry (the
-//! table of targets' CUDA side).
+//! CUDA side of every target).
 use crate::bench::backend::{BackendError, Shapes};
 use crate::bench::cuda::LAUNCHES;
 use crate::bench::cuda::host::{self, HostData, kv_decode, kv_segments};
