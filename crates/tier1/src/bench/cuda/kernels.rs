@@ -1,5 +1,5 @@
 //! The kernel registry: the CUDA side of every built-in target, listed once here in suite order
-//! ([`CUDA_TARGETS`]: its plan file `cuda/plans/<key>.rs`, its embedded kernel file
+//! (`CUDA_TARGETS`: its plan file `cuda/plans/<key>.rs`, its embedded kernel file
 //! `kernels/<key>.cu` and the compute capability that file needs), every kernel file
 //! ([`KERNELS`]), which `extern "C" __global__` entries each target's launchers use, per variant
 //! ([`LAUNCHES`]), and each target's CUDA side by key (`spec`). The table of targets above lists
