@@ -1,55 +1,119 @@
-//! The table of built-in targets: one [`TargetSpec`] per suite key, the place that maps a key to
-//! its CPU workload, memory estimate and peak class; its CUDA side (plan and kernel file) is listed
-//! in the same order in the kernel registry below it (`cuda::kernels::CUDA_TARGETS`), and this
-//! table's tests check each target against both. Everything that used to match keys as strings
-//! (the CPU backend, the memory check, the results' peak class) looks the key up here; the CUDA
-//! backend looks it up in the registry.
+//! The table of built-in targets: one [`TargetSpec`] per suite key, the single place that maps a
+//! key to its CPU workload, memory estimate, CUDA side (plan and kernel file) and peak class.
+//! Everything that used to match keys as strings (the CPU backend, the memory check, the results'
+//! peak class) looks the key up here; the CUDA backend gets the CUDA sides from here as one list
+//! ([`CUDA_SIDES`], handed down by `crate::bench::cuda_backend`), and the kernel registry's
+//! [`KERNELS`] and [`LAUNCHES`] are derived from it. Nothing in `cuda/` reads this table.
 //!
-//! Adding a target: write `targets/<key>.rs` (`Params`, `inputs`, `workload`, `footprint`),
-//! `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers, launched entries),
-//! declare the two modules (`pub(crate) mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`),
-//! add one line, `cuda_target!(<key>, (major, minor))`, to `cuda::kernels::CUDA_TARGETS`, import
-//! `targets::<key>` here and add one line, `target!(<key>, <peak class>)`, to [`TARGETS`] (and
-//! the target to the suite file), both in suite order. The lines name only the key, the compute
-//! capability and the peak class: every file is found by the key.
+//! Adding a target: write its own files, `targets/<key>.rs` (`Params`, `inputs`, `workload`,
+//! `footprint`), `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers,
+//! launched entries), each declared in its folder (`pub(crate) mod <key>;` in `targets/mod.rs`
+//! and `cuda/plans.rs`); add one line, `target!(<key>, (major, minor), <peak class>)`, to
+//! [`TARGETS`], and the target to the suite file, both in suite order. The line names only the
+//! key, the compute capability and the peak class: every file is found by the key.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
+use crate::bench::cuda::plans;
+use crate::bench::cuda::source::KernelSource;
+use crate::bench::cuda::spec::CudaSide;
 use crate::bench::result::PeakClass;
 pub(crate) use crate::bench::target_spec::TargetSpec;
-use crate::bench::targets::block_scaling;
-use crate::bench::targets::flashattention4_alibi;
-use crate::bench::targets::gradient_fusion;
-use crate::bench::targets::kv_standard;
-use crate::bench::targets::llama_3_1_8b;
+use crate::bench::targets;
 use crate::bench::targets::params::ShapeParams;
-use crate::bench::targets::persistent_decode;
 
 /// The spec of target `$key` from its own files: `targets::$key` (`Params`, `workload`,
-/// `footprint`); its fraction of peak is measured against `PeakClass::$peak`.
+/// `footprint`), `cuda::plans::$key::CUDA` and `kernels/$key.cu`, embedded, which needs compute
+/// capability `$cap` (`(major, minor)`); its fraction of peak is measured against
+/// `PeakClass::$peak`.
 macro_rules! target {
-    ($key:ident, $peak:ident) => {
+    ($key:ident, $cap:expr, $peak:ident) => {
         TargetSpec {
             key: stringify!($key),
             #[cfg(test)]
-            params: |shapes| $key::Params::from_shapes(shapes).map(drop),
-            workload: $key::workload,
-            footprint: |shapes| $key::Params::from_shapes(shapes).map(|p| $key::footprint(&p)),
+            params: |shapes| targets::$key::Params::from_shapes(shapes).map(drop),
+            workload: targets::$key::workload,
+            footprint: |shapes| {
+                targets::$key::Params::from_shapes(shapes).map(|p| targets::$key::footprint(&p))
+            },
+            cuda: CudaSide {
+                key: stringify!($key),
+                cuda: plans::$key::CUDA,
+                kernel: KernelSource {
+                    file: concat!(stringify!($key), ".cu"),
+                    target_key: stringify!($key),
+                    min_capability: $cap,
+                    source: include_str!(concat!("../../../../kernels/", stringify!($key), ".cu")),
+                },
+            },
             peak: PeakClass::$peak,
         }
     };
 }
 
-/// The built-in targets, in suite order (the order of `cuda::kernels::CUDA_TARGETS`).
+/// The built-in targets, in suite order (`mma.sync` m16n8k16 with bf16 operands needs sm_80).
 /// Peak classes: `block_scaling` multiplies bf16 on tensor cores (the BF16 tensor peak);
 /// `kv_standard` counts bytes only (memory bandwidth); the others against FP32 compute.
 pub(crate) const TARGETS: &[TargetSpec] = &[
-    target!(block_scaling, Bf16Tensor),
-    target!(flashattention4_alibi, Fp32),
-    target!(persistent_decode, Fp32),
-    target!(kv_standard, Memory),
-    target!(gradient_fusion, Fp32),
-    target!(llama_3_1_8b, Fp32),
+    target!(block_scaling, (8, 0), Bf16Tensor),
+    target!(flashattention4_alibi, (7, 0), Fp32),
+    target!(persistent_decode, (7, 0), Fp32),
+    target!(kv_standard, (7, 0), Memory),
+    target!(gradient_fusion, (7, 0), Fp32),
+    target!(llama_3_1_8b, (7, 0), Fp32),
 ];
+
+/// The CUDA side of every built-in target, in table order: the list the table hands down to the
+/// CUDA backend (`crate::bench::cuda_backend`), which never reads the table itself.
+pub(crate) const CUDA_SIDES: [CudaSide; TARGETS.len()] = {
+    let mut out = [TARGETS[0].cuda; TARGETS.len()];
+    let mut i = 0;
+    while i < TARGETS.len() {
+        out[i] = TARGETS[i].cuda;
+        i += 1;
+    }
+    out
+};
+
+/// Every kernel file, one per target, in table order.
+pub const KERNELS: [KernelSource; TARGETS.len()] = {
+    let mut out = [CUDA_SIDES[0].kernel; TARGETS.len()];
+    let mut i = 0;
+    while i < TARGETS.len() {
+        out[i] = CUDA_SIDES[i].kernel;
+        i += 1;
+    }
+    out
+};
+
+/// The entries each target's launchers call, per variant: `(target key, baseline entries,
+/// optimized entries)`. The launchers look kernels up by these names only, so a kernel missing
+/// here is dead code (the registry test refuses it) and a name here without a kernel fails the
+/// module load.
+pub const LAUNCHES: [(&str, &[&str], &[&str]); TARGETS.len()] = {
+    let mut out: [(&str, &[&str], &[&str]); TARGETS.len()] = [("", &[], &[]); TARGETS.len()];
+    let mut i = 0;
+    while i < TARGETS.len() {
+        let c = &CUDA_SIDES[i];
+        out[i] = (c.key, c.cuda.baseline, c.cuda.optimized);
+        i += 1;
+    }
+    out
+};
+
+/// Launch-registry entries of `target_key` (baseline then optimized, deduplicated).
+pub fn launched_entries(target_key: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for (key, base, opt) in LAUNCHES {
+        if key == target_key {
+            for name in base.iter().chain(opt.iter()) {
+                if !out.contains(name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+}
 
 /// Keys of the built-in targets, in suite order (the tests walk them).
 #[cfg(test)]
@@ -90,21 +154,11 @@ pub fn cpu_workload(key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, B
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::cuda::kernels::{CUDA_TARGETS, CudaTarget, KERNELS, LAUNCHES, entry_points};
+    use crate::bench::cuda::kernels::{entry_points, find};
     use crate::bench::cuda::plan::{Owner, Plan};
-    use crate::bench::cuda::plans;
-    use crate::bench::cuda::source::KernelSource;
     use crate::bench::cuda::spec::CudaSpec;
     use crate::suite::{Suite, TargetKind};
     use std::collections::BTreeSet;
-
-    /// The CUDA side of built-in target `key` in the kernel registry.
-    fn cuda_target(key: &str) -> &'static CudaTarget {
-        CUDA_TARGETS
-            .iter()
-            .find(|c| c.key == key)
-            .unwrap_or_else(|| panic!("{key}: no CUDA side in the kernel registry"))
-    }
 
     fn shapes(key: &str, profile: &str) -> Shapes {
         let suite = Suite::embedded();
@@ -112,14 +166,14 @@ mod tests {
         t.shapes.get(profile).cloned().expect("profile shapes")
     }
 
-    /// Everything one spec and its CUDA side `c` must hold, at `shapes`: the same key, its kernel
+    /// Everything one spec must hold, at `shapes`: its CUDA side under the same key, its kernel
     /// named after its key, the launched entries declared in it, a valid plan whose launches match
     /// the kernel's signatures, host data for every input buffer, a CPU workload with the CUDA
     /// twin's variants, an estimate.
-    fn check_spec(t: &TargetSpec, c: &CudaTarget, shapes: &Shapes) {
+    fn check_spec(t: &TargetSpec, shapes: &Shapes) {
         let key = t.key;
-        assert_eq!(c.key, key);
-        let (cuda, kernel) = (&c.cuda, &c.kernel);
+        assert_eq!(t.cuda.key, key);
+        let (cuda, kernel) = (&t.cuda.cuda, &t.cuda.kernel);
         assert_eq!(kernel.target_key, key);
         assert_eq!(kernel.file, format!("{key}.cu"));
         let entries = entry_points(kernel.source);
@@ -171,13 +225,14 @@ mod tests {
         assert_eq!(files.len(), TARGETS.len(), "one kernel file per target");
         assert_eq!(LAUNCHES.len(), TARGETS.len(), "one CUDA side per target");
         assert!(LAUNCHES.iter().zip(TARGETS).all(|(l, t)| l.0 == t.key));
+        assert!(CUDA_SIDES.iter().zip(TARGETS).all(|(c, t)| c.key == t.key));
     }
 
     #[test]
     fn every_spec_holds_at_every_profile_and_its_kernel_file_is_on_disk() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
         for t in TARGETS {
-            let c = cuda_target(t.key);
+            let c = &t.cuda;
             let on_disk = std::fs::read_to_string(dir.join(c.kernel.file)).expect("kernel file");
             assert_eq!(on_disk, c.kernel.source, "{}", c.kernel.file);
             for profile in ["minimal", "cpu", "smoke"] {
@@ -186,7 +241,7 @@ mod tests {
                 assert!((c.cuda.plan)(&s).is_ok(), "{} {profile}", t.key);
                 assert!((t.footprint)(&s).unwrap() > 0.0, "{} {profile}", t.key);
             }
-            check_spec(t, c, &shapes(t.key, "smoke"));
+            check_spec(t, &shapes(t.key, "smoke"));
         }
     }
 
@@ -263,7 +318,7 @@ mod tests {
         }
     }
 
-    /// A seventh target needs nothing but its spec and its CUDA side: here one defined in this
+    /// A seventh target needs nothing but its spec (its CUDA side inside): here one defined in this
     /// test (over the `gradient_fusion` code, under its own key and kernel file name) passes every
     /// check.
     #[test]
@@ -274,23 +329,43 @@ mod tests {
             Ok(p)
         }
         let base = spec("gradient_fusion").expect("spec");
-        let base_cuda = cuda_target("gradient_fusion");
         let seventh = TargetSpec {
             key: "seventh",
+            cuda: CudaSide {
+                key: "seventh",
+                cuda: CudaSpec {
+                    plan,
+                    ..base.cuda.cuda
+                },
+                kernel: KernelSource {
+                    file: "seventh.cu",
+                    target_key: "seventh",
+                    ..base.cuda.kernel
+                },
+            },
             ..*base
         };
-        let seventh_cuda = CudaTarget {
-            key: "seventh",
-            cuda: CudaSpec {
-                plan,
-                ..base_cuda.cuda
-            },
-            kernel: KernelSource {
-                file: "seventh.cu",
-                target_key: "seventh",
-                ..base_cuda.kernel
-            },
-        };
-        check_spec(&seventh, &seventh_cuda, &shapes("gradient_fusion", "smoke"));
+        check_spec(&seventh, &shapes("gradient_fusion", "smoke"));
+    }
+
+    #[test]
+    fn launched_entries_deduplicates_shared_kernels() {
+        let llama = launched_entries("llama_3_1_8b");
+        assert_eq!(llama.iter().filter(|n| **n == "llama_rmsnorm").count(), 1);
+        assert!(launched_entries("no_such_target").is_empty());
+    }
+
+    /// The CUDA backend finds every target's CUDA side by its key in the list the table hands
+    /// down, and an unknown key is unsupported by `cuda`.
+    #[test]
+    fn every_target_is_found_by_its_key_in_the_cuda_sides_and_an_unknown_key_is_unsupported() {
+        for t in TARGETS {
+            let c = find(&CUDA_SIDES, t.key).expect("CUDA side");
+            assert_eq!((c.key, c.kernel.file), (t.key, t.cuda.kernel.file));
+        }
+        assert!(matches!(
+            find(&CUDA_SIDES, "nope"),
+            Err(BackendError::Unsupported { backend, key }) if backend == "cuda" && key == "nope"
+        ));
     }
 }
