@@ -4,7 +4,8 @@
 use crate::support::skip;
 use std::collections::BTreeSet;
 use std::path::Path;
-use tier1::bench::cuda::{self, CudaError, KERNELS, LAUNCHES, entry_points};
+use tier1::bench::cuda::{self, CudaError, entry_points};
+use tier1::bench::{KERNELS, LAUNCHES, launched_entries};
 
 const ARCHES: [&str; 2] = ["sm_90", "sm_100a"];
 
@@ -95,7 +96,7 @@ fn kernel_directory_matches_the_embedded_table() {
             let k = KERNELS
                 .iter()
                 .find(|k| k.file == name)
-                .unwrap_or_else(|| panic!("kernels/{name} is not in bench::cuda::KERNELS"));
+                .unwrap_or_else(|| panic!("kernels/{name} is not in bench::KERNELS"));
             assert_eq!(
                 k.source, text,
                 "kernels/{name} differs from the embedded copy"
@@ -111,7 +112,7 @@ fn kernel_directory_matches_the_embedded_table() {
 fn every_entry_point_is_launched_and_every_launch_exists() {
     for k in KERNELS {
         let declared: BTreeSet<String> = entry_points(k.source).into_iter().collect();
-        let launched: BTreeSet<String> = cuda::kernels::launched_entries(k.target_key)
+        let launched: BTreeSet<String> = launched_entries(k.target_key)
             .into_iter()
             .map(String::from)
             .collect();

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod command;
 pub(crate) mod cpu;
 pub mod cuda;
+pub(crate) mod cuda_shared;
 pub(crate) mod deadline;
 pub mod emit;
 pub mod estimate;
@@ -35,6 +36,6 @@ pub mod targets;
 pub mod verify;
 
 pub use cpu::CpuBackend;
-pub use cuda::cuda_backend;
+pub use cuda_shared::cuda_backend;
 pub use harness::{HarnessOptions, run_suite, write_results};
-pub use table::{builtin_keys, cpu_workload};
+pub use table::{KERNELS, LAUNCHES, builtin_keys, cpu_workload, launched_entries};

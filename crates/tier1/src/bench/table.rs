@@ -1,48 +1,49 @@
 //! The table of built-in targets: one [`TargetSpec`] per suite key, the single place that maps a
-//! key to its CPU workload, memory estimate, CUDA plan and kernel file. Everything that used to
-//! match keys as strings (the CPU and CUDA backends, the memory check, the kernel registry) looks
-//! the key up here.
+//! key to its CPU workload, memory estimate, CUDA side (plan and kernel file) and peak class.
+//! Everything that used to match keys as strings (the CPU backend, the memory check, the results'
+//! peak class) looks the key up here; the CUDA backend gets the CUDA sides from here as one list
+//! ([`CUDA_SIDES`], handed down by `crate::bench::cuda_backend`), and the kernel registry's
+//! [`KERNELS`] and [`LAUNCHES`] are derived from it. Nothing in `cuda/` reads this table.
 //!
-//! Adding a target: write `targets/<key>.rs` (`Params`, `inputs`, `workload`, `footprint`),
-//! `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers, launched entries),
-//! declare the two modules (`pub(crate) mod <key>;` in `targets/mod.rs` and `cuda/plans.rs`),
-//! import `targets::<key>` here and add one line, `target!(<key>, (major, minor))`, to
-//! [`TARGETS`] (and the target to the suite file). The line names only the key, the compute
-//! capability and the peak class: every file is found by the key.
+//! Adding a target: write its own files, `targets/<key>.rs` (`Params`, `inputs`, `workload`,
+//! `footprint`), `kernels/<key>.cu` and `cuda/plans/<key>.rs` (`CUDA`: plan, host buffers,
+//! launched entries), each declared in its folder (`pub(crate) mod <key>;` in `targets/mod.rs`
+//! and `cuda/plans.rs`); add one line, `target!(<key>, (major, minor), <peak class>)`, to
+//! [`TARGETS`], and the target to the suite file, both in suite order. The line names only the
+//! key, the compute capability and the peak class: every file is found by the key.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::plans;
 use crate::bench::cuda::source::KernelSource;
-#[cfg(test)]
-pub(crate) use crate::bench::cuda::spec::CudaSpec;
+use crate::bench::cuda::spec::CudaSide;
 use crate::bench::result::PeakClass;
 pub(crate) use crate::bench::target_spec::TargetSpec;
-use crate::bench::targets::block_scaling;
-use crate::bench::targets::flashattention4_alibi;
-use crate::bench::targets::gradient_fusion;
-use crate::bench::targets::kv_standard;
-use crate::bench::targets::llama_3_1_8b;
+use crate::bench::targets;
 use crate::bench::targets::params::ShapeParams;
-use crate::bench::targets::persistent_decode;
 
 /// The spec of target `$key` from its own files: `targets::$key` (`Params`, `workload`,
-/// `footprint`),
-/// `cuda::plans::$key::CUDA` and `kernels/$key.cu`, embedded, which needs compute capability
-/// `$cap` (`(major, minor)`); its fraction of peak is measured against `PeakClass::$peak`.
+/// `footprint`), `cuda::plans::$key::CUDA` and `kernels/$key.cu`, embedded, which needs compute
+/// capability `$cap` (`(major, minor)`); its fraction of peak is measured against
+/// `PeakClass::$peak`.
 macro_rules! target {
     ($key:ident, $cap:expr, $peak:ident) => {
         TargetSpec {
             key: stringify!($key),
             #[cfg(test)]
-            params: |shapes| $key::Params::from_shapes(shapes).map(drop),
-            workload: $key::workload,
-            footprint: |shapes| $key::Params::from_shapes(shapes).map(|p| $key::footprint(&p)),
-            cuda: plans::$key::CUDA,
-            kernel: KernelSource {
-                file: concat!(stringify!($key), ".cu"),
-                target_key: stringify!($key),
-                min_capability: $cap,
-                source: include_str!(concat!("../../../../kernels/", stringify!($key), ".cu")),
+            params: |shapes| targets::$key::Params::from_shapes(shapes).map(drop),
+            workload: targets::$key::workload,
+            footprint: |shapes| {
+                targets::$key::Params::from_shapes(shapes).map(|p| targets::$key::footprint(&p))
+            },
+            cuda: CudaSide {
+                key: stringify!($key),
+                cuda: plans::$key::CUDA,
+                kernel: KernelSource {
+                    file: concat!(stringify!($key), ".cu"),
+                    target_key: stringify!($key),
+                    min_capability: $cap,
+                    source: include_str!(concat!("../../../../kernels/", stringify!($key), ".cu")),
+                },
             },
             peak: PeakClass::$peak,
         }
@@ -60,6 +61,59 @@ pub(crate) const TARGETS: &[TargetSpec] = &[
     target!(gradient_fusion, (7, 0), Fp32),
     target!(llama_3_1_8b, (7, 0), Fp32),
 ];
+
+/// The CUDA side of every built-in target, in table order: the list the table hands down to the
+/// CUDA backend (`crate::bench::cuda_backend`), which never reads the table itself.
+pub(crate) const CUDA_SIDES: [CudaSide; TARGETS.len()] = {
+    let mut out = [TARGETS[0].cuda; TARGETS.len()];
+    let mut i = 0;
+    while i < TARGETS.len() {
+        out[i] = TARGETS[i].cuda;
+        i += 1;
+    }
+    out
+};
+
+/// Every kernel file, one per target, in table order.
+pub const KERNELS: [KernelSource; TARGETS.len()] = {
+    let mut out = [CUDA_SIDES[0].kernel; TARGETS.len()];
+    let mut i = 0;
+    while i < TARGETS.len() {
+        out[i] = CUDA_SIDES[i].kernel;
+        i += 1;
+    }
+    out
+};
+
+/// The entries each target's launchers call, per variant: `(target key, baseline entries,
+/// optimized entries)`. The launchers look kernels up by these names only, so a kernel missing
+/// here is dead code (the registry test refuses it) and a name here without a kernel fails the
+/// module load.
+pub const LAUNCHES: [(&str, &[&str], &[&str]); TARGETS.len()] = {
+    let mut out: [(&str, &[&str], &[&str]); TARGETS.len()] = [("", &[], &[]); TARGETS.len()];
+    let mut i = 0;
+    while i < TARGETS.len() {
+        let c = &CUDA_SIDES[i];
+        out[i] = (c.key, c.cuda.baseline, c.cuda.optimized);
+        i += 1;
+    }
+    out
+};
+
+/// Launch-registry entries of `target_key` (baseline then optimized, deduplicated).
+pub fn launched_entries(target_key: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for (key, base, opt) in LAUNCHES {
+        if key == target_key {
+            for name in base.iter().chain(opt.iter()) {
+                if !out.contains(name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+}
 
 /// Keys of the built-in targets, in suite order (the tests walk them).
 #[cfg(test)]
@@ -100,8 +154,9 @@ pub fn cpu_workload(key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, B
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::cuda::kernels::{KERNELS, LAUNCHES, entry_points};
+    use crate::bench::cuda::kernels::{entry_points, find};
     use crate::bench::cuda::plan::{Owner, Plan};
+    use crate::bench::cuda::spec::CudaSpec;
     use crate::suite::{Suite, TargetKind};
     use std::collections::BTreeSet;
 
@@ -111,30 +166,33 @@ mod tests {
         t.shapes.get(profile).cloned().expect("profile shapes")
     }
 
-    /// Everything one spec must hold, at `shapes`: its kernel named after its key, the launched
-    /// entries declared in it, a valid plan whose launches match the kernel's signatures, host
-    /// data for every input buffer, a CPU workload with the CUDA twin's variants, an estimate.
+    /// Everything one spec must hold, at `shapes`: its CUDA side under the same key, its kernel
+    /// named after its key, the launched entries declared in it, a valid plan whose launches match
+    /// the kernel's signatures, host data for every input buffer, a CPU workload with the CUDA
+    /// twin's variants, an estimate.
     fn check_spec(t: &TargetSpec, shapes: &Shapes) {
         let key = t.key;
-        assert_eq!(t.kernel.target_key, key);
-        assert_eq!(t.kernel.file, format!("{key}.cu"));
-        let entries = entry_points(t.kernel.source);
-        for e in t.cuda.baseline.iter().chain(t.cuda.optimized) {
+        assert_eq!(t.cuda.key, key);
+        let (cuda, kernel) = (&t.cuda.cuda, &t.cuda.kernel);
+        assert_eq!(kernel.target_key, key);
+        assert_eq!(kernel.file, format!("{key}.cu"));
+        let entries = entry_points(kernel.source);
+        for e in cuda.baseline.iter().chain(cuda.optimized) {
             assert!(
                 entries.iter().any(|n| n == e),
                 "{key}: {e} not in {}",
-                t.kernel.file
+                kernel.file
             );
         }
-        let plan = (t.cuda.plan)(shapes).unwrap_or_else(|e| panic!("{key}: {e}"));
+        let plan = (cuda.plan)(shapes).unwrap_or_else(|e| panic!("{key}: {e}"));
         assert_eq!(plan.key, key);
         assert_eq!(plan.validate(), Vec::<String>::new(), "{key}");
         assert_eq!(
-            plan.check_signatures(&[t.kernel]),
+            plan.check_signatures(&[*kernel]),
             Vec::<String>::new(),
             "{key}"
         );
-        let (data, twin) = (t.cuda.inputs)(shapes, 42).expect("host inputs");
+        let (data, twin) = (cuda.inputs)(shapes, 42).expect("host inputs");
         for b in plan.buffers.iter().filter(|b| b.owner == Owner::Input) {
             let d = data.iter().find(|(n, _)| *n == b.name).expect("host data");
             assert_eq!(d.1.bytes() as u64, b.bytes, "{key} {}", b.name);
@@ -165,19 +223,22 @@ mod tests {
         }
         let files: BTreeSet<&str> = KERNELS.iter().map(|k| k.file).collect();
         assert_eq!(files.len(), TARGETS.len(), "one kernel file per target");
+        assert_eq!(LAUNCHES.len(), TARGETS.len(), "one CUDA side per target");
         assert!(LAUNCHES.iter().zip(TARGETS).all(|(l, t)| l.0 == t.key));
+        assert!(CUDA_SIDES.iter().zip(TARGETS).all(|(c, t)| c.key == t.key));
     }
 
     #[test]
     fn every_spec_holds_at_every_profile_and_its_kernel_file_is_on_disk() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
         for t in TARGETS {
-            let on_disk = std::fs::read_to_string(dir.join(t.kernel.file)).expect("kernel file");
-            assert_eq!(on_disk, t.kernel.source, "{}", t.kernel.file);
+            let c = &t.cuda;
+            let on_disk = std::fs::read_to_string(dir.join(c.kernel.file)).expect("kernel file");
+            assert_eq!(on_disk, c.kernel.source, "{}", c.kernel.file);
             for profile in ["minimal", "cpu", "smoke"] {
                 let s = shapes(t.key, profile);
                 assert!((t.params)(&s).is_ok(), "{} {profile}", t.key);
-                assert!((t.cuda.plan)(&s).is_ok(), "{} {profile}", t.key);
+                assert!((c.cuda.plan)(&s).is_ok(), "{} {profile}", t.key);
                 assert!((t.footprint)(&s).unwrap() > 0.0, "{} {profile}", t.key);
             }
             check_spec(t, &shapes(t.key, "smoke"));
@@ -257,8 +318,9 @@ mod tests {
         }
     }
 
-    /// A seventh target needs nothing but its spec: here one defined in this test (over the
-    /// `gradient_fusion` code, under its own key and kernel file name) passes every check.
+    /// A seventh target needs nothing but its spec (its CUDA side inside): here one defined in this
+    /// test (over the `gradient_fusion` code, under its own key and kernel file name) passes every
+    /// check.
     #[test]
     fn a_seventh_target_is_one_spec() {
         fn plan(shapes: &Shapes) -> Result<Plan, BackendError> {
@@ -269,14 +331,41 @@ mod tests {
         let base = spec("gradient_fusion").expect("spec");
         let seventh = TargetSpec {
             key: "seventh",
-            cuda: CudaSpec { plan, ..base.cuda },
-            kernel: KernelSource {
-                file: "seventh.cu",
-                target_key: "seventh",
-                ..base.kernel
+            cuda: CudaSide {
+                key: "seventh",
+                cuda: CudaSpec {
+                    plan,
+                    ..base.cuda.cuda
+                },
+                kernel: KernelSource {
+                    file: "seventh.cu",
+                    target_key: "seventh",
+                    ..base.cuda.kernel
+                },
             },
             ..*base
         };
         check_spec(&seventh, &shapes("gradient_fusion", "smoke"));
+    }
+
+    #[test]
+    fn launched_entries_deduplicates_shared_kernels() {
+        let llama = launched_entries("llama_3_1_8b");
+        assert_eq!(llama.iter().filter(|n| **n == "llama_rmsnorm").count(), 1);
+        assert!(launched_entries("no_such_target").is_empty());
+    }
+
+    /// The CUDA backend finds every target's CUDA side by its key in the list the table hands
+    /// down, and an unknown key is unsupported by `cuda`.
+    #[test]
+    fn every_target_is_found_by_its_key_in_the_cuda_sides_and_an_unknown_key_is_unsupported() {
+        for t in TARGETS {
+            let c = find(&CUDA_SIDES, t.key).expect("CUDA side");
+            assert_eq!((c.key, c.kernel.file), (t.key, t.cuda.kernel.file));
+        }
+        assert!(matches!(
+            find(&CUDA_SIDES, "nope"),
+            Err(BackendError::Unsupported { backend, key }) if backend == "cuda" && key == "nope"
+        ));
     }
 }

@@ -1,12 +1,11 @@
 //! What the harness knows of one built-in target ([`TargetSpec`]): its suite key, its CPU workload
-//! and memory estimate (`targets/<key>.rs`), its CUDA plan and host buffers
-//! (`cuda/plans/<key>.rs`, [`CudaSpec`], a leaf type below both in `cuda/spec.rs`), its kernel
-//! file (`kernels/<key>.cu`) and its peak class. The specs are listed once, in
-//! [`crate::bench::table::TARGETS`]; nothing below the table imports this module.
+//! and memory estimate (`targets/<key>.rs`), its CUDA side (its plan file `cuda/plans/<key>.rs`
+//! and kernel file `kernels/<key>.cu`, a `CudaSide` of the leaf `cuda/spec.rs`) and its peak
+//! class. The specs are listed once, one line each, in [`crate::bench::table::TARGETS`], which
+//! hands the CUDA sides down to the backend; nothing below the table imports this module.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
-use crate::bench::cuda::source::KernelSource;
-use crate::bench::cuda::spec::CudaSpec;
+use crate::bench::cuda::spec::CudaSide;
 use crate::bench::result::PeakClass;
 
 /// One built-in target: every backend and check looks its key up here.
@@ -25,10 +24,9 @@ pub(crate) struct TargetSpec {
     /// from the target's typed `Params` (read and checked as the workload reads them: a missing
     /// or out-of-range shape is the same error, never an estimate of 0).
     pub(crate) footprint: fn(&Shapes) -> Result<f64, BackendError>,
-    /// The CUDA side: plan, host buffers and the kernels each variant launches.
-    pub(crate) cuda: CudaSpec,
-    /// The kernel file `kernels/<key>.cu`, embedded.
-    pub(crate) kernel: KernelSource,
+    /// Its CUDA side: plan file, kernel file and the compute capability that file needs (the
+    /// table hands every target's down to the CUDA backend as one list).
+    pub(crate) cuda: CudaSide,
     /// The hardware peak its achieved rate is a fraction of (written into its results as
     /// `peak_class`; `scripts/gpu-check.sh` reads it there).
     pub(crate) peak: PeakClass,

@@ -7,6 +7,7 @@
 
 use super::format::{self, esc, evidence_html, text};
 use super::model::{Dashboard, RunView};
+use crate::json::Finite;
 use std::fmt::Write;
 
 /// A titled table of change rows (cells unescaped).
@@ -24,6 +25,7 @@ pub(crate) struct Group {
 
 const CHANGE_COLUMNS: &[&str] = &["Target", "Reason", "Before", "After", "Delta"];
 
+/// A group of change rows under the five change columns.
 fn change_group<'a>(
     id: &'static str,
     title: &'static str,
@@ -48,69 +50,10 @@ fn change_group<'a>(
 pub(crate) fn groups(run: &RunView, suite: &crate::suite::Suite) -> Vec<Group> {
     let r = &run.regression;
     let declines = super::declines::split(run, suite);
-    let target_rows = |ts: &[crate::history::model::TargetSummary]| {
-        ts.iter()
-            .map(|t| vec![t.target.clone(), t.status.clone()])
-            .collect()
-    };
     vec![
         change_group("regressions", "Regressions", &r.regressions),
-        Group {
-            id: "suppressed",
-            title: "Suppressed regressions (cleared only by a recheck: the gate passes them; the run can never be ratified as an anchor)",
-            columns: &[
-                "Target",
-                "Reason",
-                "Before",
-                "After",
-                "Delta",
-                "Recheck run",
-                "Recheck",
-            ],
-            rows: r
-                .suppressed_regressions
-                .iter()
-                .map(|s| {
-                    let [b, a, d] = format::change_cells(&s.row);
-                    let recheck = match (s.recheck_speedup, s.recheck_optimized_time_ms) {
-                        (Some(x), Some(ms)) => {
-                            format!("{}, {}", format::speedup(Some(x)), format::ms(Some(ms)))
-                        }
-                        (Some(x), None) => format::speedup(Some(x)),
-                        (None, ms) => format::ms(ms),
-                    };
-                    vec![
-                        s.row.target().to_string(),
-                        s.row.reason().to_string(),
-                        b,
-                        a,
-                        d,
-                        s.recheck_run_id.clone(),
-                        recheck,
-                    ]
-                })
-                .collect(),
-        },
-        Group {
-            id: "held-by-floor",
-            title: "Significant worsenings kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
-            columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
-            rows: r
-                .held_by_floor
-                .iter()
-                .map(|h| {
-                    let [b, a, d] = format::change_cells(&h.row);
-                    vec![
-                        h.row.target().to_string(),
-                        h.row.reason().to_string(),
-                        b,
-                        a,
-                        d,
-                        h.rule.clone(),
-                    ]
-                })
-                .collect(),
-        },
+        suppressed_group(&r.suppressed_regressions),
+        held_by_floor_group(&r.held_by_floor),
         Group {
             id: "unknown",
             title: "Unknown (the measurement cannot decide at this noise: listed, never an anchor)",
@@ -132,20 +75,7 @@ pub(crate) fn groups(run: &RunView, suite: &crate::suite::Suite) -> Vec<Group> {
             "Further worsenings of regressed targets (beyond the thresholds; the target counts once, under Regressions)",
             declines.on_regressed_target,
         ),
-        Group {
-            id: "under-floor",
-            title: "Worsenings beyond the thresholds kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
-            columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
-            rows: declines
-                .under_floor
-                .iter()
-                .map(|(row, rule)| {
-                    let [b, a, d] = format::change_cells(row);
-                    let (t, why) = (row.target().to_string(), row.reason().to_string());
-                    vec![t, why, b, a, d, rule.clone()]
-                })
-                .collect(),
-        },
+        under_floor_group(&declines.under_floor),
         change_group(
             "beyond-unfiled",
             "Worsenings beyond the suite's thresholds that the comparison did not file (it was decided under other thresholds)",
@@ -179,6 +109,95 @@ pub(crate) fn groups(run: &RunView, suite: &crate::suite::Suite) -> Vec<Group> {
             rows: r.warnings.iter().map(|w| vec![w.clone()]).collect(),
         },
     ]
+}
+
+/// A target's name and status, one row per target.
+fn target_rows(ts: &[crate::history::model::TargetSummary]) -> Vec<Vec<String>> {
+    ts.iter()
+        .map(|t| vec![t.target.clone(), t.status.clone()])
+        .collect()
+}
+
+/// The regressions a recheck cleared, each with its recheck run and what the recheck measured.
+fn suppressed_group(suppressed: &[crate::history::model::SuppressedRegression]) -> Group {
+    Group {
+        id: "suppressed",
+        title: "Suppressed regressions (cleared only by a recheck: the gate passes them; the run can never be ratified as an anchor)",
+        columns: &[
+            "Target",
+            "Reason",
+            "Before",
+            "After",
+            "Delta",
+            "Recheck run",
+            "Recheck",
+        ],
+        rows: suppressed
+            .iter()
+            .map(|s| {
+                let [b, a, d] = format::change_cells(&s.row);
+                vec![
+                    s.row.target().to_string(),
+                    s.row.reason().to_string(),
+                    b,
+                    a,
+                    d,
+                    s.recheck_run_id.clone(),
+                    recheck_cell(s.recheck_speedup, s.recheck_optimized_time_ms),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// What a recheck measured, as one cell: its speedup and optimized time where it has both, else
+/// the one it has (a dash where it has neither).
+fn recheck_cell(speedup: Option<Finite>, optimized_ms: Option<Finite>) -> String {
+    match (speedup, optimized_ms) {
+        (Some(x), Some(ms)) => format!("{}, {}", format::speedup(Some(x)), format::ms(Some(ms))),
+        (Some(x), None) => format::speedup(Some(x)),
+        (None, ms) => format::ms(ms),
+    }
+}
+
+/// The significant worsenings the floor kept from the gate, each with the rule that held it.
+fn held_by_floor_group(held: &[crate::history::FloorHeld]) -> Group {
+    Group {
+        id: "held-by-floor",
+        title: "Significant worsenings kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
+        columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
+        rows: held
+            .iter()
+            .map(|h| {
+                let [b, a, d] = format::change_cells(&h.row);
+                vec![
+                    h.row.target().to_string(),
+                    h.row.reason().to_string(),
+                    b,
+                    a,
+                    d,
+                    h.rule.clone(),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The worsenings beyond the thresholds that the floor kept from the gate, each with its rule.
+fn under_floor_group(under_floor: &[(&crate::history::model::ChangeRow, String)]) -> Group {
+    Group {
+        id: "under-floor",
+        title: "Worsenings beyond the thresholds kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
+        columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
+        rows: under_floor
+            .iter()
+            .map(|(row, rule)| {
+                let [b, a, d] = format::change_cells(row);
+                let (t, why) = (row.target().to_string(), row.reason().to_string());
+                vec![t, why, b, a, d, rule.clone()]
+            })
+            .collect(),
+    }
 }
 
 /// The section as HTML.
@@ -325,4 +344,22 @@ fn evidence(s: &mut String, dash: &Dashboard, run: &RunView) {
         );
     }
     s.push_str("</ul>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recheck_cell_shows_what_the_recheck_measured() {
+        let f = |x: f64| Some(Finite::from(x));
+        for (speedup, ms, cell) in [
+            (f(2.5), f(1.25), "2.50×, 1.250 ms"),
+            (f(2.5), None, "2.50×"),
+            (None, f(1.25), "1.250 ms"),
+            (None, None, "–"),
+        ] {
+            assert_eq!(recheck_cell(speedup, ms), cell, "{speedup:?} {ms:?}");
+        }
+    }
 }

@@ -60,94 +60,31 @@ fn main_of(page: &str, class: &str) -> String {
     page[start..end].replace(" id=\"", &format!(" id=\"{class}-"))
 }
 
-/// Write the dashboard of `classes` side by side into `opts.output`.
+/// Write the dashboard of `classes` side by side into `opts.output`: the output root checked,
+/// each class's history rendered, then one page and one summary of the overview table and one
+/// section per class.
 pub fn write_classes_dashboard(
     opts: &DashboardOptions,
     classes: &[ClassHistory],
 ) -> Result<ClassesOutcome, ReportError> {
     let now = parse_now(opts.now.as_deref())?;
-    let inputs: Vec<(&str, &std::path::Path)> = classes
-        .iter()
-        .map(|c| ("history root", c.history_root.as_path()))
-        .collect();
-    crate::fsx::check_output_root(&opts.output, &inputs).map_err(|e| match e {
-        crate::fsx::OutputRootError::NotEmpty { path } => ReportError::OutputNotEmpty(path),
-        other => ReportError::Output(other),
-    })?;
+    check_output_root(opts, classes)?;
     let mut rendered: Vec<(&ClassHistory, Rendered)> = Vec::new();
     for c in classes {
-        let mut r = render_root(opts, &c.history_root, now)?;
-        if let Some(found) = r.dash.runner_class.as_deref().filter(|f| *f != c.class) {
-            return Err(ReportError::History(HistoryError::integrity(
-                c.history_root.join("index.json").display().to_string(),
-                format!(
-                    "runner_class: expected {:?} (the class shown), found {found:?}",
-                    c.class
-                ),
-            )));
-        }
-        if r.dash.runner_class.is_none() {
-            // A class's empty history (no index yet) is still that class's.
-            r.dash.runner_class = Some(c.class.clone());
-            r.html = super::html::render(&r.dash, &r.verdict);
-            r.md = super::markdown::render(&r.dash, &r.verdict);
-        }
-        rendered.push((c, r));
+        rendered.push((c, render_class(opts, c, now)?));
     }
     let names: Vec<&str> = classes.iter().map(|c| c.class.as_str()).collect();
-    let mut page = String::new();
-    let _ = write!(
-        page,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
-         <title>Benchmark history by runner class</title>\n<style>{}</style>\n</head>\n<body>\n\
-         <header><h1>Benchmark history by runner class: {}</h1></header>\n<main>\n",
-        super::html::CSS,
-        super::format::esc(&names.join(", "))
-    );
+    let mut page = page_head(&names);
     page.push_str(
         "<section id=\"classes\"><h2>Runner classes</h2><table><thead><tr><th>Class</th><th>Verdict</th><th>Runs</th><th>Latest run</th><th>Anchor</th></tr></thead><tbody>",
     );
     let mut md = String::from(
         "# Benchmark history by runner class\n\n| Class | Verdict | Runs | Latest run | Anchor |\n|---|---|---|---|---|\n",
     );
-    let mut outcomes = Vec::new();
-    for (c, r) in &rendered {
-        let latest = r.dash.latest_evidence().map(|v| v.row.run_id.clone());
-        let anchor = r.dash.anchor_run().map(|v| v.row.run_id.clone());
-        let verdict = if r.verdict.ready {
-            "ready"
-        } else {
-            "not ready"
-        };
-        let esc = super::format::esc;
-        let _ = write!(
-            page,
-            "<tr><td><a href=\"#class-{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td><code>{3}</code></td><td><code>{4}</code></td></tr>",
-            esc(&c.class),
-            verdict,
-            r.dash.total_runs(),
-            esc(latest.as_deref().unwrap_or("–")),
-            esc(anchor.as_deref().unwrap_or("–"))
-        );
-        let _ = writeln!(
-            md,
-            "| {} | {verdict} | {} | `{}` | `{}` |",
-            c.class,
-            r.dash.total_runs(),
-            latest.as_deref().unwrap_or("–"),
-            anchor.as_deref().unwrap_or("–")
-        );
-        outcomes.push(ClassOutcome {
-            class: c.class.clone(),
-            ready: r.verdict.ready,
-            blockers: r.verdict.blockers.iter().map(|b| b.to_string()).collect(),
-            total_runs: r.dash.total_runs(),
-            latest_evidence_run_id: latest,
-            anchor_run_id: anchor,
-        });
-    }
+    let outcomes: Vec<ClassOutcome> = rendered
+        .iter()
+        .map(|(c, r)| overview_row(&mut page, &mut md, c, r))
+        .collect();
     page.push_str("</tbody></table></section>\n");
     for (c, r) in &rendered {
         let _ = write!(
@@ -168,4 +105,100 @@ pub fn write_classes_dashboard(
             super::write::MARKDOWN_FILE.into(),
         ],
     })
+}
+
+/// Refuses an output root that is not empty or overlaps a class's history root.
+fn check_output_root(opts: &DashboardOptions, classes: &[ClassHistory]) -> Result<(), ReportError> {
+    let inputs: Vec<(&str, &std::path::Path)> = classes
+        .iter()
+        .map(|c| ("history root", c.history_root.as_path()))
+        .collect();
+    crate::fsx::check_output_root(&opts.output, &inputs).map_err(|e| match e {
+        crate::fsx::OutputRootError::NotEmpty { path } => ReportError::OutputNotEmpty(path),
+        other => ReportError::Output(other),
+    })
+}
+
+/// Class `c`'s history rendered as its own dashboard, refused when its index names another class
+/// (an empty history, without an index yet, is rendered as the class's).
+fn render_class(
+    opts: &DashboardOptions,
+    c: &ClassHistory,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Rendered, ReportError> {
+    let mut r = render_root(opts, &c.history_root, now)?;
+    if let Some(found) = r.dash.runner_class.as_deref().filter(|f| *f != c.class) {
+        return Err(ReportError::History(HistoryError::integrity(
+            c.history_root.join("index.json").display().to_string(),
+            format!(
+                "runner_class: expected {:?} (the class shown), found {found:?}",
+                c.class
+            ),
+        )));
+    }
+    if r.dash.runner_class.is_none() {
+        // A class's empty history (no index yet) is still that class's.
+        r.dash.runner_class = Some(c.class.clone());
+        r.html = super::html::render(&r.dash, &r.verdict);
+        r.md = super::markdown::render(&r.dash, &r.verdict);
+    }
+    Ok(r)
+}
+
+/// The page's head and heading, naming the classes, up to the opening of `<main>`.
+fn page_head(names: &[&str]) -> String {
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
+         <title>Benchmark history by runner class</title>\n<style>{}</style>\n</head>\n<body>\n\
+         <header><h1>Benchmark history by runner class: {}</h1></header>\n<main>\n",
+        super::html::CSS,
+        super::format::esc(&names.join(", "))
+    );
+    page
+}
+
+/// Class `c`'s row of the overview table, in the page and the summary, and its outcome.
+fn overview_row(
+    page: &mut String,
+    md: &mut String,
+    c: &ClassHistory,
+    r: &Rendered,
+) -> ClassOutcome {
+    let latest = r.dash.latest_evidence().map(|v| v.row.run_id.clone());
+    let anchor = r.dash.anchor_run().map(|v| v.row.run_id.clone());
+    let verdict = if r.verdict.ready {
+        "ready"
+    } else {
+        "not ready"
+    };
+    let esc = super::format::esc;
+    let _ = write!(
+        page,
+        "<tr><td><a href=\"#class-{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td><code>{3}</code></td><td><code>{4}</code></td></tr>",
+        esc(&c.class),
+        verdict,
+        r.dash.total_runs(),
+        esc(latest.as_deref().unwrap_or("–")),
+        esc(anchor.as_deref().unwrap_or("–"))
+    );
+    let _ = writeln!(
+        md,
+        "| {} | {verdict} | {} | `{}` | `{}` |",
+        c.class,
+        r.dash.total_runs(),
+        latest.as_deref().unwrap_or("–"),
+        anchor.as_deref().unwrap_or("–")
+    );
+    ClassOutcome {
+        class: c.class.clone(),
+        ready: r.verdict.ready,
+        blockers: r.verdict.blockers.iter().map(|b| b.to_string()).collect(),
+        total_runs: r.dash.total_runs(),
+        latest_evidence_run_id: latest,
+        anchor_run_id: anchor,
+    }
 }

@@ -12,9 +12,30 @@ fn text(s: &str) -> String {
     md(&scrub_paths(s))
 }
 
-/// Render the summary.
+/// Render the summary: the verdict, then (with runs) the run counts, the cards, the target
+/// table and the latest run's changes.
 pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
     let mut s = String::new();
+    verdict_section(&mut s, dash, verdict);
+    if dash.runs.is_empty() {
+        s.push_str(
+            "\nNo history yet: this history root holds no run. The first anchor is created by a \
+             bootstrap promotion.\n",
+        );
+        return s;
+    }
+    run_counts(&mut s, dash);
+    cards(&mut s, dash);
+    target_table(&mut s, dash);
+    if let Some(run) = dash.latest_evidence() {
+        change_groups(&mut s, dash, run);
+    }
+    s
+}
+
+/// The heading with the verdict, its blockers and notes, the anchor's evidence age (while it
+/// needs no renewal) and the history's restart, if any.
+fn verdict_section(s: &mut String, dash: &Dashboard, verdict: &Verdict) {
     let suite = dash.suite_name.as_deref().unwrap_or("tier1");
     let head = if verdict.ready {
         "✅ Release ready"
@@ -47,13 +68,10 @@ pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
             text(&reset.reason)
         );
     }
-    if dash.runs.is_empty() {
-        s.push_str(
-            "\nNo history yet: this history root holds no run. The first anchor is created by a \
-             bootstrap promotion.\n",
-        );
-        return s;
-    }
+}
+
+/// How many runs (and how many of them sealed), how many accepted, and the best speedup seen.
+fn run_counts(s: &mut String, dash: &Dashboard) {
     let sealed = if dash.sealed.is_empty() {
         String::new()
     } else {
@@ -70,7 +88,12 @@ pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
         dash.accepted_runs(),
         format::speedup(dash.best_speedup_seen())
     );
-    card(&mut s, "Latest evidence run", dash.latest_evidence());
+}
+
+/// The cards of the latest evidence run, the latest accepted run (one line when it is the same
+/// run) and the current anchor (when it is another run).
+fn cards(s: &mut String, dash: &Dashboard) {
+    card(s, "Latest evidence run", dash.latest_evidence());
     let latest_id = dash.latest_evidence().map(|r| r.row.run_id.as_str());
     match dash.latest_accepted() {
         Some(run) if Some(run.row.run_id.as_str()) == latest_id => {
@@ -80,12 +103,15 @@ pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
                 run.row.run_id
             );
         }
-        other => card(&mut s, "Latest accepted run", other),
+        other => card(s, "Latest accepted run", other),
     }
     if let Some(anchor) = dash.distinct_anchor() {
-        card(&mut s, "Current anchor", Some(anchor));
+        card(s, "Current anchor", Some(anchor));
     }
+}
 
+/// The table of targets, one row per target.
+fn target_table(s: &mut String, dash: &Dashboard) {
     s.push_str("## Targets\n\n| Target | Goal | Baseline | Optimized | Speedup / savings | vs anchor | Threshold | Decided by | Detects | Status |\n|---|---|--:|--:|--:|---|---|---|--:|---|\n");
     for r in targets::rows(dash) {
         let _ = writeln!(
@@ -103,23 +129,25 @@ pub(crate) fn render(dash: &Dashboard, verdict: &Verdict) -> String {
             text(&r.status.label)
         );
     }
-    if let Some(run) = dash.latest_evidence() {
-        for g in changes::groups(run, &dash.suite) {
-            if g.rows.is_empty() {
-                continue;
-            }
-            let _ = writeln!(s, "\n## {} ({})\n", g.title, g.rows.len());
-            let _ = writeln!(s, "| {} |", g.columns.join(" | "));
-            let _ = writeln!(s, "|{}", "---|".repeat(g.columns.len()));
-            for row in &g.rows {
-                let cells: Vec<String> = row.iter().map(|c| text(c)).collect();
-                let _ = writeln!(s, "| {} |", cells.join(" | "));
-            }
-        }
-    }
-    s
 }
 
+/// The changes of `run`, one table per group that has rows.
+fn change_groups(s: &mut String, dash: &Dashboard, run: &RunView) {
+    for g in changes::groups(run, &dash.suite) {
+        if g.rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "\n## {} ({})\n", g.title, g.rows.len());
+        let _ = writeln!(s, "| {} |", g.columns.join(" | "));
+        let _ = writeln!(s, "|{}", "---|".repeat(g.columns.len()));
+        for row in &g.rows {
+            let cells: Vec<String> = row.iter().map(|c| text(c)).collect();
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
+        }
+    }
+}
+
+/// A card: the run's summary under `title`, or `None yet.`
 fn card(s: &mut String, title: &str, run: Option<&RunView>) {
     let _ = writeln!(s, "## {title}\n");
     let Some(run) = run else {

@@ -136,7 +136,9 @@ const RIGHT: f64 = 12.0;
 const TOP: f64 = 10.0;
 const BOTTOM: f64 = 22.0;
 
-/// Draw the chart as an `<svg>` element.
+/// Draw the chart as an `<svg>` element: its opening and title, then (with data) the frame and y
+/// grid, the x ticks, the rejected evidence (first, so the accepted line stays on top), the line
+/// and its points.
 pub(crate) fn render(chart: &Chart) -> String {
     let (w, h) = (f64::from(chart.width), f64::from(chart.height));
     let mut s = String::new();
@@ -155,18 +157,62 @@ pub(crate) fn render(chart: &Chart) -> String {
         );
         return s;
     };
-    let (px0, px1, py0, py1) = (LEFT, w - RIGHT, h - BOTTOM, TOP);
     let (x_min, x_max) = x_range(&chart.points);
-    let sx = |x: f64| {
-        if x_max > x_min {
-            px0 + (x - x_min) / (x_max - x_min) * (px1 - px0)
-        } else {
-            (px0 + px1) / 2.0
-        }
+    let f = Frame {
+        px0: LEFT,
+        px1: w - RIGHT,
+        py0: h - BOTTOM,
+        py1: TOP,
+        x_min,
+        x_max,
+        y0,
+        y1,
     };
-    let sy = |y: f64| py0 - (y - y0) / (y1 - y0) * (py0 - py1);
+    frame_and_grid(&mut s, chart, &f);
+    x_ticks(&mut s, chart, &f, h);
+    let (line, rejected): (Vec<&Point>, Vec<&Point>) =
+        chart.points.iter().partition(|p| p.kind.on_line());
+    let line = thinned(&line);
+    let rejected = thinned(&rejected);
+    for p in &rejected {
+        rejected_point(&mut s, &f, p);
+    }
+    accepted_line(&mut s, &f, &line);
+    s.push_str("</svg>");
+    s
+}
 
-    // Frame, grid and y labels.
+/// The plot area in px and the data ranges it shows.
+struct Frame {
+    px0: f64,
+    px1: f64,
+    py0: f64,
+    py1: f64,
+    x_min: f64,
+    x_max: f64,
+    y0: f64,
+    y1: f64,
+}
+
+impl Frame {
+    /// The x pixel of data value `x` (the middle when every point has one x).
+    fn sx(&self, x: f64) -> f64 {
+        if self.x_max > self.x_min {
+            self.px0 + (x - self.x_min) / (self.x_max - self.x_min) * (self.px1 - self.px0)
+        } else {
+            (self.px0 + self.px1) / 2.0
+        }
+    }
+
+    /// The y pixel of data value `y`.
+    fn sy(&self, y: f64) -> f64 {
+        self.py0 - (y - self.y0) / (self.y1 - self.y0) * (self.py0 - self.py1)
+    }
+}
+
+/// The plot's frame and three horizontal grid lines with their y labels.
+fn frame_and_grid(s: &mut String, chart: &Chart, f: &Frame) {
+    let (px0, px1, py0, py1) = (f.px0, f.px1, f.py0, f.py1);
     let _ = write!(
         s,
         r#"<rect class="plot" x="{px0}" y="{py1}" width="{:.1}" height="{:.1}"/>"#,
@@ -174,8 +220,8 @@ pub(crate) fn render(chart: &Chart) -> String {
         py0 - py1
     );
     for frac in [0.0, 0.5, 1.0] {
-        let v = y0 + (y1 - y0) * frac;
-        let y = sy(v);
+        let v = f.y0 + (f.y1 - f.y0) * frac;
+        let y = f.sy(v);
         let _ = write!(
             s,
             r#"<line class="grid" x1="{px0}" y1="{y:.1}" x2="{px1}" y2="{y:.1}"/><text class="axis" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
@@ -184,21 +230,20 @@ pub(crate) fn render(chart: &Chart) -> String {
             esc(&(chart.fmt_y)(Some(v)))
         );
     }
+}
+
+/// The x ticks under the plot, with their labels (`h` is the chart's height).
+fn x_ticks(s: &mut String, chart: &Chart, f: &Frame, h: f64) {
     let ticks = super::axis::ticks(
         &chart.x_axis,
-        x_min,
-        x_max,
-        super::axis::tick_count(px1 - px0),
+        f.x_min,
+        f.x_max,
+        super::axis::tick_count(f.px1 - f.px0),
     );
-    let last = ticks.len().saturating_sub(1);
+    let py0 = f.py0;
     for (i, (x, label)) in ticks.iter().enumerate() {
-        let x = sx(*x);
-        let anchor = match i {
-            _ if ticks.len() == 1 => "middle",
-            0 => "start",
-            i if i == last => "end",
-            _ => "middle",
-        };
+        let x = f.sx(*x);
+        let anchor = tick_anchor(i, ticks.len());
         let _ = write!(
             s,
             r#"<line class="tick" x1="{x:.1}" y1="{py0}" x2="{x:.1}" y2="{:.1}"/><text class="axis x-tick" x="{x:.1}" y="{:.1}" text-anchor="{anchor}">{}</text>"#,
@@ -207,56 +252,68 @@ pub(crate) fn render(chart: &Chart) -> String {
             esc(label)
         );
     }
+}
 
-    let (line, rejected): (Vec<&Point>, Vec<&Point>) =
-        chart.points.iter().partition(|p| p.kind.on_line());
-    let line = thinned(&line);
-    let rejected = thinned(&rejected);
-
-    // Rejected evidence first, so the accepted line stays on top.
-    for p in &rejected {
-        let x = sx(p.x);
-        let tip = esc(&p.label);
-        if p.y > y1 {
-            let _ = write!(
-                s,
-                r#"<path class="clipped" d="M{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z"><title>{tip} (above the axis)</title></path>"#,
-                x - 4.0,
-                py1 + 7.0,
-                x,
-                py1,
-                x + 4.0,
-                py1 + 7.0
-            );
-        } else if p.y < y0 {
-            let _ = write!(
-                s,
-                r#"<path class="clipped" d="M{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z"><title>{tip} (below the axis)</title></path>"#,
-                x - 4.0,
-                py0 - 7.0,
-                x,
-                py0,
-                x + 4.0,
-                py0 - 7.0
-            );
-        } else {
-            let _ = write!(
-                s,
-                r#"<circle class="rejected" cx="{x:.1}" cy="{:.1}" r="2.5"><title>{tip}</title></circle>"#,
-                sy(p.y)
-            );
-        }
+/// The `text-anchor` of tick `i` of `n`: a lone tick centred, the first starting and the last
+/// ending at its position (so neither runs off the chart), the others centred.
+fn tick_anchor(i: usize, n: usize) -> &'static str {
+    let last = n.saturating_sub(1);
+    match i {
+        _ if n == 1 => "middle",
+        0 => "start",
+        i if i == last => "end",
+        _ => "middle",
     }
+}
+
+/// One rejected point: a faint circle, or a marker clipped at the edge it lies beyond.
+fn rejected_point(s: &mut String, f: &Frame, p: &Point) {
+    let (py0, py1) = (f.py0, f.py1);
+    let x = f.sx(p.x);
+    let tip = esc(&p.label);
+    if p.y > f.y1 {
+        let _ = write!(
+            s,
+            r#"<path class="clipped" d="M{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z"><title>{tip} (above the axis)</title></path>"#,
+            x - 4.0,
+            py1 + 7.0,
+            x,
+            py1,
+            x + 4.0,
+            py1 + 7.0
+        );
+    } else if p.y < f.y0 {
+        let _ = write!(
+            s,
+            r#"<path class="clipped" d="M{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z"><title>{tip} (below the axis)</title></path>"#,
+            x - 4.0,
+            py0 - 7.0,
+            x,
+            py0,
+            x + 4.0,
+            py0 - 7.0
+        );
+    } else {
+        let _ = write!(
+            s,
+            r#"<circle class="rejected" cx="{x:.1}" cy="{:.1}" r="2.5"><title>{tip}</title></circle>"#,
+            f.sy(p.y)
+        );
+    }
+}
+
+/// The accepted line (two points or more), its anchors marked and, up to 60 points, each point.
+fn accepted_line(s: &mut String, f: &Frame, line: &[&Point]) {
     if line.len() > 1 {
         s.push_str(r#"<polyline class="line" points=""#);
         for (i, p) in line.iter().enumerate() {
             let sep = if i == 0 { "" } else { " " };
-            let _ = write!(s, "{sep}{:.1},{:.1}", sx(p.x), sy(p.y));
+            let _ = write!(s, "{sep}{:.1},{:.1}", f.sx(p.x), f.sy(p.y));
         }
         s.push_str(r#""/>"#);
     }
-    for p in &line {
-        let (x, y, tip) = (sx(p.x), sy(p.y), esc(&p.label));
+    for p in line {
+        let (x, y, tip) = (f.sx(p.x), f.sy(p.y), esc(&p.label));
         if p.kind == PointKind::Anchor {
             let _ = write!(
                 s,
@@ -273,10 +330,9 @@ pub(crate) fn render(chart: &Chart) -> String {
             );
         }
     }
-    s.push_str("</svg>");
-    s
 }
 
+/// The smallest and largest x of `points`.
 fn x_range(points: &[Point]) -> (f64, f64) {
     let xs = points.iter().map(|p| p.x);
     let lo = xs.clone().fold(f64::INFINITY, f64::min);
@@ -284,6 +340,7 @@ fn x_range(points: &[Point]) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The points of `points` drawn, thinned to [`MAX_POINTS`].
 fn thinned<'a>(points: &[&'a Point]) -> Vec<&'a Point> {
     thin(points, MAX_POINTS)
         .into_iter()
@@ -294,6 +351,20 @@ fn thinned<'a>(points: &[&'a Point]) -> Vec<&'a Point> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tick_anchors_keep_the_first_and_last_labels_on_the_chart() {
+        for (i, n, anchor) in [
+            (0, 1, "middle"),
+            (0, 2, "start"),
+            (1, 2, "end"),
+            (0, 3, "start"),
+            (1, 3, "middle"),
+            (2, 3, "end"),
+        ] {
+            assert_eq!(tick_anchor(i, n), anchor, "tick {i} of {n}");
+        }
+    }
 
     fn pts(ys: &[(f64, PointKind)]) -> Vec<Point> {
         ys.iter()

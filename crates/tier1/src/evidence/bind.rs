@@ -45,6 +45,8 @@ pub struct Bound {
     pub(crate) rewritten: Vec<String>,
 }
 
+/// One evidence file to bind: where it is, its relative path, its bound value and whether that
+/// differs from what is on disk.
 struct Pending {
     path: PathBuf,
     rel: String,
@@ -52,8 +54,54 @@ struct Pending {
     changed: bool,
 }
 
-/// Check and bind; see the module docs.
+/// Check and bind; see the module docs: the checkout and run id checked, the summary read and
+/// checked, its manifest and result resolved and checked, then the three bound to this commit and
+/// each written where a value changed.
 pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
+    let commit = checked_checkout(req)?;
+    let summary_rel = format!("{}/{SUMMARY_FILE}", req.run_id);
+    let summary_path = req.history_root.join(&summary_rel);
+    let sp = summary_path.display().to_string();
+    let old_summary: Value =
+        crate::json::read(&summary_path).map_err(|e| EvidenceError::invalid(&sp, e.to_string()))?;
+    let mut summary: Summary = serde_json::from_value(old_summary.clone())
+        .map_err(|e| EvidenceError::invalid(&sp, format!("invalid content: {e}")))?;
+    check_summary(req, &summary, &commit, &sp)?;
+    let manifest_ref = summary
+        .source_manifest_json
+        .clone()
+        .unwrap_or_else(|| manifest_rel(req.run_id));
+    let result_ref = summary.source_result_json.clone().ok_or_else(|| {
+        EvidenceError::invalid(&sp, "source_result_json: expected a path, found null")
+    })?;
+    let manifest = load_ref(req, &manifest_ref, "source_manifest_json")?;
+    let result = load_ref(req, &result_ref, "source_result_json")?;
+    check_manifest_git(&manifest, &commit)?;
+    let mut pending = vec![manifest, result];
+    summary.source_git_commit = Some(commit.clone());
+    summary.source_manifest_git_commit = Some(commit.clone());
+    summary.source_git_dirty = Some(false);
+    let new_summary =
+        serde_json::to_value(&summary).map_err(|e| EvidenceError::invalid(&sp, e.to_string()))?;
+    pending.push(Pending {
+        changed: new_summary != old_summary,
+        path: summary_path,
+        rel: summary_rel,
+        value: new_summary,
+    });
+    let rewritten = write_changed(&pending)?;
+    Ok(Bound {
+        run_id: req.run_id.to_string(),
+        commit,
+        dirty: false,
+        files: pending.iter().take(2).map(|p| p.rel.clone()).collect(),
+        rewritten,
+    })
+}
+
+/// The checkout's commit (trimmed, lower case), once it is 40 hex characters of a clean tree and
+/// the run id is safe.
+fn checked_checkout(req: &BindRequest<'_>) -> Result<String, EvidenceError> {
     let commit = req.commit.trim().to_ascii_lowercase();
     if !is_commit_hex(&commit) {
         return Err(EvidenceError::Checkout(format!(
@@ -77,16 +125,20 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
             format!("{:?} is not a safe run id", req.run_id),
         ));
     }
-    let summary_rel = format!("{}/{SUMMARY_FILE}", req.run_id);
-    let summary_path = req.history_root.join(&summary_rel);
-    let sp = summary_path.display().to_string();
-    let old_summary: Value =
-        crate::json::read(&summary_path).map_err(|e| EvidenceError::invalid(&sp, e.to_string()))?;
-    let mut summary: Summary = serde_json::from_value(old_summary.clone())
-        .map_err(|e| EvidenceError::invalid(&sp, format!("invalid content: {e}")))?;
+    Ok(commit)
+}
+
+/// Refuses a summary (at `sp`) of another run, another commit, a dirty tree, or another evidence
+/// artifact than the one asked for.
+fn check_summary(
+    req: &BindRequest<'_>,
+    summary: &Summary,
+    commit: &str,
+    sp: &str,
+) -> Result<(), EvidenceError> {
     if summary.run_id != req.run_id {
         return Err(EvidenceError::invalid(
-            &sp,
+            sp,
             format!(
                 "run_id: expected {:?}, found {:?}",
                 req.run_id, summary.run_id
@@ -97,13 +149,13 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
         && c.to_ascii_lowercase() != commit
     {
         return Err(EvidenceError::invalid(
-            &sp,
+            sp,
             format!("source_git_commit: expected {commit}, found {c}"),
         ));
     }
     if summary.source_git_dirty == Some(true) {
         return Err(EvidenceError::invalid(
-            &sp,
+            sp,
             "source_git_dirty: expected false, found true",
         ));
     }
@@ -112,47 +164,23 @@ pub fn bind(req: &BindRequest<'_>) -> Result<Bound, EvidenceError> {
         && found != Some(want)
     {
         return Err(EvidenceError::invalid(
-            &sp,
+            sp,
             format!("evidence_artifact_name: expected {want:?}, found {found:?}"),
         ));
     }
-    let manifest_ref = summary
-        .source_manifest_json
-        .clone()
-        .unwrap_or_else(|| manifest_rel(req.run_id));
-    let result_ref = summary.source_result_json.clone().ok_or_else(|| {
-        EvidenceError::invalid(&sp, "source_result_json: expected a path, found null")
-    })?;
-    let manifest = load_ref(req, &manifest_ref, "source_manifest_json")?;
-    let result = load_ref(req, &result_ref, "source_result_json")?;
-    check_manifest_git(&manifest, &commit)?;
-    let mut pending = vec![manifest, result];
-    summary.source_git_commit = Some(commit.clone());
-    summary.source_manifest_git_commit = Some(commit.clone());
-    summary.source_git_dirty = Some(false);
-    let new_summary =
-        serde_json::to_value(&summary).map_err(|e| EvidenceError::invalid(&sp, e.to_string()))?;
-    pending.push(Pending {
-        changed: new_summary != old_summary,
-        path: summary_path,
-        rel: summary_rel,
-        value: new_summary,
-    });
+    Ok(())
+}
 
+/// Writes each pending file whose value changed; their relative paths, in order.
+fn write_changed(pending: &[Pending]) -> Result<Vec<String>, EvidenceError> {
     let mut rewritten = Vec::new();
-    for p in &pending {
+    for p in pending {
         if p.changed {
             crate::json::write(&p.path, &p.value).map_err(EvidenceError::json_write)?;
             rewritten.push(p.rel.clone());
         }
     }
-    Ok(Bound {
-        run_id: req.run_id.to_string(),
-        commit,
-        dirty: false,
-        files: pending.iter().take(2).map(|p| p.rel.clone()).collect(),
-        rewritten,
-    })
+    Ok(rewritten)
 }
 
 /// Resolve an evidence reference: relative, first part the run id, inside the evidence root, existing,

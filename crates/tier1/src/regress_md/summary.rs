@@ -15,57 +15,13 @@ pub fn render(r: &RegressionSummary) -> String {
     render_titled(r, TITLE)
 }
 
-/// [`render`] under another first heading (the preview marks its copy as not canonical).
+/// [`render`] under another first heading (the preview marks its copy as not canonical): the
+/// header, the counts, the warnings, the change tables and detection verdicts, the suppressed
+/// regressions, the side-by-side block, new and missing targets, the detection sections, notes.
 pub(crate) fn render_titled(r: &RegressionSummary, title: &str) -> String {
     let mut md = String::new();
-    let run = |id: &Option<String>| id.as_deref().map_or("none".to_string(), inline);
-    line(&mut md, format_args!("# {}\n", inline(title)));
-    line(
-        &mut md,
-        format_args!("- Current run: `{}`", run(&r.current_run_id)),
-    );
-    line(
-        &mut md,
-        format_args!("- Baseline run: `{}`", run(&r.baseline_run_id)),
-    );
-    md.push_str("\n## Summary\n\n");
-    let counts = [
-        ("Regressions", r.regressions.len()),
-        ("Improvements", r.improvements.len()),
-        (
-            "Suppressed regressions after recheck",
-            r.suppressed_regressions.len(),
-        ),
-        ("Baseline advancement holds", r.anchor_declines.len()),
-        ("New targets", r.new_targets.len()),
-        ("Missing targets", r.missing_targets.len()),
-    ];
-    for (label, n) in counts {
-        line(&mut md, format_args!("- {label}: {n}"));
-    }
-    if r.detection.is_some() {
-        line(
-            &mut md,
-            format_args!(
-                "- Within noise (over a threshold, not significant): {}",
-                r.within_noise.len()
-            ),
-        );
-        line(
-            &mut md,
-            format_args!(
-                "- Unknown (the measurement cannot decide at this noise): {}",
-                r.inconclusive.len()
-            ),
-        );
-        line(
-            &mut md,
-            format_args!(
-                "- Held by the floor (significant, under min_optimized_time_delta_ms): {}",
-                r.held_by_floor.len()
-            ),
-        );
-    }
+    header(&mut md, r, title);
+    counts(&mut md, r);
     if !r.warnings.is_empty() {
         md.push_str("\n## Warnings\n\n");
         for w in &r.warnings {
@@ -79,35 +35,8 @@ pub(crate) fn render_titled(r: &RegressionSummary, title: &str) -> String {
         verdicts::unknown(&mut md, r);
         within_noise(&mut md, &r.within_noise, d);
     }
-    if !r.suppressed_regressions.is_empty() {
-        md.push_str("\n## Suppressed Regressions After Recheck\n\n");
-        md.push_str("| Target | Reason | Before | After | Delta | Recheck run | Recheck speedup | Recheck optimized ms |\n");
-        md.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-        for s in &r.suppressed_regressions {
-            let (before, after, delta) = cells(&s.row);
-            line(
-                &mut md,
-                format_args!(
-                    "| {} | {} | {before} | {after} | {delta} | {} | {} | {} |",
-                    cell(s.row.target()),
-                    s.row.reason(),
-                    cell(&s.recheck_run_id),
-                    opt_num(s.recheck_speedup),
-                    opt_num(s.recheck_optimized_time_ms),
-                ),
-            );
-        }
-    }
-    if let Some(b) = &r.side_by_side {
-        md.push_str("\n## Side By Side With The Anchor's Code\n\n");
-        if let Some(w) = &b.warning {
-            line(&mut md, format_args!("- **Warning:** {}", inline(w)));
-        }
-        line(&mut md, format_args!("- {}", inline(&b.reason)));
-        for c in &b.checks {
-            line(&mut md, format_args!("- {}", inline(&c.line())));
-        }
-    }
+    suppressed(&mut md, r);
+    side_by_side(&mut md, r);
     target_list(&mut md, "New Targets", &r.new_targets);
     target_list(&mut md, "Missing Targets", &r.missing_targets);
     if let Some(d) = &r.detection {
@@ -123,6 +52,103 @@ pub(crate) fn render_titled(r: &RegressionSummary, title: &str) -> String {
     md
 }
 
+/// The first heading and the two runs compared (`none` where there is none).
+fn header(md: &mut String, r: &RegressionSummary, title: &str) {
+    let run = |id: &Option<String>| id.as_deref().map_or("none".to_string(), inline);
+    line(md, format_args!("# {}\n", inline(title)));
+    line(
+        md,
+        format_args!("- Current run: `{}`", run(&r.current_run_id)),
+    );
+    line(
+        md,
+        format_args!("- Baseline run: `{}`", run(&r.baseline_run_id)),
+    );
+}
+
+/// The summary's counts; the detection's three only where the comparison used tier1's detection.
+fn counts(md: &mut String, r: &RegressionSummary) {
+    md.push_str("\n## Summary\n\n");
+    let counts = [
+        ("Regressions", r.regressions.len()),
+        ("Improvements", r.improvements.len()),
+        (
+            "Suppressed regressions after recheck",
+            r.suppressed_regressions.len(),
+        ),
+        ("Baseline advancement holds", r.anchor_declines.len()),
+        ("New targets", r.new_targets.len()),
+        ("Missing targets", r.missing_targets.len()),
+    ];
+    for (label, n) in counts {
+        line(md, format_args!("- {label}: {n}"));
+    }
+    if r.detection.is_some() {
+        line(
+            md,
+            format_args!(
+                "- Within noise (over a threshold, not significant): {}",
+                r.within_noise.len()
+            ),
+        );
+        line(
+            md,
+            format_args!(
+                "- Unknown (the measurement cannot decide at this noise): {}",
+                r.inconclusive.len()
+            ),
+        );
+        line(
+            md,
+            format_args!(
+                "- Held by the floor (significant, under min_optimized_time_delta_ms): {}",
+                r.held_by_floor.len()
+            ),
+        );
+    }
+}
+
+/// The regressions a recheck suppressed, with what the recheck measured (nothing when none).
+fn suppressed(md: &mut String, r: &RegressionSummary) {
+    if r.suppressed_regressions.is_empty() {
+        return;
+    }
+    md.push_str("\n## Suppressed Regressions After Recheck\n\n");
+    md.push_str("| Target | Reason | Before | After | Delta | Recheck run | Recheck speedup | Recheck optimized ms |\n");
+    md.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for s in &r.suppressed_regressions {
+        let (before, after, delta) = cells(&s.row);
+        line(
+            md,
+            format_args!(
+                "| {} | {} | {before} | {after} | {delta} | {} | {} | {} |",
+                cell(s.row.target()),
+                s.row.reason(),
+                cell(&s.recheck_run_id),
+                opt_num(s.recheck_speedup),
+                opt_num(s.recheck_optimized_time_ms),
+            ),
+        );
+    }
+}
+
+/// The side-by-side comparison with the anchor's code, where one ran: its warning, its reason and
+/// one line per check.
+fn side_by_side(md: &mut String, r: &RegressionSummary) {
+    let Some(b) = &r.side_by_side else {
+        return;
+    };
+    md.push_str("\n## Side By Side With The Anchor's Code\n\n");
+    if let Some(w) = &b.warning {
+        line(md, format_args!("- **Warning:** {}", inline(w)));
+    }
+    line(md, format_args!("- {}", inline(&b.reason)));
+    for c in &b.checks {
+        line(md, format_args!("- {}", inline(&c.line())));
+    }
+}
+
+/// A change table under `title` (nothing when it has no rows).
 fn change_table(md: &mut String, title: &str, rows: &[ChangeRow]) {
     if rows.is_empty() {
         return;
@@ -216,6 +242,7 @@ fn detection(md: &mut String, d: &Detection) {
     }
 }
 
+/// The targets under `title` with their status (nothing when there are none).
 fn target_list(md: &mut String, title: &str, targets: &[TargetSummary]) {
     if targets.is_empty() {
         return;

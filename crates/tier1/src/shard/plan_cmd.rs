@@ -55,14 +55,10 @@ pub struct PlanOutcome {
     pub plan: Plan,
 }
 
-/// Make and write the plan.
+/// Make and write the plan: the suite, class, profile, anchor, commit, shard count, artifact
+/// prefix and run id fixed, then the plan made, written, and its outputs set.
 pub fn plan(cmd: &PlanCommand) -> Result<PlanOutcome, ShardError> {
-    if cmd.output.exists() || cmd.output.is_symlink() {
-        return Err(ShardError::Conflict(format!(
-            "{}: the plan file already exists; refusing to overwrite it",
-            cmd.output.display()
-        )));
-    }
+    refuse_existing(&cmd.output)?;
     let history = cmd
         .history_root
         .join(INDEX_FILE)
@@ -97,13 +93,7 @@ pub fn plan(cmd: &PlanCommand) -> Result<PlanOutcome, ShardError> {
             cmd.repo_root.display()
         )));
     };
-    let requested = cmd.shards.unwrap_or_else(|| suite.shards_for(class));
-    if !(1..=crate::suite::classes::MAX_SHARDS).contains(&requested) {
-        return Err(ShardError::Invalid(format!(
-            "--shards: expected 1 to {}, found {requested}",
-            crate::suite::classes::MAX_SHARDS
-        )));
-    }
+    let requested = checked_shards(cmd.shards.unwrap_or_else(|| suite.shards_for(class)))?;
     let base = crate::suite::run_names(
         None,
         cmd.artifact_prefix.as_deref(),
@@ -121,11 +111,7 @@ pub fn plan(cmd: &PlanCommand) -> Result<PlanOutcome, ShardError> {
             "--run-id {run_id:?} must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$"
         )));
     }
-    let passes = if anchor.is_none() || cmd.anchor_candidate {
-        p.anchor_passes
-    } else {
-        1
-    };
+    let passes = passes(anchor.is_some(), cmd.anchor_candidate, p.anchor_passes);
     let plan = make(PlanRequest {
         suite: &suite,
         history,
@@ -142,10 +128,7 @@ pub fn plan(cmd: &PlanCommand) -> Result<PlanOutcome, ShardError> {
         anchor_candidate: cmd.anchor_candidate,
         anchor_run_id: anchor,
     })?;
-    if let Some(parent) = cmd.output.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
-    }
-    crate::json::write(&cmd.output, &plan)?;
+    write_plan(&cmd.output, &plan)?;
     let outcome = PlanOutcome {
         plan_digest: plan.digest().to_string(),
         plan_path: cmd.output.display().to_string(),
@@ -154,6 +137,47 @@ pub fn plan(cmd: &PlanCommand) -> Result<PlanOutcome, ShardError> {
     };
     set_outputs(&outcome);
     Ok(outcome)
+}
+
+/// Refuses to overwrite a plan file (or a link where it would go).
+fn refuse_existing(output: &Path) -> Result<(), ShardError> {
+    if output.exists() || output.is_symlink() {
+        return Err(ShardError::Conflict(format!(
+            "{}: the plan file already exists; refusing to overwrite it",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The shard count asked for, once it is between 1 and `MAX_SHARDS`.
+fn checked_shards(requested: u32) -> Result<u32, ShardError> {
+    if !(1..=crate::suite::classes::MAX_SHARDS).contains(&requested) {
+        return Err(ShardError::Invalid(format!(
+            "--shards: expected 1 to {}, found {requested}",
+            crate::suite::classes::MAX_SHARDS
+        )));
+    }
+    Ok(requested)
+}
+
+/// How many passes each target is measured in: the profile's `anchor_passes` for a night that may
+/// become the anchor (no anchor yet, or `--anchor-candidate`), else one.
+fn passes(has_anchor: bool, anchor_candidate: bool, anchor_passes: u32) -> u32 {
+    if !has_anchor || anchor_candidate {
+        anchor_passes
+    } else {
+        1
+    }
+}
+
+/// Writes the plan to `output`, its directory created where missing.
+fn write_plan(output: &Path, plan: &Plan) -> Result<(), ShardError> {
+    if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    crate::json::write(output, plan)?;
+    Ok(())
 }
 
 /// The shard jobs' matrix: one `include` entry per shard, with its targets for the job's name.
@@ -233,5 +257,26 @@ fn set_outputs(o: &PlanOutcome) {
         ("artifact_prefix", p.artifact_prefix.clone()),
     ] {
         let _ = crate::gha::set_output(name, &value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_night_that_may_become_the_anchor_runs_the_anchor_passes() {
+        for (has_anchor, anchor_candidate, passes_run) in [
+            (false, false, 3),
+            (false, true, 3),
+            (true, true, 3),
+            (true, false, 1),
+        ] {
+            assert_eq!(
+                passes(has_anchor, anchor_candidate, 3),
+                passes_run,
+                "anchor {has_anchor}, candidate {anchor_candidate}"
+            );
+        }
     }
 }

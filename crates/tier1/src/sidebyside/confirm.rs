@@ -142,57 +142,22 @@ struct Stage {
     rounds: Vec<measure::Round>,
 }
 
+/// The comparison of one request: the request checked, both commits resolved, the evidence
+/// staged, both builds ready, then the rounds measured under the measurement lock and recorded on
+/// `out` (a failure is the `Problem` returned, with what was measured so far recorded).
 fn compare(
     req: &ConfirmRequest,
     in_place: Option<&InPlace>,
     out: &mut SideBySideOutcome,
     stage: &mut Option<Stage>,
 ) -> Result<(), Problem> {
-    req.budget.check().map_err(invalid)?;
-    if !(req.threshold_pct.is_finite() && req.threshold_pct > 0.0) {
-        return Err(invalid(format!(
-            "threshold_pct: expected a finite number > 0, found {}",
-            req.threshold_pct
-        )));
-    }
-    let target = req.suite.target(req.target_key).ok_or_else(|| {
-        invalid(format!(
-            "target {:?} is not in suite {}",
-            req.target_key, req.suite.suite_name
-        ))
-    })?;
-    let profile = req.suite.profile(req.profile).ok_or_else(|| {
-        invalid(format!(
-            "profile {:?} is not in suite {} (profiles: {})",
-            req.profile,
-            req.suite.suite_name,
-            req.suite
-                .profiles
-                .keys()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })?;
+    let (target, profile) = checked_request(req)?;
     let repo = git::toplevel(req.repo_root)?;
     let current = git::resolve(&repo, req.current_commit, Some(Side::Current))?;
     let anchor = git::resolve(&repo, req.anchor_commit, Some(Side::Anchor))?;
     out.current_commit.clone_from(&current);
     out.anchor_commit.clone_from(&anchor);
-    let dest = req.evidence_dir.join(req.target_key);
-    let dir = crate::fsx::StagedDir::new(&dest).map_err(|e| {
-        Problem::new(
-            Cause::Evidence,
-            None,
-            format!(
-                "{}: the evidence of this comparison cannot go there: {e}",
-                dest.display()
-            ),
-        )
-    })?;
-    let raw_dir = dir.path().join("raw");
-    std::fs::create_dir_all(&raw_dir)
-        .map_err(|e| Problem::new(Cause::Evidence, None, format!("{}: {e}", raw_dir.display())))?;
+    let (dir, raw_dir) = staged_evidence(req)?;
     let stage = stage.insert(Stage {
         dir,
         rounds: Vec::new(),
@@ -200,8 +165,7 @@ fn compare(
     let step = BuildStep::for_target(req.suite, target);
     let mut contenders = Vec::with_capacity(2);
     for (side, commit) in [(Side::Current, &current), (Side::Anchor, &anchor)] {
-        let here = in_place
-            .filter(|p| *commit == current && (step != BuildStep::Tier1Run || p.program.is_some()));
+        let here = in_place.filter(|p| builds_in_place(*commit == current, &step, p));
         let record = match here {
             Some(p) => in_place_record(side, commit, &step, &repo, p),
             None => build_cache::ensure(&BuildRequest {
@@ -234,24 +198,93 @@ fn compare(
         order_seed: req.seed,
         raw_dir: &raw_dir,
     };
-    let measured = {
-        let _guard = crate::bench::harness::MEASURE_LOCK
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        // Pinned here, both builds' processes inherit the one CPU.
-        let _pinned = if profile.pin_cpu {
-            crate::bench::affinity::pin_to_one_cpu().unwrap_or(None)
-        } else {
-            None
-        };
-        measure::measure(&[cur, anc], &plan)
-    };
+    let measured = measure_locked(profile, &[cur, anc], &plan);
     record_measured(out, &measured, req.threshold_pct);
     stage.rounds = measured.rounds;
     match measured.failure {
         Some(p) => Err(p),
         None => Ok(()),
     }
+}
+
+/// The request's target and profile, once its budget and threshold are valid and the suite has
+/// both.
+fn checked_request<'s>(
+    req: &ConfirmRequest<'s>,
+) -> Result<(&'s Target, &'s crate::suite::Profile), Problem> {
+    req.budget.check().map_err(invalid)?;
+    if !(req.threshold_pct.is_finite() && req.threshold_pct > 0.0) {
+        return Err(invalid(format!(
+            "threshold_pct: expected a finite number > 0, found {}",
+            req.threshold_pct
+        )));
+    }
+    let target = req.suite.target(req.target_key).ok_or_else(|| {
+        invalid(format!(
+            "target {:?} is not in suite {}",
+            req.target_key, req.suite.suite_name
+        ))
+    })?;
+    let profile = req.suite.profile(req.profile).ok_or_else(|| {
+        invalid(format!(
+            "profile {:?} is not in suite {} (profiles: {})",
+            req.profile,
+            req.suite.suite_name,
+            req.suite
+                .profiles
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    Ok((target, profile))
+}
+
+/// The comparison's evidence directory, staged (`<evidence_dir>/<target>/` once renamed), and its
+/// `raw/` directory for the invocations' documents, created.
+fn staged_evidence(req: &ConfirmRequest) -> Result<(crate::fsx::StagedDir, PathBuf), Problem> {
+    let dest = req.evidence_dir.join(req.target_key);
+    let dir = crate::fsx::StagedDir::new(&dest).map_err(|e| {
+        Problem::new(
+            Cause::Evidence,
+            None,
+            format!(
+                "{}: the evidence of this comparison cannot go there: {e}",
+                dest.display()
+            ),
+        )
+    })?;
+    let raw_dir = dir.path().join("raw");
+    std::fs::create_dir_all(&raw_dir)
+        .map_err(|e| Problem::new(Cause::Evidence, None, format!("{}: {e}", raw_dir.display())))?;
+    Ok((dir, raw_dir))
+}
+
+/// Whether a commit's build is the one running in place (`in_place`) rather than one built
+/// through the cache: only the current commit's, and for a `tier1-run` step only when the
+/// running build names its program.
+fn builds_in_place(is_current: bool, step: &BuildStep, in_place: &InPlace) -> bool {
+    is_current && (*step != BuildStep::Tier1Run || in_place.program.is_some())
+}
+
+/// The rounds measured under `crate::bench::harness::MEASURE_LOCK`, pinned to one CPU (both
+/// builds' processes inherit it) where the profile says so.
+fn measure_locked(
+    profile: &crate::suite::Profile,
+    contenders: &[Contender; 2],
+    plan: &Plan<'_>,
+) -> Measured {
+    let _guard = crate::bench::harness::MEASURE_LOCK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    // Pinned here, both builds' processes inherit the one CPU.
+    let _pinned = if profile.pin_cpu {
+        crate::bench::affinity::pin_to_one_cpu().unwrap_or(None)
+    } else {
+        None
+    };
+    measure::measure(contenders, plan)
 }
 
 /// The extra seconds the request grants (0 when none, negative or not finite).
@@ -404,6 +437,30 @@ fn write_evidence(stage: Stage, out: &mut SideBySideOutcome) -> Result<(), Probl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_current_commit_builds_in_place_and_tier1_run_needs_a_program() {
+        let program = InPlace {
+            program: Some(PathBuf::from("tier1-run")),
+        };
+        let no_program = InPlace { program: None };
+        let argv = BuildStep::Argv(vec!["make".into()]);
+        for (is_current, step, in_place, expected) in [
+            (true, &BuildStep::Nothing, &no_program, true),
+            (true, &argv, &no_program, true),
+            (true, &BuildStep::Tier1Run, &program, true),
+            (true, &BuildStep::Tier1Run, &no_program, false),
+            (false, &BuildStep::Nothing, &program, false),
+            (false, &BuildStep::Tier1Run, &program, false),
+        ] {
+            assert_eq!(
+                builds_in_place(is_current, step, in_place),
+                expected,
+                "{is_current} {step:?} {:?}",
+                in_place.program
+            );
+        }
+    }
 
     fn record(program: Option<&str>) -> BuildRecord {
         BuildRecord {

@@ -3,7 +3,10 @@
 //! CUDA events (the persistent-decode graph variant replays a captured CUDA graph).
 #![allow(unsafe_code)] // kernel launches, raw device addresses and graph handles are FFI; each block says why.
 
+use super::kernels::{check_capability, find};
 use super::plan::{Arg, Output, Owner, Plan, Step};
+use super::source::KernelSource;
+use super::spec::CudaSide;
 use super::{CudaError, DeviceInfo, compile, guarded, host, probe};
 use crate::bench::backend::{Backend, BackendError, Shapes, Variant, VariantRun, Workload};
 use crate::history::model::Environment;
@@ -20,14 +23,15 @@ type PtxSet = Arc<Vec<compile::CompiledKernel>>;
 /// PTX of every kernel per architecture, compiled once per process.
 static PTX_CACHE: OnceLock<Mutex<HashMap<String, PtxSet>>> = OnceLock::new();
 
-/// Every kernel compiled for `arch` (cached: NVRTC runs once per architecture and process).
-pub(crate) fn compiled_for(arch: &str) -> Result<PtxSet, CudaError> {
+/// The kernel file of every target in `sides` compiled for `arch` (cached: NVRTC runs once per
+/// architecture and process; the process has one list, the table's).
+pub(crate) fn compiled_for(sides: &[CudaSide], arch: &str) -> Result<PtxSet, CudaError> {
     let cache = PTX_CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(set) = map.get(arch) {
         return Ok(Arc::clone(set));
     }
-    let set = Arc::new(compile::compile_all(arch)?);
+    let set = Arc::new(compile::compile_all(sides, arch)?);
     map.insert(arch.to_string(), Arc::clone(&set));
     Ok(set)
 }
@@ -71,9 +75,11 @@ fn device_state(uuid: &str) -> Option<crate::bench::machine::GpuState> {
     })
 }
 
-/// The CUDA backend over one device.
+/// The CUDA backend over one device, for the targets whose CUDA sides it was given.
 pub(crate) struct CudaBackend {
     info: DeviceInfo,
+    /// The CUDA side of every built-in target (the table's list, handed down).
+    sides: &'static [CudaSide],
     stream: Arc<CudaStream>,
     functions: BTreeMap<String, CudaFunction>,
 }
@@ -88,20 +94,16 @@ impl std::fmt::Debug for CudaBackend {
 }
 
 impl CudaBackend {
-    /// Probe device `ordinal`, compile (or reuse) the kernels for its architecture, load them.
-    pub(crate) fn new(ordinal: usize) -> Result<CudaBackend, CudaError> {
+    /// Probe device `ordinal`, compile (or reuse) the kernels of `sides` for its architecture,
+    /// load them; the backend prepares the targets of `sides` (the table of targets hands its
+    /// list down: `crate::bench::cuda_backend`).
+    pub(crate) fn new(
+        ordinal: usize,
+        sides: &'static [CudaSide],
+    ) -> Result<CudaBackend, CudaError> {
         let info = probe::probe_device(ordinal)?;
-        for k in super::KERNELS {
-            if info.capability < k.min_capability {
-                return Err(CudaError::Capability {
-                    device: info.name.clone(),
-                    file: k.file.into(),
-                    expected: format!("{}.{}", k.min_capability.0, k.min_capability.1),
-                    found: format!("{}.{}", info.capability.0, info.capability.1),
-                });
-            }
-        }
-        let set = compiled_for(&info.arch())?;
+        check_capability(sides, &info)?;
+        let set = compiled_for(sides, &info.arch())?;
         guarded("load modules", || {
             let ctx = &info.context;
             // SAFETY: one stream carries every allocation, copy and launch of this backend, in
@@ -123,6 +125,7 @@ impl CudaBackend {
             }
             Ok(CudaBackend {
                 info: info.clone(),
+                sides,
                 stream,
                 functions,
             })
@@ -154,12 +157,14 @@ impl Backend for CudaBackend {
     }
 
     fn prepare(&self, key: &str, shapes: &Shapes, seed: u64) -> Result<Workload, BackendError> {
-        let (spec, kernel) = super::kernels::spec(key)?;
+        let side = find(self.sides, key)?;
+        let (spec, kernel) = (&side.cuda, &side.kernel);
         let plan = (spec.plan)(shapes)?;
+        let kernels: Vec<KernelSource> = self.sides.iter().map(|s| s.kernel).collect();
         let problems: Vec<String> = plan
             .validate()
             .into_iter()
-            .chain(plan.check_signatures(&super::KERNELS))
+            .chain(plan.check_signatures(&kernels))
             .collect();
         if !problems.is_empty() {
             return Err(BackendError::Device(format!(

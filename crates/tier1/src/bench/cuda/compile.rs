@@ -2,7 +2,8 @@
 //! diagnostic: NVRTC has no `-Werror`, so a non-empty log (warnings included) is an error.
 #![allow(unsafe_code)] // NVRTC program handles are raw FFI objects; each unsafe block says why.
 
-use super::kernels::{KERNELS, KernelSource};
+use super::source::KernelSource;
+use super::spec::CudaSide;
 use super::{CudaError, guarded};
 use cudarc::nvrtc::{result, sys};
 use std::ffi::{CStr, CString};
@@ -94,7 +95,14 @@ pub fn compile_kernel(kernel: &KernelSource, arch: &str) -> Result<CompiledKerne
     })
 }
 
-/// Compile every kernel file for `arch`; the first failure is returned.
-pub(crate) fn compile_all(arch: &str) -> Result<Vec<CompiledKernel>, CudaError> {
-    KERNELS.iter().map(|k| compile_kernel(k, arch)).collect()
+/// Compile the kernel file of every target in `sides` for `arch`, in order; the first failure is
+/// returned.
+pub(crate) fn compile_all(
+    sides: &[CudaSide],
+    arch: &str,
+) -> Result<Vec<CompiledKernel>, CudaError> {
+    sides
+        .iter()
+        .map(|s| compile_kernel(&s.kernel, arch))
+        .collect()
 }

@@ -254,7 +254,7 @@ impl Plan {
     }
 
     /// Every launch's argument kinds against the kernel's declared parameters (parsed from the
-    /// embedded `.cu` sources `kernels`, normally [`super::KERNELS`]), as a list of mismatches
+    /// embedded `.cu` sources `kernels`, normally every kernel file, the table's `KERNELS`), as a list of mismatches
     /// (empty when all agree).
     pub(crate) fn check_signatures(&self, kernels: &[KernelSource]) -> Vec<String> {
         let mut bad = Vec::new();

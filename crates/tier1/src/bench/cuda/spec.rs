@@ -1,11 +1,12 @@
-//! The CUDA side of one built-in target ([`CudaSpec`]): what each plan file
-//! (`cuda/plans/<key>.rs`) defines as its `CUDA` and the table of targets
-//! (`crate::bench::table::TARGETS`) holds. A leaf below both: the plan files name it here, never
-//! the table above them.
+//! The CUDA side of one built-in target: what each plan file (`cuda/plans/<key>.rs`) defines as
+//! its `CUDA` ([`CudaSpec`]), and that with the target's key and embedded kernel file
+//! ([`CudaSide`]), which the table of targets above `cuda/` holds in each `TargetSpec` and hands
+//! down as a list. A leaf below them: the plan files name it here.
 
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::host::Inputs;
 use crate::bench::cuda::plan::Plan;
+use crate::bench::cuda::source::KernelSource;
 
 /// Builds a target's host buffers and CPU twin at the profile's shapes and seed.
 pub(crate) type InputsFn = fn(&Shapes, u64) -> Result<(Inputs, Workload), BackendError>;
@@ -22,4 +23,17 @@ pub(crate) struct CudaSpec {
     pub(crate) baseline: &'static [&'static str],
     /// Entries the optimized variants launch.
     pub(crate) optimized: &'static [&'static str],
+}
+
+/// Everything the CUDA backend needs of one built-in target: its key, plan file and kernel file.
+/// The table of targets builds one per target from its line and hands the list down (the
+/// backend, the compiler and the capability check take it as an argument).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CudaSide {
+    /// Suite target key (`configs/benchmark_suites/tier1.yaml`).
+    pub(crate) key: &'static str,
+    /// The plan, host buffers and launched entries (`cuda/plans/<key>.rs`, its `CUDA`).
+    pub(crate) cuda: CudaSpec,
+    /// The kernel file `kernels/<key>.cu`, embedded.
+    pub(crate) kernel: KernelSource,
 }

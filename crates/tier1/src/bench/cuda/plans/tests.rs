@@ -1,16 +1,16 @@
-//! Unit tests of the per-target plans and host buffers, reached through the kernel registry (the
-//! table of targets' CUDA side).
+//! Unit tests of the per-target plans and host buffers, reached through the kernel registry over
+//! the CUDA side of every target (the table's list: a test file may read the table above `cuda/`).
 use crate::bench::backend::{BackendError, Shapes};
-use crate::bench::cuda::LAUNCHES;
 use crate::bench::cuda::host::{self, HostData, kv_decode, kv_segments};
-use crate::bench::cuda::kernels::{KERNELS, spec};
+use crate::bench::cuda::kernels::find;
 use crate::bench::cuda::plan::{Arg, DEFAULT_SHARED_LIMIT, Output, Owner, Plan, Step, VariantPlan};
+use crate::bench::table::{CUDA_SIDES, KERNELS, LAUNCHES};
 use crate::bench::targets::{block_scaling, kv_standard, llama_3_1_8b};
 use crate::suite::Suite;
 
 /// The plan of built-in target `key` at `shapes`, looked up in the registry.
 fn plan(key: &str, shapes: &Shapes) -> Result<Plan, BackendError> {
-    (spec(key)?.0.plan)(shapes)
+    (find(&CUDA_SIDES, key)?.cuda.plan)(shapes)
 }
 
 /// The host buffers and CPU twin of `key`, looked up in the registry.
@@ -19,7 +19,7 @@ fn inputs(
     shapes: &Shapes,
     seed: u64,
 ) -> Result<(host::Inputs, crate::bench::backend::Workload), BackendError> {
-    (spec(key)?.0.inputs)(shapes, seed)
+    (find(&CUDA_SIDES, key)?.cuda.inputs)(shapes, seed)
 }
 
 fn shapes(key: &str, profile: &str) -> Shapes {
