@@ -4,13 +4,17 @@
 //! with GQA, fused SwiGLU). Weights are `[out, in]`: `wqkv` `[(heads + 2 kv_heads)·hd, hidden]`,
 //! `wo` `[hidden, hidden]`, `wgu` `[2·mlp, hidden]`, `wdown` `[hidden, mlp]`, layers concatenated.
 //! Host side: the weights transposed and RoPE-permuted, and the causal mask.
+//!
+//! `plan` reads as its steps: `checked_dims` (the shape refusals), then per sequence `sequence`
+//! (per layer, over that layer's `LayerWeights` views, a `baseline_layer` and a `fused_layer`),
+//! then `buffers`.
 
 use super::build::{each, input, owned};
 use crate::bench::backend::{BackendError, Shapes, Workload};
 use crate::bench::cuda::host::{self, HostData};
 use crate::bench::cuda::launch_sizes::{BLOCK_REDUCE_SHARED, GEMM_TILE_SHARED, flash_shared};
 use crate::bench::cuda::plan::{
-    Arg, Output, Plan, Step, VariantPlan, blocks, buf, buf_at, int, launch, launch3,
+    Arg, BufSpec, Output, Plan, Step, VariantPlan, blocks, buf, buf_at, int, launch, launch3,
 };
 use crate::bench::cuda::spec::CudaSpec;
 use crate::bench::targets::llama_3_1_8b::{self, EPS, Params, ROPE_THETA};
@@ -59,6 +63,67 @@ struct Dims {
     heads: usize,
     kvh: usize,
     qkvd: usize,
+    mlp: usize,
+}
+
+impl Dims {
+    /// Elements of one sequence's activations, `seq × hidden`.
+    fn act(self) -> usize {
+        self.seq * self.h
+    }
+
+    /// Elements of one layer's `wqkv`, `wo`, `wgu` and `wdown`.
+    fn layer_elems(self) -> [usize; 4] {
+        let (h, mlp) = (self.h, self.mlp);
+        [self.qkvd * h, h * h, 2 * mlp * h, h * mlp]
+    }
+
+    /// The attention scale `1/√head_dim`.
+    fn scale(self) -> Arg {
+        Arg::F32(1.0 / (self.hd as f32).sqrt())
+    }
+}
+
+/// Bytes of an f32.
+const F: usize = 4;
+
+/// Layer `l`'s views of the packed weights and norms.
+#[derive(Clone, Copy)]
+struct LayerWeights {
+    /// The norms before attention and before the MLP.
+    attn_norm: Arg,
+    mlp_norm: Arg,
+    /// The Q, K and V rows of `wqkv` (the fused path's one GEMM reads all of it from `wq`).
+    wq: Arg,
+    wk: Arg,
+    wv: Arg,
+    wo: Arg,
+    /// The gate and up rows of `wgu` (the fused path's one GEMM reads both from `wgate`).
+    wgate: Arg,
+    wup: Arg,
+    wdown: Arg,
+}
+
+impl LayerWeights {
+    /// The views of layer `l`.
+    fn at(d: Dims, l: usize) -> Self {
+        let [wqkv_l, wo_l, wgu_l, wdown_l] = d.layer_elems();
+        let h = d.h;
+        let norm = |which: usize| buf_at("norms", (2 * l + which) * h * F);
+        let wqkv = |row: usize| buf_at("wqkv", (l * wqkv_l + row * h) * F);
+        let wgu = |row: usize| buf_at("wgu", (l * wgu_l + row * h) * F);
+        Self {
+            attn_norm: norm(0),
+            mlp_norm: norm(1),
+            wq: wqkv(0),
+            wk: wqkv(d.heads * d.hd),
+            wv: wqkv((d.heads + d.kvh) * d.hd),
+            wo: buf_at("wo", l * wo_l * F),
+            wgate: wgu(0),
+            wup: wgu(d.mlp),
+            wdown: buf_at("wdown", l * wdown_l * F),
+        }
+    }
 }
 
 fn i(v: usize) -> Arg {
@@ -134,8 +199,43 @@ fn elementwise(kernel: &'static str, n: usize, args: Vec<Arg>) -> Step {
     launch(kernel, blocks(n, 256), 256, 0, args)
 }
 
-/// The plan at `p`.
+/// The plan at `p`: the checked dims, then per sequence both variants' steps, over the buffers.
 pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
+    let d = checked_dims(p)?;
+    let mut base = Vec::new();
+    let mut fused = Vec::new();
+    for b in 0..p.batch {
+        sequence(d, p.layers, b, &mut base, &mut fused);
+    }
+    let (n, h) = (p.batch * d.act(), d.h);
+    let out = |name| Output::F32 {
+        buf: name,
+        rows: n / h,
+        cols: h,
+        ld: h,
+    };
+    Ok(Plan {
+        key: "llama_3_1_8b",
+        buffers: buffers(p, d),
+        variants: vec![
+            VariantPlan {
+                name: "baseline".into(),
+                steps: base,
+                graph: false,
+                output: out("out_base"),
+            },
+            VariantPlan {
+                name: "optimized_fused_tiled".into(),
+                steps: fused,
+                graph: false,
+                output: out("out_fused"),
+            },
+        ],
+    })
+}
+
+/// The dims of `p`, refused past the flash kernel's head_dim, the grid's y or the kernels' `int`.
+fn checked_dims(p: Params) -> Result<Dims, BackendError> {
     let hd = p.head_dim();
     if hd > 128 {
         return Err(BackendError::Shape {
@@ -152,14 +252,6 @@ pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
         });
     }
     let qkvd = (p.heads + 2 * p.kv_heads) * hd;
-    let d = Dims {
-        seq: p.seq,
-        h: p.hidden,
-        hd,
-        heads: p.heads,
-        kvh: p.kv_heads,
-        qkvd,
-    };
     for (name, v) in [
         ("seq·(2·mlp)", p.seq * 2 * p.mlp),
         ("heads·seq·seq", p.heads * p.seq * p.seq),
@@ -167,212 +259,213 @@ pub(crate) fn plan(p: Params) -> Result<Plan, BackendError> {
     ] {
         int(KEY, name, v)?;
     }
-    let (h, seq, mlp, f) = (p.hidden, p.seq, p.mlp, 4usize);
-    let act = seq * h;
-    let scale = Arg::F32(1.0 / (hd as f32).sqrt());
-    let (wqkv_l, wo_l, wgu_l, wdown_l) = (qkvd * h, h * h, 2 * mlp * h, h * mlp);
-    let mut base = Vec::new();
-    let mut fused = Vec::new();
-    for b in 0..p.batch {
-        for steps in [&mut base, &mut fused] {
-            steps.push(Step::Copy {
-                src: buf_at("x", b * act * f),
-                dst: buf("xs"),
-                bytes: (act * f) as u64,
-            });
-        }
-        for l in 0..p.layers {
-            let norm = |which: usize| buf_at("norms", (2 * l + which) * h * f);
-            let wqkv = |row: usize| buf_at("wqkv", (l * wqkv_l + row * h) * f);
-            let wgu = |row: usize| buf_at("wgu", (l * wgu_l + row * h) * f);
-            let (wo, wdown) = (buf_at("wo", l * wo_l * f), buf_at("wdown", l * wdown_l * f));
-            // Baseline.
-            base.push(rmsnorm(d, buf("xs"), norm(0), buf("xn")));
-            base.push(naive(
-                d,
-                buf("xn"),
-                wqkv(0),
-                buf("qkv"),
-                p.heads * hd,
-                h,
-                h,
-                qkvd,
-            ));
-            base.push(naive(
-                d,
-                buf("xn"),
-                wqkv(p.heads * hd),
-                buf_at("qkv", p.heads * hd * f),
-                p.kv_heads * hd,
-                h,
-                h,
-                qkvd,
-            ));
-            base.push(naive(
-                d,
-                buf("xn"),
-                wqkv((p.heads + p.kv_heads) * hd),
-                buf_at("qkv", (p.heads + p.kv_heads) * hd * f),
-                p.kv_heads * hd,
-                h,
-                h,
-                qkvd,
-            ));
-            base.push(rope(d, p.heads, 0));
-            base.push(rope(d, p.kv_heads, p.heads * hd));
-            base.push(launch3(
-                "llama_attn_scores_masked",
-                (blocks(seq, 256), seq as u32, p.heads as u32),
-                (256, 1, 1),
-                0,
-                vec![
-                    buf("qkv"),
-                    buf("mask"),
-                    buf("scores"),
-                    i(seq),
-                    i(d.heads),
-                    i(d.kvh),
-                    i(hd),
-                    scale,
-                ],
-            ));
-            base.push(launch(
-                "llama_softmax_rows",
-                (p.heads * seq) as u32,
-                256,
-                2 * BLOCK_REDUCE_SHARED,
-                vec![buf("scores"), i(seq)],
-            ));
-            base.push(launch3(
-                "llama_attn_pv",
-                (blocks(p.heads * hd, 256), seq as u32, 1),
-                (256, 1, 1),
-                0,
-                vec![
-                    buf("scores"),
-                    buf("qkv"),
-                    buf("attn"),
-                    i(seq),
-                    i(d.heads),
-                    i(d.kvh),
-                    i(hd),
-                ],
-            ));
-            base.push(naive(d, buf("attn"), wo, buf("tmp"), h, h, h, h));
-            base.push(elementwise("llama_add", act, vec![buf("xs"), buf("tmp")]));
-            base.push(rmsnorm(d, buf("xs"), norm(1), buf("xn")));
-            base.push(naive(d, buf("xn"), wgu(0), buf("gate"), mlp, h, h, mlp));
-            base.push(naive(d, buf("xn"), wgu(mlp), buf("up"), mlp, h, h, mlp));
-            base.push(elementwise("llama_silu", seq * mlp, vec![buf("gate")]));
-            base.push(elementwise(
-                "llama_mul",
-                seq * mlp,
-                vec![buf("gate"), buf("up")],
-            ));
-            base.push(naive(d, buf("gate"), wdown, buf("tmp"), h, mlp, mlp, h));
-            base.push(elementwise("llama_add", act, vec![buf("xs"), buf("tmp")]));
-            // Fused.
-            fused.push(rmsnorm(d, buf("xs"), norm(0), buf("xn")));
-            fused.push(tiled(
-                d,
-                buf("xn"),
-                wqkv(0),
-                buf("qkv"),
-                qkvd,
-                h,
-                qkvd,
-                false,
-            ));
-            fused.push(rope(d, p.heads, 0));
-            fused.push(rope(d, p.kv_heads, p.heads * hd));
-            fused.push(launch3(
-                "llama_attn_flash",
-                (blocks(seq, 64), p.heads as u32, 1),
-                (128, 1, 1),
-                flash_shared(2),
-                vec![
-                    buf("qkv"),
-                    buf("attn"),
-                    i(seq),
-                    i(d.heads),
-                    i(d.kvh),
-                    i(hd),
-                    scale,
-                ],
-            ));
-            fused.push(tiled(d, buf("attn"), wo, buf("xs"), h, h, h, true));
-            fused.push(rmsnorm(d, buf("xs"), norm(1), buf("xn")));
-            fused.push(tiled(
-                d,
-                buf("xn"),
-                wgu(0),
-                buf("gu"),
-                2 * mlp,
-                h,
-                2 * mlp,
-                false,
-            ));
-            fused.push(launch(
-                "llama_swiglu",
-                blocks(seq * mlp, 256),
-                256,
-                0,
-                vec![buf("gu"), buf("hid"), i(seq), i(mlp)],
-            ));
-            fused.push(tiled(d, buf("hid"), wdown, buf("xs"), h, mlp, h, true));
-        }
-        let fin = buf_at("final_norm", 0);
-        base.push(rmsnorm(d, buf("xs"), fin, buf_at("out_base", b * act * f)));
-        fused.push(rmsnorm(d, buf("xs"), fin, buf_at("out_fused", b * act * f)));
+    Ok(Dims {
+        seq: p.seq,
+        h: p.hidden,
+        hd,
+        heads: p.heads,
+        kvh: p.kv_heads,
+        qkvd,
+        mlp: p.mlp,
+    })
+}
+
+/// Sequence `b` in both variants: copied into `xs`, every layer, the final norm into its output.
+fn sequence(d: Dims, layers: usize, b: usize, base: &mut Vec<Step>, fused: &mut Vec<Step>) {
+    let act = d.act();
+    for steps in [&mut *base, &mut *fused] {
+        steps.push(Step::Copy {
+            src: buf_at("x", b * act * F),
+            dst: buf("xs"),
+            bytes: (act * F) as u64,
+        });
     }
+    for l in 0..layers {
+        let w = LayerWeights::at(d, l);
+        baseline_layer(d, w, base);
+        fused_layer(d, w, fused);
+    }
+    let fin = buf_at("final_norm", 0);
+    base.push(rmsnorm(d, buf("xs"), fin, buf_at("out_base", b * act * F)));
+    fused.push(rmsnorm(d, buf("xs"), fin, buf_at("out_fused", b * act * F)));
+}
+
+/// One baseline layer: naive GEMMs, materialized attention, separate residual adds and SwiGLU.
+fn baseline_layer(d: Dims, w: LayerWeights, steps: &mut Vec<Step>) {
+    let (h, hd, seq, mlp, qkvd) = (d.h, d.hd, d.seq, d.mlp, d.qkvd);
+    let act = d.act();
+    steps.push(rmsnorm(d, buf("xs"), w.attn_norm, buf("xn")));
+    steps.push(naive(
+        d,
+        buf("xn"),
+        w.wq,
+        buf("qkv"),
+        d.heads * hd,
+        h,
+        h,
+        qkvd,
+    ));
+    steps.push(naive(
+        d,
+        buf("xn"),
+        w.wk,
+        buf_at("qkv", d.heads * hd * F),
+        d.kvh * hd,
+        h,
+        h,
+        qkvd,
+    ));
+    steps.push(naive(
+        d,
+        buf("xn"),
+        w.wv,
+        buf_at("qkv", (d.heads + d.kvh) * hd * F),
+        d.kvh * hd,
+        h,
+        h,
+        qkvd,
+    ));
+    steps.push(rope(d, d.heads, 0));
+    steps.push(rope(d, d.kvh, d.heads * hd));
+    steps.extend(baseline_attention(d));
+    steps.push(naive(d, buf("attn"), w.wo, buf("tmp"), h, h, h, h));
+    steps.push(elementwise("llama_add", act, vec![buf("xs"), buf("tmp")]));
+    steps.push(rmsnorm(d, buf("xs"), w.mlp_norm, buf("xn")));
+    steps.push(naive(d, buf("xn"), w.wgate, buf("gate"), mlp, h, h, mlp));
+    steps.push(naive(d, buf("xn"), w.wup, buf("up"), mlp, h, h, mlp));
+    steps.push(elementwise("llama_silu", seq * mlp, vec![buf("gate")]));
+    steps.push(elementwise(
+        "llama_mul",
+        seq * mlp,
+        vec![buf("gate"), buf("up")],
+    ));
+    steps.push(naive(d, buf("gate"), w.wdown, buf("tmp"), h, mlp, mlp, h));
+    steps.push(elementwise("llama_add", act, vec![buf("xs"), buf("tmp")]));
+}
+
+/// The baseline's attention: masked scores materialized, softmax over rows, then P·V.
+fn baseline_attention(d: Dims) -> [Step; 3] {
+    let (seq, hd) = (d.seq, d.hd);
+    [
+        launch3(
+            "llama_attn_scores_masked",
+            (blocks(seq, 256), seq as u32, d.heads as u32),
+            (256, 1, 1),
+            0,
+            vec![
+                buf("qkv"),
+                buf("mask"),
+                buf("scores"),
+                i(seq),
+                i(d.heads),
+                i(d.kvh),
+                i(hd),
+                d.scale(),
+            ],
+        ),
+        launch(
+            "llama_softmax_rows",
+            (d.heads * seq) as u32,
+            256,
+            2 * BLOCK_REDUCE_SHARED,
+            vec![buf("scores"), i(seq)],
+        ),
+        launch3(
+            "llama_attn_pv",
+            (blocks(d.heads * hd, 256), seq as u32, 1),
+            (256, 1, 1),
+            0,
+            vec![
+                buf("scores"),
+                buf("qkv"),
+                buf("attn"),
+                i(seq),
+                i(d.heads),
+                i(d.kvh),
+                i(hd),
+            ],
+        ),
+    ]
+}
+
+/// One fused layer: tiled GEMMs with the residual in the epilogue, flash attention, SwiGLU.
+fn fused_layer(d: Dims, w: LayerWeights, steps: &mut Vec<Step>) {
+    let (h, hd, seq, mlp, qkvd) = (d.h, d.hd, d.seq, d.mlp, d.qkvd);
+    steps.push(rmsnorm(d, buf("xs"), w.attn_norm, buf("xn")));
+    steps.push(tiled(d, buf("xn"), w.wq, buf("qkv"), qkvd, h, qkvd, false));
+    steps.push(rope(d, d.heads, 0));
+    steps.push(rope(d, d.kvh, d.heads * hd));
+    steps.push(launch3(
+        "llama_attn_flash",
+        (blocks(seq, 64), d.heads as u32, 1),
+        (128, 1, 1),
+        flash_shared(2),
+        vec![
+            buf("qkv"),
+            buf("attn"),
+            i(seq),
+            i(d.heads),
+            i(d.kvh),
+            i(hd),
+            d.scale(),
+        ],
+    ));
+    steps.push(tiled(d, buf("attn"), w.wo, buf("xs"), h, h, h, true));
+    steps.push(rmsnorm(d, buf("xs"), w.mlp_norm, buf("xn")));
+    steps.push(tiled(
+        d,
+        buf("xn"),
+        w.wgate,
+        buf("gu"),
+        2 * mlp,
+        h,
+        2 * mlp,
+        false,
+    ));
+    steps.push(launch(
+        "llama_swiglu",
+        blocks(seq * mlp, 256),
+        256,
+        0,
+        vec![buf("gu"), buf("hid"), i(seq), i(mlp)],
+    ));
+    steps.push(tiled(d, buf("hid"), w.wdown, buf("xs"), h, mlp, h, true));
+}
+
+/// The buffers: the inputs, per-sequence activations, then each variant's own.
+fn buffers(p: Params, d: Dims) -> Vec<BufSpec> {
+    let (h, seq, mlp, act) = (d.h, d.seq, d.mlp, d.act());
+    let [wqkv_l, wo_l, wgu_l, wdown_l] = d.layer_elems();
     let n = p.batch * act;
     let mut buffers = vec![
-        input("x", n * f),
-        input("norms", 2 * p.layers * h * f),
-        input("final_norm", h * f),
-        input("wqkv", p.layers * wqkv_l * f),
-        input("wo", p.layers * wo_l * f),
-        input("wgu", p.layers * wgu_l * f),
-        input("wdown", p.layers * wdown_l * f),
-        input("mask", seq * seq * f),
+        input("x", n * F),
+        input("norms", 2 * p.layers * h * F),
+        input("final_norm", h * F),
+        input("wqkv", p.layers * wqkv_l * F),
+        input("wo", p.layers * wo_l * F),
+        input("wgu", p.layers * wgu_l * F),
+        input("wdown", p.layers * wdown_l * F),
+        input("mask", seq * seq * F),
     ];
-    for (name, bytes) in [("xs", act), ("xn", act), ("qkv", seq * qkvd), ("attn", act)] {
-        buffers.push(each(name, bytes * f));
+    for (name, bytes) in [
+        ("xs", act),
+        ("xn", act),
+        ("qkv", seq * d.qkvd),
+        ("attn", act),
+    ] {
+        buffers.push(each(name, bytes * F));
     }
     buffers.extend([
-        owned("scores", p.heads * seq * seq * f, 0),
-        owned("tmp", act * f, 0),
-        owned("gate", seq * mlp * f, 0),
-        owned("up", seq * mlp * f, 0),
-        owned("out_base", n * f, 0),
-        owned("gu", seq * 2 * mlp * f, 1),
-        owned("hid", seq * mlp * f, 1),
-        owned("out_fused", n * f, 1),
+        owned("scores", p.heads * seq * seq * F, 0),
+        owned("tmp", act * F, 0),
+        owned("gate", seq * mlp * F, 0),
+        owned("up", seq * mlp * F, 0),
+        owned("out_base", n * F, 0),
+        owned("gu", seq * 2 * mlp * F, 1),
+        owned("hid", seq * mlp * F, 1),
+        owned("out_fused", n * F, 1),
     ]);
-    let out = |name| Output::F32 {
-        buf: name,
-        rows: n / h,
-        cols: h,
-        ld: h,
-    };
-    Ok(Plan {
-        key: "llama_3_1_8b",
-        buffers,
-        variants: vec![
-            VariantPlan {
-                name: "baseline".into(),
-                steps: base,
-                graph: false,
-                output: out("out_base"),
-            },
-            VariantPlan {
-                name: "optimized_fused_tiled".into(),
-                steps: fused,
-                graph: false,
-                output: out("out_fused"),
-            },
-        ],
-    })
+    buffers
 }
 
 /// Head-dim permutation that turns the CPU's interleaved RoPE pairs `(2i, 2i+1)` into the
