@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(plan.key, key);
         assert_eq!(plan.validate(), Vec::<String>::new(), "{key}");
         assert_eq!(
-            plan.check_signatures(&[*kernel]),
+            plan.check_signatures(std::iter::once(kernel)),
             Vec::<String>::new(),
             "{key}"
         );

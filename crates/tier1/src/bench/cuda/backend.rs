@@ -5,7 +5,6 @@
 
 use super::kernels::{check_capability, find};
 use super::plan::{Arg, Output, Owner, Plan, Step};
-use super::source::KernelSource;
 use super::spec::CudaSide;
 use super::{CudaError, DeviceInfo, compile, guarded, host, probe};
 use crate::bench::backend::{Backend, BackendError, Shapes, Variant, VariantRun, Workload};
@@ -160,11 +159,10 @@ impl Backend for CudaBackend {
         let side = find(self.sides, key)?;
         let (spec, kernel) = (&side.cuda, &side.kernel);
         let plan = (spec.plan)(shapes)?;
-        let kernels: Vec<KernelSource> = self.sides.iter().map(|s| s.kernel).collect();
         let problems: Vec<String> = plan
             .validate()
             .into_iter()
-            .chain(plan.check_signatures(&kernels))
+            .chain(plan.check_signatures(self.sides.iter().map(|s| &s.kernel)))
             .collect();
         if !problems.is_empty() {
             return Err(BackendError::Device(format!(

@@ -254,15 +254,18 @@ impl Plan {
     }
 
     /// Every launch's argument kinds against the kernel's declared parameters (parsed from the
-    /// embedded `.cu` sources `kernels`, normally every kernel file, the table's `KERNELS`), as a list of mismatches
-    /// (empty when all agree).
-    pub(crate) fn check_signatures(&self, kernels: &[KernelSource]) -> Vec<String> {
+    /// embedded `.cu` sources `kernels`, normally every kernel file: the table's `KERNELS`, or the
+    /// backend's CUDA sides), as a list of mismatches (empty when all agree).
+    pub(crate) fn check_signatures<'k>(
+        &self,
+        kernels: impl Iterator<Item = &'k KernelSource> + Clone,
+    ) -> Vec<String> {
         let mut bad = Vec::new();
         for v in &self.variants {
             for step in &v.steps {
                 let Step::Launch(l) = step else { continue };
                 let declared = kernels
-                    .iter()
+                    .clone()
                     .find_map(|k| kernel_params(k.source, l.kernel));
                 let found: Vec<ParamKind> = l.args.iter().map(Arg::kind).collect();
                 match declared {

@@ -36,7 +36,7 @@ fn every_plan_is_valid_and_matches_kernel_signatures_at_minimal_smoke_and_cpu() 
                 plan(key, &shapes(key, profile)).unwrap_or_else(|e| panic!("{key} {profile}: {e}"));
             assert_eq!(plan.validate(), Vec::<String>::new(), "{key} {profile}");
             assert_eq!(
-                plan.check_signatures(&KERNELS),
+                plan.check_signatures(KERNELS.iter()),
                 Vec::<String>::new(),
                 "{key} {profile}"
             );
