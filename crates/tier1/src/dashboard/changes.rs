@@ -25,6 +25,21 @@ pub(crate) struct Group {
 
 const CHANGE_COLUMNS: &[&str] = &["Target", "Reason", "Before", "After", "Delta"];
 
+/// The change columns and the rule that held the change from the gate.
+const HELD_COLUMNS: &[&str] = &["Target", "Reason", "Before", "After", "Delta", "Rule"];
+
+/// The five change cells of `row` (target, reason, before, after, delta), then `extra`.
+fn change_row(
+    row: &crate::history::model::ChangeRow,
+    extra: impl IntoIterator<Item = String>,
+) -> Vec<String> {
+    let [b, a, d] = format::change_cells(row);
+    [row.target().to_string(), row.reason().to_string(), b, a, d]
+        .into_iter()
+        .chain(extra)
+        .collect()
+}
+
 /// A group of change rows under the five change columns.
 fn change_group<'a>(
     id: &'static str,
@@ -35,13 +50,7 @@ fn change_group<'a>(
         id,
         title,
         columns: CHANGE_COLUMNS,
-        rows: rows
-            .into_iter()
-            .map(|r| {
-                let [b, a, d] = format::change_cells(r);
-                vec![r.target().to_string(), r.reason().to_string(), b, a, d]
-            })
-            .collect(),
+        rows: rows.into_iter().map(|r| change_row(r, [])).collect(),
     }
 }
 
@@ -135,16 +144,13 @@ fn suppressed_group(suppressed: &[crate::history::model::SuppressedRegression]) 
         rows: suppressed
             .iter()
             .map(|s| {
-                let [b, a, d] = format::change_cells(&s.row);
-                vec![
-                    s.row.target().to_string(),
-                    s.row.reason().to_string(),
-                    b,
-                    a,
-                    d,
-                    s.recheck_run_id.clone(),
-                    recheck_cell(s.recheck_speedup, s.recheck_optimized_time_ms),
-                ]
+                change_row(
+                    &s.row,
+                    [
+                        s.recheck_run_id.clone(),
+                        recheck_cell(s.recheck_speedup, s.recheck_optimized_time_ms),
+                    ],
+                )
             })
             .collect(),
     }
@@ -165,20 +171,10 @@ fn held_by_floor_group(held: &[crate::history::FloorHeld]) -> Group {
     Group {
         id: "held-by-floor",
         title: "Significant worsenings kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
-        columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
+        columns: HELD_COLUMNS,
         rows: held
             .iter()
-            .map(|h| {
-                let [b, a, d] = format::change_cells(&h.row);
-                vec![
-                    h.row.target().to_string(),
-                    h.row.reason().to_string(),
-                    b,
-                    a,
-                    d,
-                    h.rule.clone(),
-                ]
-            })
+            .map(|h| change_row(&h.row, [h.rule.clone()]))
             .collect(),
     }
 }
@@ -188,14 +184,10 @@ fn under_floor_group(under_floor: &[(&crate::history::model::ChangeRow, String)]
     Group {
         id: "under-floor",
         title: "Worsenings beyond the thresholds kept from the gate by the floor (not regressions by rule: min_optimized_time_delta_ms; set it per target for microsecond kernels)",
-        columns: &["Target", "Reason", "Before", "After", "Delta", "Rule"],
+        columns: HELD_COLUMNS,
         rows: under_floor
             .iter()
-            .map(|(row, rule)| {
-                let [b, a, d] = format::change_cells(row);
-                let (t, why) = (row.target().to_string(), row.reason().to_string());
-                vec![t, why, b, a, d, rule.clone()]
-            })
+            .map(|(row, rule)| change_row(row, [rule.clone()]))
             .collect(),
     }
 }
