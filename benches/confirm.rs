@@ -8,7 +8,11 @@
 //! that decides a suspected target.
 //!
 //! Knobs: `TIER1_BENCH_TRIALS` (default 10), `TIER1_BENCH_BUDGET_S` (seconds per comparison,
-//! default 10), `TIER1_BENCH_THRESHOLD_PCT` (default 5).
+//! default 10), `TIER1_BENCH_THRESHOLD_PCT` (default 5). `TIER1_BENCH_TARGET=py_sort` compares
+//! an imported pytest-benchmark pair instead (the adoption trial's `py_sort`,
+//! tests/fixtures/adoption: its `SLOWDOWN` knob set in the second commit, deciding on both
+//! metrics as a night does for a pair; pytest-benchmark on `PATH`: `source .ci/importers.sh`,
+//! then `PATH=$PWD/target/importers-venv/bin:$PATH`).
 
 #[path = "../tests/it/support/synthetic_history.rs"]
 mod synthetic_history;
@@ -25,13 +29,79 @@ fn knob<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// The adoption trial's pytest-benchmark pair in a fresh two-commit repository, its second commit
+/// slowing the optimized variant by `factor` (1: a commit that changes nothing it measures).
+fn pytest_pair(factor: f64) -> synthetic_history::History {
+    use synthetic_history::git;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = tmp.path().join("repo");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/adoption");
+    std::fs::create_dir_all(repo.join("bench")).unwrap();
+    std::fs::create_dir_all(repo.join("configs/benchmark_suites")).unwrap();
+    let source = std::fs::read_to_string(fixture.join("bench/test_sort.py")).expect("fixture");
+    std::fs::write(repo.join("bench/test_sort.py"), &source).unwrap();
+    std::fs::write(repo.join(".gitignore"), "__pycache__/\n.benchmarks/\n").unwrap();
+    std::fs::write(
+        repo.join("configs/benchmark_suites/pair.yaml"),
+        "suite_name: pair\nversion: 1\nworkflow: benchmarks.yml\nartifact_prefix: pair\n\
+         default_profile: cpu\nprofiles:\n  cpu:\n    backend: cpu\n    clock: cpu\n    \
+         warmup: 5\n    iterations: 10\n    precision_pct: 5\n    budget_s: 10\n    \
+         timeout_s: 300\ntargets:\n  - key: py_sort\n    category: cpu\n    \
+         target: bench/test_sort.py:py_sort\n    optimization_goal: speed\n    \
+         tolerance: { rtol: 0.0, atol: 0.0 }\n    kind: command\n    format: pytest-benchmark\n    \
+         command: [python3, -m, pytest, -q, -p, no:cacheprovider, bench, \"--benchmark-json={output}\"]\n    \
+         variants: { baseline: test_sort_insertion, optimized: [test_sort_builtin] }\n",
+    )
+    .unwrap();
+    git(&repo, &["init", "-q"]);
+    let mut commits = Vec::new();
+    for i in 0..2 {
+        let slowdown = if i == 1 { factor - 1.0 } else { 0.0 };
+        let text = source.replace("SLOWDOWN = 0.0", &format!("SLOWDOWN = {slowdown:.4}"));
+        assert!(
+            source.contains("SLOWDOWN = 0.0"),
+            "fixture test_sort.py lost its SLOWDOWN knob"
+        );
+        std::fs::write(repo.join("bench/test_sort.py"), text).unwrap();
+        git(&repo, &["add", "-A"]);
+        git(
+            &repo,
+            &[
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                &format!("commit {i}"),
+            ],
+        );
+        commits.push(git(&repo, &["rev-parse", "HEAD"]));
+    }
+    synthetic_history::History { tmp, repo, commits }
+}
+
 fn main() {
     let trials: usize = knob("TIER1_BENCH_TRIALS", 10);
+    let pair = std::env::var("TIER1_BENCH_TARGET").is_ok_and(|t| t == "py_sort");
     let budget_s: f64 = knob("TIER1_BENCH_BUDGET_S", 10.0);
     let threshold_pct: f64 = knob("TIER1_BENCH_THRESHOLD_PCT", 5.0);
     println!(
-        "confirm: {trials} trials per change, {budget_s} s per comparison, threshold {threshold_pct} %, deciding on the optimized time"
+        "confirm: {} , {trials} trials per change, {budget_s} s per comparison, threshold {threshold_pct} %, deciding on {}",
+        if pair {
+            "py_sort (pytest-benchmark pair)"
+        } else {
+            "loop (protocol command target)"
+        },
+        if pair {
+            "both metrics"
+        } else {
+            "the optimized time"
+        }
     );
+    if pair {
+        println!(
+            "(change: py_sort's SLOWDOWN knob x 100; what it slows: tests/fixtures/adoption/README.md)"
+        );
+    }
     println!("change  worse  same  unknown  mean rounds  mean s  max s");
     for factor in [1.0, 1.05, 1.10, 1.20] {
         let (mut worse, mut same, mut unknown) = (0, 0, 0);
@@ -46,14 +116,19 @@ fn main() {
                 timed: true,
                 noise: 0.0,
             };
-            let h = synthetic_history::create(&spec);
-            let suite = Suite::load(&h.repo.join("configs/benchmark_suites/synthetic.yaml"))
-                .expect("suite");
+            let h = if pair {
+                pytest_pair(factor)
+            } else {
+                synthetic_history::create(&spec)
+            };
+            let file = if pair { "pair.yaml" } else { "synthetic.yaml" };
+            let suite =
+                Suite::load(&h.repo.join("configs/benchmark_suites").join(file)).expect("suite");
             let started = Instant::now();
             let o = confirm(&ConfirmRequest {
                 suite: &suite,
                 profile: "cpu",
-                target_key: "loop",
+                target_key: if pair { "py_sort" } else { "loop" },
                 current_commit: &h.commits[1],
                 anchor_commit: &h.commits[0],
                 repo_root: &h.repo,
@@ -68,7 +143,11 @@ fn main() {
                 },
                 threshold_pct,
                 seed: 1000 + trial as u64,
-                decide_on: DecideOn::OptimizedTime,
+                decide_on: if pair {
+                    DecideOn::Both
+                } else {
+                    DecideOn::OptimizedTime
+                },
                 builder: tier1::sidebyside::Builder::SideBySide,
                 state_dir: Some(h.tmp.path()),
                 extra_seconds: 0.0,
