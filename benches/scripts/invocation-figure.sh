@@ -21,7 +21,8 @@ condition() { # NAME HOGS [PYTEST FLAGS...]
   l0=$(cut -d' ' -f1 /proc/loadavg)
   for i in $(seq 1 16); do
     python3 -m pytest -q -p no:cacheprovider bench "$@" --benchmark-min-rounds=3 \
-      --benchmark-max-time=0.125 --benchmark-json="$out/$name/$i.json" >/dev/null
+      --benchmark-max-time=0.125 --benchmark-json="$out/$name/$i.json" >/dev/null \
+      2>"$out/$name/pytest.err" || { cat "$out/$name/pytest.err" >&2; exit 1; }
   done
   echo "== $name: $hogs neighbours, load $l0 -> $(cut -d' ' -f1 /proc/loadavg)"
   [ -n "$pids" ] && kill $pids
