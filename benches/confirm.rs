@@ -39,7 +39,10 @@ fn pytest_pair(factor: f64) -> synthetic_history::History {
     std::fs::create_dir_all(repo.join("bench")).unwrap();
     std::fs::create_dir_all(repo.join("configs/benchmark_suites")).unwrap();
     let source = std::fs::read_to_string(fixture.join("bench/test_sort.py")).expect("fixture");
-    std::fs::write(repo.join("bench/test_sort.py"), &source).unwrap();
+    assert!(
+        source.contains("SLOWDOWN = 0.0"),
+        "fixture test_sort.py lost its SLOWDOWN knob"
+    );
     std::fs::write(repo.join(".gitignore"), "__pycache__/\n.benchmarks/\n").unwrap();
     std::fs::write(
         repo.join("configs/benchmark_suites/pair.yaml"),
@@ -58,10 +61,6 @@ fn pytest_pair(factor: f64) -> synthetic_history::History {
     for i in 0..2 {
         let slowdown = if i == 1 { factor - 1.0 } else { 0.0 };
         let text = source.replace("SLOWDOWN = 0.0", &format!("SLOWDOWN = {slowdown:.4}"));
-        assert!(
-            source.contains("SLOWDOWN = 0.0"),
-            "fixture test_sort.py lost its SLOWDOWN knob"
-        );
         std::fs::write(repo.join("bench/test_sort.py"), text).unwrap();
         git(&repo, &["add", "-A"]);
         git(
@@ -79,56 +78,87 @@ fn pytest_pair(factor: f64) -> synthetic_history::History {
     synthetic_history::History { tmp, repo, commits }
 }
 
+/// The synthetic Python command target of `synthetic_history`, its culprit commit doing `factor`
+/// times the work.
+fn loop_history(factor: f64) -> synthetic_history::History {
+    synthetic_history::create(&Spec {
+        commits: 2,
+        culprit: (factor != 1.0).then_some(1),
+        factor,
+        unbuildable: Vec::new(),
+        crashing: Vec::new(),
+        timed: true,
+        noise: 0.0,
+    })
+}
+
+/// What the trials compare: a target, the suite that holds it, the metrics that decide, and how
+/// a two-commit history of it is made.
+struct Subject {
+    label: &'static str,
+    key: &'static str,
+    suite_file: &'static str,
+    decide_on: DecideOn,
+    decides: &'static str,
+    /// What the change column means, when it is not the slowdown itself.
+    change_note: Option<&'static str>,
+    history: fn(f64) -> synthetic_history::History,
+}
+
+const LOOP: Subject = Subject {
+    label: "loop (protocol command target)",
+    key: "loop",
+    suite_file: "synthetic.yaml",
+    decide_on: DecideOn::OptimizedTime,
+    decides: "the optimized time",
+    change_note: None,
+    history: loop_history,
+};
+
+const PY_SORT: Subject = Subject {
+    label: "py_sort (pytest-benchmark pair)",
+    key: "py_sort",
+    suite_file: "pair.yaml",
+    decide_on: DecideOn::Both,
+    decides: "both metrics",
+    change_note: Some(
+        "(change: py_sort's SLOWDOWN knob x 100; what it slows: tests/fixtures/adoption/README.md)",
+    ),
+    history: pytest_pair,
+};
+
 fn main() {
     let trials: usize = knob("TIER1_BENCH_TRIALS", 10);
-    let pair = std::env::var("TIER1_BENCH_TARGET").is_ok_and(|t| t == "py_sort");
+    let subject = match std::env::var("TIER1_BENCH_TARGET") {
+        Ok(t) if t == "py_sort" => &PY_SORT,
+        _ => &LOOP,
+    };
     let budget_s: f64 = knob("TIER1_BENCH_BUDGET_S", 10.0);
     let threshold_pct: f64 = knob("TIER1_BENCH_THRESHOLD_PCT", 5.0);
     println!(
-        "confirm: {} , {trials} trials per change, {budget_s} s per comparison, threshold {threshold_pct} %, deciding on {}",
-        if pair {
-            "py_sort (pytest-benchmark pair)"
-        } else {
-            "loop (protocol command target)"
-        },
-        if pair {
-            "both metrics"
-        } else {
-            "the optimized time"
-        }
+        "confirm: {}, {trials} trials per change, {budget_s} s per comparison, threshold {threshold_pct} %, deciding on {}",
+        subject.label, subject.decides
     );
-    if pair {
-        println!(
-            "(change: py_sort's SLOWDOWN knob x 100; what it slows: tests/fixtures/adoption/README.md)"
-        );
+    if let Some(note) = subject.change_note {
+        println!("{note}");
     }
     println!("change  worse  same  unknown  mean rounds  mean s  max s");
     for factor in [1.0, 1.05, 1.10, 1.20] {
         let (mut worse, mut same, mut unknown) = (0, 0, 0);
         let (mut rounds, mut secs, mut max_s) = (0u64, 0.0f64, 0.0f64);
         for trial in 0..trials {
-            let spec = Spec {
-                commits: 2,
-                culprit: (factor != 1.0).then_some(1),
-                factor,
-                unbuildable: Vec::new(),
-                crashing: Vec::new(),
-                timed: true,
-                noise: 0.0,
-            };
-            let h = if pair {
-                pytest_pair(factor)
-            } else {
-                synthetic_history::create(&spec)
-            };
-            let file = if pair { "pair.yaml" } else { "synthetic.yaml" };
-            let suite =
-                Suite::load(&h.repo.join("configs/benchmark_suites").join(file)).expect("suite");
+            let h = (subject.history)(factor);
+            let suite = Suite::load(
+                &h.repo
+                    .join("configs/benchmark_suites")
+                    .join(subject.suite_file),
+            )
+            .expect("suite");
             let started = Instant::now();
             let o = confirm(&ConfirmRequest {
                 suite: &suite,
                 profile: "cpu",
-                target_key: if pair { "py_sort" } else { "loop" },
+                target_key: subject.key,
                 current_commit: &h.commits[1],
                 anchor_commit: &h.commits[0],
                 repo_root: &h.repo,
@@ -143,11 +173,7 @@ fn main() {
                 },
                 threshold_pct,
                 seed: 1000 + trial as u64,
-                decide_on: if pair {
-                    DecideOn::Both
-                } else {
-                    DecideOn::OptimizedTime
-                },
+                decide_on: subject.decide_on,
                 builder: tier1::sidebyside::Builder::SideBySide,
                 state_dir: Some(h.tmp.path()),
                 extra_seconds: 0.0,
