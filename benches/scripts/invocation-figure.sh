@@ -12,8 +12,12 @@ export PYTHONDONTWRITEBYTECODE=1
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 cd "$here/../../tests/fixtures/adoption"
+pids=""
+# The neighbours never outlive the script, also when a pytest run fails and it exits early.
+trap '[ -n "$pids" ] && kill $pids 2>/dev/null; true' EXIT
 condition() { # NAME HOGS [PYTEST FLAGS...]
-  local name=$1 hogs=$2 pids="" i
+  local name=$1 hogs=$2 i
+  pids=""
   shift 2
   mkdir -p "$out/$name"
   for i in $(seq 1 "$hogs"); do (while :; do :; done) & pids="$pids $!"; done
@@ -26,6 +30,7 @@ condition() { # NAME HOGS [PYTEST FLAGS...]
   done
   echo "== $name: $hogs neighbours, load $l0 -> $(cut -d' ' -f1 /proc/loadavg)"
   [ -n "$pids" ] && kill $pids
+  pids=""
   wait 2>/dev/null || true
   python3 "$here/invocation-figure.py" "$out/$name/*.json"
 }
