@@ -14,7 +14,7 @@ mod suspect;
 
 pub(crate) use decide::apply;
 pub(crate) use detectable::detectable_pct;
-pub(crate) use suspect::{Suspect, suspected};
+pub(crate) use suspect::{Suspect, blind_too, suspected};
 
 #[cfg(test)]
 mod tests;

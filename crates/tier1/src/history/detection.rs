@@ -61,6 +61,14 @@ pub(crate) struct MetricTest {
     /// The worsening (percent slower) this test detects with 95 % probability at this noise:
     /// what a reader can expect this target to catch in one night.
     pub(crate) detectable_pct: Finite,
+    /// The same figure from this night's and the anchor's measurements alone (their own interval
+    /// variances, no run-to-run term, the normal quantile at the test's level): what one night
+    /// of the target resolves. `detectable_pct` more than twice this means the run-to-run noise
+    /// of the window (or the young history's prior), not the measurement, limits the test, and a
+    /// command pair is then compared side by side (`suspected_as: imprecise_history`, issue 43).
+    /// Absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) measured_detectable_pct: Option<Finite>,
     /// The regression threshold applied (percent, as the suite states it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) threshold_pct: Option<Finite>,

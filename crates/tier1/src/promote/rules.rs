@@ -20,6 +20,7 @@
 use super::error::PromoteError;
 use super::refusal::Refusal;
 use crate::gate;
+use crate::history::Detection;
 use crate::history::model::{IndexRow, RecheckRecord, RegressionSummary, Summary};
 use crate::recheck::RecheckResult;
 use crate::regress::noise::{NoiseHistory, anchor_outliers};
@@ -377,7 +378,10 @@ pub(super) fn same_comparison(
         ("inconclusive", stored.inconclusive == re.inconclusive),
         ("held_by_floor", stored.held_by_floor == re.held_by_floor),
         ("rechecks", stored.rechecks == re.rechecks),
-        ("detection", stored.detection == re.detection),
+        (
+            "detection",
+            stored.detection == as_recorded(stored.detection.as_ref(), re.detection.clone()),
+        ),
         (
             "suppressed_regressions",
             stored.suppressed_regressions == re.suppressed_regressions,
@@ -388,6 +392,30 @@ pub(super) fn same_comparison(
         Some((field, _)) => Err(Refusal::Tampered { field }),
         None => Ok(()),
     }
+}
+
+/// The recomputed `detection` without the figures a record written before they existed does
+/// not hold: a test's `measured_detectable_pct` (issue 43) where the stored test (same target
+/// and metric) has none. Every figure a record holds is still compared.
+fn as_recorded(stored: Option<&Detection>, mut re: Option<Detection>) -> Option<Detection> {
+    let (Some(stored), Some(r)) = (stored, re.as_mut()) else {
+        return re;
+    };
+    for t in &mut r.targets {
+        let Some(st) = stored.target(&t.target) else {
+            continue;
+        };
+        for m in &mut t.tests {
+            let older = st
+                .tests
+                .iter()
+                .any(|x| x.metric == m.metric && x.measured_detectable_pct.is_none());
+            if older {
+                m.measured_detectable_pct = None;
+            }
+        }
+    }
+    re
 }
 
 /// Contract §6.2 item 14 with docs/sharding.md §5 (docs/tier1-promote.md step 14): shard packages

@@ -384,6 +384,13 @@ fn recomputed_comparison_names_the_first_tampered_field() {
             Err(tampered("rechecks")),
         ),
         (|c| c.detection = None, Err(tampered("detection"))),
+        // A record written before `measured_detectable_pct` existed (issue 43) holds none: the
+        // recomputed figure is not asked of it; a recorded one must be the recomputed one.
+        (|c| set_measured_detectable(c, None), Ok(())),
+        (
+            |c| set_measured_detectable(c, Some(1.0)),
+            Err(tampered("detection")),
+        ),
         // Fields the comparison does not hold are not compared.
         (|c| c.warnings.push(s("gap")), Ok(())),
         (|c| c.regression_rechecks_path = Some(s("x")), Ok(())),
@@ -404,6 +411,20 @@ fn recomputed_comparison_names_the_first_tampered_field() {
         let mut stored = re.clone();
         tamper(&mut stored);
         assert_eq!(&same_comparison(&stored, &re), want, "row {i}");
+    }
+}
+
+/// Every test of `c`'s detection with `measured_detectable_pct` set to `to` (at least one).
+fn set_measured_detectable(c: &mut RegressionSummary, to: Option<f64>) {
+    let tests: Vec<_> = c
+        .detection
+        .iter_mut()
+        .flat_map(|d| &mut d.targets)
+        .flat_map(|t| &mut t.tests)
+        .collect();
+    assert!(!tests.is_empty(), "no statistical test to change");
+    for t in tests {
+        t.measured_detectable_pct = to.map(Into::into);
     }
 }
 

@@ -189,6 +189,9 @@ impl<'a> Detector<'a> {
             p_value: p_value.into(),
             significant,
             detectable_pct: detectable(limits.worse, critical, se).into(),
+            measured_detectable_pct: Some(
+                measured_detectable(limits.worse, self.alpha, v_anchor + v_new).into(),
+            ),
             threshold_pct: Some(limits.worse_pct.into()),
             floor_ms: Some(th.min_optimized_time_delta_ms.into()),
             verdict: Some(metric_verdict(worse, se, significant, limits)),
@@ -282,6 +285,13 @@ pub(crate) fn metric_verdict(worse: f64, se: f64, significant: bool, limits: Lim
 pub(crate) fn detectable(limit: f64, critical: f64, se: f64) -> f64 {
     let z = crate::stats::normal_quantile(POWER);
     (((limit.max(critical * se)) + z * se).exp() - 1.0) * 100.0
+}
+
+/// What the two measurements alone resolve (their summed interval variances `v`, no run-to-run
+/// term): [`detectable`] at the normal quantile of the per-test level `alpha`.
+pub(crate) fn measured_detectable(limit: f64, alpha: f64, v: f64) -> f64 {
+    let z = crate::stats::normal_quantile(1.0 - alpha);
+    detectable(limit, z, v.max(0.0).sqrt())
 }
 
 #[cfg(test)]

@@ -39,8 +39,9 @@ pub(crate) fn recheck_and_confirm(
     own: &dyn Fn(&str) -> bool,
     seconds: &mut Vec<(String, f64)>,
 ) -> Result<Confirmed, RunError> {
+    let blind_too = confirmation::blind_too(req.suite);
     let suspected = |c: &RegressionSummary| -> Vec<Suspect> {
-        confirmation::suspected(c, summary)
+        confirmation::suspected(c, summary, &blind_too)
             .into_iter()
             .filter(|s| own(&s.target))
             .collect()

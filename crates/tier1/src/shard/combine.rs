@@ -380,7 +380,8 @@ fn compare(
         .map(RecheckResult::from)
         .collect();
     let rechecked = crate::recheck::apply(first, summary, anchor, &rechecks, &th, &noise);
-    let suspects = crate::confirmation::suspected(&rechecked, summary);
+    let suspects =
+        crate::confirmation::suspected(&rechecked, summary, &crate::confirmation::blind_too(suite));
     let blocks: Vec<(u32, _)> = verified
         .iter()
         .filter_map(|v| v.record.side_by_side.clone().map(|b| (v.shard, b)))
